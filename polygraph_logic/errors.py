@@ -1,0 +1,46 @@
+"""Errors a user can act on: a stable code, a message and a position in a file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where something stands in a source file (line and column count from 1)."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+class PolygraphError(Exception):
+    """An error with a stable ``code`` and, where known, the position it concerns.
+
+    ``str(error)`` is ``FILE:LINE:COL: code: message``, the form the CLI prints.
+    """
+
+    def __init__(self, code: str, message: str, position: Position | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.position = position
+
+    def __str__(self) -> str:
+        where = f"{self.position}: " if self.position else ""
+        return f"{where}{self.code}: {self.message}"
+
+
+class ParseError(PolygraphError):
+    """The text is not a program of the rule language (code ``syntax_error``)."""
+
+
+class ProgramError(PolygraphError):
+    """The program parses but is not well formed (unbound variable, arity, negation cycle)."""
+
+
+class EvaluationError(PolygraphError):
+    """Evaluation failed (division by zero, comparing a string with an integer, ...)."""
