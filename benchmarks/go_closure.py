@@ -1,0 +1,198 @@
+"""Benchmark: the Gene Ontology closure (rules/go_closure.dl) on a real PomBase slice.
+
+Builds one program from the GPAD annotations (one tracked fact per line, named by
+its line number: ``g17`` is line 17; header lines and NOT-qualified lines skipped),
+the obographs edges (background facts) and the rules, then measures side by side in
+one run:
+
+  ours, why-provenance (cap 8)   best of --repeat runs
+  ours, Boolean                  best of --repeat runs
+  pyDatalog, Boolean             best of --pydatalog-repeat runs (via the bridge)
+
+and prints the fact counts per relation, the ratios, and whether the closures agree
+(ours Boolean = pyDatalog per relation; the why closure holds the same facts).
+Times are printed, never asserted; the exit status is 1 only if the closures differ.
+
+    python benchmarks/go_closure.py [--data DIR] [--repeat 3] [--pydatalog-repeat 1]
+
+DIR defaults to ../shared/data/go-pombase relative to the repository root; if the
+files are absent the script says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from polygraph_logic.program import Program  # noqa: E402
+from polygraph_logic.pydatalog_engine import closure as pydatalog_closure  # noqa: E402
+from polygraph_logic.syntax import Atom, Constant, Fact, parse_clauses  # noqa: E402
+
+GPAD = "truncated-pombase.gpad"
+OBOGRAPHS = "go-truncated-pombase.json"
+RULES = ROOT / "rules" / "go_closure.dl"
+
+# obographs predicate -> relation of rules/go_closure.dl (has_part and occurs_in are
+# loaded as background facts too; no rule uses them yet)
+PREDICATES = {
+    "is_a": "subclass_of",
+    "BFO:0000050": "part_of",
+    "RO:0002211": "regulates",
+    "RO:0002212": "negatively_regulates",
+    "RO:0002213": "positively_regulates",
+    "BFO:0000051": "has_part",
+    "BFO:0000066": "occurs_in",
+}
+OBO_PREFIX = "http://purl.obolibrary.org/obo/"
+
+
+def curie(iri: str) -> str:
+    """Returns ``GO:0005634`` for ``http://purl.obolibrary.org/obo/GO_0005634``."""
+    if iri.startswith(OBO_PREFIX):
+        prefix, _, local = iri[len(OBO_PREFIX):].partition("_")
+        return f"{prefix}:{local}"
+    return iri
+
+
+def gpad_facts(path: Path) -> tuple[list[Fact], int]:
+    """Returns one tracked annotation fact per GPAD line, and how many NOT lines were skipped."""
+    facts, skipped = [], 0
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip() or line.startswith("!"):
+                continue
+            columns = line.rstrip("\n").split("\t")
+            database, identifier, qualifier, term = columns[:4]
+            flags = qualifier.split("|")
+            if "NOT" in flags:
+                skipped += 1
+                continue
+            relation = flags[-1]
+            atom = _atom("annotation", f"{database}:{identifier}", relation, term)
+            facts.append(Fact(atom, f"g{number}"))
+    return facts, skipped
+
+
+def ontology_facts(path: Path) -> list[Fact]:
+    """Returns one background fact per obographs edge with a known predicate."""
+    graph = json.loads(path.read_text("utf-8"))["graphs"][0]
+    facts = []
+    for edge in graph["edges"]:
+        relation = PREDICATES.get(curie(edge["pred"]))
+        if relation is not None:
+            facts.append(Fact(_atom(relation, curie(edge["sub"]), curie(edge["obj"]))))
+    return facts
+
+
+def _atom(relation: str, *values: str) -> Atom:
+    return Atom(relation, tuple(Constant(v) for v in values))
+
+
+def build_program(data: Path) -> tuple[Program, int]:
+    """Returns the checked program (rules + facts) and the number of NOT lines skipped."""
+    annotations, skipped = gpad_facts(data / GPAD)
+    rules = parse_clauses(RULES.read_text("utf-8"), str(RULES))
+    return Program.from_clauses([*rules, *ontology_facts(data / OBOGRAPHS), *annotations]), skipped
+
+
+def best_of(runs: int, work: Callable[[], object]) -> tuple[float, object]:
+    """Returns the fastest wall-clock time of ``runs`` calls and the last result."""
+    best, result = float("inf"), None
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = work()
+        best = min(best, time.perf_counter() - started)
+    return best, result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "go-pombase")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of our engine (best is kept)")
+    parser.add_argument("--pydatalog-repeat", type=int, default=1, help="runs of pyDatalog (best is kept)")
+    parser.add_argument("--cap", type=int, default=8, help="support sets kept per why-label")
+    args = parser.parse_args(argv)
+
+    if not (args.data / GPAD).is_file() or not (args.data / OBOGRAPHS).is_file():
+        print(f"skipped: {GPAD} and {OBOGRAPHS} not found in {args.data} (pass --data DIR)")
+        return 0
+
+    program, skipped = build_program(args.data)
+    tracked = sum(1 for f in program.facts if f.variable)
+    print(f"program: {len(program.rules)} rules from {RULES.relative_to(ROOT)}, "
+          f"{tracked} tracked annotation facts (GPAD lines; {skipped} NOT lines skipped), "
+          f"{len(program.facts) - tracked} background ontology facts")
+
+    try:
+        from polygraph_logic.evaluate import evaluate
+    except ImportError:
+        evaluate = None
+        print("our evaluator (polygraph_logic.evaluate) is not available: timing pyDatalog alone")
+
+    times: dict[str, float] = {}
+    if evaluate is not None:
+        times["ours_why"], why_model = best_of(args.repeat, lambda: evaluate(program, semiring="why", cap=args.cap))
+        times["ours_boolean"], bool_model = best_of(args.repeat, lambda: evaluate(program, semiring="boolean"))
+    times["pydatalog"], theirs = best_of(args.pydatalog_repeat, lambda: pydatalog_closure(program))
+
+    given: dict[str, int] = {}
+    for fact in program.facts:
+        given[fact.atom.relation] = given.get(fact.atom.relation, 0) + 1
+    ours = bool_model.boolean() if evaluate is not None else None
+    reference = ours if ours is not None else theirs
+    print()
+    print(f"{'relation':<22} {'given':>7} {'closure':>8}")
+    for relation in sorted(reference):
+        print(f"{relation:<22} {given.get(relation, 0):>7} {len(reference[relation]):>8}")
+    annotations = len(reference.get("annotation", ()))
+    ontology = sum(len(v) for r, v in reference.items() if r != "annotation")
+    print(f"{'= annotation facts':<22} {'':>7} {annotations:>8}")
+    print(f"{'= ontology facts':<22} {'':>7} {ontology:>8}")
+
+    print()
+    print(f"{'engine':<28} {'seconds':>9}  runs")
+    if evaluate is not None:
+        print(f"{'ours, why (cap ' + str(args.cap) + ')':<28} {times['ours_why']:>9.3f}  best of {args.repeat}")
+        print(f"{'ours, Boolean':<28} {times['ours_boolean']:>9.3f}  best of {args.repeat}")
+    print(f"{'pyDatalog, Boolean':<28} {times['pydatalog']:>9.3f}  best of {args.pydatalog_repeat}")
+    if evaluate is None:
+        return 0
+    print(f"ratio pyDatalog / ours-why:     {times['pydatalog'] / times['ours_why']:8.1f}x")
+    print(f"ratio pyDatalog / ours-Boolean: {times['pydatalog'] / times['ours_boolean']:8.1f}x")
+
+    print()
+    return _verify(ours, theirs, why_model)
+
+
+def _verify(ours: dict[str, set[tuple]], theirs: dict[str, set[tuple]], why_model) -> int:
+    """Prints whether the closures agree; returns the exit status."""
+    status = 0
+    for relation in sorted(set(ours) | set(theirs)):
+        mine, other = ours.get(relation, set()), theirs.get(relation, set())
+        if mine != other:
+            status = 1
+            print(f"MISMATCH {relation}: ours has {len(mine - other)} facts pyDatalog lacks, "
+                  f"pyDatalog has {len(other - mine)} ours lacks")
+        why_facts = set(why_model.facts(relation)) if relation in why_model.relations() else set()
+        if why_facts != mine:
+            status = 1
+            print(f"MISMATCH {relation}: the why closure differs from the Boolean one")
+    if status == 0:
+        print("closures agree: ours Boolean = pyDatalog for every relation; the why closure holds the same facts")
+    labels = list(why_model.facts("annotation").values())
+    inexact = sum(1 for label in labels if not getattr(label, "exact", True))
+    several = sum(1 for label in labels if len(label.support_sets()) > 1)
+    print(f"why labels of annotation facts: {several} of {len(labels)} have more than one support set, "
+          f"{inexact} were truncated by the cap")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
