@@ -38,7 +38,6 @@ from pyDatalog import pyDatalog
 from .syntax import (
     Arithmetic,
     Atom,
-    Comparison,
     Constant,
     Fact,
     Negation,

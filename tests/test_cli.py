@@ -1,0 +1,99 @@
+"""The `polygraph eval` command, driven as a user would: arguments in, text and status out."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polygraph_logic.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = str(ROOT / "examples" / "figure1.dl")
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_eval_prints_every_relation_with_polynomials(capsys):
+    status, out, _ = run(capsys, "eval", FIGURE1)
+    assert status == 0
+    assert 'merged("MAPK/ERK", "ERK1/2 cascade")' in out
+    line = next(l for l in out.splitlines() if l.strip().startswith('merged("MAPK/ERK", "ERK1/2 cascade")'))
+    assert line.split()[-3:] == ["a13", "+", "a20"]
+    assert "sub_property (1 fact)" in out  # given facts are printed too
+    assert 'upstream_of("MAPK/ERK", "apoptosis")  a12' in out
+
+
+def test_eval_json_for_why_and_boolean_keeps_value_types(tmp_path, capsys):
+    program = tmp_path / "p.dl"
+    program.write_text('a1 :: e("x", 1). a2 :: e("x", 1). e("y", 2). p(x, n) :- e(x, n), n > 0.')
+    status, out, _ = run(capsys, "eval", str(program), "--json")
+    data = json.loads(out)
+    assert status == 0
+    assert data["p"] == [
+        {"tuple": ["x", 1], "provenance": [["a1"], ["a2"]], "exact": True},
+        {"tuple": ["y", 2], "provenance": [[]], "exact": True},
+    ]
+    status, out, _ = run(capsys, "eval", str(program), "--json", "--semiring", "boolean")
+    assert json.loads(out) == {"e": [["x", 1], ["y", 2]], "p": [["x", 1], ["y", 2]]}
+    status, out, _ = run(capsys, "eval", str(program), "--json", "--semiring", "lineage")
+    assert json.loads(out)["p"][0]["provenance"] == [["a1", "a2"]]
+
+
+def test_cap_marks_truncated_labels(tmp_path, capsys):
+    program = tmp_path / "p.dl"
+    program.write_text("\n".join(f'a{i} :: e("x", {i}).' for i in range(5)) + '\np(x) :- e(x, _).')
+    _, out, _ = run(capsys, "eval", str(program), "--cap", "2", "--relation", "p")
+    assert 'p("x")  a0 + a1  [capped]' in out
+    _, out, _ = run(capsys, "eval", str(program), "--cap", "none", "--relation", "p", "--json")
+    assert len(json.loads(out)["p"][0]["provenance"]) == 5
+
+
+def test_delete_shows_what_stands_and_what_falls(capsys):
+    status, out, _ = run(capsys, "eval", FIGURE1, "--delete", "a12,a13", "--delete", "a31",
+                         "--relation", "merged", "--relation", "upstream_of")
+    assert status == 0
+    assert "upstream_of (0 alive, 1 dead)" in out
+    assert '  - upstream_of("MAPK/ERK", "apoptosis")' in out
+    assert 'merged("MAPK/ERK", "ERK1/2 cascade")  a20' in out
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("p(x) :- q(x)", "bad.dl:1:12: syntax_error: "),
+        ("p(x, z) :- e(x, y).", "bad.dl:1:6: unbound_variable: "),
+        ("e(1). e(1, 2).", "bad.dl:1:7: arity_mismatch: "),
+        ("e(1). p(x) :- e(x), !q(x). q(x) :- p(x).", "bad.dl:1:21: cyclic_negation: "),
+    ],
+)
+def test_errors_print_file_line_column_code_and_exit_2(tmp_path, capsys, text, expected):
+    bad = tmp_path / "bad.dl"
+    bad.write_text(text)
+    status, out, err = run(capsys, "eval", str(bad))
+    assert status == 2
+    assert err.startswith(str(tmp_path / expected))
+
+
+def test_unknown_deletion_and_missing_file_exit_2(tmp_path, capsys):
+    status, _, err = run(capsys, "eval", FIGURE1, "--delete", "a121")
+    assert status == 2 and "unknown_assertion" in err and "a21" in err
+    status, _, err = run(capsys, "eval", str(tmp_path / "missing.dl"))
+    assert status == 2 and "file_error" in err
+    status, _, err = run(capsys, "eval", FIGURE1, "--relation", "nope")
+    assert status == 2 and "no relation named 'nope'" in err
+
+
+def test_console_entry_point_runs_as_a_module():
+    result = subprocess.run(
+        [sys.executable, "-m", "polygraph_logic.cli", "eval", FIGURE1, "--semiring", "boolean",
+         "--relation", "summary"],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert 'summary("community-7")' in result.stdout
