@@ -220,10 +220,11 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
     rounds = 1
     while delta:
         pending = defaultdict(dict)
+        indexes: dict[str, dict] = defaultdict(dict)  # this round's delta, indexed per relation
         for plan, relation in variants:
             changed = delta.get(relation)
             if changed:
-                plan.evaluate(changed)
+                plan.evaluate(changed, indexes[relation])
         delta = _merge(pending, store, plus)
         rounds += 1
     return rounds

@@ -123,6 +123,9 @@ class Plan:
         if delta_atom is not None:
             driver = atoms[delta_atom]
             self.driver = AtomMatch.build(driver, self.slots, bound)
+            # the driver's known positions hold constants: the delta is looked up by them
+            self.driver_positions = tuple(pos for pos, _ in self.driver.key)
+            self.driver_key = tuple(get([]) for _, get in self.driver.key)
             bound |= {v.name for v in term_variables_of(driver)}
             atoms = atoms[:delta_atom] + atoms[delta_atom + 1:]
         steps = _order(rule.body, atoms, bound)
@@ -142,16 +145,34 @@ class Plan:
             chain = _STEP[kind](literal, before, self.slots, store, semiring, chain)
         return chain
 
-    def evaluate(self, delta: dict[tuple, Any] | None = None) -> None:
-        """Runs the plan: over every binding, or over the tuples of ``delta`` for its driver."""
+    def evaluate(self, delta: dict[tuple, Any] | None = None,
+                 delta_indexes: dict[tuple[int, ...], dict] | None = None) -> None:
+        """Runs the plan: over every binding, or over the tuples of ``delta`` for its driver.
+
+        ``delta_indexes`` caches indexes of this round's delta by position, shared by
+        every plan driven by the same relation (many rules, one constant each).
+        """
         b = [None] * self.size
         if self.driver is None:
             self.run(b, _ONE_MARK)
             return
         matches, run = self.driver.matches, self.run
-        for tup, label in delta.items():
+        if not self.driver_positions:
+            for tup, label in delta.items():
+                if matches(tup, b):
+                    run(b, label)
+            return
+        positions = self.driver_positions
+        index = delta_indexes.get(positions) if delta_indexes is not None else None
+        if index is None:
+            index = {}
+            for tup in delta:
+                index.setdefault(tuple(tup[p] for p in positions), []).append(tup)
+            if delta_indexes is not None:
+                delta_indexes[positions] = index
+        for tup in index.get(self.driver_key, ()):
             if matches(tup, b):
-                run(b, label)
+                run(b, delta[tup])
 
 
 _ONE_MARK = object()  # "no label yet": the first atom's label is taken as is

@@ -125,7 +125,7 @@ class Fact:
     position: Position | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        prefix = f"{self.variable} :: " if self.variable else ""
+        prefix = f"{format_variable(self.variable)} :: " if self.variable else ""
         return f"{prefix}{self.atom}."
 
 
@@ -151,6 +151,14 @@ def format_value(value: Value) -> str:
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     return f'"{escaped}"'
+
+
+_NAME = re.compile(r"(?!not\b)[A-Za-z][A-Za-z0-9_]*\Z|_[A-Za-z0-9_]+\Z")
+
+
+def format_variable(name: str) -> str:
+    """Writes a provenance variable: bare when it is a name, quoted otherwise."""
+    return name if _NAME.match(name) else format_value(name)
 
 
 _ESCAPES = {'"': '"', "\\": "\\", "n": "\n", "t": "\t", "r": "\r", "/": "/", "'": "'"}
@@ -191,7 +199,8 @@ class _ToAst(Transformer):
     def fact(self, meta, children):
         if len(children) == 2:
             name, atom = children
-            return Fact(atom, str(name), self._at(name))
+            variable = _unescape(name, self.file) if name.type == "STRING" else str(name)
+            return Fact(atom, variable, self._at(name))
         return Fact(children[0], None, children[0].position)
 
     @v_args(meta=True)

@@ -88,3 +88,10 @@ def test_positions_are_recorded_on_atoms_and_variables():
     assert (rule.body[0].position.line, rule.body[0].position.column) == (2, 4)
     assert rule.body[1].left.position.line == 3
     assert isinstance(rule.body[1], Comparison)
+
+
+def test_quoted_provenance_variables_for_ids_that_are_not_names():
+    clauses = parse_clauses('"gpad:17" :: e("a"). a1 :: e("b"). "not" :: e("c").')
+    assert [c.variable for c in clauses] == ["gpad:17", "a1", "not"]
+    assert [str(c) for c in clauses] == ['"gpad:17" :: e("a").', 'a1 :: e("b").', '"not" :: e("c").']
+    assert [parse_clauses(str(c))[0] for c in clauses] == clauses

@@ -1,0 +1,38 @@
+"""Assertions: one source document stating one typed triple, one provenance variable each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Assertion:
+    """``(id, source, subject, predicate, object)`` with an optional evidence ``text``.
+
+    ``id`` names the provenance variable; ``source`` is the document (``PMID:39973430``,
+    ``GO_REF:0000024``, a URL); ``predicate`` is a CURIE such as ``RO:0002211``.
+    """
+
+    id: str
+    source: str
+    subject: str
+    predicate: str
+    object: str
+    text: str | None = None
+
+    def to_json(self) -> dict:
+        """Returns the JSON Lines record of DESIGN.md (``text`` only when present)."""
+        record = {
+            "id": self.id,
+            "source": self.source,
+            "subject": self.subject,
+            "predicate": self.predicate,
+            "object": self.object,
+        }
+        if self.text is not None:
+            record["text"] = self.text
+        return record
+
+    @property
+    def triple(self) -> tuple[str, str, str]:
+        return (self.subject, self.predicate, self.object)
