@@ -11,7 +11,13 @@ from . import __version__
 from .errors import PolygraphError
 from .evaluate import Model, StratumStats, evaluate, tuple_key, what_if
 from .program import load_program
+from .graph.build import build_graph
+from .graph.compile import compile_inputs
+from .graph.records import load_assertions, load_receipts
+from .graph.store import LAYERS, Graph, describe
+from .progress import Progress
 from .provenance import SEMIRINGS
+from .resources import rule_file
 
 
 def _cap(text: str) -> int | None:
@@ -54,7 +60,47 @@ def build_parser() -> argparse.ArgumentParser:
                     help="what if these assertions were deleted: print what still stands and what falls")
     ev.add_argument("--stats", action="store_true", help="print per-stratum rounds and times to stderr")
     ev.set_defaults(run=_run_eval)
+    _graph_commands(commands)
     return parser
+
+
+def _inputs(command: argparse.ArgumentParser, rules: bool) -> None:
+    command.add_argument("--assertions", required=True, metavar="A.jsonl", help="assertions (JSON Lines)")
+    command.add_argument("--receipts", metavar="R.jsonl", help="receipts for merges and summaries (JSON Lines)")
+    command.add_argument("--cap", type=_cap, default=8, metavar="K",
+                         help="keep at most K support sets per label, the smallest (default 8)")
+    if rules:
+        command.add_argument("--rules", action="append", default=[], metavar="FILE.dl",
+                             help="rule files (repeatable); a bare name such as 'ro' or 'existential' "
+                                  "means the rule file shipped with polygraph_logic")
+
+
+def _graph_commands(commands) -> None:
+    compile_ = commands.add_parser(
+        "compile", help="print the Datalog program that assertions and receipts become",
+        description="Compile assertions and receipts into rules and print them (nothing is evaluated).")
+    _inputs(compile_, rules=False)
+    compile_.set_defaults(run=_run_compile)
+
+    build = commands.add_parser(
+        "build", help="evaluate assertions, receipts and rules into a graph file",
+        description="Evaluate assertions, receipts and rule files under why-provenance and write "
+                    "the graph (every artifact with its layer, content and label) to one SQLite file. "
+                    "Writing is atomic: an interrupted build leaves a previous file intact.")
+    _inputs(build, rules=True)
+    build.add_argument("-o", "--output", required=True, metavar="GRAPH", help="the graph file to write")
+    build.set_defaults(run=_run_build)
+
+    info = commands.add_parser("info", help="counts per layer, label sizes, truncations of a graph")
+    info.add_argument("graph", metavar="GRAPH")
+    info.add_argument("--json", action="store_true", help="print JSON")
+    info.set_defaults(run=_run_info)
+
+    show = commands.add_parser("show", help="list a graph's artifacts with their labels")
+    show.add_argument("graph", metavar="GRAPH")
+    show.add_argument("--layer", choices=LAYERS, action="append", help="only this layer (repeatable)")
+    show.add_argument("--limit", type=int, default=None, metavar="N", help="at most N artifacts per layer")
+    show.set_defaults(run=_run_show)
 
 
 def _run_eval(args: argparse.Namespace) -> int:
@@ -75,6 +121,69 @@ def _run_eval(args: argparse.Namespace) -> int:
         print()
     else:
         print_model(model, names)
+    return 0
+
+
+def _rule_paths(names) -> list[str]:
+    try:
+        return [str(rule_file(name)) for name in names]
+    except FileNotFoundError as error:
+        raise PolygraphError("file_error", str(error)) from None
+
+
+def _run_compile(args: argparse.Namespace) -> int:
+    assertions = load_assertions(args.assertions)
+    receipts = load_receipts(args.receipts, {a.id for a in assertions}) if args.receipts else []
+    compiled = compile_inputs(assertions, receipts, args.cap)
+    compiled.program()  # checks the program, as build would
+    print(compiled.to_text(), end="")
+    return 0
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    rules = _rule_paths(args.rules)
+    progress = Progress("evaluating", stream=sys.stderr)
+    build = build_graph(args.assertions, args.receipts, rules, cap=args.cap,
+                        progress=lambda stats: progress.step(f"{', '.join(stats.relations)[:40]}"))
+    progress.done()
+    build.write(args.output)
+    counts = build.counts()
+    print(f"wrote {args.output}: {len(build.artifacts)} artifacts "
+          f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
+          f"{build.truncated()} labels truncated at cap {args.cap}, {build.over_cap} receipts over the cap; "
+          f"{sum(build.seconds.values()):.2f} s", file=sys.stderr)
+    return 0
+
+
+def _run_info(args: argparse.Namespace) -> int:
+    with Graph(args.graph) as graph:
+        info = graph.info()
+    if args.json:
+        print(json.dumps(info, indent=2))
+        return 0
+    print(f"{info['file']}: {info['artifacts']} artifacts over {info['assertions']} assertions "
+          f"from {info['sources']} sources ({info['file_bytes']:,} bytes)")
+    print(f"{'layer':10} {'artifacts':>9} {'inexact':>8} {'label B/artifact':>17}  support sets: count")
+    for layer, entry in info["layers"].items():
+        sizes = "  ".join(f"{k}:{v}" for k, v in entry["support_sets"].items())
+        per = entry["label_bytes"] / entry["artifacts"]
+        print(f"{layer:10} {entry['artifacts']:>9} {entry['inexact']:>8} {per:>17.1f}  {sizes}")
+    print(f"labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average; "
+          f"cap {info['meta'].get('cap')}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
+    return 0
+
+
+def _run_show(args: argparse.Namespace) -> int:
+    with Graph(args.graph) as graph:
+        for layer in args.layer or LAYERS:
+            artifacts = list(graph.artifacts(layer))
+            if not artifacts:
+                continue
+            print(f"{layer} ({len(artifacts)})")
+            for artifact in artifacts[: args.limit]:
+                label = graph.label(artifact)
+                marker = "" if artifact.exact else "  [capped]"
+                print(f"  {artifact.id}  {describe(artifact)}\n      {label}{marker}")
     return 0
 
 

@@ -27,3 +27,18 @@ def resource_path(kind: str, name: str) -> Path:
         available = ", ".join(sorted(p.name for p in resource_dir(kind).iterdir() if p.is_file()))
         raise FileNotFoundError(f"no {kind} file named {name!r}; available: {available}")
     return path
+
+
+def rule_file(name_or_path: str | Path) -> Path:
+    """Returns a rule file: the path itself if it exists, else the shipped ``rules/NAME.dl``.
+
+    So ``--rules ro`` means the compiled Relations Ontology that ships with the package.
+    """
+    path = Path(name_or_path)
+    if path.exists():
+        return path
+    shipped = resource_dir("rules") / (path.name if path.suffix == ".dl" else f"{path.name}.dl")
+    if shipped.is_file():
+        return shipped
+    available = ", ".join(sorted(p.stem for p in resource_dir("rules").glob("*.dl")))
+    raise FileNotFoundError(f"no rule file {str(name_or_path)!r}; shipped rule files: {available}")

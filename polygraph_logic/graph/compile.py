@@ -1,0 +1,131 @@
+"""Assertions and receipts compiled into one Datalog program.
+
+The program's relations:
+
+- ``claim(s, p, o)``: one tracked fact per assertion (variable = assertion id); a
+  triple stated by several assertions is one claim whose label is their sum.
+- ``assertion(id)``: the same variable again, so receipts can cite assertions.
+- ``edge(s, p, o)``: every claim is an edge; ontology rules (``rules/ro.dl``) and the
+  merge rules below entail more.
+- ``merge(id)``, ``member(m, c)``: a merge receipt is one rule per support set; each
+  member ``m`` of a merged group points at its canonical entity ``c`` with the
+  merge's label, and an edge about a member is entailed for the canonical entity.
+- ``summary(id)``, ``sentence(id)``: a flat summary receipt is one rule per support
+  set; a sentence-level summary is one ``sentence`` artifact per sentence and the
+  summary is their conjunction (the product of their labels).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ..program import Program
+from ..syntax import Atom, Clause, Constant, Fact, Rule, Variable
+from .assertions import Assertion
+from .records import Receipt
+
+#: the rules that carry edges across merged entities (both argument positions)
+MERGE_RULES = """\
+edge(c, p, o) :- edge(m, p, o), member(m, c).
+edge(s, p, c) :- edge(s, p, m), member(m, c).
+"""
+
+
+def _atom(relation: str, *values) -> Atom:
+    return Atom(relation, tuple(v if isinstance(v, Variable) else Constant(v) for v in values))
+
+
+def _cites(support: frozenset[str]) -> tuple[Atom, ...]:
+    return tuple(_atom("assertion", a) for a in sorted(support))
+
+
+@dataclass
+class CompiledInputs:
+    """The clauses the inputs became, grouped for display, and what compiling counted."""
+
+    assertions: list[Fact] = field(default_factory=list)
+    merges: list[Clause] = field(default_factory=list)
+    summaries: list[Clause] = field(default_factory=list)
+    bridge: list[Rule] = field(default_factory=list)
+    over_cap: int = 0  # receipts (or sentences) with more support sets than the cap
+
+    def clauses(self) -> list[Clause]:
+        return [*self.assertions, *self.bridge, *self.merges, *self.summaries]
+
+    def program(self, *more: Program) -> Program:
+        """Returns the checked program of these clauses plus any rule-file programs."""
+        clauses = self.clauses()
+        for extra in more:
+            clauses += [*extra.facts, *extra.rules]
+        return Program.from_clauses(clauses)
+
+    def to_text(self) -> str:
+        """Returns the program as rule-language text, sections commented."""
+        sections = [
+            ("assertions: one provenance variable each; claims are the distinct triples", self.assertions),
+            ("every claim is an edge; edges about merged members hold for the canonical entity",
+             self.bridge),
+            ("merges: one rule per support set; members point at the canonical entity", self.merges),
+            ("summaries: one rule per support set; sentence-level summaries are the conjunction "
+             "of their sentences", self.summaries),
+        ]
+        out = []
+        for title, clauses in sections:
+            if clauses:
+                out.append(f"// {title}")
+                out.extend(str(c) for c in clauses)
+                out.append("")
+        return "\n".join(out)
+
+
+def compile_inputs(assertions: Iterable[Assertion], receipts: Iterable[Receipt],
+                   cap: int | None = 8) -> CompiledInputs:
+    """Compiles assertions and receipts into clauses (see the module docstring)."""
+    from ..program import parse_program  # parsing the fixed merge rules once is clearest
+
+    compiled = CompiledInputs()
+    for a in assertions:
+        compiled.assertions.append(Fact(_atom("claim", a.subject, a.predicate, a.object), a.id))
+        compiled.assertions.append(Fact(_atom("assertion", a.id), a.id))
+    s, p, o = Variable("s"), Variable("p"), Variable("o")
+    compiled.bridge.append(Rule(_atom("edge", s, p, o), (_atom("claim", s, p, o),)))
+    compiled.bridge.extend(parse_program(MERGE_RULES).rules)
+    for receipt in receipts:
+        if receipt.layer == "merge":
+            _merge(receipt, compiled, cap)
+        else:
+            _summary(receipt, compiled, cap)
+    return compiled
+
+
+def _over(support, cap) -> int:
+    return int(cap is not None and len(support) > cap)
+
+
+def _merge(receipt: Receipt, compiled: CompiledInputs, cap) -> None:
+    head = _atom("merge", receipt.artifact)
+    compiled.over_cap += _over(receipt.support, cap)
+    for support in receipt.support:
+        compiled.merges.append(Rule(head, _cites(support)))
+    canonical = receipt.content["canonical"]
+    for member in dict.fromkeys(receipt.content["members"]):
+        if member != canonical:
+            compiled.merges.append(Rule(_atom("member", member, canonical), (head,)))
+
+
+def _summary(receipt: Receipt, compiled: CompiledInputs, cap) -> None:
+    head = _atom("summary", receipt.artifact)
+    if not receipt.sentences:
+        compiled.over_cap += _over(receipt.support, cap)
+        for support in receipt.support:
+            compiled.summaries.append(Rule(head, _cites(support)))
+        return
+    sentences = []
+    for i, sentence in enumerate(receipt.sentences, 1):
+        sentence_head = _atom("sentence", receipt.sentence_id(i))
+        compiled.over_cap += _over(sentence.support, cap)
+        for support in sentence.support:
+            compiled.summaries.append(Rule(sentence_head, _cites(support)))
+        sentences.append(sentence_head)
+    compiled.summaries.append(Rule(head, tuple(sentences)))

@@ -1,0 +1,223 @@
+"""Reading assertions and receipts from JSON Lines, validated line by line.
+
+Every problem is reported with its file and line, and all of them at once: a
+file with three bad lines gives three messages, and nothing is silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import PolygraphError, Position
+from .assertions import Assertion
+
+#: layers a receipt may declare; claims and edges come from assertions and rules
+RECEIPT_LAYERS = ("merge", "summary")
+_ASSERTION_FIELDS = ("id", "source", "subject", "predicate", "object")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a summary with its own receipt."""
+
+    text: str
+    support: tuple[frozenset[str], ...]
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """A model-authored artifact with its support label.
+
+    A flat receipt has ``support``; a sentence-level summary has ``sentences`` and
+    its label is the product of theirs.  ``line`` is where it was read.
+    """
+
+    artifact: str
+    layer: str
+    content: dict
+    support: tuple[frozenset[str], ...] = ()
+    sentences: tuple[Sentence, ...] = ()
+    position: Position | None = field(default=None, compare=False)
+
+    def sentence_id(self, index: int) -> str:
+        """Returns the artifact id of sentence ``index`` (counted from 1)."""
+        return f"{self.artifact}#s{index}"
+
+
+class LoadError(PolygraphError):
+    """Every problem found in an input file; ``problems`` holds each as a PolygraphError."""
+
+    def __init__(self, problems: list[PolygraphError]):
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        super().__init__(first.code, first.message + more, first.position)
+        self.problems = problems
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)
+
+
+def _records(path: Path, problems: list) -> Iterator[tuple[int, dict]]:
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise PolygraphError("file_error", f"cannot read {path}: {error.strerror}") from None
+    with handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                problems.append(PolygraphError(
+                    "invalid_json", f"not valid JSON: {error.msg}", Position(str(path), number, error.colno)))
+                continue
+            if not isinstance(record, dict):
+                problems.append(PolygraphError(
+                    "invalid_record", f"expected a JSON object, got {type(record).__name__}",
+                    Position(str(path), number, 1)))
+                continue
+            yield number, record
+
+
+def _text_field(record: dict, name: str, where: Position, problems: list, optional=False) -> Any:
+    value = record.get(name)
+    if value is None and optional:
+        return None
+    if value is None:
+        problems.append(PolygraphError("missing_field", f"missing field {name!r}", where))
+    elif not isinstance(value, str) or not value.strip():
+        problems.append(PolygraphError(
+            "bad_field", f"field {name!r} must be a non-empty string, got {value!r}", where))
+    else:
+        return value
+    return None
+
+
+def load_assertions(path: str | Path) -> list[Assertion]:
+    """Reads assertions; raises LoadError listing every bad line."""
+    path = Path(path)
+    problems: list[PolygraphError] = []
+    assertions: list[Assertion] = []
+    seen: dict[str, int] = {}
+    for number, record in _records(path, problems):
+        where = Position(str(path), number, 1)
+        values = [_text_field(record, name, where, problems) for name in _ASSERTION_FIELDS]
+        text = _text_field(record, "text", where, problems, optional=True)
+        if any(v is None for v in values):
+            continue
+        if values[0] in seen:
+            problems.append(PolygraphError(
+                "duplicate_assertion", f"assertion id {values[0]!r} was already defined on line {seen[values[0]]}",
+                where))
+            continue
+        seen[values[0]] = number
+        assertions.append(Assertion(*values, text=text))
+    if problems:
+        raise LoadError(problems)
+    return assertions
+
+
+def _support(value: Any, known: set[str], where: Position, what: str, problems: list):
+    """Validates a support label: a non-empty list of non-empty lists of known ids."""
+    if not isinstance(value, list) or not value:
+        problems.append(PolygraphError(
+            "bad_support", f"{what} must be a non-empty list of support sets, got {value!r}", where))
+        return None
+    sets = []
+    for i, group in enumerate(value, 1):
+        if not isinstance(group, list) or not all(isinstance(x, str) for x in group):
+            problems.append(PolygraphError(
+                "bad_support", f"support set {i} of {what} must be a list of assertion ids", where))
+            return None
+        if not group:
+            problems.append(PolygraphError(
+                "empty_support", f"support set {i} of {what} is empty (it would make the artifact "
+                "unconditionally true); cite at least one assertion", where))
+            return None
+        unknown = [x for x in group if x not in known]
+        if unknown:
+            problems.append(PolygraphError(
+                "unknown_assertion", f"support set {i} of {what} cites unknown assertion id(s) "
+                f"{', '.join(map(repr, unknown))}", where))
+            return None
+        sets.append(frozenset(group))
+    return tuple(sets)
+
+
+def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
+    """Reads receipts, checking every cited id against ``assertion_ids``; raises LoadError."""
+    path = Path(path)
+    problems: list[PolygraphError] = []
+    receipts: list[Receipt] = []
+    seen: dict[str, int] = {}
+    for number, record in _records(path, problems):
+        where = Position(str(path), number, 1)
+        count = len(problems)
+        artifact = _text_field(record, "artifact", where, problems)
+        layer = _text_field(record, "layer", where, problems)
+        if layer is not None and layer not in RECEIPT_LAYERS:
+            problems.append(PolygraphError(
+                "bad_field", f"layer {layer!r} is not one of {', '.join(RECEIPT_LAYERS)}", where))
+        content = record.get("content", {})
+        if not isinstance(content, dict):
+            problems.append(PolygraphError("bad_field", "field 'content' must be a JSON object", where))
+        if artifact in seen:
+            problems.append(PolygraphError(
+                "duplicate_artifact", f"artifact {artifact!r} was already defined on line {seen[artifact]}",
+                where))
+        if len(problems) > count:
+            continue
+        if layer == "merge":
+            _check_merge(content, where, problems)
+        support, sentences = (), ()
+        if "sentences" in record:
+            if layer != "summary":
+                problems.append(PolygraphError(
+                    "bad_field", "only summaries may have sentence-level receipts", where))
+                continue
+            sentences = _sentences(record["sentences"], assertion_ids, where, problems)
+            if "support" in record:
+                problems.append(PolygraphError(
+                    "bad_field", "a receipt has either 'support' or 'sentences', not both", where))
+        elif "support" in record:
+            support = _support(record["support"], assertion_ids, where, f"artifact {artifact!r}", problems)
+        else:
+            problems.append(PolygraphError("missing_field", "missing field 'support' (or 'sentences')", where))
+        if len(problems) > count:
+            continue
+        seen[artifact] = number
+        receipts.append(Receipt(artifact, layer, content, support, sentences, where))
+    if problems:
+        raise LoadError(problems)
+    return receipts
+
+
+def _check_merge(content: dict, where: Position, problems: list) -> None:
+    canonical, members = content.get("canonical"), content.get("members")
+    if not isinstance(canonical, str) or not canonical:
+        problems.append(PolygraphError(
+            "missing_field", "a merge's content needs 'canonical': the entity the group is merged into", where))
+    if not isinstance(members, list) or not members or not all(isinstance(m, str) and m for m in members):
+        problems.append(PolygraphError(
+            "missing_field", "a merge's content needs 'members': a non-empty list of entity names", where))
+
+
+def _sentences(value: Any, known: set[str], where: Position, problems: list) -> tuple[Sentence, ...]:
+    if not isinstance(value, list) or not value:
+        problems.append(PolygraphError("bad_field", "'sentences' must be a non-empty list", where))
+        return ()
+    sentences = []
+    for i, item in enumerate(value, 1):
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            problems.append(PolygraphError(
+                "bad_field", f"sentence {i} must be an object with 'text' and 'support'", where))
+            return ()
+        support = _support(item.get("support"), known, where, f"sentence {i}", problems)
+        if support is None:
+            return ()
+        sentences.append(Sentence(item["text"], support))
+    return tuple(sentences)

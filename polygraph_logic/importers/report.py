@@ -1,0 +1,57 @@
+"""What an import read, kept, skipped and could not read: the account a user checks."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .relations import relation_name
+
+SHOWN_MALFORMED = 20  # malformed records listed by summary(); the rest are counted
+
+
+@dataclass
+class ImportReport:
+    """Counts of one import; ``read == imported + skipped_not + comments + len(malformed)``.
+
+    ``malformed`` holds ``(line, reason)`` pairs (line is None where the format has no
+    lines to point at, as in JSON; the reason then says which record). ``relations``
+    counts imported records per predicate CURIE. ``short_lines`` counts lines that
+    lacked optional trailing columns, read as empty.
+    """
+
+    path: str
+    format: str
+    unit: str = "lines"
+    read: int = 0
+    imported: int = 0
+    skipped_not: int = 0
+    comments: int = 0
+    short_lines: int = 0
+    malformed: list[tuple[int | None, str]] = field(default_factory=list)
+    relations: Counter = field(default_factory=Counter)
+
+    @property
+    def accounted(self) -> int:
+        """Returns how many records the counts explain (equal to ``read`` after an import)."""
+        return self.imported + self.skipped_not + self.comments + len(self.malformed)
+
+    def summary(self) -> str:
+        """Returns a few lines of text: totals, counts per relation, malformed records."""
+        counts = [f"{self.imported} imported"]
+        if self.unit == "lines":  # annotation files; JSON has neither NOT qualifiers nor comments
+            counts += [f"{self.skipped_not} NOT-qualified skipped", f"{self.comments} comment/header"]
+        counts.append(f"{len(self.malformed)} malformed")
+        lines = [f"{self.path} ({self.format}): {self.read} {self.unit} read: {', '.join(counts)}"]
+        if self.short_lines:
+            lines.append(f"  {self.short_lines} lines lacked optional trailing columns (read as empty)")
+        for predicate, count in sorted(self.relations.items(), key=lambda item: (-item[1], item[0])):
+            name = relation_name(predicate)
+            shown = f"{name} ({predicate})" if name else predicate
+            lines.append(f"  {shown}: {count}")
+        for line, reason in self.malformed[:SHOWN_MALFORMED]:
+            where = f"line {line}" if line is not None else "record"
+            lines.append(f"  malformed {where}: {reason}")
+        if len(self.malformed) > SHOWN_MALFORMED:
+            lines.append(f"  ... and {len(self.malformed) - SHOWN_MALFORMED} more malformed")
+        return "\n".join(lines)
