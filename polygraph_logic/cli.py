@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from . import __version__
@@ -12,6 +13,7 @@ from .errors import PolygraphError
 from .evaluate import Model, StratumStats, evaluate, tuple_key, what_if
 from .program import load_program
 from .graph.build import build_graph
+from .importers import edges_to_datalog, read_gaf, read_gpad, read_obographs, write_assertions, write_background
 from .graph.compile import compile_inputs
 from .graph.records import load_assertions, load_receipts
 from .graph.store import LAYERS, Graph, describe
@@ -102,6 +104,19 @@ def _graph_commands(commands) -> None:
     show.add_argument("--limit", type=int, default=None, metavar="N", help="at most N artifacts per layer")
     show.set_defaults(run=_run_show)
 
+    importer = commands.add_parser(
+        "import", help="turn real annotation data into assertions or background rules",
+        description="gpad/gaf: Gene Ontology annotations -> assertions (JSON Lines), one per line "
+                    "of the file (ids PREFIX + line number); NOT-qualified lines are skipped and counted. "
+                    "obographs: ontology edges -> background facts edge(s, p, o) (a rule file).")
+    importer.add_argument("format", choices=("gpad", "gaf", "obographs"))
+    importer.add_argument("file", metavar="FILE")
+    importer.add_argument("-o", "--output", metavar="OUT",
+                          help="where to write (default: standard output)")
+    importer.add_argument("--prefix", help="assertion id prefix (default: the format name)")
+    importer.add_argument("--strict", action="store_true", help="stop at the first malformed line")
+    importer.set_defaults(run=_run_import)
+
 
 def _run_eval(args: argparse.Namespace) -> int:
     program = load_program(*args.files)
@@ -170,6 +185,25 @@ def _run_info(args: argparse.Namespace) -> int:
         print(f"{layer:10} {entry['artifacts']:>9} {entry['inexact']:>8} {per:>17.1f}  {sizes}")
     print(f"labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average; "
           f"cap {info['meta'].get('cap')}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
+    return 0
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    if args.format == "obographs":
+        edges, _labels, report = read_obographs(args.file)
+        if args.output:
+            write_background(args.output, edges, source=Path(args.file).name)
+        else:
+            sys.stdout.write(edges_to_datalog(edges, source=Path(args.file).name))
+    else:
+        read = read_gpad if args.format == "gpad" else read_gaf
+        assertions, report = read(args.file, id_prefix=args.prefix or args.format, strict=args.strict)
+        if args.output:
+            write_assertions(args.output, assertions)
+        else:
+            for assertion in assertions:
+                print(json.dumps(assertion.to_json(), ensure_ascii=False))
+    print(report.summary(), file=sys.stderr)
     return 0
 
 

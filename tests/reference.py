@@ -71,16 +71,18 @@ def naive_closure(facts: set[tuple], rules, seed: frozenset = frozenset()) -> se
         model |= new
 
 
-def minimal_supports(tracked: dict[str, tuple], background: set[tuple], rules) -> dict:
+def minimal_supports(tracked: dict[str, tuple | list[tuple]], background: set[tuple], rules) -> dict:
     """Returns, for every derivable (relation, tuple), its minimal sets of tracked-fact names.
 
+    ``tracked`` maps a variable to its fact, or to a list of the facts it labels.
     Brute force: the closure of every subset of the tracked facts.
     """
+    tracked = {n: f if isinstance(f, list) else [f] for n, f in tracked.items()}
     names = sorted(tracked)
     closures: dict[int, frozenset] = {}
     for mask in range(1 << len(names)):
         chosen = [n for i, n in enumerate(names) if mask >> i & 1]
-        facts = background | {tracked[n] for n in chosen}
+        facts = background | {fact for n in chosen for fact in tracked[n]}
         # the closure of a subset is contained in the closure of the superset
         seed = closures[mask & (mask - 1)] if mask else frozenset()
         closures[mask] = frozenset(naive_closure(facts, rules, seed))

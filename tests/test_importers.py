@@ -75,7 +75,8 @@ def test_gpad11_fields_land_in_place(tmp_path):
         "PMID:1", "UniProtKB:P1", "RO:0002327", "GO:0003674")
     # the evidence code, with/from and the other reference stay in the short text
     assert first.text == "ECO:0000314 with GO:0000001; also DOI:10.1/x"
-    assert assertions[1] == Assertion("gpad5", "GO_REF:0000024", "UniProtKB:P2", "BFO:0000050", "GO:0005634", "ECO:0000266")
+    assert assertions[1] == Assertion(
+        "gpad5", "GO_REF:0000024", "UniProtKB:P2", "BFO:0000050", "GO:0005634", "ECO:0000266")
     assert assertions[2].predicate == "RO:0002325"
     assert report.format == "GPAD 1.1"
 

@@ -3,8 +3,9 @@
     assertions, report = read_gpad("pombase.gpad")
 
 The version comes from the header: ``!gpa-version: 1.1`` (or 1.2) or ``!gpad-version:
-2.0`` (either key is read; without one, 1.1 is assumed and the report says so). Both layouts have 12 tab-separated columns, the last two
-(annotation extensions and properties) optional:
+2.0`` (either key is read; without one, 1.1 is assumed and the report says so). Both
+layouts have 12 tab-separated columns, the last two (annotation extensions and
+properties) optional:
 
 - 1.x: DB | DB_Object_ID | Qualifier (``part_of``, ``NOT|enables``) | GO ID | Reference(s)
   | Evidence (ECO) | With/From | Interacting taxon | Date | Assigned by | ...
@@ -67,7 +68,9 @@ def _read_20(identifier: str, fields: list[str]) -> Assertion | None:
     return _assertion(identifier, subject, predicate, fields, fields[1] == "NOT")
 
 
-def _assertion(identifier: str, subject: str, predicate: str | None, fields: list[str], negated: bool):
+def _assertion(
+    identifier: str, subject: str, predicate: str | None, fields: list[str], negated: bool
+) -> Assertion | None:
     if predicate is None:
         raise MalformedLine(f"no relation in qualifier {fields[2]!r} (column 3)")
     term = require_curie(fields[3], "GO ID", 3)

@@ -50,7 +50,9 @@ def read_obographs(path: str | Path) -> tuple[list[Edge], dict[str, str], Import
     report = ImportReport(path=str(path), format="obographs JSON", unit="edges")
     graphs = document.get("graphs") if isinstance(document, dict) else None
     if not isinstance(graphs, list):
-        raise PolygraphError("malformed_file", f"{path} has no 'graphs' list: is it obographs JSON?", Position(str(path), 1, 1))
+        raise PolygraphError(
+            "malformed_file", f"{path} has no 'graphs' list: is it obographs JSON?", Position(str(path), 1, 1)
+        )
     edges: list[Edge] = []
     labels: dict[str, str] = {}
     for g, graph in enumerate(graphs):

@@ -26,6 +26,7 @@ def write_text_atomically(path: str | Path, text: str) -> None:
     """Writes ``text`` to a temporary file beside ``path``, then renames it over ``path``."""
     target = Path(path)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as error:
         raise PolygraphError("io_error", f"cannot write {target}: {error.strerror or error}") from None

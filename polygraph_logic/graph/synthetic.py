@@ -1,0 +1,426 @@
+"""Seedable synthetic inputs shaped like the PolyGraph study's biomedical graph.
+
+    graph = generate(seed=0)            # ~2,800 assertions, 165 merges, 59 summaries
+    graph.write("synthetic/")           # assertions.jsonl, receipts.jsonl, retracted.txt, generator.json
+
+The shape follows the study (300 oncology abstracts, 61 of them retracted): documents
+of skewed length, each with one or two focus entities; entities of five kinds whose
+popularity is Zipf-like, each with a few spelling variants; typed triples over real
+Relations Ontology properties with useful axioms in ``rules/ro.dl``; a few triples
+stated by several documents. Merges group the spellings of an entity that appear in
+claims, with 1-4 support sets citing assertions that mention them (a few merges have
+more than eight, so the cap is exercised). Summaries cover communities around hub
+entities, one receipt per sentence. Same-kind causal and part-whole triples follow a
+hidden order of the entities, so the closure has no cycles and stays bounded.
+
+Sources are ``synthetic:docNNNN``: they cannot collide with real retraction data.
+Every random choice draws from ``random.Random`` streams seeded by ``seed`` and the
+stage, so one seed gives byte-identical files on every platform and Python 3.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .assertions import Assertion
+from .records import Receipt, Sentence
+
+FORMAT = "polygraph-synthetic/1"
+KINDS = ("gene", "process", "component", "disease", "drug")
+#: the share of each kind among the entities
+_SHARES = {"gene": 0.45, "process": 0.22, "component": 0.10, "disease": 0.12, "drug": 0.11}
+
+# (CURIE, rdfs:label in rules/ro.dl, subject kind, object kind, weight, order): order
+# "up" keeps subject before object in the hidden order, "down" after it
+RELATIONS = (
+    ("RO:0002213", "positively regulates", "gene", "process", 8, None),
+    ("RO:0002212", "negatively regulates", "gene", "process", 6, None),
+    ("RO:0002211", "regulates", "gene", "process", 4, None),
+    ("RO:0002629", "directly positively regulates", "gene", "gene", 3, "up"),
+    ("RO:0002630", "directly negatively regulates", "gene", "gene", 2, "up"),
+    ("RO:0002436", "molecularly interacts with", "gene", "gene", 7, None),
+    ("RO:0002447", "phosphorylates", "gene", "gene", 2, "up"),
+    ("RO:0002331", "involved in", "gene", "process", 7, None),
+    ("RO:0001025", "located in", "gene", "component", 7, None),
+    ("BFO:0000050", "part of", "component", "component", 2, "down"),
+    ("BFO:0000050", "part of", "process", "process", 2, "down"),
+    ("BFO:0000051", "has part", "process", "process", 1, "up"),
+    ("RO:0002411", "causally upstream of", "process", "process", 3, "up"),
+    ("RO:0003304", "contributes to condition", "gene", "disease", 8, None),
+    ("RO:0002607", "is marker for", "gene", "disease", 7, None),
+    ("RO:0002449", "directly negatively regulates activity of", "drug", "gene", 4, None),
+    ("RO:0002606", "is substance that treats", "drug", "disease", 5, None),
+    ("RO:0004019", "disease has basis in", "disease", "process", 2, None),
+    ("RO:0002212", "negatively regulates", "drug", "process", 2, None),
+)
+
+# The frequent entities: real names, "|" separating a name from its aliases.
+_NAMES = {
+    "gene": "TP53|p53;KRAS;EGFR;MYC|c-Myc;PIK3CA;PTEN;BRAF;AKT1;MTOR|mTOR;ERBB2|HER2;CDKN2A|p16INK4a;RB1;"
+            "BRCA1;BRCA2;APC;CTNNB1|beta-catenin;VEGFA|VEGF;STAT3;NFKB1|NF-kB p50;BCL2|Bcl-2;BAX;CASP3|"
+            "caspase-3;CASP9|caspase-9;MDM2;CDK4;CDK6;CCND1|cyclin D1;HIF1A|HIF-1alpha;JAK2;SRC;NOTCH1;SMAD4;"
+            "TGFB1|TGF-beta1;IL6|IL-6;TNF|TNF-alpha;MAPK1|ERK2;MAPK3|ERK1;MAP2K1|MEK1;RAF1;NRAS;HRAS;ALK;MET;"
+            "FGFR1;KIT;ATM;ATR;CHEK2;PARP1;MLH1;MSH2;EZH2;IDH1;TERT;SOX2;POU5F1|OCT4;CD44;EPCAM;VIM|vimentin;"
+            "CDH1|E-cadherin;SNAI1|Snail;TWIST1;ZEB1;MMP2;MMP9;CD274|PD-L1;PDCD1|PD-1;CTLA4;FOXO3;GSK3B;YAP1|YAP;"
+            "AIM2;NLRP3;GSDMD;IL1B|IL-1beta;CXCL8|IL-8;SIRT1;BECN1|Beclin 1;MAP1LC3B|LC3B;SQSTM1|p62;KEAP1;"
+            "NFE2L2|NRF2;HMGB1;MKI67|Ki-67;PCNA;ESR1|ER-alpha;AR",
+    "process": "apoptosis|apoptotic process;cell proliferation|proliferation;autophagy;angiogenesis;"
+               "epithelial-mesenchymal transition|EMT;cell migration;cell invasion;DNA repair;cell cycle arrest;"
+               "cellular senescence|senescence;inflammatory response|inflammation;glycolysis|aerobic glycolysis;"
+               "ferroptosis;pyroptosis;necroptosis;DNA damage response|DDR;MAPK/ERK signalling|MAPK/ERK pathway|"
+               "ERK1/2 cascade;PI3K/AKT signalling|PI3K/AKT pathway;Wnt signalling|Wnt pathway;Notch signalling;"
+               "Hedgehog signalling;JAK/STAT signalling|JAK-STAT pathway;NF-kB signalling|NF-kB pathway;"
+               "TGF-beta signalling;Hippo signalling;mTOR signalling;oxidative phosphorylation|OXPHOS;"
+               "immune response;T cell activation;macrophage polarization;reactive oxygen species production|"
+               "ROS production;response to hypoxia|hypoxia response;unfolded protein response|UPR;"
+               "telomere maintenance;DNA methylation;chromatin remodelling;cell adhesion;anoikis;mitophagy;"
+               "lipid metabolism;response to drug|drug response",
+    "component": "nucleus;cytoplasm;cytosol;mitochondrion|mitochondria;plasma membrane|cell membrane;"
+                 "endoplasmic reticulum|ER;Golgi apparatus;lysosome;autophagosome;extracellular vesicle|exosome;"
+                 "extracellular matrix|ECM;chromatin;nucleolus;centrosome;focal adhesion;inflammasome complex|"
+                 "inflammasome;proteasome complex|proteasome;nuclear envelope;mitochondrial outer membrane",
+    "disease": "breast cancer|breast carcinoma;lung adenocarcinoma|LUAD;non-small cell lung cancer|NSCLC;"
+               "colorectal cancer|CRC;hepatocellular carcinoma|HCC;gastric cancer;pancreatic ductal "
+               "adenocarcinoma|PDAC;glioblastoma|GBM;melanoma;prostate cancer;ovarian cancer;cervical cancer;"
+               "oral squamous cell carcinoma|OSCC;oral carcinoma;head and neck squamous cell carcinoma|HNSCC;"
+               "acute myeloid leukemia|AML;multiple myeloma;diffuse large B-cell lymphoma|DLBCL;renal cell "
+               "carcinoma|RCC;bladder cancer;thyroid cancer;esophageal squamous cell carcinoma|ESCC;"
+               "nasopharyngeal carcinoma|NPC;osteosarcoma;neuroblastoma;endometrial cancer;cholangiocarcinoma;"
+               "triple-negative breast cancer|TNBC",
+    "drug": "cisplatin|DDP;paclitaxel|Taxol;doxorubicin|Adriamycin;5-fluorouracil|5-FU;gemcitabine;temozolomide|"
+            "TMZ;gefitinib|Iressa;erlotinib|Tarceva;osimertinib;imatinib|Gleevec;sorafenib;lenvatinib;trastuzumab|"
+            "Herceptin;bevacizumab|Avastin;cetuximab;pembrolizumab|Keytruda;nivolumab;olaparib|Lynparza;"
+            "palbociclib;everolimus;rapamycin|sirolimus;metformin;curcumin;resveratrol;quercetin;docetaxel;"
+            "oxaliplatin;tamoxifen;vemurafenib",
+}
+# The long tail: names built from parts, so any number of entities can be drawn.
+_GENE_FAMILIES = ("ZNF", "SLC7A", "TMEM", "CCDC", "FAM", "LINC", "MIR", "ANKRD", "KLF", "TRIM", "USP", "RNF")
+_TAIL_NOUNS = ("glucose", "lipid", "glutamine", "collagen", "T cell", "B cell", "epithelial cell", "fibroblast",
+               "endothelial cell", "stem cell", "macrophage", "keratinocyte", "iron", "cholesterol", "purine")
+_PROCESS_ENDS = ("metabolic process", "migration", "differentiation", "transport", "biosynthetic process",
+                 "homeostasis", "secretion", "activation")
+_SITES = ("tongue", "laryngeal", "gallbladder", "uveal", "salivary gland", "vulvar", "anal", "penile", "testicular",
+          "adrenal", "thymic", "biliary", "small intestine", "peritoneal", "pleural", "skin", "bone", "soft tissue")
+_TUMOURS = ("carcinoma", "adenocarcinoma", "sarcoma", "cancer", "neoplasm", "squamous cell carcinoma")
+_SYLLABLES = ("ra", "lo", "ti", "va", "de", "zo", "mi", "ne", "pa", "ku", "sa", "bre", "fo", "xi")
+_DRUG_ENDS = ("tinib", "mab", "ciclib", "parib", "platin", "taxel", "rafenib", "lisib")
+
+
+@dataclass(frozen=True)
+class Entity:
+    name: str  # the canonical spelling
+    kind: str
+    variants: tuple[str, ...]  # other spellings a document may use
+    weight: float  # popularity
+    level: float  # position in the hidden order of causal and part-whole triples
+
+
+def _variants(name: str, aliases: list[str], kind: str) -> tuple[str, ...]:
+    templates = {"gene": ("{} protein", "{} gene"), "process": ("{} process", "{} pathway"),
+                 "component": ("{} compartment", "the {}"), "disease": ("{} (human)", "{} tumour"),
+                 "drug": ("{} treatment", "{} therapy")}[kind]
+    spellings = [*aliases, *(t.format(name) for t in templates)]
+    if "signalling" in name:
+        spellings.insert(0, name.replace("signalling", "signaling"))
+    return tuple(dict.fromkeys(s for s in spellings if s != name))[:3]
+
+
+def _tail_name(kind: str, i: int, rng: random.Random) -> str:
+    if kind == "gene":
+        return f"{_GENE_FAMILIES[i % len(_GENE_FAMILIES)]}{10 + i}"
+    if kind == "process":
+        return f"{_TAIL_NOUNS[i % len(_TAIL_NOUNS)]} {_PROCESS_ENDS[i // len(_TAIL_NOUNS) % len(_PROCESS_ENDS)]}"
+    if kind == "component":
+        return f"{_GENE_FAMILIES[i % len(_GENE_FAMILIES)]}{10 + i} complex"
+    if kind == "disease":
+        return f"{_SITES[i % len(_SITES)]} {_TUMOURS[i // len(_SITES) % len(_TUMOURS)]}"
+    return "".join(rng.choice(_SYLLABLES) for _ in range(2)) + _DRUG_ENDS[i % len(_DRUG_ENDS)]
+
+
+def _entities(count: int, rng: random.Random) -> dict[str, list[Entity]]:
+    """Returns entities per kind, most popular first; names are unique across kinds."""
+    out: dict[str, list[Entity]] = {}
+    taken: set[str] = set()
+    for kind in KINDS:
+        wanted = max(2, round(count * _SHARES[kind]))
+        named = [item.split("|") for item in _NAMES[kind].split(";")]
+        rng.shuffle(named)
+        entities, i = [], 0
+        for parts in named[:wanted]:
+            entities.append((parts[0], parts[1:]))
+        while len(entities) < wanted:
+            name, i = _tail_name(kind, i, rng), i + 1
+            if name not in taken and all(name != e[0] for e in entities):
+                entities.append((name, []))
+        rows = []
+        for rank, (name, aliases) in enumerate(entities):
+            taken.add(name)
+            rows.append(Entity(name, kind, _variants(name, aliases, kind), 1.0 / (rank + 1) ** 0.9, rng.random()))
+        out[kind] = rows
+    return out
+
+
+def _weighted_sample(rng: random.Random, items: list, weights: list[float], k: int) -> list:
+    """Returns k distinct items drawn with probability proportional to weight (Efraimidis-Spirakis)."""
+    keys = [(rng.random() ** (1.0 / w), i) for i, w in enumerate(weights) if w > 0]
+    return [items[i] for _, i in sorted(keys, reverse=True)[:k]]
+
+
+@dataclass
+class SyntheticGraph:
+    """Generated inputs: assertions, receipts, the sources flagged as retracted, the parameters."""
+
+    parameters: dict
+    assertions: list[Assertion]
+    receipts: list[Receipt]
+    retracted: list[str]
+
+    def counts(self) -> dict[str, int]:
+        """Returns how many documents, assertions, merges, summaries, sentences and retractions."""
+        return {
+            "documents": len({a.source for a in self.assertions}),
+            "assertions": len(self.assertions),
+            "claims": len({a.triple for a in self.assertions}),
+            "merges": sum(r.layer == "merge" for r in self.receipts),
+            "summaries": sum(r.layer == "summary" for r in self.receipts),
+            "sentences": sum(len(r.sentences) for r in self.receipts),
+            "retracted": len(self.retracted),
+        }
+
+    def write(self, directory: str | Path) -> Path:
+        """Writes the four files into ``directory`` (created if needed), each atomically."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        _write(directory / "assertions.jsonl", "".join(_line(a.to_json()) for a in self.assertions))
+        _write(directory / "receipts.jsonl", "".join(_line(receipt_json(r)) for r in self.receipts))
+        _write(directory / "retracted.txt", "".join(f"{s}\n" for s in self.retracted))
+        meta = {"format": FORMAT, "generator": "polygraph_logic.graph.synthetic.generate",
+                "parameters": self.parameters, "counts": self.counts()}
+        _write(directory / "generator.json", json.dumps(meta, indent=2) + "\n")
+        return directory
+
+
+def _line(record: dict) -> str:
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _write(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _ids(group: frozenset[str]) -> list[str]:
+    return sorted(group, key=lambda a: (len(a), a))  # a2 before a10 (ids are "a" + number)
+
+
+def receipt_json(receipt: Receipt) -> dict:
+    """Returns the JSON Lines record of a receipt (DESIGN.md's format), support sets in id order."""
+    record = {"artifact": receipt.artifact, "layer": receipt.layer, "content": receipt.content}
+    if receipt.sentences:
+        record["sentences"] = [{"text": s.text, "support": [_ids(g) for g in s.support]} for s in receipt.sentences]
+    else:
+        record["support"] = [_ids(g) for g in receipt.support]
+    return record
+
+
+def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges: int = 165,
+             summaries: int = 59, retracted_fraction: float = 61 / 300, entities: int | None = None,
+             repeat_fraction: float = 0.03, overcap_merges: int | None = None) -> SyntheticGraph:
+    """Returns a synthetic graph's inputs, identical for identical arguments.
+
+    ``entities`` defaults to 40% of ``assertions``; ``repeat_fraction`` of the assertions
+    restate a triple another document stated; ``overcap_merges`` (default 3% of the
+    merges, at least one) get 9-12 support sets. Fewer merges or summaries than asked
+    come out only when too few entities are mentioned twice (counts() says how many).
+    """
+    if documents < 1 or assertions < documents:
+        raise ValueError(f"need 1 <= documents <= assertions, got documents={documents}, assertions={assertions}")
+    if min(merges, summaries) < 0 or not 0 <= retracted_fraction <= 1 or not 0 <= repeat_fraction < 1:
+        raise ValueError("merges and summaries must be >= 0, retracted_fraction and repeat_fraction in [0, 1)")
+    entities = max(40, round(assertions * 0.4)) if entities is None else entities
+    overcap_merges = max(1, round(merges * 0.03)) if overcap_merges is None else overcap_merges
+    parameters = {"seed": seed, "documents": documents, "assertions": assertions, "merges": merges,
+                  "summaries": summaries, "retracted_fraction": retracted_fraction, "entities": entities,
+                  "repeat_fraction": repeat_fraction, "overcap_merges": min(overcap_merges, merges)}
+    stream = lambda stage: random.Random(f"{seed}:{stage}")  # noqa: E731 - one stream per stage
+    pool = _entities(entities, stream("entities"))
+    sources = [f"synthetic:doc{d:0{max(4, len(str(documents)))}d}" for d in range(1, documents + 1)]
+    triples = _triples(pool, documents, assertions, repeat_fraction, stream("claims"))
+    chosen = _choose_merges(triples, merges, stream("merges"))
+    spellings = _spell(triples, chosen, stream("spellings"))
+    records = [Assertion(f"a{i}", sources[d], s, p, o, text=f"{s} {label} {o}")
+               for i, ((d, _, p, _, label), (s, o)) in enumerate(zip(triples, spellings), 1)]
+    receipts = _merge_receipts(records, triples, chosen, parameters["overcap_merges"], stream("merges"))
+    receipts += _summary_receipts(records, triples, summaries, stream("summaries"))
+    retracted = sorted(stream("retracted").sample(sources, round(documents * retracted_fraction)))
+    return SyntheticGraph(parameters, records, receipts, retracted)
+
+
+def _triples(pool, documents, total, repeat_fraction, rng: random.Random) -> list[tuple]:
+    """Returns (document, subject, predicate, object, label) per assertion, entities not yet spelled."""
+    lengths = [1] * documents
+    weights = [rng.lognormvariate(0, 0.7) for _ in range(documents)]
+    for d in rng.choices(range(documents), weights, k=total - documents):
+        lengths[d] += 1
+    relation_weights = [r[4] for r in RELATIONS]
+    kind_weights = {k: [e.weight for e in pool[k]] for k in KINDS}
+    central = [e for k in ("gene", "process") for e in pool[k]]
+    out, stated = [], {}  # stated: every triple stated so far, in order
+    for d, length in enumerate(lengths):
+        focus = _weighted_sample(rng, central, [e.weight for e in central], rng.choice((1, 1, 2)))
+        mine: set = set()
+        for _ in range(200 * length):
+            if len(mine) == length:
+                break
+            if stated and rng.random() < repeat_fraction:
+                key = rng.choice(list(stated))
+            else:
+                key = _fresh(pool, focus, relation_weights, kind_weights, rng)
+            if key is not None and key not in mine:
+                mine.add(key)
+                stated[key] = None
+                out.append((d, *key))
+        else:
+            raise ValueError(f"cannot draw {length} distinct triples for one document from {sum(map(len, pool.values()))} "
+                             "entities; raise entities")
+    return out
+
+
+def _fresh(pool, focus, relation_weights, kind_weights, rng: random.Random):
+    curie, label, s_kind, o_kind, _, order = rng.choices(RELATIONS, relation_weights)[0]
+    subject, object_ = (rng.choices(pool[k], kind_weights[k])[0] for k in (s_kind, o_kind))
+    hits = [e for e in focus if e.kind in (s_kind, o_kind)]
+    if hits and rng.random() < 0.6:
+        if hits[0].kind == s_kind and (s_kind != o_kind or rng.random() < 0.5):
+            subject = hits[0]
+        else:
+            object_ = hits[0]
+    if subject is object_:
+        return None
+    if (order == "up" and subject.level > object_.level) or (order == "down" and subject.level < object_.level):
+        subject, object_ = object_, subject  # same kind: the hidden order decides the direction
+    return (subject, curie, object_, label)
+
+
+def _mentions(triples) -> dict[Entity, list[int]]:
+    """Returns, per entity in order of first mention, the indexes of the triples that mention it."""
+    out: dict[Entity, list[int]] = {}
+    for i, (_, subject, _, object_, _) in enumerate(triples):
+        for entity in (subject, object_):
+            out.setdefault(entity, []).append(i)
+    return out
+
+
+def _choose_merges(triples, merges: int, rng: random.Random) -> list[Entity]:
+    """Returns the entities to merge: mentioned at least twice, drawn by how often they are."""
+    candidates = [(e, len(m)) for e, m in _mentions(triples).items() if len(m) >= 2 and e.variants]
+    return _weighted_sample(rng, [e for e, _ in candidates], [n for _, n in candidates], merges)
+
+
+def _spell(triples, chosen: list[Entity], rng: random.Random) -> list[tuple[str, str]]:
+    """Returns (subject, object) spellings: a merged entity's first document (or mention) uses
+    its canonical name, the second a variant, later ones either; others keep the canonical name."""
+    spelling: dict[tuple, str] = {}  # (entity, document or mention) -> spelling
+    mentions = _mentions(triples)
+    for entity in chosen:
+        documents = list(dict.fromkeys(triples[i][0] for i in mentions[entity]))
+        groups = documents if len(documents) >= 2 else [(None, i) for i in mentions[entity]]
+        for n, group in enumerate(groups):
+            name = entity.name if n == 0 or (n > 1 and rng.random() < 0.5) else rng.choice(entity.variants)
+            spelling[(entity, group)] = name
+    out = []
+    for i, (d, subject, _, object_, _) in enumerate(triples):
+        out.append(tuple(spelling.get((e, d)) or spelling.get((e, (None, i))) or e.name for e in (subject, object_)))
+    return out
+
+
+def _merge_receipts(records, triples, chosen, overcap: int, rng: random.Random) -> list[Receipt]:
+    mentions = _mentions(triples)
+    busiest = sorted(chosen, key=lambda e: (-len(mentions[e]), e.name))[:overcap]
+    receipts = []
+    for n, entity in enumerate(sorted(chosen, key=lambda e: mentions[e][0]), 1):
+        spelled = {}  # spelling -> assertion ids using it
+        for i in mentions[entity]:
+            a = records[i]
+            name = a.subject if triples[i][1] is entity else a.object
+            spelled.setdefault(name, []).append(a.id)
+        members = [s for s in (entity.name, *entity.variants) if s in spelled]
+        variant_ids = [a for s in members[1:] for a in spelled[s]]
+        every = [a for s in members for a in spelled[s]]
+        count = rng.randint(9, 12) if entity in busiest else rng.choices((1, 2, 3, 4), (4, 3, 2, 1))[0]
+        support = _support_sets(rng, variant_ids, every, count)
+        content = {"canonical": entity.name, "members": members}
+        receipts.append(Receipt(f"merge:m{n:03d}", "merge", content, tuple(support)))
+    return receipts
+
+
+def _support_sets(rng: random.Random, first: list[str], every: list[str], count: int) -> list[frozenset[str]]:
+    """Returns up to ``count`` support sets of 1-3 ids, each with one id of ``first``, none inside another."""
+    sizes = rng.choices((1, 2, 3), (3, 5, 2), k=50 * count)
+    groups = [frozenset([rng.choice(first), *rng.sample(every, min(n - 1, len(every)))]) for n in sizes]
+    return _distinct(rng, groups, count, shuffle=False)
+
+
+def _distinct(rng: random.Random, groups: list[frozenset[str]], count: int, shuffle=True) -> list[frozenset[str]]:
+    """Returns up to ``count`` of ``groups`` (shuffled first) of which none is inside another."""
+    if shuffle:
+        groups = rng.sample(groups, len(groups))
+    kept: list[frozenset[str]] = []
+    for group in groups:
+        if len(kept) == count:
+            break
+        if not any(group <= s or s <= group for s in kept):
+            kept.append(group)
+    return kept
+
+
+def _context(triples, i: int, hub: Entity) -> list[int]:
+    """Returns the other assertions of assertion i's document that mention the hub."""
+    d = triples[i][0]
+    return [j for j in range(max(0, i - 60), min(len(triples), i + 60))
+            if j != i and triples[j][0] == d and hub in (triples[j][1], triples[j][3])]
+
+
+def _summary_receipts(records, triples, summaries: int, rng: random.Random) -> list[Receipt]:
+    """Returns sentence-level summaries of the communities around hub entities."""
+    stating: dict[tuple, list[int]] = {}  # canonical triple -> indexes of the assertions stating it
+    around: dict[Entity, list[tuple]] = {}  # entity -> canonical triples mentioning it
+    for i, (_, subject, curie, object_, label) in enumerate(triples):
+        key = (subject, curie, object_, label)
+        if key not in stating:
+            around.setdefault(subject, []).append(key)
+            around.setdefault(object_, []).append(key)
+        stating.setdefault(key, []).append(i)
+    hubs = [e for e, keys in around.items() if len(keys) >= 2]
+    hubs = _weighted_sample(rng, hubs, [len(around[e]) ** 1.5 for e in hubs], summaries)
+    receipts = []
+    for n, hub in enumerate(hubs, 1):
+        keys = around[hub]
+        chosen = _weighted_sample(rng, keys, [len(stating[k]) for k in keys], rng.randint(2, 6))
+        sentences = []
+        for key in chosen:
+            # a bundle: one assertion stating the claim, alone or with a same-document assertion about the hub
+            bundles = []
+            for i in stating[key]:
+                bundles.append(frozenset([records[i].id]))
+                bundles += [frozenset([records[i].id, records[j].id]) for j in _context(triples, i, hub)]
+            support = _distinct(rng, bundles, rng.randint(1, 3))
+            subject, _, object_, label = key
+            sentences.append(Sentence(f"{subject.name} {label} {object_.name}.", tuple(support)))
+        entities = list(dict.fromkeys(e.name for k in chosen for e in (k[0], k[2])))
+        content = {"community": f"c{n:02d}", "hub": hub.name, "entities": entities,
+                   "text": " ".join(s.text for s in sentences)}
+        receipts.append(Receipt(f"summary:c{n:02d}", "summary", content, (), tuple(sentences)))
+    return receipts
