@@ -14,7 +14,7 @@ from ..program import load_program
 from .assertions import Assertion
 from .compile import CompiledInputs, compile_inputs
 from .records import Receipt, load_assertions, load_receipts
-from .store import Artifact, write_graph
+from .store import Artifact, StoredFact, write_graph
 
 
 def triple_id(layer: str, triple: Sequence[str]) -> str:
@@ -34,6 +34,7 @@ class Build:
     rule_files: list[str]
     over_cap: int
     background_edges: int
+    model: Model | None = field(default=None, repr=False)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
@@ -54,7 +55,13 @@ class Build:
             "background_edges": str(self.background_edges),
             "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        write_graph(path, self.assertions, self.artifacts, meta)
+        facts, rules = (), ""
+        if self.model is not None:
+            to_json = self.model.semiring.to_json
+            facts = (StoredFact(name, tup, tuple(map(tuple, to_json(label))), label.exact)
+                     for name in self.model.relations() for tup, label in self.model.facts(name).items())
+            rules = "\n".join(str(rule) for rule in self.model.program.rules)
+        write_graph(path, self.assertions, self.artifacts, meta, facts, rules)
 
 
 def build_graph(
@@ -90,7 +97,7 @@ def build_graph(
     started = time.perf_counter()
     artifacts, background = collect_artifacts(model, receipts)
     seconds["collect"] = time.perf_counter() - started
-    return Build(assertions, receipts, artifacts, cap, rule_files, compiled.over_cap, background, seconds)
+    return Build(assertions, receipts, artifacts, cap, rule_files, compiled.over_cap, background, model, seconds)
 
 
 def _support(model: Model, label) -> tuple[tuple[str, ...], ...]:
@@ -135,6 +142,14 @@ def collect_artifacts(model: Model, receipts: list[Receipt]) -> tuple[list[Artif
         seen.add(artifact_id)
         artifacts.append(Artifact(artifact_id, "edge", _content(triple), _support(model, label), label.exact))
     return artifacts, background
+
+
+def artifact_fact(artifact: Artifact) -> tuple[str, tuple]:
+    """Returns the program fact an artifact is: its relation and argument tuple."""
+    if artifact.layer in ("claim", "edge"):
+        content = artifact.content
+        return artifact.layer, (content["subject"], content["predicate"], content["object"])
+    return artifact.layer, (artifact.id,)
 
 
 def _rows(model: Model, relation: str):

@@ -33,7 +33,19 @@ CREATE TABLE artifacts(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, layer T
 CREATE TABLE mentions(assertion INTEGER NOT NULL, artifact INTEGER NOT NULL,
     PRIMARY KEY(assertion, artifact)) WITHOUT ROWID;
 CREATE INDEX artifacts_by_layer ON artifacts(layer);
+CREATE TABLE facts(relation TEXT NOT NULL, args TEXT NOT NULL, label BLOB NOT NULL, exact INTEGER NOT NULL,
+    PRIMARY KEY(relation, args)) WITHOUT ROWID;
 """
+
+
+@dataclass(frozen=True)
+class StoredFact:
+    """One fact of the evaluated program (artifact or not), kept for re-derivation."""
+
+    relation: str
+    args: tuple
+    support: tuple[tuple[str, ...], ...]  # () is zero; ((),) is background knowledge (1)
+    exact: bool
 
 
 @dataclass(frozen=True)
@@ -89,8 +101,12 @@ def decode_label(blob: bytes) -> list[list[int]]:
 
 
 def write_graph(path: str | Path, assertions: list[Assertion], artifacts: Iterable[Artifact],
-                meta: dict[str, str]) -> None:
-    """Writes a graph file atomically: the old file survives any failure midway."""
+                meta: dict[str, str], facts: Iterable[StoredFact] = (), rules: str = "") -> None:
+    """Writes a graph file atomically: the old file survives any failure midway.
+
+    ``facts`` are every fact of the evaluated program and ``rules`` its rules as text,
+    so that later re-derivation needs neither the inputs nor the rule files.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
@@ -113,7 +129,11 @@ def write_graph(path: str | Path, assertions: list[Assertion], artifacts: Iterab
                 mentions.extend((n, i) for n in {n for g in groups for n in g})
             db.executemany("INSERT INTO artifacts VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
             db.executemany("INSERT INTO mentions VALUES (?, ?)", mentions)
-            db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), *meta.items()])
+            db.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", (
+                (f.relation, json.dumps(list(f.args), ensure_ascii=False),
+                 encode_label([[number[a] for a in group] for group in f.support]), int(f.exact))
+                for f in facts))
+            db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("rules", rules), *meta.items()])
             db.commit()
         finally:
             db.close()
@@ -195,6 +215,17 @@ class Graph:
             f"WHERE m.assertion IN ({marks}) ORDER BY a.num", sorted(numbers))
         return [r[0] for r in rows]
 
+    def facts(self) -> Iterator[StoredFact]:
+        """Yields every fact of the evaluated program with its support sets."""
+        ids = self._ids
+        for relation, args, blob, exact in self._db.execute("SELECT relation, args, label, exact FROM facts"):
+            support = tuple(tuple(ids[n] for n in group) for group in decode_label(blob))
+            yield StoredFact(relation, tuple(json.loads(args)), support, bool(exact))
+
+    def rules_text(self) -> str:
+        """Returns the rules of the program the graph was built from, as rule-language text."""
+        return self.meta.get("rules", "")
+
     def counts(self) -> dict[str, int]:
         """Returns the number of artifacts per layer."""
         return dict(self._db.execute("SELECT layer, COUNT(*) FROM artifacts GROUP BY layer"))
@@ -221,7 +252,7 @@ class Graph:
             "layers": {k: {**v, "support_sets": dict(sorted(v["support_sets"].items()))}
                        for k, v in sorted(layers.items(), key=lambda kv: _layer_order(kv[0]))},
             "label_bytes_per_artifact": label_bytes / total if total else 0.0,
-            "meta": {k: v for k, v in self.meta.items() if k != "format"},
+            "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules")},
         }
 
 
