@@ -113,12 +113,19 @@ class Plan:
     """One rule compiled for evaluation, optionally driven by the delta of one body atom."""
 
     def __init__(self, rule: Rule, store: Store, semiring, emit: Callable[[str, tuple, Any], None],
-                 delta_atom: int | None = None):
+                 delta_atom: int | None = None, goal: bool = False):
         self.rule = rule
         self.slots = _slots(rule)
         self.size = len(self.slots)
         atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
         bound: set[str] = set()
+        if goal:  # the head is given (see prove): its variables are bound before the body runs
+            self.head_slots = [
+                (pos, self.slots[arg.name]) if isinstance(arg, Variable) else (pos, arg)
+                for pos, arg in enumerate(rule.head.args)
+                if isinstance(arg, (Variable, Constant))
+            ]
+            bound = {arg.name for arg in rule.head.args if isinstance(arg, Variable)}
         self.driver: AtomMatch | None = None
         if delta_atom is not None:
             driver = atoms[delta_atom]
@@ -144,6 +151,20 @@ class Plan:
         for kind, literal, before in reversed(steps):
             chain = _STEP[kind](literal, before, self.slots, store, semiring, chain)
         return chain
+
+    def prove(self, tup: tuple) -> None:
+        """Runs the body with the head bound to ``tup`` (a plan built with ``goal=True``);
+        every derivation found is emitted as usual."""
+        b = [None] * self.size
+        for pos, target in self.head_slots:
+            if isinstance(target, Constant):
+                if target.value != tup[pos]:
+                    return
+            elif b[target] is None:
+                b[target] = tup[pos]
+            elif b[target] != tup[pos]:
+                return
+        self.run(b, _ONE_MARK)
 
     def evaluate(self, delta: dict[tuple, Any] | None = None,
                  delta_indexes: dict[tuple[int, ...], dict] | None = None) -> None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats, evaluate, tuple_key
 from ..program import load_program
 from .assertions import Assertion
@@ -87,6 +88,11 @@ def build_graph(
     started = time.perf_counter()
     compiled = compile_inputs(assertions, receipts, cap)
     extra = [load_program(*rule_files)] if rule_files else []
+    for fact in extra[0].facts if extra else ():
+        if fact.variable:
+            raise PolygraphError(
+                "tracked_fact_in_rules", f"rule files may hold background facts only; '{fact}' is tracked: "
+                "state it as an assertion (assertions.jsonl) so that it has a source", fact.position)
     program = compiled.program(*extra)
     seconds["compile"] = time.perf_counter() - started
 

@@ -1,0 +1,185 @@
+"""What-if deletions: which artifacts a deletion touches, which stand, which fall, and why.
+
+Nothing here mutates the graph.  A deletion is resolved to assertion ids, the
+index yields the touched facts, and each touched artifact gets a verdict under a
+cleanup policy:
+
+- ``deployed``: only claims all of whose assertions are deleted fall (what current
+  pipelines do); every other artifact is kept.
+- ``trust-all``: every label is trusted: an artifact falls when no support set survives.
+- ``distrust:LAYER``: every touched artifact of LAYER falls outright; other labels trusted.
+- ``flat``: everything whose flat lineage touches the deletion falls.
+
+A sentence-level summary is the conjunction of its sentences; under label-trusting
+policies it is kept with its dead sentences dropped while any sentence stands.
+With ``exact``, a dead verdict on a capped (inexact) label is settled by symbolic
+re-derivation over the surviving facts (see rederive.py).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from dataclasses import dataclass, field
+
+from .errors import PolygraphError
+from .graph.index import GraphIndex
+from .graph.store import LAYERS
+
+POLICIES = ("deployed", "trust-all", "flat") + tuple(f"distrust:{layer}" for layer in LAYERS)
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """A set of assertions to delete, by source, by predicate, or by id, in any mix."""
+
+    sources: tuple[str, ...] = ()
+    relations: tuple[str, ...] = ()
+    assertions: tuple[str, ...] = ()
+
+    def resolve(self, index: GraphIndex) -> frozenset[str]:
+        """Returns the deleted assertion ids; unknown names are an error with close matches."""
+        problems = []
+        for kind, names, known in (("source", self.sources, index.sources),
+                                   ("relation", self.relations, index.predicates),
+                                   ("assertion", self.assertions, index.bit)):
+            for name in names:
+                if name not in known:
+                    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+                    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+                    problems.append(f"no {kind} named {name!r}{hint}")
+        if problems:
+            raise PolygraphError("unknown_deletion", "; ".join(problems) + "; nothing was evaluated")
+        ids = set(self.assertions)
+        for source in self.sources:
+            ids.update(index.sources[source])
+        for relation in self.relations:
+            ids.update(index.predicates[relation])
+        return frozenset(ids)
+
+    def __add__(self, other: "Deletion") -> "Deletion":
+        return Deletion(*(tuple(dict.fromkeys(a + b)) for a, b in zip(
+            (self.sources, self.relations, self.assertions),
+            (other.sources, other.relations, other.assertions))))
+
+    def __bool__(self) -> bool:
+        return bool(self.sources or self.relations or self.assertions)
+
+    def __str__(self) -> str:
+        parts = [f"retract-source {s}" for s in self.sources]
+        parts += [f"revoke-relation {r}" for r in self.relations]
+        parts += [f"assertion {a}" for a in self.assertions]
+        return ", ".join(parts) or "nothing"
+
+
+@dataclass
+class Outcome:
+    """The verdicts of one what-if: touched, dead and kept artifact ids, per layer too."""
+
+    deletion: Deletion
+    deleted: frozenset[str]
+    policy: str
+    exact: bool
+    touched: list[str] = field(default_factory=list)
+    dead: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    summaries: dict[str, dict] = field(default_factory=dict)
+    settled: int = 0  # inexact dead verdicts that re-derivation examined
+    revived: int = 0  # ... and found alive after all
+    elapsed_ms: float = 0.0
+
+    def by_layer(self) -> dict[str, dict[str, int]]:
+        """Returns touched / dead / kept counts per layer."""
+        counts: dict[str, dict[str, int]] = {}
+        layer_of = self._layers
+        for name, ids in (("touched", self.touched), ("dead", self.dead), ("kept", self.kept)):
+            for artifact in ids:
+                entry = counts.setdefault(layer_of[artifact], {"touched": 0, "dead": 0, "kept": 0})
+                entry[name] += 1
+        return {layer: counts[layer] for layer in LAYERS if layer in counts}
+
+    def to_json(self) -> dict:
+        return {
+            "deletion": str(self.deletion),
+            "deleted_assertions": sorted(self.deleted),
+            "policy": self.policy,
+            "exact": self.exact,
+            "touched": self.touched,
+            "dead": self.dead,
+            "kept": self.kept,
+            "by_layer": self.by_layer(),
+            "summaries": self.summaries,
+            "settled_by_rederivation": self.settled,
+            "revived_by_rederivation": self.revived,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+
+    _layers: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+def check_policy(policy: str) -> str:
+    """Returns the policy if it is known; raises PolygraphError naming the choices otherwise."""
+    if policy not in POLICIES:
+        raise PolygraphError("unknown_policy", f"unknown policy {policy!r}; choose one of: {', '.join(POLICIES)}")
+    return policy
+
+
+def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", exact: bool = False,
+            rederiver=None) -> Outcome:
+    """Evaluates a deletion under a policy without changing anything; see the module docstring.
+
+    ``rederiver`` (a rederive.Rederiver) is built on first use when ``exact`` is set.
+    """
+    check_policy(policy)
+    started = time.perf_counter()
+    deleted = deletion.resolve(index)
+    mask = index.mask(deleted)
+    outcome = Outcome(deletion, deleted, policy, exact)
+    touched_facts = index.touched_facts(mask)
+    dead_facts = {f for f in touched_facts if not index.survives(f, mask)}
+    if exact and policy != "flat" and policy != "deployed":
+        uncertain = {f for f in dead_facts if not index.exact[f]}
+        if uncertain:
+            if rederiver is None:
+                from .rederive import Rederiver
+                rederiver = Rederiver(index)
+            revived = rederiver.revive(uncertain, dead_facts, mask)
+            outcome.settled, outcome.revived = len(uncertain), len(revived)
+            dead_facts -= revived
+    distrusted = policy.split(":", 1)[1] if policy.startswith("distrust:") else None
+    touched = [index.by_fact[f] for f in touched_facts if f in index.by_fact]
+    touched.sort(key=lambda a: (LAYERS.index(a.layer), a.id))
+    verdicts: dict[str, bool] = {}
+    for artifact in touched:
+        label_dead = artifact.fact in dead_facts
+        if policy == "flat" or artifact.layer == distrusted:
+            dies = True
+        elif policy == "deployed":
+            dies = artifact.layer == "claim" and label_dead
+        else:
+            dies = label_dead
+        verdicts[artifact.id] = dies
+    _trim_summaries(index, verdicts, policy, distrusted, outcome)
+    for artifact in touched:
+        outcome.touched.append(artifact.id)
+        (outcome.dead if verdicts[artifact.id] else outcome.kept).append(artifact.id)
+        outcome._layers[artifact.id] = artifact.layer
+    outcome.elapsed_ms = (time.perf_counter() - started) * 1000
+    return outcome
+
+
+def _trim_summaries(index: GraphIndex, verdicts: dict[str, bool], policy: str, distrusted: str | None,
+                    outcome: Outcome) -> None:
+    """Keeps a sentence-level summary with its dead sentences dropped while any sentence stands."""
+    for summary, sentence_ids in index.sentences.items():
+        dead = [s for s in sentence_ids if verdicts.get(s)]
+        if summary not in verdicts and not dead:
+            continue
+        total = len(sentence_ids)
+        removed = verdicts.get(summary, False)
+        if policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence"):
+            removed = len(dead) == total
+            if summary in verdicts:
+                verdicts[summary] = removed
+        status = "removed" if removed else ("trimmed" if dead else "kept")
+        outcome.summaries[summary] = {"status": status, "sentences": total, "dead_sentences": len(dead)}
