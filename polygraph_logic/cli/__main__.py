@@ -1,0 +1,7 @@
+"""``python -m polygraph_logic.cli``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,113 @@
+"""``polygraph eval``: evaluate rule files and print relations with their provenance."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Sequence
+
+from ..evaluate import Model, StratumStats, evaluate, tuple_key, what_if
+from ..program import load_program
+from ..provenance import SEMIRINGS
+from .arguments import parse_cap
+
+
+def register(commands) -> None:
+    """Adds the ``eval`` subcommand."""
+    ev = commands.add_parser(
+        "eval",
+        help="evaluate rule files and print every relation with its provenance",
+        description="Evaluate one or more rule files (read as one program) and print every "
+        "relation, given facts included. Facts written `a12 :: edge(\"a\", \"b\").` are source "
+        "assertions tracked by the provenance semiring.",
+    )
+    ev.add_argument("files", nargs="+", metavar="FILE.dl", help="rule files, read as one program")
+    ev.add_argument("--semiring", choices=SEMIRINGS, default="why",
+                    help="boolean: facts only; why: minimal support sets (default); lineage: flat sets")
+    ev.add_argument("--cap", type=parse_cap, default=8, metavar="K",
+                    help="keep at most K support sets per fact, the smallest (default 8; 'none' = no cap)")
+    ev.add_argument("--json", action="store_true", help="print JSON instead of text")
+    ev.add_argument("--relation", action="append", metavar="NAME",
+                    help="print only this relation (repeatable)")
+    ev.add_argument("--delete", action="append", metavar="ID[,ID...]",
+                    help="what if these assertions were deleted: print what still stands and what falls")
+    ev.add_argument("--stats", action="store_true", help="print per-stratum rounds and times to stderr")
+    ev.set_defaults(run=_run_eval)
+
+
+def _run_eval(args: argparse.Namespace) -> int:
+    program = load_program(*args.files)
+    for warning in program.warnings:
+        print(warning, file=sys.stderr)
+    progress = _print_stats if args.stats else None
+    model = evaluate(program, semiring=args.semiring, cap=args.cap, progress=progress)
+    names = args.relation or model.relations()
+    for name in names:
+        model.facts(name)  # raises a clear KeyError for an unknown relation
+    if args.delete:
+        deleted = [i for chunk in args.delete for i in chunk.split(",") if i]
+        return _print_deletion(model, names, deleted, args.json)
+    if args.json:
+        full = model.to_json()
+        json.dump({name: full[name] for name in names}, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        print_model(model, names)
+    return 0
+
+
+def _print_deletion(model: Model, names: Sequence[str], deleted: list[str], as_json: bool) -> int:
+    outcome = what_if(model, deleted)
+    if as_json:
+        json.dump(
+            {
+                "deleted": sorted(set(deleted)),
+                "alive": {n: [{"tuple": list(t), "provenance": model.semiring.to_json(l), "exact": l.exact}
+                              for t, l in sorted(outcome.alive[n].items(), key=lambda i: tuple_key(i[0]))]
+                          for n in names},
+                "dead": {n: [list(t) for t in sorted(outcome.dead[n], key=tuple_key)] for n in names},
+            },
+            sys.stdout, indent=2, ensure_ascii=False,
+        )
+        print()
+        return 0
+    print(f"deleting {', '.join(sorted(set(deleted)))}")
+    for name in names:
+        alive, dead = outcome.alive[name], outcome.dead[name]
+        print(f"{name} ({len(alive)} alive, {len(dead)} dead)")
+        for tup in sorted(dead, key=tuple_key):
+            print(f"  - {model.format_fact(name, tup)}")
+        for tup in sorted(alive, key=tuple_key):
+            label = alive[tup]
+            print(f"    {model.format_fact(name, tup)}  {model.semiring.format(label)}")
+    return 0
+
+
+def _print_stats(stats: StratumStats) -> None:
+    print(
+        f"stratum {', '.join(stats.relations)}: {stats.facts} facts, "
+        f"{stats.rounds} rounds, {stats.seconds * 1000:.1f} ms",
+        file=sys.stderr,
+    )
+
+
+def print_model(model: Model, names: Sequence[str], out=None) -> None:
+    """Prints relations as text: a heading per relation, then one fact a line with its label."""
+    out = out or sys.stdout
+    tracks = model.semiring.tracks_provenance
+    for name in names:
+        rows = model.facts(name)
+        print(f"{name} ({len(rows)} fact{'s' if len(rows) != 1 else ''})", file=out)
+        facts = sorted(rows, key=tuple_key)
+        texts = [model.format_fact(name, tup) for tup in facts]
+        width = max((len(t) for t in texts), default=0)
+        for tup, text in zip(facts, texts):
+            if tracks:
+                label = rows[tup]
+                marker = "" if label.exact else "  [capped]"
+                print(f"  {text.ljust(width)}  {model.semiring.format(label)}{marker}", file=out)
+            else:
+                print(f"  {text}", file=out)
+
+

@@ -1,0 +1,191 @@
+"""``whatif``, ``why``, ``whynot``, ``robustness``, ``top-sources`` and ``repl``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..explain import Explainer, robustness, top_sources, why, whynot
+from ..graph.index import GraphIndex
+from ..graph.store import LAYERS, Graph
+from ..whatif import POLICIES, Deletion, what_if
+
+
+def _deletion_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--retract-source", action="append", default=[], metavar="S",
+                         help="delete every assertion of source S (repeatable)")
+    command.add_argument("--revoke-relation", action="append", default=[], metavar="P",
+                         help="delete every assertion with predicate P (repeatable)")
+    command.add_argument("--assertion", action="append", default=[], metavar="ID",
+                         help="delete one assertion by id (repeatable)")
+    command.add_argument("--policy", default="trust-all", metavar="POLICY",
+                         help=f"cleanup policy: {', '.join(POLICIES)} (default trust-all)")
+
+
+def _deletion(args: argparse.Namespace) -> Deletion:
+    return Deletion(tuple(args.retract_source), tuple(args.revoke_relation), tuple(args.assertion))
+
+
+def register(commands) -> None:
+    """Adds the what-if and explanation subcommands."""
+    whatif = commands.add_parser(
+        "whatif", help="what stands and what falls if sources, relations or assertions are deleted",
+        description="Evaluate a deletion without changing the graph: touched, dead and kept artifacts "
+                    "per layer under a cleanup policy. Unknown names are an error; nothing is evaluated.")
+    whatif.add_argument("graph", metavar="GRAPH")
+    _deletion_arguments(whatif)
+    whatif.add_argument("--exact", action="store_true",
+                        help="settle dead verdicts on capped labels by symbolic re-derivation")
+    whatif.add_argument("--json", action="store_true", help="print JSON")
+    whatif.add_argument("--list", action="store_true", help="list the dead artifacts")
+    whatif.set_defaults(run=_run_whatif)
+
+    explain = commands.add_parser("why", help="an artifact's support sets, sources and derivation tree")
+    explain.add_argument("graph", metavar="GRAPH")
+    explain.add_argument("artifact", metavar="ARTIFACT")
+    explain.add_argument("--trees", type=int, default=1, metavar="N", help="derivation trees for N support sets")
+    explain.add_argument("--json", action="store_true", help="print JSON")
+    explain.set_defaults(run=_run_why)
+
+    broken = commands.add_parser("whynot", help="which deleted sources broke each support set of an artifact")
+    broken.add_argument("graph", metavar="GRAPH")
+    broken.add_argument("artifact", metavar="ARTIFACT")
+    _deletion_arguments(broken)
+    broken.add_argument("--json", action="store_true", help="print JSON")
+    broken.set_defaults(run=_run_whynot)
+
+    robust = commands.add_parser("robustness", help="fewest sources that kill an artifact; echo flag")
+    robust.add_argument("graph", metavar="GRAPH")
+    robust.add_argument("artifact", metavar="ARTIFACT")
+    robust.add_argument("--json", action="store_true", help="print JSON")
+    robust.set_defaults(run=_run_robustness)
+
+    top = commands.add_parser("top-sources", help="the sources whose retraction kills the most artifacts")
+    top.add_argument("graph", metavar="GRAPH")
+    top.add_argument("--limit", type=int, default=10, metavar="N")
+    top.add_argument("--policy", default="trust-all", choices=POLICIES)
+    top.add_argument("--json", action="store_true", help="print JSON")
+    top.set_defaults(run=_run_top)
+
+    repl = commands.add_parser("repl", help="an interactive session of what-if deletions")
+    repl.add_argument("graph", metavar="GRAPH")
+    repl.add_argument("--policy", default="trust-all", choices=POLICIES)
+    repl.set_defaults(run=_run_repl)
+
+
+def _index(path: str) -> GraphIndex:
+    return GraphIndex(Graph(path))
+
+
+def _require(index: GraphIndex, artifact: str) -> None:
+    if artifact not in index.artifacts:
+        import difflib
+        close = difflib.get_close_matches(artifact, list(index.artifacts), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise KeyError(f"no artifact named {artifact!r}{hint}")
+
+
+def _run_whatif(args: argparse.Namespace) -> int:
+    index = _index(args.graph)
+    outcome = what_if(index, _deletion(args), args.policy, exact=args.exact)
+    if args.json:
+        print(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False))
+        return 0
+    print(f"{outcome.deletion}: {len(outcome.deleted)} assertions deleted; policy {outcome.policy}"
+          f"{'; exact' if outcome.exact else ''}; {outcome.elapsed_ms:.2f} ms")
+    print(f"{'layer':10} {'touched':>8} {'dead':>6} {'kept':>6}")
+    for layer, counts in outcome.by_layer().items():
+        print(f"{layer:10} {counts['touched']:>8} {counts['dead']:>6} {counts['kept']:>6}")
+    for summary, entry in sorted(outcome.summaries.items()):
+        print(f"  {summary}: {entry['status']} ({entry['dead_sentences']} of {entry['sentences']} sentences dead)")
+    if outcome.settled:
+        print(f"re-derivation examined {outcome.settled} capped dead verdicts and revived {outcome.revived}")
+    if args.list:
+        for artifact in outcome.dead:
+            print(f"  - {artifact}")
+    return 0
+
+
+def print_why(result: dict, out=None) -> None:
+    """Prints a why() result as text."""
+    out = out or sys.stdout
+    print(f"{result['artifact']} ({result['layer']}): {result['label']}"
+          f"{'' if result['exact'] else '  [capped]'}", file=out)
+    for i, support in enumerate(result["support_sets"], 1):
+        print(f"  support set {i}:", file=out)
+        for a in support:
+            print(f"    {a['id']:10} {a['source']:24} {' '.join(a['triple'])}", file=out)
+    for tree in result["derivations"]:
+        if tree is not None:
+            print("  derivation:", file=out)
+            for line in tree.lines("    "):
+                print(line, file=out)
+
+
+def _run_why(args: argparse.Namespace) -> int:
+    index = _index(args.graph)
+    _require(index, args.artifact)
+    result = why(index, args.artifact, Explainer(index), trees=args.trees)
+    if args.json:
+        result["derivations"] = [t.lines() if t else None for t in result["derivations"]]
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print_why(result)
+    return 0
+
+
+def print_whynot(result: dict, out=None) -> None:
+    """Prints a whynot() result as text."""
+    out = out or sys.stdout
+    print(f"{result['artifact']} is {result['status']} under {result['policy']} after {result['deletion']}",
+          file=out)
+    for entry in result["support_sets"]:
+        broken = (f"broken by {', '.join(entry['broken_by'])} ({', '.join(entry['sources'])})"
+                  if entry["broken_by"] else "survives")
+        print(f"  {{{', '.join(entry['support'])}}}: {broken}", file=out)
+
+
+def _run_whynot(args: argparse.Namespace) -> int:
+    index = _index(args.graph)
+    _require(index, args.artifact)
+    result = whynot(index, args.artifact, _deletion(args), args.policy)
+    print(json.dumps(result, indent=2)) if args.json else print_whynot(result)
+    return 0
+
+
+def print_robustness(result: dict, out=None) -> None:
+    """Prints a robustness() result as text."""
+    out = out or sys.stdout
+    inexact = "" if result["exact"] else " (capped label: at least)"
+    print(f"{result['artifact']}: {result['support_sets']} support sets over {len(result['sources'])} sources",
+          file=out)
+    print(f"  fewest sources whose retraction kills it{inexact}: "
+          f"{len(result['fewest_sources_to_kill'])} ({', '.join(result['fewest_sources_to_kill'])})", file=out)
+    print(f"  independent sources: {result['independent_sources']}"
+          f"{'  ECHO: several support sets, one origin' if result['echo'] else ''}", file=out)
+
+
+def _run_robustness(args: argparse.Namespace) -> int:
+    index = _index(args.graph)
+    _require(index, args.artifact)
+    result = robustness(index, args.artifact)
+    print(json.dumps(result, indent=2)) if args.json else print_robustness(result)
+    return 0
+
+
+def _run_top(args: argparse.Namespace) -> int:
+    rows = top_sources(_index(args.graph), args.limit, args.policy)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'source':30} {'dead':>6}  " + "  ".join(f"{layer:>8}" for layer in LAYERS))
+    for row in rows:
+        print(f"{row['source']:30} {row['dead']:>6}  "
+              + "  ".join(f"{row['by_layer'].get(layer, 0):>8}" for layer in LAYERS))
+    return 0
+
+
+def _run_repl(args: argparse.Namespace) -> int:
+    from ..repl import run_repl
+    return run_repl(args.graph, policy=args.policy)

@@ -1,0 +1,210 @@
+"""Why an artifact stands, why it fell, and how robust it is to retractions.
+
+- ``why``: its support sets with each assertion's source and triple, and for a
+  derived fact a derivation tree: the rules and facts that produce it from one
+  support set.
+- ``whynot``: after a deletion, which deleted assertions (and sources) broke each set.
+- ``robustness``: the fewest sources whose retraction kills it (a minimum hitting set
+  over the sources of its support sets), how many independent sources back it
+  (support sets with pairwise disjoint sources), and an echo flag when several
+  support sets all rest on one source: many paths, one origin.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .graph.index import FactKey, GraphIndex
+from .plan import Plan, Store
+from .program import parse_program
+from .syntax import format_value
+from .whatif import Deletion, what_if
+
+
+@dataclass
+class Derivation:
+    """A node of a derivation tree: a fact, the rule that produced it, and its premises.
+
+    A leaf is stated by ``assertion`` (a source assertion) or is background (``rule``
+    and ``assertion`` both None, no premises).
+    """
+
+    fact: FactKey
+    rule: str | None = None
+    assertion: str | None = None
+    premises: list["Derivation"] = field(default_factory=list)
+
+    def lines(self, indent: str = "") -> list[str]:
+        """Returns the tree as indented text."""
+        relation, args = self.fact
+        text = f"{relation}({', '.join(format_value(v) for v in args)})"
+        if self.assertion:
+            text += f"   stated by {self.assertion}"
+        elif self.rule is None:
+            text += "   background"
+        else:
+            text += f"   by  {self.rule}"
+        out = [indent + text]
+        for premise in self.premises:
+            out.extend(premise.lines(indent + "  "))
+        return out
+
+
+class _Found(Exception):
+    pass
+
+
+class _Witness:
+    """Labels are the tuples of facts a derivation used."""
+
+    name = "witness"
+
+    def one(self):
+        return ()
+
+    def times(self, a, b):
+        return a + b
+
+
+class Explainer:
+    """Explanations over one graph index (rules compiled once)."""
+
+    def __init__(self, index: GraphIndex):
+        self.index = index
+        program = parse_program(index.graph.rules_text(), f"{index.graph.path} (rules)")
+        arities = dict(program.arities)
+        for relation, args in index.labels:
+            arities.setdefault(relation, len(args))
+        store = Store(arities)
+        for relation, args in index.labels:
+            store.relations[relation][args] = ((relation, args),)
+        self._goal: tuple | None = None
+        self._accept = None
+        self._found: tuple | None = None
+        self.plans: dict[str, list[tuple[Plan, str]]] = {}
+        for rule in program.rules:
+            plan = Plan(rule, store, _Witness(), self._emit, goal=True)
+            self.plans.setdefault(rule.head.relation, []).append((plan, str(rule)))
+        self.stated: dict[FactKey, list[str]] = {}
+        for assertion in index.graph.assertions.values():
+            self.stated.setdefault(("claim", assertion.triple), []).append(assertion.id)
+            self.stated.setdefault(("assertion", (assertion.id,)), []).append(assertion.id)
+
+    def _emit(self, relation, tup, used) -> None:
+        if tup == self._goal and self._accept(used):
+            self._found = used
+            raise _Found
+
+    def derivation(self, fact: FactKey, support: frozenset[str]) -> Derivation | None:
+        """Returns a derivation tree of ``fact`` from the assertions of ``support`` alone."""
+        mask = self.index.mask(support)
+        return self._derive(fact, mask, frozenset())
+
+    def _supported(self, fact: FactKey, mask: int) -> bool:
+        return any(m & mask == m for m in self.index.labels.get(fact, ()))
+
+    def _derive(self, fact: FactKey, mask: int, path: frozenset) -> Derivation | None:
+        for assertion in self.stated.get(fact, ()):
+            if mask >> self.index.bit[assertion] & 1:
+                return Derivation(fact, assertion=assertion)
+        if self.index.labels.get(fact) == (0,):
+            return Derivation(fact)  # background knowledge
+        path = path | {fact}
+        relation, args = fact
+        for plan, text in self.plans.get(relation, ()):
+            self._goal, self._found = args, None
+            self._accept = lambda used: all(g not in path and self._supported(g, mask) for g in used)
+            try:
+                plan.prove(args)
+            except _Found:
+                premises = [self._derive(g, mask, path) for g in self._found]
+                if all(p is not None for p in premises):
+                    return Derivation(fact, rule=text, premises=premises)
+        return None
+
+
+def why(index: GraphIndex, artifact_id: str, explainer: Explainer | None = None, trees: int = 1) -> dict:
+    """Returns an artifact's support sets with sources and triples, and derivation trees
+    (for the first ``trees`` support sets) when the artifact is derived by rules."""
+    artifact = index.artifacts[artifact_id]
+    label = index.graph.label(artifact_id)
+    sets = []
+    for support in label.support_sets():
+        sets.append([_assertion(index, a) for a in sorted(support)])
+    result = {"artifact": artifact_id, "layer": artifact.layer, "label": str(label), "exact": label.exact,
+              "support_sets": sets, "derivations": []}
+    if explainer is not None:
+        for support in label.support_sets()[:trees]:
+            tree = explainer.derivation(artifact.fact, support)
+            result["derivations"].append(tree)
+    return result
+
+
+def whynot(index: GraphIndex, artifact_id: str, deletion: Deletion, policy: str = "trust-all") -> dict:
+    """Returns, for each support set, the deleted assertions and sources that broke it."""
+    deleted = deletion.resolve(index)
+    label = index.graph.label(artifact_id)
+    outcome = what_if(index, deletion, policy)
+    sets = []
+    for support in label.support_sets():
+        broken = sorted(a for a in support if a in deleted)
+        sets.append({"support": sorted(support), "broken_by": broken,
+                     "sources": sorted({index.graph.assertions[a].source for a in broken})})
+    status = "dead" if artifact_id in outcome.dead else "alive"
+    return {"artifact": artifact_id, "status": status, "policy": policy, "deletion": str(deletion),
+            "exact": label.exact, "support_sets": sets}
+
+
+def robustness(index: GraphIndex, artifact_id: str) -> dict:
+    """Returns the fewest sources whose retraction kills the artifact, its independent sources,
+    and the echo flag (see the module docstring); exact within the label's cap."""
+    label = index.graph.label(artifact_id)
+    source_sets = [frozenset(index.graph.assertions[a].source for a in support)
+                   for support in label.support_sets()]
+    sources = sorted(set().union(*source_sets)) if source_sets else []
+    fewest: list[str] = []
+    for size in range(1, len(sources) + 1):
+        for chosen in itertools.combinations(sources, size):
+            if all(group & set(chosen) for group in source_sets):
+                fewest = list(chosen)
+                break
+        if fewest:
+            break
+    independent = _max_disjoint(source_sets)
+    return {
+        "artifact": artifact_id,
+        "support_sets": len(source_sets),
+        "sources": sources,
+        "fewest_sources_to_kill": fewest,
+        "independent_sources": independent,
+        "echo": len(source_sets) >= 2 and independent == 1,
+        "exact": label.exact,  # inexact: the true minimum may be larger
+    }
+
+
+def _max_disjoint(groups: list[frozenset]) -> int:
+    """Returns the largest number of groups that are pairwise disjoint (brute force; <= cap groups)."""
+    unique = list(dict.fromkeys(groups))
+    for size in range(len(unique), 0, -1):
+        for chosen in itertools.combinations(unique, size):
+            if sum(len(g) for g in chosen) == len(frozenset().union(*chosen)):
+                return size
+    return 0
+
+
+def top_sources(index: GraphIndex, limit: int = 10, policy: str = "trust-all") -> list[dict]:
+    """Returns the sources whose retraction would kill the most artifacts, with counts per layer."""
+    rows = []
+    for source in index.sources:
+        outcome = what_if(index, Deletion(sources=(source,)), policy)
+        layers = Counter(index.artifacts[a].layer for a in outcome.dead)
+        rows.append({"source": source, "dead": len(outcome.dead), "by_layer": dict(layers)})
+    rows.sort(key=lambda r: (-r["dead"], r["source"]))
+    return rows[:limit]
+
+
+def _assertion(index: GraphIndex, assertion_id: str) -> dict:
+    a = index.graph.assertions[assertion_id]
+    return {"id": a.id, "source": a.source, "triple": [a.subject, a.predicate, a.object]}
