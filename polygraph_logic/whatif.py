@@ -160,6 +160,13 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
             dies = label_dead
         verdicts[artifact.id] = dies
     _trim_summaries(index, verdicts, policy, distrusted, outcome)
+    for summary, entry in outcome.summaries.items():
+        if entry["status"] == "removed":  # a removed summary takes its sentences with it
+            for sentence in index.sentences[summary]:
+                if sentence not in verdicts:
+                    touched.append(index.artifacts[sentence])
+                verdicts[sentence] = True
+    touched.sort(key=lambda a: (LAYERS.index(a.layer), a.id))
     for artifact in touched:
         outcome.touched.append(artifact.id)
         (outcome.dead if verdicts[artifact.id] else outcome.kept).append(artifact.id)

@@ -1,0 +1,162 @@
+"""An interactive what-if session: a deletion built up step by step, with undo and redo.
+
+Every REPL command is a method here, so a notebook can do the same:
+
+    >>> s = Session("figure1.graph")
+    >>> s.retract("PMID:39973430"); s.diff().by_layer()
+    >>> s.why("merge:mapk-erk"); s.undo(); s.apply("figure1-cleaned.graph")
+
+The stored graph is never changed; ``apply`` writes a new snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .errors import PolygraphError
+from .explain import Explainer, robustness, top_sources, why, whynot
+from .graph.index import GraphIndex
+from .graph.store import Artifact, Graph, write_graph
+from .whatif import Deletion, Outcome, check_policy, what_if
+
+
+@dataclass
+class Session:
+    """A graph, the current deletion, its undo/redo stacks and the command history."""
+
+    index: GraphIndex
+    policy: str = "trust-all"
+    deletion: Deletion = field(default_factory=Deletion)
+    history: list[str] = field(default_factory=list)
+    _undo: list[Deletion] = field(default_factory=list, repr=False)
+    _redo: list[Deletion] = field(default_factory=list, repr=False)
+    _explainer: Explainer | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, path: str | Path, policy: str = "trust-all") -> "Session":
+        """Opens a graph file for a session."""
+        return cls(GraphIndex(Graph(path)), check_policy(policy))
+
+    # --- building the deletion ---------------------------------------------------------
+    def _change(self, deletion: Deletion, command: str) -> Outcome:
+        deletion.resolve(self.index)  # unknown names raise before anything changes
+        self._undo.append(self.deletion)
+        self._redo.clear()
+        self.deletion = deletion
+        self.history.append(command)
+        return self.diff()
+
+    def retract(self, source: str) -> Outcome:
+        """Adds every assertion of a source to the deletion; returns the new diff."""
+        return self._change(self.deletion + Deletion(sources=(source,)), f"retract {source}")
+
+    def revoke(self, relation: str) -> Outcome:
+        """Adds every assertion with a predicate to the deletion."""
+        return self._change(self.deletion + Deletion(relations=(relation,)), f"revoke {relation}")
+
+    def delete(self, assertion: str) -> Outcome:
+        """Adds one assertion to the deletion."""
+        return self._change(self.deletion + Deletion(assertions=(assertion,)), f"delete {assertion}")
+
+    def restore(self, name: str) -> Outcome:
+        """Takes a source, relation or assertion back out of the deletion."""
+        d = self.deletion
+        if name not in d.sources + d.relations + d.assertions:
+            raise PolygraphError("not_deleted", f"{name!r} is not part of the current deletion ({d})")
+        restored = Deletion(tuple(s for s in d.sources if s != name), tuple(r for r in d.relations if r != name),
+                            tuple(a for a in d.assertions if a != name))
+        return self._change(restored, f"restore {name}")
+
+    def undo(self) -> Outcome:
+        """Returns to the deletion before the last change."""
+        if not self._undo:
+            raise PolygraphError("nothing_to_undo", "nothing to undo")
+        self._redo.append(self.deletion)
+        self.deletion = self._undo.pop()
+        self.history.append("undo")
+        return self.diff()
+
+    def redo(self) -> Outcome:
+        """Re-applies the last undone change."""
+        if not self._redo:
+            raise PolygraphError("nothing_to_redo", "nothing to redo")
+        self._undo.append(self.deletion)
+        self.deletion = self._redo.pop()
+        self.history.append("redo")
+        return self.diff()
+
+    def set_policy(self, policy: str) -> Outcome:
+        """Changes the cleanup policy the diff uses."""
+        self.policy = check_policy(policy)
+        self.history.append(f"policy {policy}")
+        return self.diff()
+
+    # --- looking at it ---------------------------------------------------------------
+    def diff(self, exact: bool = False) -> Outcome:
+        """Returns what the current deletion does under the session's policy."""
+        return what_if(self.index, self.deletion, self.policy, exact=exact)
+
+    @property
+    def explainer(self) -> Explainer:
+        if self._explainer is None:
+            self._explainer = Explainer(self.index)
+        return self._explainer
+
+    def why(self, artifact: str, trees: int = 1) -> dict:
+        return why(self.index, self._known(artifact), self.explainer, trees)
+
+    def whynot(self, artifact: str) -> dict:
+        return whynot(self.index, self._known(artifact), self.deletion, self.policy)
+
+    def robustness(self, artifact: str) -> dict:
+        return robustness(self.index, self._known(artifact))
+
+    def top(self, limit: int = 10) -> list[dict]:
+        return top_sources(self.index, limit, self.policy)
+
+    def _known(self, artifact: str) -> str:
+        if artifact not in self.index.artifacts:
+            raise PolygraphError("unknown_artifact", f"no artifact named {artifact!r}")
+        return artifact
+
+    # --- applying it -----------------------------------------------------------------
+    def apply(self, path: str | Path) -> Outcome:
+        """Writes the graph with the deletion applied as a new snapshot (never in place).
+
+        Dead artifacts are dropped, labels lose the deleted assertions, trimmed
+        summaries keep their surviving sentences; returns the outcome applied.
+        """
+        graph = self.index.graph
+        target = Path(path).resolve()
+        if target == graph.path.resolve():
+            raise PolygraphError("in_place", "apply writes a new snapshot; choose a path other than the graph's own")
+        outcome = self.diff()
+        deleted, dead = outcome.deleted, set(outcome.dead)
+        trimmed = {s for s, entry in outcome.summaries.items() if entry["status"] == "trimmed"}
+        assertions = [a for a in graph.assertions.values() if a.id not in deleted]
+        artifacts = [_restricted(a, deleted) for a in graph.artifacts() if a.id not in dead]
+        sentences = {a.id: a for a in artifacts if a.layer == "sentence"}
+        artifacts = [_trimmed(a, self.index, sentences, graph) if a.id in trimmed else a for a in artifacts]
+        facts = [replace(f, support=tuple(g for g in f.support if not deleted.intersection(g)))
+                 for f in graph.facts()]
+        meta = {k: v for k, v in graph.meta.items() if k not in ("format", "rules")}
+        meta["applied"] = f"{outcome.deletion} under {outcome.policy}"
+        write_graph(target, assertions, artifacts, meta, facts, graph.rules_text())
+        self.history.append(f"apply {path}")
+        return outcome
+
+
+def _restricted(artifact: Artifact, deleted: frozenset[str]) -> Artifact:
+    return replace(artifact, support=tuple(g for g in artifact.support if not deleted.intersection(g)))
+
+
+def _trimmed(summary: Artifact, index: GraphIndex, sentences: dict[str, Artifact], graph: Graph) -> Artifact:
+    """A trimmed summary: its surviving sentences, its label their product."""
+    kept = [sentences[s] for s in index.sentences[summary.id] if s in sentences]
+    label = graph.semiring.one()
+    for sentence in kept:
+        label = graph.semiring.times(label, graph.semiring.polynomial(sentence.support, sentence.exact))
+    content = {**summary.content, "sentences_kept": [s.id for s in kept]}
+    support = tuple(tuple(group) for group in graph.semiring.to_json(label))
+    return replace(summary, content=content, support=support, exact=label.exact)

@@ -1,0 +1,126 @@
+"""The what-if session API and the REPL, the REPL driven by scripted input."""
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.store import Graph
+from polygraph_logic.repl import run_repl
+from polygraph_logic.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = ROOT / "examples" / "figure1"
+
+
+@pytest.fixture(scope="module")
+def graph_path(tmp_path_factory):
+    path = tmp_path_factory.mktemp("repl") / "f1.graph"
+    build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [ROOT / "rules" / "ro.dl"]).write(path)
+    return path
+
+
+def test_session_builds_deletions_with_undo_and_redo(graph_path):
+    session = Session.open(graph_path)
+    first = session.retract("PMID:39973430")
+    both = session.retract("PMID:40057077")
+    assert len(both.dead) > len(first.dead)
+    assert session.undo().dead == first.dead
+    assert session.redo().dead == both.dead
+    assert session.restore("PMID:40057077").dead == first.dead
+    with pytest.raises(PolygraphError):
+        session.retract("PMID:nope")
+    assert session.deletion.sources == ("PMID:39973430",)  # a failed command changes nothing
+    assert session.history == ["retract PMID:39973430", "retract PMID:40057077", "undo", "redo",
+                               "restore PMID:40057077"]
+    session.undo(), session.undo(), session.undo()
+    with pytest.raises(PolygraphError, match="nothing to undo"):
+        session.undo()
+
+
+def test_apply_writes_a_new_snapshot_and_leaves_the_graph_alone(graph_path, tmp_path):
+    before = graph_path.read_bytes()
+    session = Session.open(graph_path)
+    session.retract("PMID:40057077")
+    outcome = session.apply(tmp_path / "clean.graph")
+    assert graph_path.read_bytes() == before
+    with pytest.raises(PolygraphError, match="new snapshot"):
+        session.apply(graph_path)
+    with Graph(tmp_path / "clean.graph") as clean:
+        ids = {a.id for a in clean.artifacts()}
+        assert not ids & set(outcome.dead)
+        assert "a31" not in clean.assertions
+        summary = clean.artifact("summary:aim2")  # trimmed: its surviving sentence only
+        assert summary.content["sentences_kept"] == ["summary:aim2#s2"] and summary.support == (("a32",),)
+        flat = clean.artifact("summary:aim2-flat")
+        assert flat.support == (("a32",),)
+        assert all("a31" not in g for a in clean.artifacts() for g in a.support)
+
+
+def test_repl_driven_by_script(graph_path, tmp_path):
+    script = "\n".join([
+        "retract PMID:39973430", "diff list", "why merge:mapk-erk", "whynot summary:aim2-flat",
+        "robustness merge:mapk-erk", "retract PMID:nope", "bogus", "undo", "redo", "policy distrust:summary",
+        "policy nonsense", "exact on", "diff", "top 2", f"apply {tmp_path / 'snap.graph'}", "history", "quit",
+    ]) + "\n"
+    out = io.StringIO()
+    assert run_repl(str(graph_path), stdin=io.StringIO(script), stdout=out) == 0
+    text = out.getvalue()
+    assert "deletion: retract-source PMID:39973430 (2 assertions); policy trust-all" in text
+    assert "merge:mapk-erk (merge): a12·a13 + a20·a21" in text
+    assert "fewest sources whose retraction kills it: 2" in text
+    assert "error: unknown_deletion: no source named 'PMID:nope'" in text
+    assert "unknown command 'bogus'" in text
+    assert "error: unknown_policy" in text
+    assert "exact re-derivation on" in text
+    assert "PMID:39973430" in text.split("polygraph> ")[-4]  # top sources
+    assert (tmp_path / "snap.graph").exists()
+    assert "1 retract PMID:39973430" in text and "policy distrust:summary" in text
+
+
+def test_repl_completion_offers_sources_relations_and_artifacts(graph_path):
+    from polygraph_logic.repl import Repl
+    repl = Repl(Session.open(graph_path), stdin=io.StringIO(), stdout=io.StringIO())
+    assert repl.complete_retract("PMID:3", "retract PMID:3", 8, 14) == ["PMID:39973430"]
+    assert repl.complete_revoke("RO:00022", "", 0, 0) == ["RO:0002211", "RO:0002212", "RO:0002213"]
+    assert repl.complete_why("merge:", "", 0, 0) == ["merge:mapk-erk"]
+    assert "distrust:summary" in repl.complete_policy("dis", "", 0, 0)
+
+
+def test_repl_as_a_command_with_piped_input(graph_path, tmp_path):
+    env = {**os.environ, "POLYGRAPH_HISTORY": str(tmp_path / "history")}
+    result = subprocess.run([sys.executable, "-m", "polygraph_logic.cli", "repl", str(graph_path)],
+                            input="retract PMID:40057077\nquit\n", capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "summary:aim2: trimmed (1/2 sentences dead)" in result.stdout
+
+
+def test_cli_whatif_json_and_explanations(graph_path, capsys):
+    import json
+    from polygraph_logic.cli import main
+    assert main(["whatif", str(graph_path), "--retract-source", "PMID:39973430", "--policy", "trust-all",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    for key in ("touched", "dead", "kept", "by_layer", "policy", "exact", "elapsed_ms"):
+        assert key in data
+    assert data["policy"] == "trust-all" and "merge:mapk-erk" in data["kept"]
+    assert set(data["dead"]) | set(data["kept"]) == set(data["touched"])
+    assert main(["whatif", str(graph_path), "--revoke-relation", "RO:000221"]) == 2
+    assert "did you mean RO:0002211" in capsys.readouterr().err
+    assert main(["whatif", str(graph_path), "--assertion", "a12", "--policy", "bogus"]) == 2
+    assert main(["why", str(graph_path), "merge:mapk-erk", "--json"]) == 0
+    why = json.loads(capsys.readouterr().out)
+    assert why["label"] == "a12·a13 + a20·a21" and why["derivations"][0][0].startswith("merge(")
+    assert main(["why", str(graph_path), "merge:mapk"]) == 2
+    assert "did you mean merge:mapk-erk" in capsys.readouterr().err
+    assert main(["robustness", str(graph_path), "summary:aim2-flat", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["independent_sources"] == 2
+    assert main(["top-sources", str(graph_path), "--limit", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["source"] == "PMID:39973430"
+    assert main(["whynot", str(graph_path), "summary:aim2", "--retract-source", "PMID:40057077", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["support_sets"][0]["sources"] == ["PMID:40057077"]
