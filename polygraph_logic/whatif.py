@@ -87,14 +87,15 @@ class Outcome:
     settled: int = 0  # inexact dead verdicts that re-derivation examined
     revived: int = 0  # ... and found alive after all
     elapsed_ms: float = 0.0
+    index: GraphIndex | None = field(default=None, repr=False)
 
     def by_layer(self) -> dict[str, dict[str, int]]:
         """Returns touched / dead / kept counts per layer."""
         counts: dict[str, dict[str, int]] = {}
-        layer_of = self._layers
+        artifacts = self.index.artifacts
         for name, ids in (("touched", self.touched), ("dead", self.dead), ("kept", self.kept)):
             for artifact in ids:
-                entry = counts.setdefault(layer_of[artifact], {"touched": 0, "dead": 0, "kept": 0})
+                entry = counts.setdefault(artifacts[artifact].layer, {"touched": 0, "dead": 0, "kept": 0})
                 entry[name] += 1
         return {layer: counts[layer] for layer in LAYERS if layer in counts}
 
@@ -114,8 +115,6 @@ class Outcome:
             "elapsed_ms": round(self.elapsed_ms, 3),
         }
 
-    _layers: dict[str, str] = field(default_factory=dict, repr=False)
-
 
 def check_policy(policy: str) -> str:
     """Returns the policy if it is known; raises PolygraphError naming the choices otherwise."""
@@ -134,59 +133,68 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     started = time.perf_counter()
     deleted = deletion.resolve(index)
     mask = index.mask(deleted)
-    outcome = Outcome(deletion, deleted, policy, exact)
-    touched_facts = index.touched_facts(mask)
-    dead_facts = {f for f in touched_facts if not index.survives(f, mask)}
-    if exact and policy != "flat" and policy != "deployed":
-        uncertain = {f for f in dead_facts if not index.exact[f]}
-        if uncertain:
-            if rederiver is None:
-                from .rederive import Rederiver
-                rederiver = Rederiver(index)
-            revived = rederiver.revive(uncertain, dead_facts, mask)
-            outcome.settled, outcome.revived = len(uncertain), len(revived)
-            dead_facts -= revived
+    outcome = Outcome(deletion, deleted, policy, exact, index=index)
+    touched = index.touched(mask)
+    labels = index.artifact_labels
+    label_dead = touched & index.single
+    label_dead.update(r for r in touched - index.single if all(m & mask for m in labels[r]))
+    ranks = sorted(touched)
+    if exact and policy not in ("flat", "deployed"):
+        label_dead -= _revived(index, mask, outcome, rederiver)
     distrusted = policy.split(":", 1)[1] if policy.startswith("distrust:") else None
-    touched = [index.by_fact[f] for f in touched_facts if f in index.by_fact]
-    touched.sort(key=lambda a: (LAYERS.index(a.layer), a.id))
-    verdicts: dict[str, bool] = {}
-    for artifact in touched:
-        label_dead = artifact.fact in dead_facts
-        if policy == "flat" or artifact.layer == distrusted:
-            dies = True
-        elif policy == "deployed":
-            dies = artifact.layer == "claim" and label_dead
-        else:
-            dies = label_dead
-        verdicts[artifact.id] = dies
-    _trim_summaries(index, verdicts, policy, distrusted, outcome)
-    for summary, entry in outcome.summaries.items():
-        if entry["status"] == "removed":  # a removed summary takes its sentences with it
-            for sentence in index.sentences[summary]:
-                if sentence not in verdicts:
-                    touched.append(index.artifacts[sentence])
-                verdicts[sentence] = True
-    touched.sort(key=lambda a: (LAYERS.index(a.layer), a.id))
-    for artifact in touched:
-        outcome.touched.append(artifact.id)
-        (outcome.dead if verdicts[artifact.id] else outcome.kept).append(artifact.id)
-        outcome._layers[artifact.id] = artifact.layer
+    layer_of = index.layer_of
+    if policy == "trust-all":
+        dies = label_dead
+    elif policy == "flat":
+        dies = set(ranks)
+    elif policy == "deployed":
+        dies = {r for r in label_dead if layer_of[r] == "claim"}
+    else:
+        dies = label_dead | {r for r in ranks if layer_of[r] == distrusted}
+    _trim_summaries(index, ranks, dies, policy, distrusted, outcome)
+    ids = index.ids
+    outcome.touched = [ids[r] for r in ranks]
+    outcome.dead = [ids[r] for r in sorted(dies)]
+    outcome.kept = [ids[r] for r in ranks if r not in dies]
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
 
 
-def _trim_summaries(index: GraphIndex, verdicts: dict[str, bool], policy: str, distrusted: str | None,
-                    outcome: Outcome) -> None:
-    """Keeps a sentence-level summary with its dead sentences dropped while any sentence stands."""
-    for summary, sentence_ids in index.sentences.items():
-        dead = [s for s in sentence_ids if verdicts.get(s)]
-        if summary not in verdicts and not dead:
+def _revived(index: GraphIndex, mask: int, outcome: Outcome, rederiver) -> set[int]:
+    """Settles dead verdicts on inexact labels by re-derivation; returns the revived ranks."""
+    dead_facts = {f for f in index.touched_facts(mask) if not index.survives(f, mask)}
+    uncertain = {f for f in dead_facts if not index.exact[f]}
+    if not uncertain:
+        return set()
+    if rederiver is None:
+        from .rederive import Rederiver
+        rederiver = Rederiver(index)
+    revived = rederiver.revive(uncertain, dead_facts, mask)
+    outcome.settled, outcome.revived = len(uncertain), len(revived)
+    return {index.by_fact[f].rank for f in revived if f in index.by_fact}
+
+
+def _trim_summaries(index: GraphIndex, ranks: list[int], dies: set[int], policy: str,
+                    distrusted: str | None, outcome: Outcome) -> None:
+    """Keeps a sentence-level summary with its dead sentences dropped while any sentence stands;
+    a removed summary takes its sentences with it (``ranks`` and ``dies`` are updated)."""
+    touched = set(ranks)
+    trusting = policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence")
+    for summary, (rank, sentences) in index.sentence_ranks.items():
+        dead = [s for s in sentences if s in dies]
+        if rank not in touched and not dead:
             continue
-        total = len(sentence_ids)
-        removed = verdicts.get(summary, False)
-        if policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence"):
-            removed = len(dead) == total
-            if summary in verdicts:
-                verdicts[summary] = removed
+        removed = len(dead) == len(sentences) if trusting else rank in dies
+        if rank in touched:
+            dies.discard(rank)
+            if removed:
+                dies.add(rank)
+        if removed:
+            for s in sentences:
+                if s not in touched:
+                    ranks.append(s)
+                    touched.add(s)
+                dies.add(s)
         status = "removed" if removed else ("trimmed" if dead else "kept")
-        outcome.summaries[summary] = {"status": status, "sentences": total, "dead_sentences": len(dead)}
+        outcome.summaries[summary] = {"status": status, "sentences": len(sentences), "dead_sentences": len(dead)}
+    ranks.sort()

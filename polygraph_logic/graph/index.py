@@ -11,23 +11,39 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .build import artifact_fact
-from .store import Graph
+from .store import LAYERS, Graph
 
 FactKey = tuple[str, tuple]
 
 
 @dataclass(frozen=True)
 class IndexedArtifact:
-    """What the index keeps of an artifact: id, layer, its fact, and for a sentence its summary."""
+    """What the index keeps of an artifact: id, layer, its fact, and for a sentence its summary.
+
+    ``rank`` orders artifacts by layer, then id; what-if works on ranks, not names.
+    """
 
     id: str
     layer: str
     fact: FactKey
+    rank: int
     summary: str | None = None
 
 
+def _bits(mask: int):
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
 class GraphIndex:
-    """Labels of every fact as bitsets, and assertion -> facts and fact -> artifact maps."""
+    """Labels as bitsets, with assertion -> artifacts and assertion -> facts maps.
+
+    The what-if hot path works on integers only: artifact ranks, their labels in
+    ``artifact_labels`` and, per assertion bit, the ranks whose labels mention it.
+    Keyed maps (``labels``, ``exact``, ``by_fact``) serve re-derivation and explanations.
+    """
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -35,34 +51,48 @@ class GraphIndex:
         self.bit = {a: i for i, a in enumerate(self.assertion_ids)}
         self.labels: dict[FactKey, tuple[int, ...]] = {}
         self.exact: dict[FactKey, bool] = {}
-        self.mentions: dict[int, list[FactKey]] = defaultdict(list)
+        self.fact_mentions: dict[int, list[FactKey]] = defaultdict(list)
         for fact in graph.facts():
             key = (fact.relation, fact.args)
-            masks = []
-            for group in fact.support:
-                mask = 0
-                for assertion in group:
-                    mask |= 1 << self.bit[assertion]
-                masks.append(mask)
-            self.labels[key] = tuple(masks)
+            masks = tuple(self.mask(group) for group in fact.support)
+            self.labels[key] = masks
             self.exact[key] = fact.exact
             union = 0
             for mask in masks:
                 union |= mask
-            while union:
-                low = union & -union
-                self.mentions[low.bit_length() - 1].append(key)
-                union ^= low
+            for bit in _bits(union):
+                self.fact_mentions[bit].append(key)
+        stored = sorted(graph.artifacts(), key=lambda a: (LAYERS.index(a.layer), a.id))
+        self.ranked: list[IndexedArtifact] = []
         self.artifacts: dict[str, IndexedArtifact] = {}
         self.by_fact: dict[FactKey, IndexedArtifact] = {}
         self.sentences: dict[str, list[str]] = defaultdict(list)
-        for artifact in graph.artifacts():
+        self.artifact_labels: list[tuple[int, ...]] = []
+        self.layer_of: list[str] = []
+        self.mentions: dict[int, list[int]] = defaultdict(list)
+        for rank, artifact in enumerate(stored):
             summary = artifact.content.get("summary") if artifact.layer == "sentence" else None
-            entry = IndexedArtifact(artifact.id, artifact.layer, artifact_fact(artifact), summary)
+            entry = IndexedArtifact(artifact.id, artifact.layer, artifact_fact(artifact), rank, summary)
+            self.ranked.append(entry)
             self.artifacts[artifact.id] = entry
             self.by_fact[entry.fact] = entry
             if summary is not None:
                 self.sentences[summary].append(artifact.id)
+            masks = tuple(self.mask(group) for group in artifact.support)
+            self.artifact_labels.append(masks)
+            self.layer_of.append(artifact.layer)
+            union = 0
+            for mask in masks:
+                union |= mask
+            for bit in _bits(union):
+                self.mentions[bit].append(rank)
+        self.ids: list[str] = [entry.id for entry in self.ranked]
+        # artifacts with one support set die as soon as they are touched: a set operation
+        self.single: frozenset[int] = frozenset(r for r, masks in enumerate(self.artifact_labels) if len(masks) == 1)
+        self.sentence_ranks: dict[str, tuple[int, list[int]]] = {
+            summary: (self.artifacts[summary].rank, [self.artifacts[s].rank for s in sentences])
+            for summary, sentences in self.sentences.items()
+        }
         self.sources: dict[str, list[str]] = defaultdict(list)
         self.predicates: dict[str, list[str]] = defaultdict(list)
         for assertion in graph.assertions.values():
@@ -76,14 +106,19 @@ class GraphIndex:
             mask |= 1 << self.bit[assertion]
         return mask
 
+    def touched(self, deleted_mask: int) -> set[int]:
+        """Returns the ranks of the artifacts whose labels mention a deleted assertion."""
+        ranks: set[int] = set()
+        mentions = self.mentions
+        for bit in _bits(deleted_mask):
+            ranks.update(mentions.get(bit, ()))
+        return ranks
+
     def touched_facts(self, deleted_mask: int) -> set[FactKey]:
-        """Returns the facts whose labels mention a deleted assertion."""
+        """Returns every fact (artifact or not) whose label mentions a deleted assertion."""
         touched: set[FactKey] = set()
-        mask = deleted_mask
-        while mask:
-            low = mask & -mask
-            touched.update(self.mentions.get(low.bit_length() - 1, ()))
-            mask ^= low
+        for bit in _bits(deleted_mask):
+            touched.update(self.fact_mentions.get(bit, ()))
         return touched
 
     def survives(self, fact: FactKey, deleted_mask: int) -> bool:
@@ -92,9 +127,4 @@ class GraphIndex:
 
     def names(self, mask: int) -> list[str]:
         """Returns the assertion ids of a bitset."""
-        out = []
-        while mask:
-            low = mask & -mask
-            out.append(self.assertion_ids[low.bit_length() - 1])
-            mask ^= low
-        return out
+        return [self.assertion_ids[bit] for bit in _bits(mask)]
