@@ -89,7 +89,7 @@ def latency(name: str, result, index: GraphIndex, rng: random.Random, sources: i
         deleted = deletion.resolve(index)
         outcome = what_if(index, deletion)
         touched.append(len(outcome.touched))
-        ours.append(timed(lambda: what_if(index, deletion), 3))
+        ours.append(timed(lambda: what_if(index, deletion), 5))
         scan.append(timed(lambda: full_scan(labels, deleted), 1))
         mask = index.mask(deleted)
         by_labels = sum(1 for a in outcome.touched if not index.survives(index.artifacts[a].fact, mask))
@@ -109,8 +109,8 @@ def latency(name: str, result, index: GraphIndex, rng: random.Random, sources: i
     batch = rng.sample(sorted(index.sources), max(1, len(index.sources) // 10))
     deletion = Deletion(sources=tuple(batch))
     deleted = deletion.resolve(index)
-    ours_batch = timed(lambda: what_if(index, deletion), 3)
-    scan_batch = timed(lambda: full_scan(labels, deleted))
+    ours_batch = timed(lambda: what_if(index, deletion), 7)
+    scan_batch = timed(lambda: full_scan(labels, deleted), 3)
     outcome = what_if(index, deletion)
     print(f"10% random retract-source ({len(batch)} sources, {len(deleted)} assertions, "
           f"{len(outcome.touched)} touched, {len(outcome.dead)} dead): ours {ours_batch * 1000:.2f} ms, "

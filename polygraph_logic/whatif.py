@@ -132,15 +132,15 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     check_policy(policy)
     started = time.perf_counter()
     deleted = deletion.resolve(index)
-    mask = index.mask(deleted)
+    numbers = index.numbers(deleted)
     outcome = Outcome(deletion, deleted, policy, exact, index=index)
-    touched = index.touched(mask)
+    touched = index.touched(numbers)
     labels = index.artifact_labels
     label_dead = touched & index.single
-    label_dead.update(r for r in touched - index.single if all(m & mask for m in labels[r]))
+    label_dead.update(r for r in touched - index.single if not any(g.isdisjoint(numbers) for g in labels[r]))
     ranks = sorted(touched)
     if exact and policy not in ("flat", "deployed"):
-        label_dead -= _revived(index, mask, outcome, rederiver)
+        label_dead -= _revived(index, index.mask(deleted), outcome, rederiver)
     distrusted = policy.split(":", 1)[1] if policy.startswith("distrust:") else None
     layer_of = index.layer_of
     if policy == "trust-all":

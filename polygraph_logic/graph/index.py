@@ -41,7 +41,8 @@ class GraphIndex:
     """Labels as bitsets, with assertion -> artifacts and assertion -> facts maps.
 
     The what-if hot path works on integers only: artifact ranks, their labels in
-    ``artifact_labels`` and, per assertion bit, the ranks whose labels mention it.
+    ``artifact_labels`` (sets of assertion numbers) and, per assertion number, the ranks
+    whose labels mention it.
     Keyed maps (``labels``, ``exact``, ``by_fact``) serve re-derivation and explanations.
     """
 
@@ -67,7 +68,7 @@ class GraphIndex:
         self.artifacts: dict[str, IndexedArtifact] = {}
         self.by_fact: dict[FactKey, IndexedArtifact] = {}
         self.sentences: dict[str, list[str]] = defaultdict(list)
-        self.artifact_labels: list[tuple[int, ...]] = []
+        self.artifact_labels: list[tuple[frozenset[int], ...]] = []
         self.layer_of: list[str] = []
         self.mentions: dict[int, list[int]] = defaultdict(list)
         for rank, artifact in enumerate(stored):
@@ -78,13 +79,11 @@ class GraphIndex:
             self.by_fact[entry.fact] = entry
             if summary is not None:
                 self.sentences[summary].append(artifact.id)
-            masks = tuple(self.mask(group) for group in artifact.support)
-            self.artifact_labels.append(masks)
+            # sparse sets of assertion numbers: the cost of a check must not grow with the graph
+            groups = tuple(frozenset(self.bit[a] for a in group) for group in artifact.support)
+            self.artifact_labels.append(groups)
             self.layer_of.append(artifact.layer)
-            union = 0
-            for mask in masks:
-                union |= mask
-            for bit in _bits(union):
+            for bit in frozenset().union(*groups):
                 self.mentions[bit].append(rank)
         self.ids: list[str] = [entry.id for entry in self.ranked]
         # artifacts with one support set die as soon as they are touched: a set operation
@@ -106,11 +105,16 @@ class GraphIndex:
             mask |= 1 << self.bit[assertion]
         return mask
 
-    def touched(self, deleted_mask: int) -> set[int]:
-        """Returns the ranks of the artifacts whose labels mention a deleted assertion."""
+    def numbers(self, assertion_ids) -> frozenset[int]:
+        """Returns the assertion numbers (bit positions) of assertion ids."""
+        bit = self.bit
+        return frozenset(bit[a] for a in assertion_ids)
+
+    def touched(self, deleted: frozenset[int]) -> set[int]:
+        """Returns the ranks of the artifacts whose labels mention a deleted assertion number."""
         ranks: set[int] = set()
         mentions = self.mentions
-        for bit in _bits(deleted_mask):
+        for bit in deleted:
             ranks.update(mentions.get(bit, ()))
         return ranks
 
