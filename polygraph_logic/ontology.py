@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -183,8 +183,9 @@ class CompiledOntology:
 
     def _summary(self) -> list[str]:
         lines = [f"{self.source}: {sum(self.counts.values())} axioms compiled to {len(self.rules)} rules"]
-        lines += [f"  compiled {self.counts[kind]:4d} {text} -> {len(self.sections.get(kind, ()))} rules"
-                  for kind, text in KINDS.items() if self.counts.get(kind)]
+        rules = {kind: len(self.sections.get(kind, ())) for kind in self.counts}
+        lines += [f"  compiled {self.counts[k]:4d} {text} -> {rules[k]} rule{'s' * (rules[k] != 1)}"
+                  for k, text in KINDS.items() if self.counts.get(k)]
         lines += [f"  skipped  {n:4d} {kind}: {reason}" for kind, (n, reason) in sorted(self.skipped.items())]
         return lines + [f"  note: {note}" for note in self.notes]
 
@@ -192,7 +193,8 @@ class CompiledOntology:
         out = [
             f"// Datalog rules compiled from the object-property axioms of {self.source}",
             "// by polygraph_logic.ontology.compile_ontology. Do not edit; regenerate with",
-            f"//   polygraph compile-ontology {self.source} -o FILE.dl",
+            f"//   polygraph compile-ontology {self.source} -o FILE.dl"
+            + (" --profile class" if any(n.startswith("class-level") for n in self.notes) else ""),
             "//",
             f"// Ontology: {self.iri or 'no owl:Ontology IRI'}",
         ]
@@ -395,5 +397,42 @@ class _Compiler:
         return q.atom("x", "y"), [p.atom("x", "y")], comment
 
 
-__all__ = ["CompiledOntology", "KINDS", "PREFIXES", "RO_ATTRIBUTION", "Step", "compile_ontology", "curie",
-           "read_graph"]
+def _forward(rule_text: str) -> bool:
+    """Returns True when a rule walks edges forward: head x -> last, body x -> y -> ... -> last."""
+    from .syntax import parse_clauses
+
+    (rule,) = parse_clauses(rule_text)
+    at = rule.head.args[0]
+    for atom in rule.body:
+        if atom.args[0] != at:
+            return False
+        at = atom.args[2]
+    return at == rule.head.args[2]
+
+
+def class_level(compiled: CompiledOntology) -> CompiledOntology:
+    """Returns the rules that are sound between classes read existentially (C P some D).
+
+    Transitivity, sub-properties, equivalences and chains walk edges forward and stay
+    sound for "every C is P-related to some D".  Inverse and symmetric rules, and chains
+    through an inverse, turn an edge around, which is sound for individuals only: that
+    every nucleus is part of some cell does not make every cell have a nucleus part.
+    Class-level graphs such as Gene Ontology annotations use this profile (with
+    rules/existential.dl); instance-level graphs use every rule.
+    """
+    kept: dict[str, list[str]] = {}
+    dropped = 0
+    for kind, rules in compiled.sections.items():
+        forward = [r for r in rules if _forward(r)]
+        dropped += len(rules) - len(forward)
+        if forward:
+            kept[kind] = forward
+    notes = compiled.notes + [
+        f"class-level profile: {dropped} rules that turn an edge around (inverse, symmetric, chains "
+        "through an inverse) are omitted; they are sound between individuals, not between classes "
+        "read existentially (C P some D)"]
+    return replace(compiled, sections=kept, notes=notes)
+
+
+__all__ = ["CompiledOntology", "KINDS", "PREFIXES", "RO_ATTRIBUTION", "Step", "class_level", "compile_ontology",
+           "curie", "read_graph"]

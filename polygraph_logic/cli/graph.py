@@ -12,6 +12,7 @@ from ..graph.build import build_graph
 from ..graph.compile import compile_inputs
 from ..graph.records import load_assertions, load_receipts
 from ..graph.store import LAYERS, Graph, describe
+from ..ontology import class_level, compile_ontology
 from ..importers import edges_to_datalog, read_gaf, read_gpad, read_obographs, write_assertions, write_background
 from ..progress import Progress
 from ..resources import rule_file
@@ -56,6 +57,18 @@ def register(commands) -> None:
     show.add_argument("--layer", choices=LAYERS, action="append", help="only this layer (repeatable)")
     show.add_argument("--limit", type=int, default=None, metavar="N", help="at most N artifacts per layer")
     show.set_defaults(run=_run_show)
+
+    ontology = commands.add_parser(
+        "compile-ontology", help="compile OWL object-property axioms (e.g. the OBO RO) into rules",
+        description="Read an OWL ontology (RDF/XML or Turtle) and write Datalog rules over "
+                    "edge(subject, predicate, object) for transitive, symmetric, inverse, sub-property "
+                    "and property-chain axioms; what has no rule is reported with the reason.")
+    ontology.add_argument("ontology", metavar="ONTOLOGY.owl")
+    ontology.add_argument("-o", "--output", required=True, metavar="RULES.dl")
+    ontology.add_argument("--profile", choices=("instance", "class"), default="instance",
+                          help="instance: every rule (graphs of individuals, the default); class: only "
+                               "rules sound between classes read existentially (GO-style annotations)")
+    ontology.set_defaults(run=_run_compile_ontology)
 
     importer = commands.add_parser(
         "import", help="turn real annotation data into assertions or background rules",
@@ -117,6 +130,15 @@ def _run_info(args: argparse.Namespace) -> int:
         print(f"{layer:10} {entry['artifacts']:>9} {entry['inexact']:>8} {per:>17.1f}  {sizes}")
     print(f"labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average; "
           f"cap {info['meta'].get('cap')}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
+    return 0
+
+
+def _run_compile_ontology(args: argparse.Namespace) -> int:
+    compiled = compile_ontology(args.ontology)
+    if args.profile == "class":
+        compiled = class_level(compiled)
+    compiled.write(args.output)
+    print(compiled.report(), file=sys.stderr)
     return 0
 
 
