@@ -16,6 +16,7 @@ on the synthetic paper-scale graph (generated and built on the fly), the same gr
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import statistics
 import sys
@@ -97,15 +98,7 @@ def latency(name: str, result, index: GraphIndex, rng: random.Random, sources: i
     print(f"single-source retraction, {len(sample)} sources (median touched {statistics.median(touched):.0f}):")
     print(f"  ours       median {statistics.median(ours) * 1000:9.3f} ms")
     print(f"  full scan  median {statistics.median(scan) * 1000:9.3f} ms   ratio {statistics.median(scan) / statistics.median(ours):8.1f}x")
-    expressions = [graph.label(a).to_sympy() for a in graph.artifacts()]
-    sympy_times = []
-    for source in sample[:sympy_deletions]:
-        deleted = Deletion(sources=(source,)).resolve(index)
-        sympy_times.append(timed(lambda: sympy_scan(expressions, deleted)))
-    if sympy_times:
-        ratio = statistics.median(sympy_times) / statistics.median(ours)
-        print(f"  sympy      median {statistics.median(sympy_times) * 1000:9.1f} ms   ratio {ratio:8.0f}x"
-              f"   ({len(sympy_times)} deletions)")
+    gc.collect()
     batch = rng.sample(sorted(index.sources), max(1, len(index.sources) // 10))
     deletion = Deletion(sources=tuple(batch))
     deleted = deletion.resolve(index)
@@ -115,6 +108,18 @@ def latency(name: str, result, index: GraphIndex, rng: random.Random, sources: i
     print(f"10% random retract-source ({len(batch)} sources, {len(deleted)} assertions, "
           f"{len(outcome.touched)} touched, {len(outcome.dead)} dead): ours {ours_batch * 1000:.2f} ms, "
           f"full scan {scan_batch * 1000:.2f} ms, ratio {scan_batch / ours_batch:.1f}x")
+    # sympy last: its expressions are many objects that would slow the other timings (GC)
+    expressions = [graph.label(a).to_sympy() for a in graph.artifacts()]
+    sympy_times = []
+    for source in sample[:sympy_deletions]:
+        deleted = Deletion(sources=(source,)).resolve(index)
+        sympy_times.append(timed(lambda: sympy_scan(expressions, deleted)))
+    if sympy_times:
+        ratio = statistics.median(sympy_times) / statistics.median(ours)
+        print(f"single-source, sympy median {statistics.median(sympy_times) * 1000:9.1f} ms   ratio {ratio:8.0f}x"
+              f"   ({len(sympy_times)} deletions)")
+    del expressions
+    gc.collect()
     return {"sample": sample, "ours": statistics.median(ours)}
 
 
