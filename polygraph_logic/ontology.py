@@ -320,7 +320,7 @@ class _Compiler:
             self.skip("chain_too_short", "a property chain needs at least two members")
             return
         if len(members) > 3:
-            self.skip("chain_longer_than_3", "chains longer than 3 are not compiled")
+            self.skip("chain_longer_than_3", "chains of 4 or more steps are not compiled (RO has none)")
             return
         names = ["x", "y", "z"] if len(members) == 2 else ["x", "y1", "y2", "z"]
 
