@@ -17,8 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .graph.index import FactKey, GraphIndex
-from .plan import Plan, Store
-from .program import parse_program
+from .rederive import goal_plans, stated_facts
 from .syntax import format_value
 from .whatif import Deletion, what_if
 
@@ -73,24 +72,12 @@ class Explainer:
 
     def __init__(self, index: GraphIndex):
         self.index = index
-        program = parse_program(index.graph.rules_text(), f"{index.graph.path} (rules)")
-        arities = dict(program.arities)
-        for relation, args in index.labels:
-            arities.setdefault(relation, len(args))
-        store = Store(arities)
-        for relation, args in index.labels:
-            store.relations[relation][args] = ((relation, args),)
         self._goal: tuple | None = None
         self._accept = None
         self._found: tuple | None = None
-        self.plans: dict[str, list[tuple[Plan, str]]] = {}
-        for rule in program.rules:
-            plan = Plan(rule, store, _Witness(), self._emit, goal=True)
-            self.plans.setdefault(rule.head.relation, []).append((plan, str(rule)))
-        self.stated: dict[FactKey, list[str]] = {}
-        for assertion in index.graph.assertions.values():
-            self.stated.setdefault(("claim", assertion.triple), []).append(assertion.id)
-            self.stated.setdefault(("assertion", (assertion.id,)), []).append(assertion.id)
+        # each fact's value is the one-fact tuple of itself: a derivation's label lists its premises
+        _, self.plans = goal_plans(index, lambda key: (key,), _Witness(), self._emit)
+        self.stated = stated_facts(index)
 
     def _emit(self, relation, tup, used) -> None:
         if tup == self._goal and self._accept(used):

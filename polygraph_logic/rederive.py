@@ -12,6 +12,7 @@ the deletion touched, not the size of the closure.
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any, Callable
 
 from .graph.index import FactKey, GraphIndex
 from .plan import Plan, Store
@@ -34,29 +35,40 @@ class _Liveness:
         return a and b
 
 
+def goal_plans(index: GraphIndex, value: Callable[[FactKey], Any], semiring, emit):
+    """Returns every fact of the graph in a Store (valued by ``value``) and the graph's rules
+    compiled as goal-directed plans (see Plan.prove), as ``{head relation: [(plan, rule text)]}``."""
+    program = parse_program(index.graph.rules_text(), f"{index.graph.path} (rules)")
+    arities = dict(program.arities)
+    for relation, args in index.labels:
+        arities.setdefault(relation, len(args))
+    store = Store(arities)
+    for key in index.labels:
+        store.relations[key[0]][key[1]] = value(key)
+    plans: dict[str, list[tuple[Plan, str]]] = defaultdict(list)
+    for rule in program.rules:
+        plans[rule.head.relation].append((Plan(rule, store, semiring, emit, goal=True), str(rule)))
+    return store, plans
+
+
+def stated_facts(index: GraphIndex) -> dict[FactKey, list[str]]:
+    """Returns the facts that assertions state (not derived by rules), with the stating ids."""
+    stated: dict[FactKey, list[str]] = defaultdict(list)
+    for assertion in index.graph.assertions.values():
+        stated[("claim", assertion.triple)].append(assertion.id)
+        stated[("assertion", (assertion.id,))].append(assertion.id)
+    return stated
+
+
 class Rederiver:
     """Holds the graph's facts and rules, compiled once, for repeated re-derivations."""
 
     def __init__(self, index: GraphIndex):
         self.index = index
-        program = parse_program(index.graph.rules_text(), f"{index.graph.path} (rules)")
-        arities = dict(program.arities)
-        for relation, args in index.labels:
-            arities.setdefault(relation, len(args))
-        self.store = Store(arities)
-        for relation, args in index.labels:
-            self.store.relations[relation][args] = True
-        # facts stated by assertions (not derived by rules): alive while a stating one survives
-        self.stated: dict[FactKey, int] = defaultdict(int)
-        for assertion in index.graph.assertions.values():
-            bit = 1 << index.bit[assertion.id]
-            self.stated[("claim", assertion.triple)] |= bit
-            self.stated[("assertion", (assertion.id,))] |= bit
+        self.store, self.plans = goal_plans(index, lambda key: True, _Liveness(), self._emit)
+        # stated facts are alive while a stating assertion survives
+        self.stated = {fact: index.mask(ids) for fact, ids in stated_facts(index).items()}
         self._target: tuple | None = None
-        self.plans: dict[str, list[Plan]] = defaultdict(list)
-        for rule in program.rules:
-            plan = Plan(rule, self.store, _Liveness(), self._emit, goal=True)
-            self.plans[rule.head.relation].append(plan)
 
     def _emit(self, relation: str, tup: tuple, live: bool) -> None:
         if live and tup == self._target:
@@ -70,7 +82,7 @@ class Rederiver:
         relation, args = fact
         self._target = args
         try:
-            for plan in self.plans.get(relation, ()):
+            for plan, _ in self.plans.get(relation, ()):
                 plan.prove(args)
         except _Found:
             return True
