@@ -152,10 +152,10 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     else:
         dies = label_dead | {r for r in ranks if layer_of[r] == distrusted}
     _trim_summaries(index, ranks, dies, policy, distrusted, outcome)
-    ids = index.ids
-    outcome.touched = [ids[r] for r in ranks]
-    outcome.dead = [ids[r] for r in sorted(dies)]
-    outcome.kept = [ids[r] for r in ranks if r not in dies]
+    name = index.ids.__getitem__
+    outcome.touched = list(map(name, ranks))
+    outcome.dead = list(map(name, sorted(dies)))
+    outcome.kept = list(map(name, sorted(set(ranks) - dies)))
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
 
