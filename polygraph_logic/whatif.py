@@ -19,6 +19,7 @@ re-derivation over the surviving facts (see rederive.py).
 from __future__ import annotations
 
 import difflib
+from itertools import compress
 import time
 from dataclasses import dataclass, field
 
@@ -135,9 +136,12 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     numbers = index.numbers(deleted)
     outcome = Outcome(deletion, deleted, policy, exact, index=index)
     touched = index.touched(numbers)
-    labels = index.artifact_labels
-    label_dead = touched & index.single
-    label_dead.update(r for r in touched - index.single if not any(g.isdisjoint(numbers) for g in labels[r]))
+    label_dead = touched & index.single  # one support set, touched: dead
+    hit: set[int] = set()  # the numbered support sets of multi-set artifacts that lose an assertion
+    for number in numbers:
+        hit.update(index.monomial_mentions.get(number, ()))
+    multi = list(touched - index.single)
+    label_dead.update(compress(multi, map(hit.issuperset, map(index.monomials.__getitem__, multi))))
     ranks = sorted(touched)
     if exact and policy not in ("flat", "deployed"):
         label_dead -= _revived(index, index.mask(deleted), outcome, rederiver)

@@ -86,6 +86,18 @@ class GraphIndex:
             for bit in frozenset().union(*groups):
                 self.mentions[bit].append(rank)
         self.ids: list[str] = [entry.id for entry in self.ranked]
+        # artifacts with several support sets: numbered support sets, so that "every set is
+        # hit" is one C-level superset test against the sets a deletion hits
+        self.monomials: list[tuple[int, ...]] = [()] * len(self.ranked)
+        self.monomial_mentions: dict[int, list[int]] = defaultdict(list)
+        count = 0
+        for rank, groups in enumerate(self.artifact_labels):
+            if len(groups) > 1:
+                self.monomials[rank] = tuple(range(count, count + len(groups)))
+                for group in groups:
+                    for bit in group:
+                        self.monomial_mentions[bit].append(count)
+                    count += 1
         # artifacts with one support set die as soon as they are touched: a set operation
         self.single: frozenset[int] = frozenset(r for r, masks in enumerate(self.artifact_labels) if len(masks) == 1)
         self.sentence_ranks: dict[str, tuple[int, list[int]]] = {
