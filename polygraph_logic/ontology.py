@@ -20,9 +20,7 @@ with the reason.
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
@@ -32,6 +30,7 @@ from rdflib import OWL, RDF, RDFS, BNode, URIRef
 from rdflib.collection import Collection
 
 from .errors import PolygraphError
+from .files import write_text_atomically
 from .syntax import format_value
 
 OBO = "http://purl.obolibrary.org/obo/"
@@ -167,19 +166,7 @@ class CompiledOntology:
 
     def write(self, path: str | Path) -> None:
         """Writes ``to_text()`` to ``path`` atomically (a temporary file, then os.replace)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-                out.write(self.to_text())
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; give a normal file's mode
-            os.replace(temporary, path)
-        finally:
-            if os.path.exists(temporary):  # only when writing failed
-                os.unlink(temporary)
+        write_text_atomically(path, self.to_text())
 
     def _summary(self) -> list[str]:
         lines = [f"{self.source}: {sum(self.counts.values())} axioms compiled to {len(self.rules)} rules"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import PolygraphError, Position
 from ..syntax import format_value
-from .output import write_text_atomically
+from ..files import write_text_atomically
 from .report import ImportReport
 
 OBO_PREFIX = "http://purl.obolibrary.org/obo/"

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import PolygraphError
+from ..files import write_text_atomically
 from ..graph.assertions import Assertion
 
 
@@ -20,22 +18,3 @@ def write_assertions(path: str | Path, assertions: Iterable[Assertion]) -> int:
     lines = [json.dumps(assertion.to_json(), ensure_ascii=False) + "\n" for assertion in assertions]
     write_text_atomically(path, "".join(lines))
     return len(lines)
-
-
-def write_text_atomically(path: str | Path, text: str) -> None:
-    """Writes ``text`` to a temporary file beside ``path``, then renames it over ``path``."""
-    target = Path(path)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as error:
-        raise PolygraphError("io_error", f"cannot write {target}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(temporary, target)
-    except BaseException as error:
-        os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise PolygraphError("io_error", f"cannot write {target}: {error.strerror or error}") from None
-        raise
