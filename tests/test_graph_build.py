@@ -170,3 +170,16 @@ def test_graph_keeps_every_fact_and_the_rules_for_re_derivation(tmp_path, inputs
         reparsed = parse_program(graph.rules_text())
         assert [str(r) for r in reparsed.rules] == [str(r) for r in model.program.rules]
         assert facts[("assertion", ("a12",))].support == (("a12",),)
+
+
+def test_cli_generate_then_build(tmp_path, capsys):
+    out = tmp_path / "syn"
+    assert main(["generate", "-o", str(out), "--documents", "20", "--assertions", "160", "--merges", "8",
+                 "--summaries", "4", "--seed", "3"]) == 0
+    assert "20 documents" in capsys.readouterr().err
+    assert main(["build", "--assertions", str(out / "assertions.jsonl"), "--receipts", str(out / "receipts.jsonl"),
+                 "--rules", "ro", "-o", str(tmp_path / "s.graph")]) == 0
+    with Graph(tmp_path / "s.graph") as graph:
+        counts = graph.counts()
+    assert counts["merge"] == 8 and counts["summary"] == 4 and counts["edge"] > counts["claim"]
+    assert main(["generate", "-o", str(out), "--documents", "30", "--assertions", "20"]) == 2
