@@ -135,11 +135,8 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     deleted = deletion.resolve(index)
     numbers = index.numbers(deleted)
     outcome = Outcome(deletion, deleted, policy, exact, index=index)
-    touched = index.touched(numbers)
+    touched, hit = _reach(index, deletion)  # hit: numbered support sets that lose an assertion
     label_dead = touched & index.single  # one support set, touched: dead
-    hit: set[int] = set()  # the numbered support sets of multi-set artifacts that lose an assertion
-    for number in numbers:
-        hit.update(index.monomial_mentions.get(number, ()))
     multi = list(touched - index.single)
     label_dead.update(compress(multi, map(hit.issuperset, map(index.monomials.__getitem__, multi))))
     ranks = sorted(touched)
@@ -162,6 +159,18 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     outcome.kept = list(map(name, sorted(set(ranks) - dies)))
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
+
+
+def _reach(index: GraphIndex, deletion: Deletion) -> tuple[set[int], set[int]]:
+    """Returns the ranks a deletion touches and the numbered support sets it hits."""
+    reach = [index.reach["source", s] for s in deletion.sources]
+    reach += [index.reach["relation", r] for r in deletion.relations]
+    touched = set().union(*(r[0] for r in reach))
+    hit = set().union(*(r[1] for r in reach))
+    for number in index.numbers(deletion.assertions):
+        touched.update(index.mentions.get(number, ()))
+        hit.update(index.monomial_mentions.get(number, ()))
+    return touched, hit
 
 
 def _revived(index: GraphIndex, mask: int, outcome: Outcome, rederiver) -> set[int]:

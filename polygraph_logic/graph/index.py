@@ -109,6 +109,15 @@ class GraphIndex:
         for assertion in graph.assertions.values():
             self.sources[assertion.source].append(assertion.id)
             self.predicates[assertion.predicate].append(assertion.id)
+        # what a whole source or relation touches, precomputed: a batch retraction is then a
+        # union of a few sets instead of one update per assertion
+        self.reach: dict[tuple[str, str], tuple[frozenset[int], frozenset[int]]] = {}
+        for kind, groups in (("source", self.sources), ("relation", self.predicates)):
+            for name, ids in groups.items():
+                numbers = self.numbers(ids)
+                self.reach[kind, name] = (
+                    frozenset().union(*(self.mentions.get(n, ()) for n in numbers)),
+                    frozenset().union(*(self.monomial_mentions.get(n, ()) for n in numbers)))
 
     def mask(self, assertion_ids) -> int:
         """Returns the bitset of assertion ids (every id must exist)."""
