@@ -19,7 +19,7 @@ re-derivation over the surviving facts (see rederive.py).
 from __future__ import annotations
 
 import difflib
-from itertools import compress
+from itertools import compress, filterfalse
 import time
 from dataclasses import dataclass, field
 
@@ -152,11 +152,11 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
         dies = {r for r in label_dead if layer_of[r] == "claim"}
     else:
         dies = label_dead | {r for r in ranks if layer_of[r] == distrusted}
-    _trim_summaries(index, ranks, dies, policy, distrusted, outcome)
+    _trim_summaries(index, touched, ranks, dies, policy, distrusted, outcome)
     name = index.ids.__getitem__
     outcome.touched = list(map(name, ranks))
-    outcome.dead = list(map(name, sorted(dies)))
-    outcome.kept = list(map(name, sorted(set(ranks) - dies)))
+    outcome.dead = list(map(name, compress(ranks, map(dies.__contains__, ranks))))
+    outcome.kept = list(map(name, filterfalse(dies.__contains__, ranks)))
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
 
@@ -187,16 +187,18 @@ def _revived(index: GraphIndex, mask: int, outcome: Outcome, rederiver) -> set[i
     return {index.by_fact[f].rank for f in revived if f in index.by_fact}
 
 
-def _trim_summaries(index: GraphIndex, ranks: list[int], dies: set[int], policy: str,
+def _trim_summaries(index: GraphIndex, touched: set[int], ranks: list[int], dies: set[int], policy: str,
                     distrusted: str | None, outcome: Outcome) -> None:
     """Keeps a sentence-level summary with its dead sentences dropped while any sentence stands;
-    a removed summary takes its sentences with it (``ranks`` and ``dies`` are updated)."""
-    touched = set(ranks)
+    a removed summary takes its sentences with it (``touched``, ``ranks``, ``dies`` are updated).
+
+    Only the summaries whose own rank or a sentence's rank is touched are looked at."""
     trusting = policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence")
-    for summary, (rank, sentences) in index.sentence_ranks.items():
+    concerned = {index.summary_of[r] for r in touched & index.summary_parts}
+    added = False
+    for summary in sorted(concerned):
+        rank, sentences = index.sentence_ranks[summary]
         dead = [s for s in sentences if s in dies]
-        if rank not in touched and not dead:
-            continue
         removed = len(dead) == len(sentences) if trusting else rank in dies
         if rank in touched:
             dies.discard(rank)
@@ -207,7 +209,9 @@ def _trim_summaries(index: GraphIndex, ranks: list[int], dies: set[int], policy:
                 if s not in touched:
                     ranks.append(s)
                     touched.add(s)
+                    added = True
                 dies.add(s)
         status = "removed" if removed else ("trimmed" if dead else "kept")
         outcome.summaries[summary] = {"status": status, "sentences": len(sentences), "dead_sentences": len(dead)}
-    ranks.sort()
+    if added:
+        ranks.sort()

@@ -104,6 +104,12 @@ class GraphIndex:
             summary: (self.artifacts[summary].rank, [self.artifacts[s].rank for s in sentences])
             for summary, sentences in self.sentences.items()
         }
+        # the ranks of sentence-level summaries and of their sentences, back to the summary
+        self.summary_of: dict[int, str] = {}
+        for summary, (rank, sentences) in self.sentence_ranks.items():
+            for part in (rank, *sentences):
+                self.summary_of[part] = summary
+        self.summary_parts: frozenset[int] = frozenset(self.summary_of)
         self.sources: dict[str, list[str]] = defaultdict(list)
         self.predicates: dict[str, list[str]] = defaultdict(list)
         for assertion in graph.assertions.values():
