@@ -3,116 +3,113 @@
     graph = generate(seed=0)            # ~2,800 assertions, 165 merges, 59 summaries
     graph.write("synthetic/")           # assertions.jsonl, receipts.jsonl, retracted.txt, generator.json
 
-The shape follows the study (300 oncology abstracts, 61 of them retracted): documents
-of skewed length, each with one or two focus entities; entities of five kinds whose
-popularity is Zipf-like, each with a few spelling variants; typed triples over real
-Relations Ontology properties with useful axioms in ``rules/ro.dl``; a few triples
-stated by several documents. Merges group the spellings of an entity that appear in
-claims, with 1-4 support sets citing assertions that mention them (a few merges have
-more than eight, so the cap is exercised). Summaries cover communities around hub
-entities, one receipt per sentence. Same-kind causal and part-whole triples follow a
-hidden order of the entities, so the closure has no cycles and stays bounded.
-
-Sources are ``synthetic:docNNNN``: they cannot collide with real retraction data.
-Every random choice draws from ``random.Random`` streams seeded by ``seed`` and the
-stage, so one seed gives byte-identical files on every platform and Python 3.
+Like the study (300 oncology abstracts, 61 retracted): documents of skewed length, each
+dwelling on a focus entity; Zipf-popular entities of five kinds with spelling variants;
+triples over Relations Ontology properties with axioms in ``rules/ro.dl``, a few stated
+by several documents. Merges group an entity's spellings seen in claims, with 1-4
+support sets citing assertions that use them (a few more than eight, to exercise the
+cap); summaries cover communities around hubs, one receipt per sentence. Sources are
+``synthetic:docNNNN``, which no real retraction list holds. Each stage draws from its
+own ``random.Random`` seeded by ``seed``: the same arguments give the same files.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import os
 import random
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..files import write_text_atomically
 from .assertions import Assertion
 from .records import Receipt, Sentence
 
 FORMAT = "polygraph-synthetic/1"
-KINDS = ("gene", "process", "component", "disease", "drug")
-#: the share of each kind among the entities
-_SHARES = {"gene": 0.45, "process": 0.22, "component": 0.10, "disease": 0.12, "drug": 0.11}
+KINDS = {"gene": 0.45, "process": 0.22, "component": 0.10, "disease": 0.12, "drug": 0.11}  # share of entities
 
-# (CURIE, rdfs:label in rules/ro.dl, subject kind, object kind, weight, order). Same-kind
-# causal and part-whole triples compose with every triple about their ends, so they are
-# rare and draw their ends uniformly (hubs would multiply the closure); order "up" keeps
-# the subject before the object in the hidden order, "down" after it. At these weights a
-# claim entails about seven edges on average, as in the study (21,373 from 2,784 claims).
+# (CURIE, its rdfs:label in rules/ro.dl as a verb phrase, subject kind, object kind, weight,
+# draw). A claim entails from 2 (contributes to condition) to 26 (directly regulates) edges
+# under RO, and same-kind causal and part-whole triples compose with every triple about
+# their ends, so those are rare and draw both ends uniformly ("up": subject before object
+# in the hidden order, "down": after; no cycles); "flat" draws the object uniformly. At
+# these weights the defaults entail about 23,000 edges from 2,600 claims (the study:
+# 21,373 from 2,784).
 RELATIONS = (
-    ("RO:0002213", "positively regulates", "gene", "process", 6, None),
-    ("RO:0002212", "negatively regulates", "gene", "process", 5, None),
-    ("RO:0002211", "regulates", "gene", "process", 3, None),
-    ("RO:0002629", "directly positively regulates", "gene", "gene", 1, "up"),
-    ("RO:0002630", "directly negatively regulates", "gene", "gene", 1, "up"),
-    ("RO:0002436", "molecularly interacts with", "gene", "gene", 10, None),
-    ("RO:0002447", "phosphorylates", "gene", "gene", 2, None),
-    ("RO:0002331", "involved in", "gene", "process", 6, None),
-    ("RO:0001025", "located in", "gene", "component", 9, None),
-    ("BFO:0000050", "part of", "component", "component", 2, "down"),
-    ("BFO:0000050", "part of", "process", "process", 1, "down"),
-    ("BFO:0000051", "has part", "process", "process", 0.5, "up"),
-    ("RO:0002411", "causally upstream of", "process", "process", 1, "up"),
-    ("RO:0003304", "contributes to condition", "gene", "disease", 10, None),
-    ("RO:0002607", "is marker for", "gene", "disease", 9, None),
-    ("RO:0002449", "directly negatively regulates activity of", "drug", "gene", 5, None),
-    ("RO:0002606", "is substance that treats", "drug", "disease", 6, None),
-    ("RO:0004019", "disease has basis in", "disease", "process", 2, None),
-    ("RO:0002212", "negatively regulates", "drug", "process", 2, None),
+    ("RO:0002213", "positively regulates", "gene", "process", 3.5, None),
+    ("RO:0002212", "negatively regulates", "gene", "process", 3, None),
+    ("RO:0002211", "regulates", "gene", "process", 2, None),
+    ("RO:0002629", "directly positively regulates", "gene", "gene", 0.5, "up"),
+    ("RO:0002630", "directly negatively regulates", "gene", "gene", 0.5, "up"),
+    ("RO:0002436", "molecularly interacts with", "gene", "gene", 12, None),
+    ("RO:0002447", "phosphorylates", "gene", "gene", 3, None),
+    ("RO:0002331", "is involved in", "gene", "process", 2.5, None),
+    ("RO:0001025", "is located in", "gene", "component", 4, "flat"),
+    ("BFO:0000050", "is part of", "component", "component", 0.5, "down"),
+    ("BFO:0000050", "is part of", "process", "process", 0.6, "down"),
+    ("BFO:0000051", "has part", "process", "process", 0.3, "up"),
+    ("RO:0002411", "is causally upstream of", "process", "process", 0.6, "up"),
+    ("RO:0003304", "contributes to", "gene", "disease", 12, None),  # contributes to condition
+    ("RO:0002607", "is a marker for", "gene", "disease", 10, None),  # is marker for
+    ("RO:0002449", "directly negatively regulates activity of", "drug", "gene", 4, None),
+    ("RO:0002606", "treats", "drug", "disease", 4, None),  # is substance that treats
+    ("RO:0004019", "has a basis in", "disease", "process", 2, None),  # disease has basis in
+    ("RO:0002212", "negatively regulates", "drug", "process", 1, None),
 )
 
 # The frequent entities: real names, "|" separating a name from its aliases.
 _NAMES = {
-    "gene": "TP53|p53;KRAS;EGFR;MYC|c-Myc;PIK3CA;PTEN;BRAF;AKT1;MTOR|mTOR;ERBB2|HER2;CDKN2A|p16INK4a;RB1;"
-            "BRCA1;BRCA2;APC;CTNNB1|beta-catenin;VEGFA|VEGF;STAT3;NFKB1|NF-kB p50;BCL2|Bcl-2;BAX;CASP3|"
-            "caspase-3;CASP9|caspase-9;MDM2;CDK4;CDK6;CCND1|cyclin D1;HIF1A|HIF-1alpha;JAK2;SRC;NOTCH1;SMAD4;"
-            "TGFB1|TGF-beta1;IL6|IL-6;TNF|TNF-alpha;MAPK1|ERK2;MAPK3|ERK1;MAP2K1|MEK1;RAF1;NRAS;HRAS;ALK;MET;"
-            "FGFR1;KIT;ATM;ATR;CHEK2;PARP1;MLH1;MSH2;EZH2;IDH1;TERT;SOX2;POU5F1|OCT4;CD44;EPCAM;VIM|vimentin;"
-            "CDH1|E-cadherin;SNAI1|Snail;TWIST1;ZEB1;MMP2;MMP9;CD274|PD-L1;PDCD1|PD-1;CTLA4;FOXO3;GSK3B;YAP1|YAP;"
-            "AIM2;NLRP3;GSDMD;IL1B|IL-1beta;CXCL8|IL-8;SIRT1;BECN1|Beclin 1;MAP1LC3B|LC3B;SQSTM1|p62;KEAP1;"
-            "NFE2L2|NRF2;HMGB1;MKI67|Ki-67;PCNA;ESR1|ER-alpha;AR",
+    "gene": "TP53|p53;KRAS;EGFR;MYC|c-Myc;PIK3CA;PTEN;BRAF;AKT1;MTOR|mTOR;ERBB2|HER2;CDKN2A|p16INK4a;RB1;BRCA1;BRCA2;"
+            "APC;CTNNB1|beta-catenin;VEGFA|VEGF;STAT3;NFKB1|NF-kB p50;BCL2|Bcl-2;BAX;CASP3|caspase-3;CASP9|caspase-9;"
+            "MDM2;CDK4;CDK6;CCND1|cyclin D1;HIF1A|HIF-1alpha;JAK2;SRC;NOTCH1;SMAD4;TGFB1|TGF-beta1;IL6|IL-6;"
+            "TNF|TNF-alpha;MAPK1|ERK2;MAPK3|ERK1;MAP2K1|MEK1;RAF1;NRAS;HRAS;ALK;MET;FGFR1;KIT;ATM;ATR;CHEK2;PARP1;"
+            "MLH1;MSH2;EZH2;IDH1;TERT;SOX2;POU5F1|OCT4;CD44;EPCAM;VIM|vimentin;CDH1|E-cadherin;SNAI1|Snail;TWIST1;"
+            "ZEB1;MMP2;MMP9;CD274|PD-L1;PDCD1|PD-1;CTLA4;FOXO3;GSK3B;YAP1|YAP;AIM2;NLRP3;GSDMD;IL1B|IL-1beta;"
+            "CXCL8|IL-8;SIRT1;BECN1|Beclin 1;MAP1LC3B|LC3B;SQSTM1|p62;KEAP1;NFE2L2|NRF2;HMGB1;MKI67|Ki-67;PCNA;"
+            "ESR1|ER-alpha;AR",
     "process": "apoptosis|apoptotic process;cell proliferation|proliferation;autophagy;angiogenesis;"
                "epithelial-mesenchymal transition|EMT;cell migration;cell invasion;DNA repair;cell cycle arrest;"
                "cellular senescence|senescence;inflammatory response|inflammation;glycolysis|aerobic glycolysis;"
-               "ferroptosis;pyroptosis;necroptosis;DNA damage response|DDR;MAPK/ERK signalling|MAPK/ERK pathway|"
-               "ERK1/2 cascade;PI3K/AKT signalling|PI3K/AKT pathway;Wnt signalling|Wnt pathway;Notch signalling;"
-               "Hedgehog signalling;JAK/STAT signalling|JAK-STAT pathway;NF-kB signalling|NF-kB pathway;"
-               "TGF-beta signalling;Hippo signalling;mTOR signalling;oxidative phosphorylation|OXPHOS;"
-               "immune response;T cell activation;macrophage polarization;reactive oxygen species production|"
-               "ROS production;response to hypoxia|hypoxia response;unfolded protein response|UPR;"
-               "telomere maintenance;DNA methylation;chromatin remodelling;cell adhesion;anoikis;mitophagy;"
-               "lipid metabolism;response to drug|drug response",
+               "ferroptosis;pyroptosis;necroptosis;DNA damage response|DDR;"
+               "MAPK/ERK signalling|MAPK/ERK pathway|ERK1/2 cascade;PI3K/AKT signalling|PI3K/AKT pathway;"
+               "Wnt signalling|Wnt pathway;Notch signalling;Hedgehog signalling;JAK/STAT signalling|JAK-STAT pathway;"
+               "NF-kB signalling|NF-kB pathway;TGF-beta signalling;Hippo signalling;mTOR signalling;"
+               "oxidative phosphorylation|OXPHOS;immune response;T cell activation;macrophage polarization;"
+               "reactive oxygen species production|ROS production;response to hypoxia|hypoxia response;"
+               "unfolded protein response|UPR;telomere maintenance;DNA methylation;chromatin remodelling;"
+               "cell adhesion;anoikis;mitophagy;lipid metabolism;response to drug|drug response",
     "component": "nucleus;cytoplasm;cytosol;mitochondrion|mitochondria;plasma membrane|cell membrane;"
                  "endoplasmic reticulum|ER;Golgi apparatus;lysosome;autophagosome;extracellular vesicle|exosome;"
-                 "extracellular matrix|ECM;chromatin;nucleolus;centrosome;focal adhesion;inflammasome complex|"
-                 "inflammasome;proteasome complex|proteasome;nuclear envelope;mitochondrial outer membrane",
+                 "extracellular matrix|ECM;chromatin;nucleolus;centrosome;focal adhesion;"
+                 "inflammasome complex|inflammasome;proteasome complex|proteasome;nuclear envelope;"
+                 "mitochondrial outer membrane",
     "disease": "breast cancer|breast carcinoma;lung adenocarcinoma|LUAD;non-small cell lung cancer|NSCLC;"
-               "colorectal cancer|CRC;hepatocellular carcinoma|HCC;gastric cancer;pancreatic ductal "
-               "adenocarcinoma|PDAC;glioblastoma|GBM;melanoma;prostate cancer;ovarian cancer;cervical cancer;"
-               "oral squamous cell carcinoma|OSCC;oral carcinoma;head and neck squamous cell carcinoma|HNSCC;"
-               "acute myeloid leukemia|AML;multiple myeloma;diffuse large B-cell lymphoma|DLBCL;renal cell "
-               "carcinoma|RCC;bladder cancer;thyroid cancer;esophageal squamous cell carcinoma|ESCC;"
-               "nasopharyngeal carcinoma|NPC;osteosarcoma;neuroblastoma;endometrial cancer;cholangiocarcinoma;"
-               "triple-negative breast cancer|TNBC",
-    "drug": "cisplatin|DDP;paclitaxel|Taxol;doxorubicin|Adriamycin;5-fluorouracil|5-FU;gemcitabine;temozolomide|"
-            "TMZ;gefitinib|Iressa;erlotinib|Tarceva;osimertinib;imatinib|Gleevec;sorafenib;lenvatinib;trastuzumab|"
-            "Herceptin;bevacizumab|Avastin;cetuximab;pembrolizumab|Keytruda;nivolumab;olaparib|Lynparza;"
+               "colorectal cancer|CRC;hepatocellular carcinoma|HCC;gastric cancer;"
+               "pancreatic ductal adenocarcinoma|PDAC;glioblastoma|GBM;melanoma;prostate cancer;ovarian cancer;"
+               "cervical cancer;oral squamous cell carcinoma|OSCC;oral carcinoma;"
+               "head and neck squamous cell carcinoma|HNSCC;acute myeloid leukemia|AML;multiple myeloma;"
+               "diffuse large B-cell lymphoma|DLBCL;renal cell carcinoma|RCC;bladder cancer;thyroid cancer;"
+               "esophageal squamous cell carcinoma|ESCC;nasopharyngeal carcinoma|NPC;osteosarcoma;neuroblastoma;"
+               "endometrial cancer;cholangiocarcinoma;triple-negative breast cancer|TNBC",
+    "drug": "cisplatin|DDP;paclitaxel|Taxol;doxorubicin|Adriamycin;5-fluorouracil|5-FU;gemcitabine;temozolomide|TMZ;"
+            "gefitinib|Iressa;erlotinib|Tarceva;osimertinib;imatinib|Gleevec;sorafenib;lenvatinib;"
+            "trastuzumab|Herceptin;bevacizumab|Avastin;cetuximab;pembrolizumab|Keytruda;nivolumab;olaparib|Lynparza;"
             "palbociclib;everolimus;rapamycin|sirolimus;metformin;curcumin;resveratrol;quercetin;docetaxel;"
             "oxaliplatin;tamoxifen;vemurafenib",
 }
-# The long tail: names built from parts, so any number of entities can be drawn.
-_GENE_FAMILIES = ("ZNF", "SLC7A", "TMEM", "CCDC", "FAM", "LINC", "MIR", "ANKRD", "KLF", "TRIM", "USP", "RNF")
-_TAIL_NOUNS = ("glucose", "lipid", "glutamine", "collagen", "T cell", "B cell", "epithelial cell", "fibroblast",
-               "endothelial cell", "stem cell", "macrophage", "keratinocyte", "iron", "cholesterol", "purine")
-_PROCESS_ENDS = ("metabolic process", "migration", "differentiation", "transport", "biosynthetic process",
-                 "homeostasis", "secretion", "activation")
-_SITES = ("tongue", "laryngeal", "gallbladder", "uveal", "salivary gland", "vulvar", "anal", "penile", "testicular",
-          "adrenal", "thymic", "biliary", "small intestine", "peritoneal", "pleural", "skin", "bone", "soft tissue")
-_TUMOURS = ("carcinoma", "adenocarcinoma", "sarcoma", "cancer", "neoplasm", "squamous cell carcinoma")
-_SYLLABLES = ("ra", "lo", "ti", "va", "de", "zo", "mi", "ne", "pa", "ku", "sa", "bre", "fo", "xi")
-_DRUG_ENDS = ("tinib", "mab", "ciclib", "parib", "platin", "taxel", "rafenib", "lisib")
+# The long tail: names combined from parts (by mixed radix), so any number can be drawn.
+_FAMILIES = "ZNF SLC7A TMEM CCDC FAM LINC MIR ANKRD KLF TRIM USP RNF".split()
+_SYLLABLES = "ra lo ti va de zo mi ne pa ku sa bre fo xi".split()
+_PARTS = {kind: tuple(part.split(";") for part in parts) for kind, parts in {
+    "process": ("glucose ;lipid ;glutamine ;collagen ;T cell ;B cell ;epithelial cell ;fibroblast ;endothelial cell ;"
+                "stem cell ;macrophage ;keratinocyte ;iron ;cholesterol ;purine ",
+                "metabolic process;migration;differentiation;transport;biosynthetic process;homeostasis;secretion;"
+                "activation", ";regulation of ;positive regulation of ;negative regulation of ;cellular response to "),
+    "disease": ("tongue ;laryngeal ;gallbladder ;uveal ;salivary gland ;vulvar ;anal ;penile ;testicular ;adrenal ;"
+                "thymic ;biliary ;small intestine ;peritoneal ;pleural ;skin ;bone ;soft tissue ",
+                "carcinoma;adenocarcinoma;sarcoma;cancer;neoplasm;squamous cell carcinoma",
+                ";metastatic ;recurrent ;early-stage ;paediatric "),
+    "drug": (";".join(_SYLLABLES), ";".join(_SYLLABLES), "tinib;mab;ciclib;parib;platin;taxel;rafenib;lisib"),
+}.items()}
 
 
 @dataclass(frozen=True)
@@ -128,44 +125,38 @@ def _variants(name: str, aliases: list[str], kind: str) -> tuple[str, ...]:
     templates = {"gene": ("{} protein", "{} gene"), "process": ("{} process", "{} pathway"),
                  "component": ("{} compartment", "the {}"), "disease": ("{} (human)", "{} tumour"),
                  "drug": ("{} treatment", "{} therapy")}[kind]
-    spellings = [*aliases, *(t.format(name) for t in templates)]
-    if "signalling" in name:
-        spellings.insert(0, name.replace("signalling", "signaling"))
+    spellings = [name.replace("signalling", "signaling"), *aliases, *(t.format(name) for t in templates)]
     return tuple(dict.fromkeys(s for s in spellings if s != name))[:3]
 
 
-def _tail_name(kind: str, i: int, rng: random.Random) -> str:
-    if kind == "gene":
-        return f"{_GENE_FAMILIES[i % len(_GENE_FAMILIES)]}{10 + i}"
-    if kind == "process":
-        return f"{_TAIL_NOUNS[i % len(_TAIL_NOUNS)]} {_PROCESS_ENDS[i // len(_TAIL_NOUNS) % len(_PROCESS_ENDS)]}"
-    if kind == "component":
-        return f"{_GENE_FAMILIES[i % len(_GENE_FAMILIES)]}{10 + i} complex"
-    if kind == "disease":
-        return f"{_SITES[i % len(_SITES)]} {_TUMOURS[i // len(_SITES) % len(_TUMOURS)]}"
-    return "".join(rng.choice(_SYLLABLES) for _ in range(2)) + _DRUG_ENDS[i % len(_DRUG_ENDS)]
+def _tail_name(kind: str, i: int) -> str:
+    """Returns the i-th made-up name of a kind: a gene family, a complex, or parts combined."""
+    if kind in ("gene", "component"):
+        return f"{_FAMILIES[i % len(_FAMILIES)]}{10 + i}" + (" complex" if kind == "component" else "")
+    if kind == "drug":
+        i = i * 389 % 1568 + i - i % 1568  # a permutation of the 14 * 14 * 8 names, less monotonous
+    picked = []
+    for options in _PARTS[kind]:
+        picked.append(options[i % len(options)])
+        i //= len(options)
+    name = f"{picked[2]}{picked[0]}{picked[1]}" if kind != "drug" else "".join(picked)
+    return f"{name} type {i + 1}" if i else name
 
 
 def _entities(count: int, rng: random.Random) -> dict[str, list[Entity]]:
-    """Returns entities per kind, most popular first; names are unique across kinds."""
+    """Returns entities per kind, most popular first: real names (shuffled), then made-up ones."""
     out: dict[str, list[Entity]] = {}
-    taken: set[str] = set()
     for kind in KINDS:
-        wanted = max(2, round(count * _SHARES[kind]))
+        wanted = max(2, round(count * KINDS[kind]))
         named = [item.split("|") for item in _NAMES[kind].split(";")]
         rng.shuffle(named)
-        entities, i = [], 0
-        for parts in named[:wanted]:
-            entities.append((parts[0], parts[1:]))
-        while len(entities) < wanted:
-            name, i = _tail_name(kind, i, rng), i + 1
-            if name not in taken and all(name != e[0] for e in entities):
-                entities.append((name, []))
-        rows = []
-        for rank, (name, aliases) in enumerate(entities):
-            taken.add(name)
-            rows.append(Entity(name, kind, _variants(name, aliases, kind), 1.0 / (rank + 1) ** 0.9, rng.random()))
-        out[kind] = rows
+        names = {parts[0]: parts[1:] for parts in named[:wanted]}
+        i = 0
+        while len(names) < wanted:  # made-up names are unique across kinds by construction
+            names.setdefault(_tail_name(kind, i), [])
+            i += 1
+        out[kind] = [Entity(name, kind, _variants(name, aliases, kind), 1.0 / (rank + 1) ** 0.9, rng.random())
+                     for rank, (name, aliases) in enumerate(names.items())]
     return out
 
 
@@ -186,55 +177,35 @@ class SyntheticGraph:
 
     def counts(self) -> dict[str, int]:
         """Returns how many documents, assertions, merges, summaries, sentences and retractions."""
-        return {
-            "documents": len({a.source for a in self.assertions}),
-            "assertions": len(self.assertions),
-            "claims": len({a.triple for a in self.assertions}),
-            "merges": sum(r.layer == "merge" for r in self.receipts),
-            "summaries": sum(r.layer == "summary" for r in self.receipts),
-            "sentences": sum(len(r.sentences) for r in self.receipts),
-            "retracted": len(self.retracted),
-        }
+        layers = [r.layer for r in self.receipts]
+        return {"documents": len({a.source for a in self.assertions}), "assertions": len(self.assertions),
+                "claims": len({a.triple for a in self.assertions}), "merges": layers.count("merge"),
+                "summaries": layers.count("summary"), "sentences": sum(len(r.sentences) for r in self.receipts),
+                "retracted": len(self.retracted)}
 
     def write(self, directory: str | Path) -> Path:
         """Writes the four files into ``directory`` (created if needed), each atomically."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        _write(directory / "assertions.jsonl", "".join(_line(a.to_json()) for a in self.assertions))
-        _write(directory / "receipts.jsonl", "".join(_line(receipt_json(r)) for r in self.receipts))
-        _write(directory / "retracted.txt", "".join(f"{s}\n" for s in self.retracted))
+        for name, records in (("assertions", [a.to_json() for a in self.assertions]),
+                              ("receipts", [receipt_json(r) for r in self.receipts])):
+            lines = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+            write_text_atomically(directory / f"{name}.jsonl", lines)
+        write_text_atomically(directory / "retracted.txt", "".join(f"{s}\n" for s in self.retracted))
         meta = {"format": FORMAT, "generator": "polygraph_logic.graph.synthetic.generate",
                 "parameters": self.parameters, "counts": self.counts()}
-        _write(directory / "generator.json", json.dumps(meta, indent=2) + "\n")
+        write_text_atomically(directory / "generator.json", json.dumps(meta, indent=2) + "\n")
         return directory
-
-
-def _line(record: dict) -> str:
-    return json.dumps(record, ensure_ascii=False) + "\n"
-
-
-def _write(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _ids(group: frozenset[str]) -> list[str]:
-    return sorted(group, key=lambda a: (len(a), a))  # a2 before a10 (ids are "a" + number)
 
 
 def receipt_json(receipt: Receipt) -> dict:
     """Returns the JSON Lines record of a receipt (DESIGN.md's format), support sets in id order."""
+    ids = lambda support: [sorted(g, key=lambda a: (len(a), a)) for g in support]  # noqa: E731 - a2 before a10
     record = {"artifact": receipt.artifact, "layer": receipt.layer, "content": receipt.content}
     if receipt.sentences:
-        record["sentences"] = [{"text": s.text, "support": [_ids(g) for g in s.support]} for s in receipt.sentences]
+        record["sentences"] = [{"text": s.text, "support": ids(s.support)} for s in receipt.sentences]
     else:
-        record["support"] = [_ids(g) for g in receipt.support]
+        record["support"] = ids(receipt.support)
     return record
 
 
@@ -243,7 +214,7 @@ def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges
              repeat_fraction: float = 0.03, overcap_merges: int | None = None) -> SyntheticGraph:
     """Returns a synthetic graph's inputs, identical for identical arguments.
 
-    ``entities`` defaults to 40% of ``assertions``; ``repeat_fraction`` of the assertions
+    ``entities`` defaults to half the ``assertions``; ``repeat_fraction`` of the assertions
     restate a triple another document stated; ``overcap_merges`` (default 3% of the
     merges, at least one) get 9-12 support sets. Fewer merges or summaries than asked
     come out only when too few entities are mentioned twice (counts() says how many).
@@ -252,7 +223,7 @@ def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges
         raise ValueError(f"need 1 <= documents <= assertions, got documents={documents}, assertions={assertions}")
     if min(merges, summaries) < 0 or not 0 <= retracted_fraction <= 1 or not 0 <= repeat_fraction < 1:
         raise ValueError("merges and summaries must be >= 0, retracted_fraction and repeat_fraction in [0, 1)")
-    entities = max(40, round(assertions * 0.4)) if entities is None else entities
+    entities = max(40, round(assertions / 2)) if entities is None else entities
     overcap_merges = max(1, round(merges * 0.03)) if overcap_merges is None else overcap_merges
     parameters = {"seed": seed, "documents": documents, "assertions": assertions, "merges": merges,
                   "summaries": summaries, "retracted_fraction": retracted_fraction, "entities": entities,
@@ -265,7 +236,7 @@ def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges
     spellings = _spell(triples, chosen, stream("spellings"))
     records = [Assertion(f"a{i}", sources[d], s, p, o, text=f"{s} {label} {o}")
                for i, ((d, _, p, _, label), (s, o)) in enumerate(zip(triples, spellings), 1)]
-    receipts = _merge_receipts(records, triples, chosen, parameters["overcap_merges"], stream("merges"))
+    receipts = _merge_receipts(records, triples, chosen, parameters["overcap_merges"], stream("merge-receipts"))
     receipts += _summary_receipts(records, triples, summaries, stream("summaries"))
     retracted = sorted(stream("retracted").sample(sources, round(documents * retracted_fraction)))
     return SyntheticGraph(parameters, records, receipts, retracted)
@@ -284,42 +255,36 @@ def _triples(pool, documents, total, repeat_fraction, rng: random.Random) -> lis
     for d, length in enumerate(lengths):
         focus = _weighted_sample(rng, central, [e.weight for e in central], rng.choice((1, 1, 2)))
         mine: set = set()
-        for _ in range(200 * length):
+        for _ in range(200 * length + 1):
             if len(mine) == length:
                 break
-            if stated and rng.random() < repeat_fraction:
-                key = rng.choice(list(stated))
-            else:
-                key = _fresh(pool, focus, relation_weights, kind_weights, rng)
+            key = rng.choice(list(stated)) if stated and rng.random() < repeat_fraction else \
+                _fresh(pool, focus, relation_weights, kind_weights, rng)
             if key is not None and key not in mine:
                 mine.add(key)
                 stated[key] = None
                 out.append((d, *key))
-        else:
-            raise ValueError(f"cannot draw {length} distinct triples for one document from {sum(map(len, pool.values()))} "
-                             "entities; raise entities")
+        if len(mine) < length:
+            raise ValueError(f"cannot draw {length} distinct triples for one document; raise entities")
     return out
 
 
 def _fresh(pool, focus, relation_weights, kind_weights, rng: random.Random):
-    curie, label, s_kind, o_kind, _, order = rng.choices(RELATIONS, relation_weights)[0]
-    if order is not None:
-        return _ordered(pool[s_kind], curie, order, rng) + (label,)
-    subject, object_ = (rng.choices(pool[k], kind_weights[k])[0] for k in (s_kind, o_kind))
+    """Returns a new (subject, predicate, object, label) of entities, or None for a self-loop."""
+    curie, label, s_kind, o_kind, _, draw = rng.choices(RELATIONS, relation_weights)[0]
+    if draw in ("up", "down"):  # both ends uniform; the hidden order decides the direction
+        subject, object_ = sorted(rng.sample(pool[s_kind], 2), key=lambda e: e.level, reverse=draw == "down")
+        return (subject, curie, object_, label)
+    subject = rng.choices(pool[s_kind], kind_weights[s_kind])[0]
+    # genes located in one place are pairwise "spatially coextensive": "flat" spreads the places out
+    object_ = rng.choice(pool[o_kind]) if draw == "flat" else rng.choices(pool[o_kind], kind_weights[o_kind])[0]
     hits = [e for e in focus if e.kind in (s_kind, o_kind)]
-    if hits and rng.random() < 0.6:
+    if draw is None and hits and rng.random() < 0.6:  # documents dwell on their focus
         if hits[0].kind == s_kind and (s_kind != o_kind or rng.random() < 0.5):
             subject = hits[0]
         else:
             object_ = hits[0]
     return None if subject is object_ else (subject, curie, object_, label)
-
-
-def _ordered(entities: list[Entity], curie: str, order: str, rng: random.Random):
-    subject, object_ = rng.sample(entities, 2)
-    if (subject.level > object_.level) == (order == "up"):
-        subject, object_ = object_, subject  # the hidden order decides the direction
-    return (subject, curie, object_)
 
 
 def _mentions(triples) -> dict[Entity, list[int]]:
@@ -346,18 +311,17 @@ def _spell(triples, chosen: list[Entity], rng: random.Random) -> list[tuple[str,
         documents = list(dict.fromkeys(triples[i][0] for i in mentions[entity]))
         groups = documents if len(documents) >= 2 else [(None, i) for i in mentions[entity]]
         for n, group in enumerate(groups):
-            name = entity.name if n == 0 or (n > 1 and rng.random() < 0.75) else rng.choice(entity.variants)
+            name = entity.name if n == 0 or (n > 1 and rng.random() < 0.9) else rng.choice(entity.variants)
             spelling[(entity, group)] = name
-    out = []
-    for i, (d, subject, _, object_, _) in enumerate(triples):
-        out.append(tuple(spelling.get((e, d)) or spelling.get((e, (None, i))) or e.name for e in (subject, object_)))
-    return out
+    return [tuple(spelling.get((e, d)) or spelling.get((e, (None, i))) or e.name for e in (subject, object_))
+            for i, (d, subject, _, object_, _) in enumerate(triples)]
 
 
 def _merge_receipts(records, triples, chosen, overcap: int, rng: random.Random) -> list[Receipt]:
+    """Returns one merge per chosen entity over the spellings in claims; the busiest get 9-12 sets."""
     mentions = _mentions(triples)
     busiest = sorted(chosen, key=lambda e: (-len(mentions[e]), e.name))[:overcap]
-    receipts = []
+    receipts = []  # in order of first mention
     for n, entity in enumerate(sorted(chosen, key=lambda e: mentions[e][0]), 1):
         spelled = {}  # spelling -> assertion ids using it
         for i in mentions[entity]:
@@ -368,44 +332,31 @@ def _merge_receipts(records, triples, chosen, overcap: int, rng: random.Random) 
         variant_ids = [a for s in members[1:] for a in spelled[s]]
         every = [a for s in members for a in spelled[s]]
         count = rng.randint(9, 12) if entity in busiest else rng.choices((1, 2, 3, 4), (4, 3, 2, 1))[0]
-        support = _support_sets(rng, variant_ids, every, count)
+        # each support set: an assertion using a variant spelling, plus 0-2 about any spelling
+        sizes = rng.choices((1, 2, 3), (3, 5, 2), k=50 * count)
+        groups = [frozenset([rng.choice(variant_ids), *rng.sample(every, min(k - 1, len(every)))]) for k in sizes]
+        support = _distinct(groups, count)
         content = {"canonical": entity.name, "members": members}
         receipts.append(Receipt(f"merge:m{n:03d}", "merge", content, tuple(support)))
     return receipts
 
 
-def _support_sets(rng: random.Random, first: list[str], every: list[str], count: int) -> list[frozenset[str]]:
-    """Returns up to ``count`` support sets of 1-3 ids, each with one id of ``first``, none inside another."""
-    sizes = rng.choices((1, 2, 3), (3, 5, 2), k=50 * count)
-    groups = [frozenset([rng.choice(first), *rng.sample(every, min(n - 1, len(every)))]) for n in sizes]
-    return _distinct(rng, groups, count, shuffle=False)
-
-
-def _distinct(rng: random.Random, groups: list[frozenset[str]], count: int, shuffle=True) -> list[frozenset[str]]:
-    """Returns up to ``count`` of ``groups`` (shuffled first) of which none is inside another."""
-    if shuffle:
-        groups = rng.sample(groups, len(groups))
+def _distinct(groups: list[frozenset[str]], count: int) -> list[frozenset[str]]:
+    """Returns the first ``count`` of ``groups`` of which none is inside another (a label in minimal DNF)."""
     kept: list[frozenset[str]] = []
     for group in groups:
-        if len(kept) == count:
-            break
-        if not any(group <= s or s <= group for s in kept):
+        if len(kept) < count and not any(group <= s or s <= group for s in kept):
             kept.append(group)
     return kept
-
-
-def _context(triples, i: int, hub: Entity) -> list[int]:
-    """Returns the other assertions of assertion i's document that mention the hub."""
-    d = triples[i][0]
-    return [j for j in range(max(0, i - 60), min(len(triples), i + 60))
-            if j != i and triples[j][0] == d and hub in (triples[j][1], triples[j][3])]
 
 
 def _summary_receipts(records, triples, summaries: int, rng: random.Random) -> list[Receipt]:
     """Returns sentence-level summaries of the communities around hub entities."""
     stating: dict[tuple, list[int]] = {}  # canonical triple -> indexes of the assertions stating it
     around: dict[Entity, list[tuple]] = {}  # entity -> canonical triples mentioning it
-    for i, (_, subject, curie, object_, label) in enumerate(triples):
+    documents: dict[int, list[int]] = {}  # document -> indexes of its assertions
+    for i, (d, subject, curie, object_, label) in enumerate(triples):
+        documents.setdefault(d, []).append(i)
         key = (subject, curie, object_, label)
         if key not in stating:
             around.setdefault(subject, []).append(key)
@@ -423,10 +374,12 @@ def _summary_receipts(records, triples, summaries: int, rng: random.Random) -> l
             bundles = []
             for i in stating[key]:
                 bundles.append(frozenset([records[i].id]))
-                bundles += [frozenset([records[i].id, records[j].id]) for j in _context(triples, i, hub)]
-            support = _distinct(rng, bundles, rng.randint(1, 3))
+                bundles += [frozenset([records[i].id, records[j].id]) for j in documents[triples[i][0]]
+                            if j != i and hub in (triples[j][1], triples[j][3])]
+            support = _distinct(rng.sample(bundles, len(bundles)), rng.randint(1, 3))
             subject, _, object_, label = key
-            sentences.append(Sentence(f"{subject.name} {label} {object_.name}.", tuple(support)))
+            text = f"{subject.name} {label} {object_.name}."
+            sentences.append(Sentence(text[0].upper() + text[1:], tuple(support)))
         entities = list(dict.fromkeys(e.name for k in chosen for e in (k[0], k[2])))
         content = {"community": f"c{n:02d}", "hub": hub.name, "entities": entities,
                    "text": " ".join(s.text for s in sentences)}
