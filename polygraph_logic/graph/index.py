@@ -88,12 +88,13 @@ class GraphIndex:
         self.ids: list[str] = [entry.id for entry in self.ranked]
         # artifacts with several support sets: numbered support sets, so that "every set is
         # hit" is one C-level superset test against the sets a deletion hits
-        self.monomials: list[tuple[int, ...]] = [()] * len(self.ranked)
+        self.monomials: list[frozenset[int]] = [frozenset()] * len(self.ranked)
         self.monomial_mentions: dict[int, list[int]] = defaultdict(list)
         count = 0
         for rank, groups in enumerate(self.artifact_labels):
             if len(groups) > 1:
-                self.monomials[rank] = tuple(range(count, count + len(groups)))
+                # a frozenset: set.issuperset copies any other argument into a new set first
+                self.monomials[rank] = frozenset(range(count, count + len(groups)))
                 for group in groups:
                     for bit in group:
                         self.monomial_mentions[bit].append(count)
