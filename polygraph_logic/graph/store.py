@@ -137,6 +137,9 @@ def write_graph(path: str | Path, assertions: list[Assertion], artifacts: Iterab
             db.commit()
         finally:
             db.close()
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; a graph is an ordinary file
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
