@@ -7,12 +7,24 @@ API a notebook user would call; nothing in the library imports this package.
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from typing import Sequence
 
 from .. import __version__
 from ..errors import PolygraphError
-from . import graph, program, whatif
+
+# one module per concept; each has register(commands)
+COMMAND_MODULES = ("program", "graph", "whatif", "export", "construct", "audit", "retrieval", "bench")
+
+
+def _command_modules():
+    for name in COMMAND_MODULES:
+        try:
+            yield importlib.import_module(f".{name}", __package__)
+        except ModuleNotFoundError as error:  # TEMPORARY while the modules are being written
+            if error.name != f"{__package__}.{name}":
+                raise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"polygraph_logic {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (program, graph, whatif):
+    for module in _command_modules():
         module.register(commands)
     return parser
 
