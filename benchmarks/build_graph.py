@@ -12,7 +12,7 @@ collect, write), peak memory (tracemalloc, measured in a second, traced build, s
 tracing slows Python several-fold; and the process's max RSS so far), and the stored
 label bytes per artifact (target: at most 100 on average) and file size.
 
-    python benchmarks/build_graph.py [--seed 0] [--no-go] [--no-trace]
+    python benchmarks/build_graph.py [--seed 0] [--data DIR] [--no-go] [--no-trace]
 
 The GO slice uses ro-class, not ro: ro's inverse and symmetric rules turn class-level
 edges ("every C is P-related to some D") around, which is unsound there, and together
@@ -29,6 +29,7 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -43,8 +44,9 @@ DATA = ROOT.parent / "shared" / "data" / "go-pombase"
 STUDY = {"claim": 2784, "merge": 165, "edge": 21373, "summary": 59, "artifacts": 24381, "file MiB": 5.45 / 1.048576}
 
 
-def measure(name: str, assertions, receipts, rules, directory: Path, trace: bool, study=None) -> None:
-    """Builds and writes one graph, then prints what it cost."""
+def measure_one(name: str, assertions, receipts, rules, directory: Path, trace: bool, study=None,
+                out: Callable[[str], None] = print) -> dict:
+    """Builds and writes one graph, prints what it cost through ``out`` and returns the figures."""
     started = time.perf_counter()
     build = build_graph(assertions, receipts, rules)
     path = directory / f"{name.split()[0]}.graph"
@@ -62,63 +64,72 @@ def measure(name: str, assertions, receipts, rules, directory: Path, trace: bool
         info = graph.info()
     counts = build.counts()
 
-    print(f"\n== {name}: {len(assertions)} assertions, {len(receipts)} receipts, "
+    out(f"\n== {name}: {len(assertions)} assertions, {len(receipts)} receipts, "
           f"rules {', '.join(Path(r).stem for r in rules)}")
-    print(f"{'layer':<10} {'artifacts':>10} {'inexact':>8} {'label B/artifact':>17}" + ("  study" if study else ""))
+    out(f"{'layer':<10} {'artifacts':>10} {'inexact':>8} {'label B/artifact':>17}" + ("  study" if study else ""))
     for layer in LAYERS:
         entry = info["layers"].get(layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0})
         per = entry["label_bytes"] / entry["artifacts"] if entry["artifacts"] else 0.0
         column = f"  {study[layer]:>6}" if study and layer in study else ""
-        print(f"{layer:<10} {counts.get(layer, 0):>10} {entry['inexact']:>8} {per:>17.1f}{column}")
+        out(f"{layer:<10} {counts.get(layer, 0):>10} {entry['inexact']:>8} {per:>17.1f}{column}")
     column = f"  {study['artifacts']:>6}" if study else ""
-    print(f"{'total':<10} {len(build.artifacts):>10} {build.truncated():>8} "
+    out(f"{'total':<10} {len(build.artifacts):>10} {build.truncated():>8} "
           f"{info['label_bytes_per_artifact']:>17.1f}{column}")
-    print(f"receipts over the cap of {build.cap}: {build.over_cap}; edges of background knowledge alone "
+    out(f"receipts over the cap of {build.cap}: {build.over_cap}; edges of background knowledge alone "
           f"(not artifacts): {build.background_edges}")
-    print("build seconds: " + ", ".join(f"{stage} {s:.2f}" for stage, s in seconds.items()) + f"; total {total:.2f}")
+    out("build seconds: " + ", ".join(f"{stage} {s:.2f}" for stage, s in seconds.items()) + f"; total {total:.2f}")
     memory = f"tracemalloc peak {peak / 2**20:.0f} MiB (traced rebuild); " if peak is not None else ""
-    print(f"memory: {memory}process max RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    out(f"memory: {memory}process max RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     size = info["file_bytes"] / 2**20
-    print(f"stored labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average (target <= 100: "
+    out(f"stored labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average (target <= 100: "
           f"{'met' if info['label_bytes_per_artifact'] <= 100 else 'MISSED'}); graph file {size:.1f} MiB"
           + (f" (the study's: {study['file MiB']:.1f} MiB)" if study else ""))
+    return {"artifacts": len(build.artifacts), "counts": counts, "truncated": build.truncated(),
+            "seconds": {**seconds, "total": total}, "peak_traced_mib": peak / 2**20 if peak is not None else None,
+            "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "label_bytes_per_artifact": info["label_bytes_per_artifact"], "file_mib": size}
 
 
-def go_slice(directory: Path, trace: bool) -> None:
-    """Builds the GO slice, or says why it cannot."""
-    gpad, obographs = DATA / "truncated-pombase.gpad", DATA / "go-truncated-pombase.json"
+def go_slice(directory: Path, trace: bool, data: Path = DATA, out: Callable[[str], None] = print) -> dict:
+    """Builds the GO slice and returns its figures, or says why it cannot (``skipped``)."""
+    gpad, obographs = data / "truncated-pombase.gpad", data / "go-truncated-pombase.json"
     if not (gpad.is_file() and obographs.is_file()):
-        print(f"\n== GO slice skipped: {gpad.name} and {obographs.name} not found in {DATA}")
-        return
-    try:
-        from polygraph_logic.importers import edges_to_datalog, read_gpad, read_obographs
-        rules = [rule_file("ro-class"), rule_file("existential")]
-    except (ImportError, FileNotFoundError) as error:
-        print(f"\n== GO slice skipped: {error}")
-        return
+        out(f"\n== GO slice skipped: {gpad.name} and {obographs.name} not found in {data}")
+        return {"skipped": f"{gpad.name} and {obographs.name} not found in {data}"}
+    from polygraph_logic.importers import edges_to_datalog, read_gpad, read_obographs
     assertions, _ = read_gpad(gpad)
     edges, _, _ = read_obographs(obographs)
     background = directory / "go-background.dl"
     background.write_text(edges_to_datalog(edges, obographs.name), encoding="utf-8")
-    measure("GO slice", assertions, [], [*rules, background], directory, trace)
+    rules = [rule_file("ro-class"), rule_file("existential"), background]
+    return measure_one("GO slice", assertions, [], rules, directory, trace, out=out)
+
+
+def measure(seed: int = 0, data: Path | None = DATA, trace: bool = True, trace_go: bool = True,
+            out: Callable[[str], None] = print) -> dict:
+    """Builds the synthetic paper-scale graph and (with ``data``) the GO slice; returns their figures."""
+    figures = {}
+    with tempfile.TemporaryDirectory(prefix="polygraph-build-") as name:
+        directory = Path(name)
+        started = time.perf_counter()
+        paper = generate(seed=seed)
+        out(f"generated the synthetic paper-scale graph (seed {seed}) in "
+            f"{time.perf_counter() - started:.2f} s: {paper.counts()}")
+        figures["synthetic"] = measure_one("synthetic paper-scale graph", paper.assertions, paper.receipts,
+                                           [rule_file("ro")], directory, trace, STUDY, out)
+        if data is not None:
+            figures["go"] = go_slice(directory, trace and trace_go, data, out)
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic graph")
+    parser.add_argument("--data", type=Path, default=DATA, help="the GO slice's folder")
     parser.add_argument("--no-go", action="store_true", help="skip the GO slice")
     parser.add_argument("--no-trace", action="store_true", help="skip the traced rebuild (peak memory)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="polygraph-build-") as name:
-        directory = Path(name)
-        started = time.perf_counter()
-        paper = generate(seed=args.seed)
-        print(f"generated the synthetic paper-scale graph (seed {args.seed}) in "
-              f"{time.perf_counter() - started:.2f} s: {paper.counts()}")
-        measure("synthetic paper-scale graph", paper.assertions, paper.receipts, [rule_file("ro")], directory,
-                not args.no_trace, STUDY)
-        if not args.no_go:
-            go_slice(directory, not args.no_trace)
+    measure(args.seed, None if args.no_go else args.data, not args.no_trace)
     return 0
 
 

@@ -33,11 +33,12 @@ sys.path.insert(0, str(ROOT))
 
 from polygraph_logic.program import Program  # noqa: E402
 from polygraph_logic.pydatalog_engine import closure as pydatalog_closure  # noqa: E402
+from polygraph_logic.resources import rule_file  # noqa: E402
 from polygraph_logic.syntax import Atom, Constant, Fact, parse_clauses  # noqa: E402
 
 GPAD = "truncated-pombase.gpad"
 OBOGRAPHS = "go-truncated-pombase.json"
-RULES = ROOT / "rules" / "go_closure.dl"
+DATA = ROOT.parent / "shared" / "data" / "go-pombase"
 
 # obographs predicate -> relation of rules/go_closure.dl (has_part and occurs_in are
 # loaded as background facts too; no rule uses them yet)
@@ -98,7 +99,8 @@ def _atom(relation: str, *values: str) -> Atom:
 def build_program(data: Path) -> tuple[Program, int]:
     """Returns the checked program (rules + facts) and the number of NOT lines skipped."""
     annotations, skipped = gpad_facts(data / GPAD)
-    rules = parse_clauses(RULES.read_text("utf-8"), str(RULES))
+    rules_path = rule_file("go_closure")
+    rules = parse_clauses(Path(rules_path).read_text("utf-8"), str(rules_path))
     return Program.from_clauses([*rules, *ontology_facts(data / OBOGRAPHS), *annotations]), skipped
 
 
@@ -112,84 +114,83 @@ def best_of(runs: int, work: Callable[[], object]) -> tuple[float, object]:
     return best, result
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "go-pombase")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of our engine (best is kept)")
-    parser.add_argument("--pydatalog-repeat", type=int, default=1, help="runs of pyDatalog (best is kept)")
-    parser.add_argument("--cap", type=int, default=8, help="support sets kept per why-label")
-    args = parser.parse_args(argv)
+def measure(data: Path | None = None, repeat: int = 3, pydatalog_repeat: int = 1, cap: int = 8,
+            out: Callable[[str], None] = print) -> dict:
+    """Runs the comparison, prints through ``out`` and returns the figures (``skipped`` when no data)."""
+    data = data or DATA
+    if not (data / GPAD).is_file() or not (data / OBOGRAPHS).is_file():
+        out(f"skipped: {GPAD} and {OBOGRAPHS} not found in {data} (pass --data DIR)")
+        return {"skipped": f"{GPAD} and {OBOGRAPHS} not found in {data}"}
+    from polygraph_logic.evaluate import evaluate
 
-    if not (args.data / GPAD).is_file() or not (args.data / OBOGRAPHS).is_file():
-        print(f"skipped: {GPAD} and {OBOGRAPHS} not found in {args.data} (pass --data DIR)")
-        return 0
-
-    program, skipped = build_program(args.data)
+    program, skipped = build_program(data)
     tracked = sum(1 for f in program.facts if f.variable)
-    print(f"program: {len(program.rules)} rules from {RULES.relative_to(ROOT)}, "
-          f"{tracked} tracked annotation facts (GPAD lines; {skipped} NOT lines skipped), "
-          f"{len(program.facts) - tracked} background ontology facts")
-
-    try:
-        from polygraph_logic.evaluate import evaluate
-    except ImportError:
-        evaluate = None
-        print("our evaluator (polygraph_logic.evaluate) is not available: timing pyDatalog alone")
+    out(f"program: {len(program.rules)} rules from rules/go_closure.dl, "
+        f"{tracked} tracked annotation facts (GPAD lines; {skipped} NOT lines skipped), "
+        f"{len(program.facts) - tracked} background ontology facts")
 
     times: dict[str, float] = {}
-    if evaluate is not None:
-        times["ours_why"], why_model = best_of(args.repeat, lambda: evaluate(program, semiring="why", cap=args.cap))
-        times["ours_boolean"], bool_model = best_of(args.repeat, lambda: evaluate(program, semiring="boolean"))
-    times["pydatalog"], theirs = best_of(args.pydatalog_repeat, lambda: pydatalog_closure(program))
+    times["ours_why"], why_model = best_of(repeat, lambda: evaluate(program, semiring="why", cap=cap))
+    times["ours_boolean"], bool_model = best_of(repeat, lambda: evaluate(program, semiring="boolean"))
+    times["pydatalog"], theirs = best_of(pydatalog_repeat, lambda: pydatalog_closure(program))
 
     given: dict[str, int] = {}
     for fact in program.facts:
         given[fact.atom.relation] = given.get(fact.atom.relation, 0) + 1
-    ours = bool_model.boolean() if evaluate is not None else None
-    reference = ours if ours is not None else theirs
-    print()
-    print(f"{'relation':<22} {'given':>7} {'closure':>8}")
-    for relation in sorted(reference):
-        print(f"{relation:<22} {given.get(relation, 0):>7} {len(reference[relation]):>8}")
-    annotations = len(reference.get("annotation", ()))
-    ontology = sum(len(v) for r, v in reference.items() if r != "annotation")
-    print(f"{'= annotation facts':<22} {'':>7} {annotations:>8}")
-    print(f"{'= ontology facts':<22} {'':>7} {ontology:>8}")
+    ours = bool_model.boolean()
+    out("")
+    out(f"{'relation':<22} {'given':>7} {'closure':>8}")
+    for relation in sorted(ours):
+        out(f"{relation:<22} {given.get(relation, 0):>7} {len(ours[relation]):>8}")
+    annotations = len(ours.get("annotation", ()))
+    ontology = sum(len(v) for r, v in ours.items() if r != "annotation")
+    out(f"{'= annotation facts':<22} {'':>7} {annotations:>8}")
+    out(f"{'= ontology facts':<22} {'':>7} {ontology:>8}")
 
-    print()
-    print(f"{'engine':<28} {'seconds':>9}  runs")
-    if evaluate is not None:
-        print(f"{'ours, why (cap ' + str(args.cap) + ')':<28} {times['ours_why']:>9.3f}  best of {args.repeat}")
-        print(f"{'ours, Boolean':<28} {times['ours_boolean']:>9.3f}  best of {args.repeat}")
-    print(f"{'pyDatalog, Boolean':<28} {times['pydatalog']:>9.3f}  best of {args.pydatalog_repeat}")
-    if evaluate is None:
-        return 0
-    print(f"ratio pyDatalog / ours-why:     {times['pydatalog'] / times['ours_why']:8.1f}x")
-    print(f"ratio pyDatalog / ours-Boolean: {times['pydatalog'] / times['ours_boolean']:8.1f}x")
-
-    print()
-    return _verify(ours, theirs, why_model)
+    out("")
+    out(f"{'engine':<28} {'seconds':>9}  runs")
+    out(f"{'ours, why (cap ' + str(cap) + ')':<28} {times['ours_why']:>9.3f}  best of {repeat}")
+    out(f"{'ours, Boolean':<28} {times['ours_boolean']:>9.3f}  best of {repeat}")
+    out(f"{'pyDatalog, Boolean':<28} {times['pydatalog']:>9.3f}  best of {pydatalog_repeat}")
+    out(f"ratio pyDatalog / ours-why:     {times['pydatalog'] / times['ours_why']:8.1f}x")
+    out(f"ratio pyDatalog / ours-Boolean: {times['pydatalog'] / times['ours_boolean']:8.1f}x")
+    out("")
+    agree = _verify(ours, theirs, why_model, out) == 0
+    return {"seconds": times, "annotation_facts": annotations, "ontology_facts": ontology, "tracked": tracked,
+            "ratio_why": times["pydatalog"] / times["ours_why"],
+            "ratio_boolean": times["pydatalog"] / times["ours_boolean"], "agree": agree}
 
 
-def _verify(ours: dict[str, set[tuple]], theirs: dict[str, set[tuple]], why_model) -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--repeat", type=int, default=3, help="runs of our engine (best is kept)")
+    parser.add_argument("--pydatalog-repeat", type=int, default=1, help="runs of pyDatalog (best is kept)")
+    parser.add_argument("--cap", type=int, default=8, help="support sets kept per why-label")
+    args = parser.parse_args(argv)
+    figures = measure(args.data, args.repeat, args.pydatalog_repeat, args.cap)
+    return 0 if figures.get("agree", True) else 1
+
+
+def _verify(ours: dict[str, set[tuple]], theirs: dict[str, set[tuple]], why_model, out=print) -> int:
     """Prints whether the closures agree; returns the exit status."""
     status = 0
     for relation in sorted(set(ours) | set(theirs)):
         mine, other = ours.get(relation, set()), theirs.get(relation, set())
         if mine != other:
             status = 1
-            print(f"MISMATCH {relation}: ours has {len(mine - other)} facts pyDatalog lacks, "
+            out(f"MISMATCH {relation}: ours has {len(mine - other)} facts pyDatalog lacks, "
                   f"pyDatalog has {len(other - mine)} ours lacks")
         why_facts = set(why_model.facts(relation)) if relation in why_model.relations() else set()
         if why_facts != mine:
             status = 1
-            print(f"MISMATCH {relation}: the why closure differs from the Boolean one")
+            out(f"MISMATCH {relation}: the why closure differs from the Boolean one")
     if status == 0:
-        print("closures agree: ours Boolean = pyDatalog for every relation; the why closure holds the same facts")
+        out("closures agree: ours Boolean = pyDatalog for every relation; the why closure holds the same facts")
     labels = list(why_model.facts("annotation").values())
     inexact = sum(1 for label in labels if not getattr(label, "exact", True))
     several = sum(1 for label in labels if len(label.support_sets()) > 1)
-    print(f"why labels of annotation facts: {several} of {len(labels)} have more than one support set, "
+    out(f"why labels of annotation facts: {several} of {len(labels)} have more than one support set, "
           f"{inexact} were truncated by the cap")
     return status
 

@@ -10,7 +10,7 @@ Measured side by side in one run, printed, never asserted:
 on the synthetic paper-scale graph (generated and built on the fly), the same graph
 10x larger, and the Gene Ontology slice when ../shared/data/go-pombase exists.
 
-    python benchmarks/whatif.py [--quick] [--sympy-deletions 2] [--sources 40]
+    python benchmarks/whatif.py [--quick] [--sympy-deletions 2] [--sources 40] [--data DIR]
 """
 
 from __future__ import annotations
@@ -92,37 +92,47 @@ def with_copies(seed: int, factor: int):
     return assertions, receipts
 
 
-def build(name: str, assertions, receipts, rules, directory: Path):
+def build(name: str, assertions, receipts, rules, directory: Path, out=print):
     started = time.perf_counter()
     result = build_graph(assertions, receipts, rules)
-    path = directory / f"{name}.graph"
+    path = directory / f"{name.split()[0]}-{len(result.artifacts)}.graph"
     result.write(path)
     seconds = time.perf_counter() - started
     index = GraphIndex(Graph(path))
-    print(f"\n== {name}: {len(result.artifacts)} artifacts, {len(index.assertion_ids)} assertions, "
-          f"{len(index.sources)} sources; built in {seconds:.1f} s")
+    out(f"\n== {name}: {len(result.artifacts)} artifacts, {len(index.assertion_ids)} assertions, "
+        f"{len(index.sources)} sources; built in {seconds:.1f} s")
     return result, index
 
 
-def latency(name: str, result, index: GraphIndex, rng: random.Random, sources: int, sympy_deletions: int,
-            rules) -> dict:
+def latency(result, index: GraphIndex, rng: random.Random, sources: int, sympy_deletions: int,
+            sympy_labels: int | None = None, out=print) -> dict:
+    """Times single-source and 10% retractions against the full scan and sympy; returns the figures.
+
+    ``sympy_labels``: convert and simplify only that many labels (a random sample) and
+    scale the time to the whole graph linearly, saying so; None converts every label.
+    """
     graph = index.graph
     labels = [[frozenset(g) for g in a.support] for a in graph.artifacts()]
     sample = rng.sample(sorted(index.sources), min(sources, len(index.sources)))
-    ours, scan, touched = [], [], []
+    ours, scan, points = [], [], []
     for source in sample:
         deletion = Deletion(sources=(source,))
         deleted = deletion.resolve(index)
         outcome = what_if(index, deletion)
-        touched.append(len(outcome.touched))
         ours.append(timed(lambda: what_if(index, deletion), 5))
         scan.append(timed(lambda: full_scan(labels, deleted), 1))
+        points.append((len(outcome.touched), ours[-1] * 1000))
         mask = index.mask(deleted)
         by_labels = sum(1 for a in outcome.touched if not index.survives(index.artifacts[a].fact, mask))
         assert full_scan(labels, deleted) == by_labels  # the same verdicts, found two ways
-    print(f"single-source retraction, {len(sample)} sources (median touched {statistics.median(touched):.0f}):")
-    print(f"  ours       median {statistics.median(ours) * 1000:9.3f} ms")
-    print(f"  full scan  median {statistics.median(scan) * 1000:9.3f} ms   ratio {statistics.median(scan) / statistics.median(ours):8.1f}x")
+    median_touched = statistics.median(p[0] for p in points)
+    out(f"single-source retraction, {len(sample)} sources (median touched {median_touched:.0f}):")
+    out(f"  ours       median {statistics.median(ours) * 1000:9.3f} ms")
+    out(f"  full scan  median {statistics.median(scan) * 1000:9.3f} ms   ratio "
+        f"{statistics.median(scan) / statistics.median(ours):8.1f}x")
+    figures = {"sources": len(sample), "ours_ms": statistics.median(ours) * 1000,
+               "scan_ms": statistics.median(scan) * 1000, "ratio_scan": statistics.median(scan) / statistics.median(ours),
+               "points": points, "sample": sample}
     gc.collect()
     batch = rng.sample(sorted(index.sources), max(1, len(index.sources) // 10))
     deletion = Deletion(sources=tuple(batch))
@@ -130,25 +140,36 @@ def latency(name: str, result, index: GraphIndex, rng: random.Random, sources: i
     ours_batch = timed(lambda: what_if(index, deletion), 7)
     scan_batch = timed(lambda: full_scan(labels, deleted), 3)
     outcome = what_if(index, deletion)
-    print(f"10% random retract-source ({len(batch)} sources, {len(deleted)} assertions, "
-          f"{len(outcome.touched)} touched, {len(outcome.dead)} dead): ours {ours_batch * 1000:.2f} ms, "
-          f"full scan {scan_batch * 1000:.2f} ms, ratio {scan_batch / ours_batch:.1f}x")
+    points.append((len(outcome.touched), ours_batch * 1000))
+    out(f"10% random retract-source ({len(batch)} sources, {len(deleted)} assertions, "
+        f"{len(outcome.touched)} touched, {len(outcome.dead)} dead): ours {ours_batch * 1000:.2f} ms, "
+        f"full scan {scan_batch * 1000:.2f} ms, ratio {scan_batch / ours_batch:.1f}x")
+    figures["batch"] = {"sources": len(batch), "assertions": len(deleted), "touched": len(outcome.touched),
+                        "dead": len(outcome.dead), "ours_ms": ours_batch * 1000, "scan_ms": scan_batch * 1000,
+                        "ratio_scan": scan_batch / ours_batch}
     # sympy last: its expressions are many objects that would slow the other timings (GC)
-    expressions = [graph.label(a).to_sympy() for a in graph.artifacts()]
+    artifacts = list(graph.artifacts())
+    chosen = artifacts if sympy_labels is None or sympy_labels >= len(artifacts) else rng.sample(artifacts, sympy_labels)
+    expressions = [graph.label(a).to_sympy() for a in chosen]
+    scale = len(artifacts) / len(chosen)
     sympy_times = []
     for source in sample[:sympy_deletions]:
         deleted = Deletion(sources=(source,)).resolve(index)
-        sympy_times.append(timed(lambda: sympy_scan(expressions, deleted)))
+        sympy_times.append(timed(lambda: sympy_scan(expressions, deleted)) * scale)
     if sympy_times:
         ratio = statistics.median(sympy_times) / statistics.median(ours)
-        print(f"single-source, sympy median {statistics.median(sympy_times) * 1000:9.1f} ms   ratio {ratio:8.0f}x"
-              f"   ({len(sympy_times)} deletions)")
+        how = "" if scale == 1 else f", timed on {len(chosen)} random labels and scaled x{scale:.1f} to all"
+        out(f"single-source, sympy median {statistics.median(sympy_times) * 1000:9.1f} ms   ratio {ratio:8.0f}x"
+            f"   ({len(sympy_times)} deletions{how})")
+        figures.update(sympy_ms=statistics.median(sympy_times) * 1000, ratio_sympy=ratio,
+                       sympy_extrapolated=scale != 1)
     del expressions
     gc.collect()
-    return {"sample": sample, "ours": statistics.median(ours)}
+    return figures
 
 
-def exactness(name: str, result, index: GraphIndex, rng: random.Random, rules, sources: int) -> None:
+def exactness(result, index: GraphIndex, rng: random.Random, rules, sources: int, out=print) -> dict:
+    """Times exact what-if against a from-scratch Boolean recompute; returns the figures."""
     started = time.perf_counter()
     rederiver = Rederiver(index)
     setup = time.perf_counter() - started
@@ -167,55 +188,87 @@ def exactness(name: str, result, index: GraphIndex, rng: random.Random, rules, s
 
         recompute.append(timed(scratch))
     ratio = statistics.median(recompute) / statistics.median(ours)
-    print(f"exact what-if vs Boolean recompute, {len(ours)} single-source retractions "
-          f"({settled} capped dead verdicts settled by re-derivation; re-deriver set-up {setup:.2f} s, once):")
-    print(f"  exact what-if median {statistics.median(ours) * 1000:9.2f} ms")
-    print(f"  recompute     median {statistics.median(recompute) * 1000:9.2f} ms   ratio {ratio:8.1f}x")
+    out(f"exact what-if vs Boolean recompute, {len(ours)} single-source retractions "
+        f"({settled} capped dead verdicts settled by re-derivation; re-deriver set-up {setup:.2f} s, once):")
+    out(f"  exact what-if median {statistics.median(ours) * 1000:9.2f} ms")
+    out(f"  recompute     median {statistics.median(recompute) * 1000:9.2f} ms   ratio {ratio:8.1f}x")
+    return {"deletions": len(ours), "exact_ms": statistics.median(ours) * 1000,
+            "recompute_ms": statistics.median(recompute) * 1000, "ratio": ratio, "settled": settled,
+            "setup_s": setup}
 
 
-def main() -> int:
+def go_rules(data: Path, directory: Path):
+    """Returns the GO slice's assertions and rule files, or None when the data is absent."""
+    if not (data / "truncated-pombase.gpad").exists():
+        return None
+    from polygraph_logic.importers import read_gpad, read_obographs, write_background
+    assertions, _ = read_gpad(data / "truncated-pombase.gpad")
+    edges, _, _ = read_obographs(data / "go-truncated-pombase.json")
+    background = directory / "go-background.dl"
+    write_background(background, edges)
+    return assertions, [rule_file("ro-class"), rule_file("existential"), background]
+
+
+def measure(quick: bool = False, data: Path | None = DATA, seed: int = 0, sources: int = 40,
+            sympy_deletions: int = 2, out=print) -> dict:
+    """Runs every what-if measurement; returns the figures per graph (see the module docstring)."""
+    rng = random.Random(seed)
+    sources = 10 if quick else sources
+    sympy_labels = 2000 if quick else None
+    figures: dict = {}
+    with tempfile.TemporaryDirectory(prefix="polygraph-bench-") as name:
+        directory = Path(name)
+        ro = [rule_file("ro")]
+        paper = generate(seed=seed)
+        result, index = build("synthetic paper scale", paper.assertions, paper.receipts, ro, directory, out)
+        base = latency(result, index, rng, sources, min(sympy_deletions, 1) if quick else sympy_deletions,
+                       sympy_labels, out)
+        figures["synthetic"] = {"artifacts": len(result.artifacts), "latency": base,
+                                "exact": exactness(result, index, rng, ro, 3 if quick else 10, out)}
+
+        factor = 3 if quick else 10
+        big_assertions, big_receipts = with_copies(seed, factor)
+        big_result, big_index = build(f"synthetic {factor}x (the graph plus {factor - 1} disjoint copies)",
+                                      big_assertions, big_receipts, ro, directory, out)
+        same = base["sample"]
+        gc.collect()
+        times_small = [timed(lambda: what_if(index, Deletion(sources=(s,))), 7) for s in same]
+        times_big = [timed(lambda: what_if(big_index, Deletion(sources=(s,))), 7) for s in same]
+        same_touched = all(len(what_if(big_index, Deletion(sources=(s,))).touched)
+                           == len(what_if(index, Deletion(sources=(s,))).touched) for s in same)
+        small, big = statistics.median(times_small) * 1000, statistics.median(times_big) * 1000
+        out(f"scaling, the same {len(same)} single-source retractions (same touched artifacts: {same_touched}) on a "
+            f"graph {factor}x larger: median {small:.3f} ms -> {big:.3f} ms, ratio {big / small:.2f}x")
+        figures["scaling"] = {"factor": factor, "artifacts": len(big_result.artifacts), "small_ms": small,
+                              "big_ms": big, "ratio": big / small, "same_touched": same_touched}
+        del big_result, big_index
+        gc.collect()
+
+        go = go_rules(data, directory) if data is not None else None
+        if go is None:
+            out(f"\nGO slice skipped: {data} not found")
+            figures["go"] = {"skipped": f"{data} not found"}
+        else:
+            assertions, rules = go
+            go_result, go_index = build("GO slice", assertions, [], rules, directory, out)
+            figures["go"] = {"artifacts": len(go_result.artifacts),
+                             # sympy over all 62k GO labels did not finish in 6.5 minutes:
+                             # time a sample and scale, saying so
+                             "latency": latency(go_result, go_index, rng, sources, 1, 2000, out),
+                             "exact": exactness(go_result, go_index, rng, rules, 3 if quick else 5, out)}
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer deletions, a smaller scaling graph")
+    parser.add_argument("--quick", action="store_true",
+                        help="10 deletions, a 3x scaling graph, sympy on 2,000 sampled labels")
     parser.add_argument("--sources", type=int, default=40, help="single-source retractions to time")
     parser.add_argument("--sympy-deletions", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    rng = random.Random(args.seed)
-    sources = 10 if args.quick else args.sources
-    directory = Path(tempfile.mkdtemp(prefix="polygraph-bench-"))
-    ro = [rule_file("ro")]
-
-    paper = generate(seed=args.seed)
-    result, index = build("synthetic paper scale", paper.assertions, paper.receipts, ro, directory)
-    base = latency("synthetic", result, index, rng, sources, args.sympy_deletions, ro)
-    exactness("synthetic", result, index, rng, ro, 3 if args.quick else 10)
-
-    factor = 3 if args.quick else 10
-    big_assertions, big_receipts = with_copies(args.seed, factor)
-    big_result, big_index = build(f"synthetic {factor}x (the graph plus {factor - 1} disjoint copies)",
-                                  big_assertions, big_receipts, ro, directory)
-    same = base["sample"]
-    gc.collect()
-    times_small = [timed(lambda: what_if(index, Deletion(sources=(s,))), 7) for s in same]
-    times_big = [timed(lambda: what_if(big_index, Deletion(sources=(s,))), 7) for s in same]
-    touched = [len(what_if(big_index, Deletion(sources=(s,))).touched) == len(what_if(index, Deletion(sources=(s,))).touched)
-               for s in same]
-    print(f"scaling, the same {len(same)} single-source retractions (same touched artifacts: {all(touched)}) on a "
-          f"graph {factor}x larger: median {statistics.median(times_small) * 1000:.3f} ms -> "
-          f"{statistics.median(times_big) * 1000:.3f} ms, ratio {statistics.median(times_big) / statistics.median(times_small):.2f}x")
-
-    if (DATA / "truncated-pombase.gpad").exists():
-        from polygraph_logic.importers import read_gpad, read_obographs, write_background
-        assertions, _ = read_gpad(DATA / "truncated-pombase.gpad")
-        edges, _, _ = read_obographs(DATA / "go-truncated-pombase.json")
-        background = directory / "go-background.dl"
-        write_background(background, edges)
-        rules = [rule_file("ro-class"), rule_file("existential"), background]
-        go_result, go_index = build("GO slice", assertions, [], rules, directory)
-        latency("GO", go_result, go_index, rng, sources, args.sympy_deletions, rules)
-        exactness("GO", go_result, go_index, rng, rules, 3 if args.quick else 5)
-    else:
-        print(f"\nGO slice skipped: {DATA} not found")
+    parser.add_argument("--data", type=Path, default=DATA, help="the GO slice's folder")
+    args = parser.parse_args(argv)
+    measure(args.quick, args.data, args.seed, args.sources, args.sympy_deletions)
     return 0
 
 

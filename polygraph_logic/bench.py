@@ -1,0 +1,194 @@
+"""One command for every benchmark: runs them side by side and writes a Markdown report.
+
+The benchmark scripts in ``benchmarks/`` (shipped in the wheel as
+``polygraph_logic.benchmarks``) each expose ``measure(...) -> dict`` and print what
+they measure; this module runs them in one process, one after another (never in
+parallel: two cores shared by two timings distort both ratios), keeps every printed
+line, and writes
+
+- ``REPORT_DIR/report.md``: machine, date, commit, a headline table of every ratio and
+  peak memory, then each benchmark's full output;
+- ``REPORT_DIR/whatif-latency.png``: what-if latency against touched artifacts;
+- ``REPORT_DIR/figures.json``: the figures as numbers, for anyone who wants to plot more.
+
+Times are measured and printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .files import write_text_atomically
+
+#: the GO slice, where a checkout next to the shared data has it
+DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "go-pombase"
+
+
+@dataclass
+class BenchReport:
+    """What one ``bench`` run measured: figures per benchmark and their printed output."""
+
+    quick: bool
+    figures: dict = field(default_factory=dict)
+    output: dict[str, list[str]] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+    started: str = ""
+
+    def headline(self) -> list[tuple[str, str]]:
+        """Returns (what, figure) rows for the report's headline table."""
+        rows: list[tuple[str, str]] = []
+        closure = self.figures.get("go_closure", {})
+        if "ratio_why" in closure:
+            s = closure["seconds"]
+            rows.append(("GO closure: pyDatalog / ours (why, cap 8)",
+                         f"{closure['ratio_why']:.1f}x ({s['pydatalog']:.3f} s vs {s['ours_why']:.3f} s; "
+                         f"closures agree: {closure['agree']})"))
+            rows.append(("GO closure: pyDatalog / ours (Boolean)", f"{closure['ratio_boolean']:.1f}x"))
+        for name, build in self.figures.get("build", {}).items():
+            if "artifacts" in build:
+                peak = f", peak {build['peak_traced_mib']:.0f} MiB traced" if build.get("peak_traced_mib") else ""
+                rows.append((f"build, {_graph_name(name)}",
+                             f"{build['artifacts']:,} artifacts in {build['seconds']['total']:.2f} s{peak}; "
+                             f"{build['label_bytes_per_artifact']:.1f} label bytes per artifact; "
+                             f"max RSS {build['max_rss_mib']:.0f} MiB"))
+        for name in ("synthetic", "go"):
+            whatif = self.figures.get("whatif", {}).get(name, {})
+            latency = whatif.get("latency")
+            if not latency:
+                continue
+            graph = _graph_name(name)
+            rows.append((f"what-if single source, {graph}: full scan / ours",
+                         f"{latency['ratio_scan']:.1f}x ({latency['ours_ms']:.3f} ms vs {latency['scan_ms']:.3f} ms)"))
+            if "ratio_sympy" in latency:
+                note = ", sympy timed on a label sample and scaled" if latency.get("sympy_extrapolated") else ""
+                rows.append((f"what-if single source, {graph}: sympy / ours", f"{latency['ratio_sympy']:,.0f}x{note}"))
+            batch = latency["batch"]
+            rows.append((f"what-if 10% retract-source, {graph}: full scan / ours",
+                         f"{batch['ratio_scan']:.1f}x ({batch['touched']:,} touched)"))
+            exact = whatif.get("exact")
+            if exact:
+                rows.append((f"exact what-if, {graph}: recompute / ours",
+                             f"{exact['ratio']:.1f}x ({exact['exact_ms']:.2f} ms vs {exact['recompute_ms']:.1f} ms)"))
+        scaling = self.figures.get("whatif", {}).get("scaling")
+        if scaling:
+            rows.append((f"what-if scaling, graph {scaling['factor']}x larger",
+                         f"latency ratio {scaling['ratio']:.2f}x (same touched artifacts: {scaling['same_touched']})"))
+        export = self.figures.get("export", {})
+        for name, entry in export.items() if isinstance(export, dict) else ():
+            if isinstance(entry, dict) and "bytes_per_artifact" in entry:
+                peak = entry.get("peak_mib")
+                rows.append((f"export {name}", f"{entry['seconds']:.2f} s, {entry['bytes_per_artifact']:.0f} bytes "
+                             f"per artifact" + (f", peak {peak:.1f} MiB" if peak is not None else "")))
+        return rows
+
+    def markdown(self, plot: str | None) -> str:
+        """Returns the report as Markdown."""
+        lines = [f"# polygraph_logic benchmark report{' (quick)' if self.quick else ''}", "",
+                 f"- date: {self.started}", f"- machine: {platform.platform()}, {os.cpu_count()} cores, "
+                 f"Python {platform.python_version()}", f"- commit: {_commit()}",
+                 f"- command: `polygraph bench{' --quick' if self.quick else ''}`", "",
+                 "## Headline figures", "", "| measurement | figure |", "|---|---|"]
+        lines += [f"| {what} | {figure} |" for what, figure in self.headline()]
+        if plot:
+            lines += ["", f"![what-if latency against touched artifacts]({plot})"]
+        for name, output in self.output.items():
+            lines += ["", f"## {name} ({self.seconds.get(name, 0):.0f} s)", "", "```", *output, "```"]
+        return "\n".join(lines) + "\n"
+
+
+def _graph_name(name: str) -> str:
+    return {"synthetic": "synthetic paper scale", "go": "GO slice"}.get(name, name)
+
+
+def _commit() -> str:
+    try:
+        found = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                               cwd=Path(__file__).resolve().parent, timeout=5)
+        return found.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def plot_latency(figures: dict, path: Path) -> bool:
+    """Draws what-if latency against touched artifacts (log-log) into ``path``; False without points."""
+    import matplotlib
+    matplotlib.use("Agg")  # no display needed, nothing opens a window
+    from matplotlib import pyplot
+
+    series = [(name, figures.get(name, {}).get("latency", {}).get("points")) for name in ("synthetic", "go")]
+    series = [(name, points) for name, points in series if points]
+    if not series:
+        return False
+    figure, axes = pyplot.subplots(figsize=(6.4, 4.2), dpi=120)
+    for (name, points), marker in zip(series, "os"):
+        axes.scatter([max(t, 1) for t, _ in points], [ms for _, ms in points], label=_graph_name(name),
+                     marker=marker, alpha=0.7)
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlabel("touched artifacts")
+    axes.set_ylabel("what-if latency (ms, best of 5-7)")
+    axes.set_title("what-if latency follows the touched artifacts")
+    axes.legend()
+    axes.grid(True, which="both", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path)
+    pyplot.close(figure)
+    return True
+
+
+def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = None,
+              say: Callable[[str], None] = print) -> BenchReport:
+    """Runs every benchmark in turn, writes report.md, the plot and figures.json; returns the report.
+
+    ``data`` is the GO slice's folder (default: ``../shared/data/go-pombase`` beside a
+    checkout); benchmarks on the GO slice are skipped, and say so, when it is absent.
+    """
+    from .benchmarks import build_graph, export, go_closure, whatif
+
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    data = data if data is not None else DEFAULT_DATA
+    report = BenchReport(quick, started=time.strftime("%Y-%m-%d %H:%M:%S %Z"))
+    steps = [
+        ("go_closure", "engine vs pyDatalog: the GO closure",
+         lambda out: go_closure.measure(data, repeat=1 if quick else 3, out=out)),
+        ("build", "building graphs", lambda out: build_graph.measure(data=data, trace=True, trace_go=not quick, out=out)),
+        ("whatif", "what-if vs full scan and sympy, exact re-derivation vs recompute",
+         lambda out: whatif.measure(quick, data, out=out)),
+        ("export", "RDF export", lambda out: export.measure(quick=quick, out=out)),
+    ]
+    for key, title, step in steps:
+        lines: list[str] = []
+
+        def out(line: str = "", lines=lines) -> None:
+            lines.append(str(line))
+            say(str(line))
+
+        say(f"\n## {title}")
+        started = time.perf_counter()
+        report.figures[key] = step(out)
+        report.seconds[title] = time.perf_counter() - started
+        report.output[title] = lines
+    plot = "whatif-latency.png" if plot_latency(report.figures.get("whatif", {}), report_dir / "whatif-latency.png") \
+        else None
+    write_text_atomically(report_dir / "report.md", report.markdown(plot))
+    figures = {key: _jsonable(value) for key, value in report.figures.items()}
+    write_text_atomically(report_dir / "figures.json", json.dumps(figures, indent=1, sort_keys=True) + "\n")
+    return report
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)

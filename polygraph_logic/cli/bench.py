@@ -1,0 +1,35 @@
+"""``bench``: every benchmark in one run, written up as a Markdown report with a plot."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(commands) -> None:
+    """Adds the ``bench`` subcommand."""
+    bench = commands.add_parser(
+        "bench", help="run every benchmark and write a Markdown report with ratios, memory and a plot",
+        description="Runs the benchmarks one after another (engine vs pyDatalog on the GO closure, graph "
+                    "builds, what-if vs full scan and sympy, exact re-derivation vs recompute, RDF export) "
+                    "on the synthetic paper-scale graph and the GO slice when present, and writes "
+                    "REPORT_DIR/report.md, whatif-latency.png and figures.json. Run it on an idle machine: "
+                    "other work on the same cores distorts the ratios.")
+    bench.add_argument("--quick", action="store_true",
+                       help="fewer repeats and deletions, a 3x scaling graph, sympy on a label sample "
+                            "(about two minutes on two cores)")
+    bench.add_argument("-o", "--output", default="bench-report", metavar="REPORT_DIR",
+                       help="where to write the report (default: bench-report)")
+    bench.add_argument("--data", type=Path, metavar="DIR",
+                       help="the GO slice's folder (default: ../shared/data/go-pombase beside the checkout)")
+    bench.set_defaults(run=_run_bench)
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    from ..bench import run_bench
+
+    report = run_bench(args.output, quick=args.quick, data=args.data)
+    print(f"\nreport: {Path(args.output) / 'report.md'}")
+    for what, figure in report.headline():
+        print(f"  {what}: {figure}")
+    return 0
