@@ -46,6 +46,18 @@ class Receipt:
         """Returns the artifact id of sentence ``index`` (counted from 1)."""
         return f"{self.artifact}#s{index}"
 
+    def to_json(self) -> dict:
+        """Returns the JSON Lines record of the receipt (DESIGN.md's format), ids in natural order."""
+        def ids(support):
+            return [sorted(group, key=lambda a: (len(a), a)) for group in support]  # a2 before a10
+
+        record = {"artifact": self.artifact, "layer": self.layer, "content": self.content}
+        if self.sentences:
+            record["sentences"] = [{"text": s.text, "support": ids(s.support)} for s in self.sentences]
+        else:
+            record["support"] = ids(self.support)
+        return record
+
 
 class LoadError(PolygraphError):
     """Every problem found in an input file; ``problems`` holds each as a PolygraphError."""

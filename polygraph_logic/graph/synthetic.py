@@ -188,7 +188,7 @@ class SyntheticGraph:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         for name, records in (("assertions", [a.to_json() for a in self.assertions]),
-                              ("receipts", [receipt_json(r) for r in self.receipts])):
+                              ("receipts", [r.to_json() for r in self.receipts])):
             lines = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
             write_text_atomically(directory / f"{name}.jsonl", lines)
         write_text_atomically(directory / "retracted.txt", "".join(f"{s}\n" for s in self.retracted))
@@ -196,17 +196,6 @@ class SyntheticGraph:
                 "parameters": self.parameters, "counts": self.counts()}
         write_text_atomically(directory / "generator.json", json.dumps(meta, indent=2) + "\n")
         return directory
-
-
-def receipt_json(receipt: Receipt) -> dict:
-    """Returns the JSON Lines record of a receipt (DESIGN.md's format), support sets in id order."""
-    ids = lambda support: [sorted(g, key=lambda a: (len(a), a)) for g in support]  # noqa: E731 - a2 before a10
-    record = {"artifact": receipt.artifact, "layer": receipt.layer, "content": receipt.content}
-    if receipt.sentences:
-        record["sentences"] = [{"text": s.text, "support": ids(s.support)} for s in receipt.sentences]
-    else:
-        record["support"] = ids(receipt.support)
-    return record
 
 
 def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges: int = 165,
