@@ -1,0 +1,61 @@
+"""``construct``: documents to assertions and receipts through a Claude model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..construct import SUMMARY_TEMPLATES, construct, read_relations
+from ..llm import DEFAULT_MODEL, KEY_ENV, MODEL_ENV, ModelClient, ModelError
+
+
+def register(commands) -> None:
+    """Adds the construct subcommand."""
+    command = commands.add_parser(
+        "construct", help="build assertions and receipts from a folder of documents with a Claude model",
+        description="Extract claims, merge entities and summarize communities, each with its receipt, "
+                    "and write OUT_DIR/assertions.jsonl and receipts.jsonl for 'polygraph build'. Every "
+                    "answer is cached (a re-run resumes and costs nothing); banners, refusals, empty or "
+                    f"malformed answers are reported, never cached. The API key is read from {KEY_ENV}.")
+    command.add_argument("corpus", metavar="CORPUS_DIR", help="*.txt (first line 'source: ID'), *.json "
+                         "or *.jsonl ({\"source\", \"text\"}) documents")
+    command.add_argument("-o", "--output", required=True, metavar="OUT_DIR")
+    command.add_argument("--model", default=None,
+                         help=f"model id (default ${MODEL_ENV}, else {DEFAULT_MODEL})")
+    command.add_argument("--cache", default=None, metavar="FILE",
+                         help="the answer cache, SQLite (default OUT_DIR/cache.sqlite)")
+    command.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
+    command.add_argument("--summaries", default="sentences", metavar="FORMATS",
+                         help=f"comma-separated summary formats: {', '.join(SUMMARY_TEMPLATES)} "
+                              "(default sentences)")
+    command.add_argument("--relations", default=None, metavar="FILE",
+                         help="the predicates a claim may use, one 'CURIE label' a line "
+                              "(default: a set of RO relations)")
+    command.add_argument("--max-retries", type=int, default=4, metavar="N",
+                         help="retries on rate limits, server errors and lost connections (default 4)")
+    command.add_argument("--json", action="store_true", help="print the report as JSON")
+    command.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    options = {"summary_formats": [f.strip() for f in args.summaries.split(",") if f.strip()]}
+    if args.relations:
+        options["relations"] = read_relations(args.relations)
+    cache = args.cache or Path(args.output) / "cache.sqlite"
+    with ModelClient(args.model, cache=cache, max_retries=args.max_retries) as client:
+        try:
+            report = construct(args.corpus, args.output, client, limit=args.limit, **options)
+        except ModelError as error:
+            usage = client.usage
+            print(f"polygraph construct stopped after {usage.calls} calls ({usage.cached} cached answers "
+                  f"reused); the answers so far are in {cache}: run the same command again to resume",
+                  file=sys.stderr)
+            raise
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print("\n".join(report.lines()))
+        print(f"wrote {', '.join(report.files)}")
+    return 0

@@ -1,0 +1,98 @@
+"""A content-addressed answer cache in one SQLite file, so a re-run costs nothing.
+
+The key is the sha256 of (model, template name, template version, sha256 of the
+rendered prompt, draw index): the same prompt asked again under the same draw gets
+the same stored answer, and draw ``i`` of an audit is reproducible from the cache.
+Only answers that passed every guard and the strict parse are stored (the client
+decides that); no request header, and so no API key, ever reaches this file. Each
+write is one transaction, so an interrupted run leaves whole rows or none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import PolygraphError
+
+FORMAT = "polygraph-llm-cache/1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY, model TEXT NOT NULL, template TEXT NOT NULL, version TEXT NOT NULL,
+    prompt_sha256 TEXT NOT NULL, draw INTEGER NOT NULL, prompt TEXT NOT NULL, text TEXT NOT NULL,
+    stop_reason TEXT, input_tokens INTEGER NOT NULL, output_tokens INTEGER NOT NULL,
+    created REAL NOT NULL);
+"""
+
+
+def prompt_sha256(prompt: str) -> str:
+    """Returns the hex sha256 of a rendered prompt."""
+    return hashlib.sha256(prompt.encode("utf-8")).hexdigest()
+
+
+def cache_key(model: str, template: str, version: str, prompt: str, draw: int) -> str:
+    """Returns the content address of one (model, template@version, prompt, draw) question."""
+    fields = [model, template, version, prompt_sha256(prompt), draw]
+    return hashlib.sha256(json.dumps(fields, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    """One stored answer with the usage it cost when it was first asked."""
+
+    text: str
+    stop_reason: str | None
+    input_tokens: int
+    output_tokens: int
+
+
+class AnswerCache:
+    """The SQLite answer cache at ``path`` (created on first use)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30)
+            self._db.executescript(_SCHEMA)
+            stored = self._db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            if stored is None:
+                with self._db:
+                    self._db.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+            elif stored[0] != FORMAT:
+                raise PolygraphError("cache_error", f"{self.path} is a {stored[0]} file, not {FORMAT}")
+        except sqlite3.DatabaseError as error:
+            raise PolygraphError("cache_error", f"cannot use {self.path} as an answer cache: {error}") from None
+
+    def get(self, key: str) -> CachedAnswer | None:
+        """Returns the answer stored under ``key``, or None."""
+        row = self._db.execute(
+            "SELECT text, stop_reason, input_tokens, output_tokens FROM answers WHERE key = ?", (key,)).fetchone()
+        return CachedAnswer(*row) if row else None
+
+    def put(self, key: str, *, model: str, template: str, version: str, prompt: str, draw: int,
+            answer: CachedAnswer) -> None:
+        """Stores one answer under ``key`` in a transaction of its own."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (key, model, template, version, prompt_sha256(prompt), draw, prompt, answer.text,
+                 answer.stop_reason, answer.input_tokens, answer.output_tokens, time.time()))
+
+    def discard(self, key: str) -> None:
+        """Removes the answer under ``key`` (a row that no longer passes the guards)."""
+        with self._db:
+            self._db.execute("DELETE FROM answers WHERE key = ?", (key,))
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+
+    def close(self) -> None:
+        """Closes the database connection."""
+        self._db.close()
