@@ -149,7 +149,7 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     elif policy == "flat":
         dies = set(ranks)
     elif policy == "deployed":
-        dies = {r for r in label_dead if layer_of[r] == "claim"}
+        dies = _deployed(index, label_dead, deleted)
     else:
         dies = label_dead | {r for r in ranks if layer_of[r] == distrusted}
     _trim_summaries(index, touched, ranks, dies, policy, distrusted, outcome)
@@ -159,6 +159,25 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     outcome.kept = list(map(name, filterfalse(dies.__contains__, ranks)))
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
+
+
+def _deployed(index: GraphIndex, label_dead: set[int], deleted: frozenset[str]) -> set[int]:
+    """Returns the claims every stating assertion of which is deleted (what deployed pipelines delete).
+
+    A capped claim label (more stating assertions than the cap) is no proof of that, so
+    such claims are checked against the assertions that state them.
+    """
+    dies = set()
+    for rank in label_dead:
+        entry = index.ranked[rank]
+        if entry.layer != "claim":
+            continue
+        if not index.exact.get(entry.fact, True):
+            triple = entry.fact[1]
+            if any(a.triple == triple and a.id not in deleted for a in index.graph.assertions.values()):
+                continue
+        dies.add(rank)
+    return dies
 
 
 def _reach(index: GraphIndex, deletion: Deletion) -> tuple[set[int], set[int]]:

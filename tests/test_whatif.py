@@ -147,3 +147,20 @@ def test_exact_verdicts_agree_with_pydatalog_on_a_small_graph(tmp_path):
         if artifact_id in outcome.summaries:
             continue
         assert (artifact_id in outcome.dead) == (args not in closure.get(relation, set())), artifact_id
+
+
+def test_deployed_checks_capped_claims_against_their_stating_assertions(tmp_path):
+    """A claim stated twice, its label capped at one assertion: retracting that one
+    assertion's source leaves the claim stated, so even deployed keeps it."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "assertions.jsonl").write_text(
+        '{"id": "a1", "source": "S1", "subject": "x", "predicate": "RO:0002211", "object": "y"}\n'
+        '{"id": "a2", "source": "S2", "subject": "x", "predicate": "RO:0002211", "object": "y"}\n')
+    (tmp_path / "in" / "receipts.jsonl").write_text("")
+    _, _, index = built(tmp_path, tmp_path / "in", 1, rules=())
+    claim = index.by_fact[("claim", ("x", "RO:0002211", "y"))]
+    assert not index.exact[claim.fact]
+    kept_by = index.graph.artifact(claim.id).support[0][0]
+    source = {"a1": "S1", "a2": "S2"}[kept_by]
+    assert claim.id in what_if(index, Deletion(sources=(source,)), "deployed").kept
+    assert claim.id in what_if(index, Deletion(sources=("S1", "S2")), "deployed").dead
