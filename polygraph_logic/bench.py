@@ -81,11 +81,12 @@ class BenchReport:
             rows.append((f"what-if scaling, graph {scaling['factor']}x larger",
                          f"latency ratio {scaling['ratio']:.2f}x (same touched artifacts: {scaling['same_touched']})"))
         export = self.figures.get("export", {})
-        for name, entry in export.items() if isinstance(export, dict) else ():
-            if isinstance(entry, dict) and "bytes_per_artifact" in entry:
-                peak = entry.get("peak_mib")
-                rows.append((f"export {name}", f"{entry['seconds']:.2f} s, {entry['bytes_per_artifact']:.0f} bytes "
-                             f"per artifact" + (f", peak {peak:.1f} MiB" if peak is not None else "")))
+        artifacts = export.get("graphs", {}).get("full", {}).get("artifacts")
+        for variant, entry in export.get("formats", {}).get("full", {}).items():
+            rows.append((f"export {variant}, {artifacts:,} artifacts",
+                         f"{entry['seconds']:.2f} s, {entry['bytes_per_artifact']:.0f} bytes per artifact, "
+                         f"peak {entry['peak_traced_bytes'] / 2**20:.1f} MiB traced; pyoxigraph re-parsed "
+                         f"{entry['reparsed_quads']:,} of {entry['quads']:,} quads"))
         return rows
 
     def markdown(self, plot: str | None) -> str:

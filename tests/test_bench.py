@@ -28,7 +28,9 @@ FIGURES = {
         "scaling": {"factor": 10, "ratio": 1.03, "same_touched": True},
         "go": {"skipped": "not found"},
     },
-    "export": {"trig": {"seconds": 3.5, "bytes_per_artifact": 812.0, "peak_mib": 2.5}},
+    "export": {"graphs": {"full": {"artifacts": 26533}},
+               "formats": {"full": {"trig": {"seconds": 3.5, "bytes_per_artifact": 1786.0, "quads": 572606,
+                                             "peak_traced_bytes": 4 * 2**20, "reparsed_quads": 572606}}}},
 }
 
 
@@ -41,7 +43,8 @@ def test_headline_has_every_ratio():
     assert rows["exact what-if, synthetic paper scale: recompute / ours"].startswith("1600.2x")
     assert rows["what-if scaling, graph 10x larger"].startswith("latency ratio 1.03x")
     assert "26,533 artifacts" in rows["build, synthetic paper scale"] and "43 MiB" in rows["build, synthetic paper scale"]
-    assert rows["export trig"] == "3.50 s, 812 bytes per artifact, peak 2.5 MiB"
+    assert rows["export trig, 26,533 artifacts"] == ("3.50 s, 1786 bytes per artifact, peak 4.0 MiB traced; "
+                                                     "pyoxigraph re-parsed 572,606 of 572,606 quads")
     # skipped graphs give no rows rather than empty ones
     assert not any("GO slice" in what for what in rows)
 

@@ -13,7 +13,8 @@ from ..graph.compile import compile_inputs
 from ..graph.records import load_assertions, load_receipts
 from ..graph.store import LAYERS, Graph, describe
 from ..ontology import class_level, compile_ontology
-from ..importers import edges_to_datalog, read_gaf, read_gpad, read_obographs, write_assertions, write_background
+from ..importers import (edges_to_datalog, import_rdf, read_gaf, read_gpad, read_obographs, write_assertions,
+                         write_background)
 from ..progress import Progress
 from ..resources import rule_file
 from .arguments import parse_cap
@@ -87,8 +88,9 @@ def register(commands) -> None:
         "import", help="turn real annotation data into assertions or background rules",
         description="gpad/gaf: Gene Ontology annotations -> assertions (JSON Lines), one per line "
                     "of the file (ids PREFIX + line number); NOT-qualified lines are skipped and counted. "
-                    "obographs: ontology edges -> background facts edge(s, p, o) (a rule file).")
-    importer.add_argument("format", choices=("gpad", "gaf", "obographs"))
+                    "obographs: ontology edges -> background facts edge(s, p, o) (a rule file). "
+                    "rdf: an export of `polygraph export` (any format) -> a graph file (-o required).")
+    importer.add_argument("format", choices=("gpad", "gaf", "obographs", "rdf"))
     importer.add_argument("file", metavar="FILE")
     importer.add_argument("-o", "--output", metavar="OUT",
                           help="where to write (default: standard output)")
@@ -169,6 +171,11 @@ def _run_compile_ontology(args: argparse.Namespace) -> int:
 
 
 def _run_import(args: argparse.Namespace) -> int:
+    if args.format == "rdf":
+        if not args.output:
+            raise PolygraphError("bad_argument", "import rdf needs -o GRAPH: the graph file to write")
+        print(import_rdf(args.file, args.output).summary(), file=sys.stderr)
+        return 0
     if args.format == "obographs":
         edges, _labels, report = read_obographs(args.file)
         if args.output:

@@ -1,0 +1,262 @@
+"""A built graph as RDF quads: one nanopublication per artifact, PROV-O for its support.
+
+Quads come out one artifact at a time, so a writer can stream them to a file. The
+layout, in the order written (``m`` is the export's Minter; every graph is named):
+
+- ``{base}meta``: the export itself (``pg:GraphExport``): the graph file's metadata, its
+  rules as text, counts, and ``void:uriSpace`` (the base, needed to read ids back).
+- ``{base}terms``: each source with ``dcterms:identifier`` (its CURIE or URL as written),
+  each entity minted under the base with its name as ``rdfs:label``.
+- ``{base}assertions``: each assertion (``pg:Assertion``): ``pg:assertionId``,
+  ``prov:hadPrimarySource``, its triple (``rdf:subject/predicate/object``, or with RDF 1.2
+  ``rdf:reifies <<( s p o )>>``), the evidence ``pg:text``.
+- ``{base}facts``: every fact of the evaluated program that is not an artifact, as JSON,
+  so that an import can re-derive (``--exact``) as the original graph could.
+- ``{base}deletion`` (after a what-if): the deletion as a ``prov:Activity`` that
+  ``prov:invalidated`` the dead artifacts; each artifact's ``pg:status`` follows it.
+- per artifact, last (a file cut short loses artifacts, which an import counts), a
+  nanopublication ``m.nanopub(id)`` with graphs ``#head`` (the nanopublication's parts),
+  the assertion graph ``m.artifact(id)`` (the artifact's statement: the triple of a claim
+  or edge, ``owl:sameAs`` for a merge, the text of a summary or sentence), ``#provenance``
+  (layer class, ``pg:artifactId``, ``pg:polynomial``, ``pg:exact``, ``pg:content``,
+  ``prov:wasDerivedFrom`` every assertion of its label, one ``prov:qualifiedDerivation``
+  node per support set listing its ``pg:member``s) and ``#pubinfo``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Iterator, NamedTuple
+
+from ..graph.build import artifact_fact, triple_id
+from ..graph.store import Artifact, Graph, StoredFact
+from .iris import Minter
+from .namespaces import (DCTERMS, FORMAT, LAYER_CLASSES, NP, OWL, PG, PROV, RDF, RDF_JSON, RDF_TYPE, RDFS,
+                         VOID, XSD_BOOLEAN, XSD_DATETIME, XSD_INTEGER, XSD_STRING)
+
+
+class Literal(NamedTuple):
+    """An RDF literal: its lexical form and datatype IRI."""
+
+    value: str
+    datatype: str = XSD_STRING
+
+
+class TripleTerm(NamedTuple):
+    """An RDF 1.2 triple term ``<<( s p o )>>``."""
+
+    subject: str
+    predicate: str
+    object: "str | Literal"
+
+
+# (subject IRI, predicate IRI, object: IRI str | Literal | TripleTerm, graph IRI)
+Quad = tuple
+
+TRUE, FALSE = Literal("true", XSD_BOOLEAN), Literal("false", XSD_BOOLEAN)
+
+
+def integer(n: int) -> Literal:
+    return Literal(str(n), XSD_INTEGER)
+
+
+def json_literal(value) -> Literal:
+    return Literal(json.dumps(value, ensure_ascii=False), RDF_JSON)
+
+
+class Status(NamedTuple):
+    """What a what-if decided, for an after-deletion export."""
+
+    deletion: object  # whatif.Deletion
+    policy: str
+    exact: bool
+    deleted: frozenset[str]
+    dead: frozenset[str]
+
+
+class ExportModel:
+    """Turns a Graph (and optionally a what-if Status) into quads; see the module docstring."""
+
+    def __init__(self, graph: Graph, minter: Minter | None = None, status: Status | None = None,
+                 facts: bool = True, rdf12: bool = False):
+        self.graph, self.m = graph, minter or Minter()
+        self.status, self.with_facts, self.rdf12 = status, facts, rdf12
+        self.meta, self.terms_graph = self.m.graph("meta"), self.m.graph("terms")
+        self.deletion = self.m.graph("deletion")
+        self._terms: dict[tuple[str, str], str] = {}
+        self._labelled: set[str] = set()  # minted entities whose rdfs:label was written
+        self._entity_space = f"{self.m.base}entity/"
+        self.counts = self.graph.counts()
+
+    def term(self, value: str, kind: str = "entity") -> str:
+        """Returns the IRI of an entity, relation or source (cached: entities repeat)."""
+        key = (value, kind)
+        iri = self._terms.get(key)
+        if iri is None:
+            iri = self._terms[key] = self.m.term(value, kind)
+        return iri
+
+    def quads(self, progress: Callable[[], None] | None = None) -> Iterator[Quad]:
+        """Yields every quad of the export, artifact by artifact; ``progress()`` after each artifact."""
+        yield from self._head()
+        yield from self._assertions()
+        if self.with_facts:
+            yield from self._facts()
+        if self.status is not None:
+            yield from self._deletion()
+        for ordinal, artifact in enumerate(self.graph.artifacts(), 1):
+            yield from self._artifact(artifact, ordinal)
+            if progress is not None:
+                progress()
+
+    def _head(self) -> Iterator[Quad]:
+        g, node = self.meta, self.m.graph("graph")
+        meta = {k: v for k, v in self.graph.meta.items() if k not in ("format", "rules")}
+        yield node, RDF_TYPE, PG + "GraphExport", g
+        yield node, RDF_TYPE, VOID + "Dataset", g
+        yield node, PG + "format", Literal(FORMAT), g
+        yield node, VOID + "uriSpace", Literal(self.m.base), g
+        yield node, PG + "graphMeta", json_literal(meta), g
+        yield node, PG + "rulesText", Literal(self.graph.rules_text()), g
+        yield node, PG + "assertionCount", integer(len(self.graph.assertions)), g
+        yield node, PG + "artifactCount", integer(sum(self.counts.values())), g
+        yield node, PG + "factsIncluded", TRUE if self.with_facts else FALSE, g
+
+    def _entity_labels(self, values, graph: str) -> Iterator[Quad]:
+        for value in values:
+            iri = self.term(value)
+            if iri.startswith(self._entity_space) and iri not in self._labelled:
+                self._labelled.add(iri)
+                yield iri, RDFS + "label", Literal(value), graph
+
+    def _assertions(self) -> Iterator[Quad]:
+        g = self.terms_graph
+        for source in dict.fromkeys(a.source for a in self.graph.assertions.values()):
+            iri = self.term(source, "source")
+            yield iri, RDF_TYPE, PROV + "Entity", g
+            yield iri, DCTERMS + "identifier", Literal(source), g
+        yield from self._entity_labels((v for a in self.graph.assertions.values() for v in (a.subject, a.object)), g)
+        g = self.m.graph("assertions")
+        for ordinal, a in enumerate(self.graph.assertions.values(), 1):
+            node = self.m.assertion(a.id)
+            yield node, RDF_TYPE, PG + "Assertion", g
+            yield node, PG + "assertionId", Literal(a.id), g
+            yield node, PG + "ordinal", integer(ordinal), g
+            yield node, PROV + "hadPrimarySource", self.term(a.source, "source"), g
+            s, p, o = self.term(a.subject), self.term(a.predicate, "relation"), self.term(a.object)
+            if self.rdf12:
+                yield node, RDF + "reifies", TripleTerm(s, p, o), g
+            else:
+                yield node, RDF + "subject", s, g
+                yield node, RDF + "predicate", p, g
+                yield node, RDF + "object", o, g
+            if a.text is not None:
+                yield node, PG + "text", Literal(a.text), g
+
+    def _deletion(self) -> Iterator[Quad]:
+        status, g = self.status, self.deletion
+        node = g
+        yield node, RDF_TYPE, PG + "Deletion", g
+        yield node, RDFS + "label", Literal(str(status.deletion)), g
+        yield node, PG + "policy", Literal(status.policy), g
+        yield node, PG + "exactVerdicts", TRUE if status.exact else FALSE, g
+        for source in status.deletion.sources:
+            yield node, PG + "retractsSource", self.term(source, "source"), g
+        for relation in status.deletion.relations:
+            yield node, PG + "revokesRelation", self.term(relation, "relation"), g
+        for assertion in status.deletion.assertions:
+            yield node, PG + "deletesAssertion", self.m.assertion(assertion), g
+        for assertion in self.graph.assertions:
+            if assertion in status.deleted:
+                yield node, PG + "deletedAssertion", self.m.assertion(assertion), g
+
+    def _artifact(self, artifact: Artifact, ordinal: int) -> Iterator[Quad]:
+        m, id_ = self.m, artifact.id
+        np_, a = m.nanopub(id_), m.artifact(id_)
+        head, prov, info = f"{np_}#head", f"{np_}#provenance", f"{np_}#pubinfo"
+        yield np_, RDF_TYPE, NP + "Nanopublication", head
+        yield np_, NP + "hasAssertion", a, head
+        yield np_, NP + "hasProvenance", prov, head
+        yield np_, NP + "hasPublicationInfo", info, head
+
+        triple = yield from self._statement(artifact, a)
+
+        yield a, RDF_TYPE, LAYER_CLASSES[artifact.layer], prov
+        yield a, PG + "artifactId", Literal(id_), prov
+        yield a, PG + "ordinal", integer(ordinal), prov
+        yield a, PG + "content", json_literal(artifact.content), prov
+        yield a, PG + "polynomial", Literal(str(self.graph.label(artifact))), prov
+        yield a, PG + "exact", TRUE if artifact.exact else FALSE, prov
+        if triple is not None and self.rdf12:
+            yield a, RDF + "reifies", TripleTerm(*triple), prov
+        for assertion in dict.fromkeys(x for group in artifact.support for x in group):
+            yield a, PROV + "wasDerivedFrom", m.assertion(assertion), prov
+        sets = [m.support_set(id_, i) for i in range(1, len(artifact.support) + 1)]
+        for node in sets:
+            yield a, PROV + "qualifiedDerivation", node, prov
+        for i, (node, group) in enumerate(zip(sets, artifact.support), 1):
+            yield node, RDF_TYPE, PG + "SupportSet", prov
+            yield node, PG + "index", integer(i), prov
+            for assertion in group:
+                yield node, PG + "member", m.assertion(assertion), prov
+
+        yield np_, DCTERMS + "isPartOf", m.graph("graph"), info
+        built = self.graph.meta.get("built")
+        if built:
+            yield np_, DCTERMS + "created", Literal(built, XSD_DATETIME), info
+
+        if self.status is not None:
+            dead = id_ in self.status.dead
+            yield a, PG + "status", Literal("dead" if dead else "alive"), self.deletion
+            if dead:
+                yield self.deletion, PROV + "invalidated", a, self.deletion
+
+    def _statement(self, artifact: Artifact, a: str):
+        """Yields the artifact's assertion graph (then new entity labels); returns its triple, if any."""
+        content, layer = artifact.content, artifact.layer
+        names: list[str] = []
+        triple = None
+        if layer in ("claim", "edge"):
+            names = [content["subject"], content["object"]]
+            triple = (self.term(names[0]), self.term(content["predicate"], "relation"), self.term(names[1]))
+            yield (*triple, a)
+        elif layer == "merge" and isinstance(content.get("canonical"), str):
+            canonical = content["canonical"]
+            members = [x for x in content.get("members", ()) if isinstance(x, str) and x != canonical]
+            names = [canonical, *members]
+            for member in members:
+                yield self.term(member), OWL + "sameAs", self.term(canonical), a
+        else:
+            text = content.get("text")
+            if isinstance(text, str):
+                yield a, PG + "text", Literal(text), a
+            summary = content.get("summary") if layer == "sentence" else None
+            if isinstance(summary, str):
+                yield a, DCTERMS + "isPartOf", self.m.artifact(summary), a
+            if not isinstance(text, str) and not isinstance(summary, str):
+                yield a, RDF_TYPE, LAYER_CLASSES[layer], a  # an assertion graph is never empty
+        yield from self._entity_labels(names, self.terms_graph)
+        return triple
+
+    def _facts(self) -> Iterator[Quad]:
+        node, g = self.m.graph("graph"), self.m.graph("facts")
+        for fact in self.graph.facts():
+            if not self._is_artifact(fact):
+                yield node, PG + "fact", json_literal(
+                    [fact.relation, list(fact.args), [list(s) for s in fact.support], fact.exact]), g
+
+    def _is_artifact(self, fact: StoredFact) -> bool:
+        """Returns True when an artifact carries this fact (same key, label and flag): an import
+        rebuilds it from the artifact."""
+        if fact.relation in ("claim", "edge") and len(fact.args) == 3:
+            artifact_id = triple_id(fact.relation, fact.args)
+        elif fact.relation in LAYER_CLASSES and len(fact.args) == 1 and isinstance(fact.args[0], str):
+            artifact_id = fact.args[0]
+        else:
+            return False
+        try:
+            artifact = self.graph.artifact(artifact_id)
+        except KeyError:
+            return False
+        return (artifact_fact(artifact) == (fact.relation, fact.args) and artifact.support == fact.support
+                and artifact.exact == fact.exact)
