@@ -133,7 +133,6 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     check_policy(policy)
     started = time.perf_counter()
     deleted = deletion.resolve(index)
-    numbers = index.numbers(deleted)
     outcome = Outcome(deletion, deleted, policy, exact, index=index)
     touched, hit = _reach(index, deletion)  # hit: numbered support sets that lose an assertion
     label_dead = touched & index.single  # one support set, touched: dead

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import io
-import os
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
 from ..errors import PolygraphError
+from ..files import replacing
 from ..graph.index import GraphIndex
 from ..graph.store import Graph
 from ..whatif import Deletion, check_policy, what_if
@@ -115,21 +114,7 @@ def _stdout() -> BinaryIO:
 
 def _write_file(path: Path, write: Callable[[BinaryIO], int]) -> tuple[int, int]:
     """Writes through a temporary file beside ``path``, renamed over it once complete."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    except OSError as error:
-        raise PolygraphError("io_error", f"cannot write {path}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(handle, "wb", buffering=1 << 20) as out:
+    with replacing(path, ".partial") as temporary:
+        with temporary.open("wb", buffering=1 << 20) as out:
             count = write(out)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; an export is an ordinary file
-        os.replace(temporary, path)
-    except BaseException as error:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise PolygraphError("io_error", f"cannot write {path}: {error.strerror or error}") from None
-        raise
     return count, path.stat().st_size

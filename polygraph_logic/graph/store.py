@@ -9,15 +9,14 @@ is complete, so an interrupted build leaves any previous graph intact.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import PolygraphError
+from ..files import replacing
 from ..provenance import Polynomial, WhySemiring
 from .assertions import Assertion
 
@@ -107,11 +106,7 @@ def write_graph(path: str | Path, assertions: list[Assertion], artifacts: Iterab
     ``facts`` are every fact of the evaluated program and ``rules`` its rules as text,
     so that later re-derivation needs neither the inputs nor the rule files.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    os.close(handle)
-    try:
+    with replacing(path, ".partial") as temporary:
         db = sqlite3.connect(temporary)
         try:
             db.executescript(_SCHEMA)
@@ -137,13 +132,6 @@ def write_graph(path: str | Path, assertions: list[Assertion], artifacts: Iterab
             db.commit()
         finally:
             db.close()
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600; a graph is an ordinary file
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 class Graph:
