@@ -1,0 +1,120 @@
+"""``audit``: grade a graph's labels against re-derivation under deletions (the study's Table 2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from ..audit import ENGINES, PROMPTS, ModelOracle, NamedDeletion, ReplayOracle, audit, random_retractions
+from ..errors import PolygraphError
+from ..graph.index import GraphIndex
+from ..graph.store import Graph
+from ..progress import Progress
+from ..whatif import Deletion
+
+KEY_ENV = "ANTHROPIC_API_KEY"
+
+
+def register(commands) -> None:
+    """Adds the audit subcommand."""
+    command = commands.add_parser(
+        "audit", help="grade labels against re-derivation under deletions (Table 2 of the study)",
+        description="For every model-authored artifact a deletion touches (merges, flat summaries, summary "
+                    "sentences), ask an oracle R times whether it re-derives from the surviving evidence; "
+                    "alive when at least 1-tau of the draws reproduce it, dead when at most tau do, undecided "
+                    "otherwise. Entailed edges are re-derived symbolically. Prints agreement, leaky, "
+                    "over-deleted (shares of the decided artifacts, 95% Wilson intervals) and undecided per "
+                    "deletion and layer, pooled over the deletions. Exit status 1 when an edge label or the "
+                    "two edge engines disagree (a finding), 2 on an error.")
+    command.add_argument("graph", metavar="GRAPH")
+    command.add_argument("--retract-source", nargs="+", action="append", default=[], metavar="S",
+                         help="one deletion retracting every assertion of these sources (repeatable: one "
+                              "deletion per use)")
+    command.add_argument("--revoke-relation", nargs="+", action="append", default=[], metavar="P",
+                         help="one deletion revoking every assertion with these predicates (repeatable)")
+    command.add_argument("--random-retraction", type=float, metavar="FRACTION",
+                         help="retract this fraction of the sources, drawn at random with --seed")
+    command.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random retraction (default 0)")
+    command.add_argument("--repeat", type=int, default=1, metavar="K",
+                         help="K random retractions, seeds N..N+K-1, pooled (default 1)")
+    command.add_argument("--draws", type=int, default=5, metavar="R", help="re-derivations per artifact (default 5)")
+    command.add_argument("--tau", type=float, default=0.2, help="verdict threshold (default 0.2)")
+    command.add_argument("--oracle", default="anthropic", metavar="anthropic|replay:FILE",
+                         help="who re-derives: a Claude model (needs ANTHROPIC_API_KEY) or the answers recorded "
+                              "in an AUDIT.json or a JSON Lines file (default anthropic)")
+    command.add_argument("--prompt", choices=PROMPTS, default="rederive",
+                         help="rederive: show the earlier conclusion; blind: merges as an open identity question, "
+                              "summaries and sentences as statements to check (default rederive)")
+    command.add_argument("--edge-oracle", choices=ENGINES, default="ours",
+                         help="who re-derives entailed edges: our engine, or pyDatalog checked against ours")
+    command.add_argument("--model", default=None, help="the model of the anthropic oracle (default "
+                                                       "$POLYGRAPH_MODEL or the package default)")
+    command.add_argument("--cache", default=None, metavar="FILE",
+                         help="SQLite answer cache of the anthropic oracle; cached answers need no key")
+    command.add_argument("-o", "--output", metavar="AUDIT.json", help="write the audit as JSON")
+    command.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    command.set_defaults(run=_run_audit)
+
+
+def _oracle(args: argparse.Namespace):
+    """Returns the oracle the arguments name, and the model client to close (or None)."""
+    if args.oracle.startswith("replay:"):
+        path = args.oracle[len("replay:"):]
+        if not path:
+            raise PolygraphError("unknown_oracle", "--oracle replay:FILE needs a file, e.g. replay:AUDIT.json")
+        return ReplayOracle(path), None
+    if args.oracle != "anthropic":
+        raise PolygraphError("unknown_oracle", f"unknown oracle {args.oracle!r}; choose anthropic or replay:FILE")
+    if not os.environ.get(KEY_ENV) and not args.cache:
+        raise PolygraphError("missing_api_key", f"the anthropic oracle calls the Claude API and needs {KEY_ENV} "
+                                                "in the environment; set it, pass --cache FILE holding the "
+                                                "answers already, or re-run recorded answers with "
+                                                "--oracle replay:AUDIT.json")
+    from ..llm import ModelClient
+
+    client = ModelClient(model=args.model, cache=args.cache)
+    return ModelOracle(client), client
+
+
+def _deletions(args: argparse.Namespace, index: GraphIndex) -> list:
+    deletions: list = [Deletion(sources=tuple(group)) for group in args.retract_source]
+    deletions += [Deletion(relations=tuple(group)) for group in args.revoke_relation]
+    if args.random_retraction is not None:
+        deletions += random_retractions(index, args.random_retraction, args.seed, args.repeat)
+    if not deletions:
+        raise PolygraphError("no_deletion", "say what to delete: --retract-source S..., --revoke-relation P... "
+                                            "or --random-retraction FRACTION --seed N")
+    return deletions
+
+
+def _run_audit(args: argparse.Namespace) -> int:
+    index = GraphIndex(Graph(args.graph))
+    deletions = _deletions(args, index)
+    for deletion in deletions:  # a misspelt source is reported before an oracle is set up
+        (deletion.deletion if isinstance(deletion, NamedDeletion) else deletion).resolve(index)
+    oracle, client = _oracle(args)
+    bar = Progress("auditing", stream=sys.stderr)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.step()
+
+    try:
+        report = audit(index, deletions, oracle, draws=args.draws, tau=args.tau, prompt=args.prompt,
+                       edge_oracle=args.edge_oracle, progress=progress)
+    finally:
+        bar.done()
+        if client is not None:
+            usage = client.usage
+            print(f"model: {usage.calls} calls answered by the API, {usage.cached} from the cache; "
+                  f"{usage.input_tokens} input and {usage.output_tokens} output tokens", file=sys.stderr)
+            client.close()
+    if args.output:
+        report.write(args.output)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+    else:
+        print(report.table_text())
+    return 1 if report.findings else 0
