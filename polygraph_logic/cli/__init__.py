@@ -7,24 +7,15 @@ API a notebook user would call; nothing in the library imports this package.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from typing import Sequence
 
 from .. import __version__
 from ..errors import PolygraphError
+from . import audit, bench, construct, export, graph, program, retrieval, whatif
 
-# one module per concept; each has register(commands)
-COMMAND_MODULES = ("program", "graph", "whatif", "export", "construct", "audit", "retrieval", "bench")
-
-
-def _command_modules():
-    for name in COMMAND_MODULES:
-        try:
-            yield importlib.import_module(f".{name}", __package__)
-        except ModuleNotFoundError as error:  # TEMPORARY while the modules are being written
-            if error.name != f"{__package__}.{name}":
-                raise
+# one module per concept, each with register(commands), in the order of `polygraph --help`
+COMMAND_MODULES = (program, graph, whatif, export, construct, audit, retrieval, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"polygraph_logic {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in _command_modules():
+    for module in COMMAND_MODULES:
         module.register(commands)
     return parser
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import anthropic
 
 from ..errors import PolygraphError
 from .cache import AnswerCache, CachedAnswer, cache_key
@@ -183,6 +182,8 @@ class ModelClient:
         return parse_answer(schema, answer.text, shown, template=template.name, draw=draw)
 
     def _client(self) -> anthropic.Anthropic:
+        import anthropic  # here, not at the top: the SDK takes a second to import, most commands never call it
+
         if self._sdk is None:
             key = self._api_key or os.environ.get(KEY_ENV)
             if not key:
@@ -195,6 +196,8 @@ class ModelClient:
 
     def _ask(self, prompt: str, template: Template, draw: int) -> CachedAnswer:
         """Returns the API's answer, retrying rate limits, server errors and lost connections."""
+        import anthropic
+
         client = self._client()
         attempt = 0
         while True:

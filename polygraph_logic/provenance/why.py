@@ -6,8 +6,6 @@ import heapq
 from collections.abc import Iterable
 from typing import ClassVar
 
-import sympy
-from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Or
 
 from .base import NegationNotSupported, Semiring
 from .variables import VariableTable
@@ -78,6 +76,9 @@ class Polynomial:
 
     def to_sympy(self) -> sympy.Basic:
         """Returns the polynomial as a sympy ``Or`` of ``And`` of ``Symbol``s."""
+        import sympy  # the reference algebra, never the hot path: imported only when asked for
+        from sympy.logic.boolalg import And, Or
+
         if not self.monomials:
             return sympy.false
         names = self.table.names_of
@@ -221,6 +222,9 @@ class WhySemiring(Semiring[Polynomial]):
         Raises ValueError naming the first sub-expression that is not a symbol, true,
         false, And or Or.
         """
+        import sympy
+        from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Or
+
         expr = sympy.sympify(expr)
         _check_positive(expr)
         dnf = sympy.to_dnf(expr)
@@ -238,6 +242,9 @@ class WhySemiring(Semiring[Polynomial]):
 
 def _check_positive(expr) -> None:
     """Raises ValueError if ``expr`` uses anything but symbols, true, false, And and Or."""
+    import sympy
+    from sympy.logic.boolalg import And, BooleanFalse, BooleanTrue, Or
+
     if isinstance(expr, (sympy.Symbol, BooleanTrue, BooleanFalse)):
         return
     if isinstance(expr, (And, Or)):
