@@ -214,7 +214,7 @@ def measure(quick: bool = False, data: Path | None = DATA, seed: int = 0, source
     """Runs every what-if measurement; returns the figures per graph (see the module docstring)."""
     rng = random.Random(seed)
     sources = 10 if quick else sources
-    sympy_labels = 2000 if quick else None
+    sympy_labels = 1000 if quick else None
     figures: dict = {}
     with tempfile.TemporaryDirectory(prefix="polygraph-bench-") as name:
         directory = Path(name)
@@ -255,7 +255,7 @@ def measure(quick: bool = False, data: Path | None = DATA, seed: int = 0, source
                              # sympy over all 62k GO labels did not finish in 6.5 minutes:
                              # time a sample and scale, saying so
                              "latency": latency(go_result, go_index, rng, sources, 1, 300 if quick else 2000, out),
-                             "exact": exactness(go_result, go_index, rng, rules, 3 if quick else 5, out)}
+                             "exact": exactness(go_result, go_index, rng, rules, 2 if quick else 5, out)}
     return figures
 
 
