@@ -22,6 +22,7 @@ import difflib
 from itertools import compress, filterfalse
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from .errors import PolygraphError
 from .graph.index import GraphIndex
@@ -75,20 +76,43 @@ class Deletion:
 
 @dataclass
 class Outcome:
-    """The verdicts of one what-if: touched, dead and kept artifact ids, per layer too."""
+    """The verdicts of one what-if: touched, dead and kept artifact ids, per layer too.
+
+    The verdicts are decided as sets of artifact ranks; ``touched``, ``dead`` and
+    ``kept`` name them (in rank order: layer, then id) when first read.
+    """
 
     deletion: Deletion
     deleted: frozenset[str]
     policy: str
     exact: bool
-    touched: list[str] = field(default_factory=list)
-    dead: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)
+    touched_ranks: set[int] = field(default_factory=set, repr=False)
+    dead_ranks: set[int] = field(default_factory=set, repr=False)
     summaries: dict[str, dict] = field(default_factory=dict)
     settled: int = 0  # inexact dead verdicts that re-derivation examined
     revived: int = 0  # ... and found alive after all
     elapsed_ms: float = 0.0
     index: GraphIndex | None = field(default=None, repr=False)
+
+    @cached_property
+    def _ordered(self) -> list[int]:
+        return sorted(self.touched_ranks)
+
+    @cached_property
+    def touched(self) -> list[str]:
+        """The ids of every artifact whose label mentions a deleted assertion."""
+        return list(map(self.index.ids.__getitem__, self._ordered))
+
+    @cached_property
+    def dead(self) -> list[str]:
+        """The ids of the touched artifacts that fall under the policy."""
+        return list(map(self.index.ids.__getitem__, compress(self._ordered, map(self.dead_ranks.__contains__,
+                                                                                self._ordered))))
+
+    @cached_property
+    def kept(self) -> list[str]:
+        """The ids of the touched artifacts that stand under the policy."""
+        return list(map(self.index.ids.__getitem__, filterfalse(self.dead_ranks.__contains__, self._ordered)))
 
     def by_layer(self) -> dict[str, dict[str, int]]:
         """Returns touched / dead / kept counts per layer."""
@@ -138,7 +162,6 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     label_dead = touched & index.single  # one support set, touched: dead
     multi = list(touched - index.single)
     label_dead.update(compress(multi, map(hit.issuperset, map(index.monomials.__getitem__, multi))))
-    ranks = sorted(touched)
     if exact and policy not in ("flat", "deployed"):
         label_dead -= _revived(index, index.mask(deleted), outcome, rederiver)
     distrusted = policy.split(":", 1)[1] if policy.startswith("distrust:") else None
@@ -146,16 +169,13 @@ def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", ex
     if policy == "trust-all":
         dies = label_dead
     elif policy == "flat":
-        dies = set(ranks)
+        dies = set(touched)
     elif policy == "deployed":
         dies = _deployed(index, label_dead, deleted)
     else:
-        dies = label_dead | {r for r in ranks if layer_of[r] == distrusted}
-    _trim_summaries(index, touched, ranks, dies, policy, distrusted, outcome)
-    name = index.ids.__getitem__
-    outcome.touched = list(map(name, ranks))
-    outcome.dead = list(map(name, compress(ranks, map(dies.__contains__, ranks))))
-    outcome.kept = list(map(name, filterfalse(dies.__contains__, ranks)))
+        dies = label_dead | {r for r in touched if layer_of[r] == distrusted}
+    _trim_summaries(index, touched, dies, policy, distrusted, outcome)
+    outcome.touched_ranks, outcome.dead_ranks = touched, dies
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
 
@@ -205,15 +225,14 @@ def _revived(index: GraphIndex, mask: int, outcome: Outcome, rederiver) -> set[i
     return {index.by_fact[f].rank for f in revived if f in index.by_fact}
 
 
-def _trim_summaries(index: GraphIndex, touched: set[int], ranks: list[int], dies: set[int], policy: str,
+def _trim_summaries(index: GraphIndex, touched: set[int], dies: set[int], policy: str,
                     distrusted: str | None, outcome: Outcome) -> None:
     """Keeps a sentence-level summary with its dead sentences dropped while any sentence stands;
-    a removed summary takes its sentences with it (``touched``, ``ranks``, ``dies`` are updated).
+    a removed summary takes its sentences with it (``touched`` and ``dies`` are updated).
 
     Only the summaries whose own rank or a sentence's rank is touched are looked at."""
     trusting = policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence")
     concerned = {index.summary_of[r] for r in touched & index.summary_parts}
-    added = False
     for summary in sorted(concerned):
         rank, sentences = index.sentence_ranks[summary]
         dead = [s for s in sentences if s in dies]
@@ -223,13 +242,7 @@ def _trim_summaries(index: GraphIndex, touched: set[int], ranks: list[int], dies
             if removed:
                 dies.add(rank)
         if removed:
-            for s in sentences:
-                if s not in touched:
-                    ranks.append(s)
-                    touched.add(s)
-                    added = True
-                dies.add(s)
+            touched.update(sentences)
+            dies.update(sentences)
         status = "removed" if removed else ("trimmed" if dead else "kept")
         outcome.summaries[summary] = {"status": status, "sentences": len(sentences), "dead_sentences": len(dead)}
-    if added:
-        ranks.sort()
