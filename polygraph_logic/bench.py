@@ -27,8 +27,18 @@ from typing import Callable
 
 from .files import write_text_atomically
 
-#: the GO slice, where a checkout next to the shared data has it
-DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "go-pombase"
+def default_data() -> Path:
+    """Returns where the GO slice is: $POLYGRAPH_DATA if set, else the first of
+    ``../shared/data/go-pombase`` beside a checkout of this package or beside the current
+    folder that holds it (the checkout's path when none does, for the skip message)."""
+    if os.environ.get("POLYGRAPH_DATA"):
+        return Path(os.environ["POLYGRAPH_DATA"])
+    candidates = [Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "go-pombase",
+                  Path.cwd().parent / "shared" / "data" / "go-pombase"]
+    for candidate in candidates:
+        if (candidate / "truncated-pombase.gpad").is_file():
+            return candidate
+    return candidates[0]
 
 
 @dataclass
@@ -148,14 +158,14 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
               say: Callable[[str], None] = print) -> BenchReport:
     """Runs every benchmark in turn, writes report.md, the plot and figures.json; returns the report.
 
-    ``data`` is the GO slice's folder (default: ``../shared/data/go-pombase`` beside a
-    checkout); benchmarks on the GO slice are skipped, and say so, when it is absent.
+    ``data`` is the GO slice's folder (default: ``default_data()``); benchmarks on the GO
+    slice are skipped, and say so, when it is absent.
     """
     from .benchmarks import build_graph, export, go_closure, whatif
 
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
-    data = data if data is not None else DEFAULT_DATA
+    data = data if data is not None else default_data()
     report = BenchReport(quick, started=time.strftime("%Y-%m-%d %H:%M:%S %Z"))
     steps = [
         ("go_closure", "engine vs pyDatalog: the GO closure",

@@ -78,3 +78,18 @@ def test_bench_command_is_wired():
     assert args.quick and args.output == "somewhere" and callable(args.run)
     with pytest.raises(SystemExit):
         build_parser().parse_args(["bench", "--no-such-flag"])
+
+
+def test_default_data_follows_the_environment_then_the_checkout(tmp_path, monkeypatch):
+    from polygraph_logic.bench import default_data
+    monkeypatch.setenv("POLYGRAPH_DATA", str(tmp_path))
+    assert default_data() == tmp_path
+    monkeypatch.delenv("POLYGRAPH_DATA")
+    (tmp_path / "work").mkdir()
+    data = tmp_path / "shared" / "data" / "go-pombase"
+    data.mkdir(parents=True)
+    (data / "truncated-pombase.gpad").write_text("!gpa-version: 2.0\n")
+    monkeypatch.chdir(tmp_path / "work")
+    found = default_data()
+    # the checkout's own data when it is there, else the folder beside the current one
+    assert (found / "truncated-pombase.gpad").is_file()

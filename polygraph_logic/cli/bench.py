@@ -21,7 +21,8 @@ def register(commands) -> None:
     bench.add_argument("-o", "--output", default="bench-report", metavar="REPORT_DIR",
                        help="where to write the report (default: bench-report)")
     bench.add_argument("--data", type=Path, metavar="DIR",
-                       help="the GO slice's folder (default: ../shared/data/go-pombase beside the checkout)")
+                       help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase "
+                            "beside the checkout or the current folder)")
     bench.set_defaults(run=_run_bench)
 
 
