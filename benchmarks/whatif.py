@@ -262,7 +262,7 @@ def measure(quick: bool = False, data: Path | None = DATA, seed: int = 0, source
             figures["go"] = {"artifacts": len(go_result.artifacts),
                              # sympy over all 62k GO labels did not finish in 6.5 minutes:
                              # time a sample and scale, saying so
-                             "latency": latency(go_result, go_index, rng, sources, 1, 300 if quick else 2000, out),
+                             "latency": latency(go_result, go_index, rng, sources, 1, 100 if quick else 2000, out),
                              "exact": exactness(go_result, go_index, rng, rules, 2 if quick else 5, out)}
     return figures
 
