@@ -53,10 +53,8 @@ def goal_plans(index: GraphIndex, value: Callable[[FactKey], Any], semiring, emi
 
 def stated_facts(index: GraphIndex) -> dict[FactKey, list[str]]:
     """Returns the facts that assertions state (not derived by rules), with the stating ids."""
-    stated: dict[FactKey, list[str]] = defaultdict(list)
-    for assertion in index.graph.assertions.values():
-        stated[("claim", assertion.triple)].append(assertion.id)
-        stated[("assertion", (assertion.id,))].append(assertion.id)
+    stated: dict[FactKey, list[str]] = {("claim", triple): ids for triple, ids in index.stating.items()}
+    stated.update((("assertion", (a,)), [a]) for a in index.assertion_ids)
     return stated
 
 

@@ -34,7 +34,6 @@ whose perfect top k is empty are skipped and counted.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -44,7 +43,9 @@ from typing import Iterable, Sequence
 import numpy as np
 from rank_bm25 import BM25Okapi
 
-from .errors import PolygraphError, Position
+from .audit.deletions import deletion_key
+from .audit.report import load_audit
+from .errors import PolygraphError
 from .graph.index import GraphIndex
 from .progress import Progress
 from .rederive import Rederiver
@@ -237,35 +238,24 @@ class AuditVerdicts:
     @classmethod
     def load(cls, path: str | Path) -> "AuditVerdicts":
         """Reads the "deletions" -> "artifacts" verdicts; a malformed file is an error naming it."""
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text("utf-8"))
-        except OSError as error:
-            raise PolygraphError("file_error", f"cannot read {path}: {error.strerror or error}") from None
-        except json.JSONDecodeError as error:
-            raise PolygraphError("verdicts_error", f"not JSON: {error.msg}",
-                                 Position(str(path), error.lineno, error.colno)) from None
-        if not isinstance(data, dict) or data.get("format") != "polygraph-audit/1":
-            raise PolygraphError("verdicts_error", f"{path} is not an audit file (format polygraph-audit/1)")
+        data = load_audit(path)
         deletions = {}
         try:
             for entry in data["deletions"]:
-                spec = entry["deletion"]
-                key = tuple(frozenset(spec.get(kind, ())) for kind in ("sources", "relations", "assertions"))
+                key = deletion_key(entry["deletion"])
                 verdicts = {}
                 for row in entry["artifacts"]:
                     if row["verdict"] not in ("alive", "dead", "undecided"):
                         raise ValueError(f"verdict {row['verdict']!r} of {row['artifact']}")
                     verdicts[row["artifact"]] = row["verdict"]
                 deletions[key] = (entry.get("name", ""), verdicts)
-        except (KeyError, TypeError, ValueError) as error:
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
             raise PolygraphError("verdicts_error", f"{path}: malformed deletions entry ({error})") from None
         return cls(deletions, str(path))
 
     def for_deletion(self, deletion: Deletion) -> tuple[str, dict[str, str]] | None:
         """Returns (audited name, {artifact: verdict}) of the audited deletion equal as sets."""
-        key = tuple(frozenset(x) for x in (deletion.sources, deletion.relations, deletion.assertions))
-        return self.deletions.get(key)
+        return self.deletions.get(deletion_key(deletion))
 
 
 @dataclass

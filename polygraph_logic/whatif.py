@@ -191,10 +191,8 @@ def _deployed(index: GraphIndex, label_dead: set[int], deleted: frozenset[str]) 
         entry = index.ranked[rank]
         if entry.layer != "claim":
             continue
-        if not index.exact.get(entry.fact, True):
-            triple = entry.fact[1]
-            if any(a.triple == triple and a.id not in deleted for a in index.graph.assertions.values()):
-                continue
+        if not index.exact.get(entry.fact, True) and not deleted.issuperset(index.stating[entry.fact[1]]):
+            continue
         dies.add(rank)
     return dies
 

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import PolygraphError
+from ..errors import PolygraphError, Position
 from ..files import write_text_atomically
 from .deletions import NamedDeletion
 from .oracles import AUDIT_FORMAT
@@ -198,7 +198,8 @@ def load_audit(path: str | Path) -> dict:
     except OSError as error:
         raise PolygraphError("file_error", f"cannot read {path}: {error.strerror or error}") from None
     except json.JSONDecodeError as error:
-        raise PolygraphError("file_error", f"{path} is not JSON: {error.msg} (line {error.lineno})") from None
+        raise PolygraphError("file_error", f"not JSON: {error.msg}",
+                             Position(str(path), error.lineno, error.colno)) from None
     if not isinstance(document, dict) or document.get("format") != AUDIT_FORMAT:
         raise PolygraphError("file_error", f"{path} is not an audit file (format {AUDIT_FORMAT!r})")
     return document

@@ -113,9 +113,11 @@ class GraphIndex:
         self.summary_parts: frozenset[int] = frozenset(self.summary_of)
         self.sources: dict[str, list[str]] = defaultdict(list)
         self.predicates: dict[str, list[str]] = defaultdict(list)
+        self.stating: dict[tuple, list[str]] = defaultdict(list)  # claim triple -> the assertions stating it
         for assertion in graph.assertions.values():
             self.sources[assertion.source].append(assertion.id)
             self.predicates[assertion.predicate].append(assertion.id)
+            self.stating[assertion.triple].append(assertion.id)
         # what a whole source or relation touches, precomputed: a batch retraction is then a
         # union of a few sets instead of one update per assertion
         self.reach: dict[tuple[str, str], tuple[frozenset[int], frozenset[int]]] = {}
