@@ -28,13 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from polygraph_logic import evaluate  # noqa: E402
-from polygraph_logic.graph.assertions import Assertion  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
-from polygraph_logic.graph.records import Receipt, Sentence  # noqa: E402
 from polygraph_logic.graph.compile import compile_inputs  # noqa: E402
 from polygraph_logic.graph.index import GraphIndex  # noqa: E402
 from polygraph_logic.graph.store import Graph  # noqa: E402
-from polygraph_logic.graph.synthetic import generate  # noqa: E402
+from polygraph_logic.graph.synthetic import generate, generate_copies  # noqa: E402
 from polygraph_logic.program import load_program  # noqa: E402
 from polygraph_logic.rederive import Rederiver  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
@@ -80,24 +78,8 @@ def sympy_scan(expressions: list, deleted: frozenset) -> int:
 def with_copies(seed: int, factor: int):
     """Returns the paper-scale graph's inputs plus factor-1 disjoint copies (other seeds, every
     name prefixed), so that a retraction in the original touches exactly the same artifacts."""
-    base = generate(seed=seed)
-    assertions, receipts = list(base.assertions), list(base.receipts)
-    for k in range(1, factor):
-        other, tag = generate(seed=seed + k), f"copy{k}/"
-
-        def sets(groups):
-            return tuple(frozenset(tag + a for a in group) for group in groups)
-
-        assertions += [Assertion(tag + a.id, tag + a.source, tag + a.subject, a.predicate, tag + a.object, a.text)
-                       for a in other.assertions]
-        for r in other.receipts:
-            content = dict(r.content)
-            if r.layer == "merge":
-                content["canonical"] = tag + content["canonical"]
-                content["members"] = [tag + m for m in content["members"]]
-            sentences = tuple(Sentence(s.text, sets(s.support)) for s in r.sentences)
-            receipts.append(Receipt(tag + r.artifact, r.layer, content, sets(r.support), sentences))
-    return assertions, receipts
+    graph = generate_copies(factor, seed)
+    return graph.assertions, graph.receipts
 
 
 def build(name: str, assertions, receipts, rules, directory: Path, out=print):

@@ -8,8 +8,10 @@ pyDatalog, an independent engine, computes the same Boolean closure on a subsamp
 """
 
 import dataclasses
+import hashlib
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,9 @@ from polygraph_logic import evaluate
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.synthetic import RELATIONS, generate
+from polygraph_logic.graph import synthetic
+from polygraph_logic.graph.synthetic import (RELATIONS, _HeadTailSampler, _weighted_sample, generate,
+                                             generate_copies)
 from polygraph_logic.program import Program, load_program
 from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
 from polygraph_logic.resources import rule_file
@@ -45,6 +49,60 @@ def test_committed_example_equals_a_fresh_generation(tmp_path):
     generate(**parameters).write(tmp_path)
     for name in FILES:
         assert (tmp_path / name).read_text("utf-8") == (EXAMPLE / name).read_text("utf-8"), name
+
+
+# The files `polygraph generate --seed 0` wrote before generation was made linear (issue 11);
+# the paper-scale output must not change when the generator is sped up or refactored.
+PAPER_SCALE_SHA256 = {
+    "assertions.jsonl": "50d993c175b019657727618115cdb49fc23706939799f0f6ed194f91c147be56",
+    "receipts.jsonl": "9acbe1defa2e4adb94b5d0acd3fb377e322e932d2c13163294dbe43d3a863993",
+    "retracted.txt": "85db1e5831904efe882047de1e2787473ab2f8fb830d9122a4f5b5fd82c9e53d",
+    "generator.json": "93322fe0270306f28caab07b8933640f51d0e0468a61e2eee305c43afdbbfbfc",
+}
+
+
+def test_paper_scale_output_is_byte_identical_to_the_recorded_one(tmp_path):
+    generate(seed=0).write(tmp_path)
+    assert {name: hashlib.sha256((tmp_path / name).read_bytes()).hexdigest() for name in FILES} == PAPER_SCALE_SHA256
+
+
+def test_copies_are_disjoint_and_the_first_is_the_plain_graph(tmp_path):
+    one, three = generate(seed=4, **SMALL), generate_copies(3, seed=4, **SMALL)
+    assert generate_copies(1, seed=4, **SMALL) == one
+    assert three.assertions[:len(one.assertions)] == one.assertions and three.retracted[:len(one.retracted)] == one.retracted
+    assert three.receipts[:len(one.receipts)] == one.receipts
+    fixed = ("documents", "assertions", "merges", "summaries", "retracted")  # claims, sentences vary by seed
+    assert {k: one.counts()[k] * 3 for k in fixed} == {k: three.counts()[k] for k in fixed}
+    other = generate(seed=6, **SMALL)  # copy 2 is seed 4 + 2, renamed
+    copy2 = [a for a in three.assertions if a.id.startswith("copy2/")]
+    assert [(a.id, a.source, a.subject, a.object) for a in copy2] == \
+        [("copy2/" + a.id, "copy2/" + a.source, "copy2/" + a.subject, "copy2/" + a.object) for a in other.assertions]
+    ids = {a.id for a in three.assertions}
+    assert len(ids) == len(three.assertions) and len({r.artifact for r in three.receipts}) == len(three.receipts)
+    for receipt in three.receipts:  # every support set stays inside its own copy
+        groups = [*receipt.support, *(g for s in receipt.sentences for g in s.support)]
+        prefix = receipt.artifact.split("/")[0] + "/" if "/" in receipt.artifact else ""
+        assert all(a in ids and a.startswith(prefix) for g in groups for a in g)
+    three.write(tmp_path)
+    meta = json.loads((tmp_path / "generator.json").read_text("utf-8"))
+    assert meta["generator"].endswith("generate_copies") and meta["parameters"]["copies"] == 3
+
+
+def test_focus_draws_past_the_head_follow_the_weights(monkeypatch):
+    """Past FOCUS_HEAD entities the largest keys are drawn by their distribution: the first
+    pick must still be item i with probability w_i / W, as in Efraimidis-Spirakis."""
+    items, weights = list(range(12)), [1 / (r + 1) ** 0.9 for r in range(12)]
+    assert _HeadTailSampler(items, weights, 12, random.Random(1)).sample(random.Random(2), 2) == \
+        _weighted_sample(random.Random(2), items, weights, 2)  # no tail: the very same draws
+    sampler, rng, n = _HeadTailSampler(items, weights, 4, random.Random(3)), random.Random(4), 20000
+    firsts = Counter(sampler.sample(rng, 2)[0] for _ in range(n))
+    total = sum(weights)
+    for i, w in enumerate(weights):  # within 4.5 standard deviations, with fixed seeds
+        p = w / total
+        assert abs(firsts[i] - n * p) <= 4.5 * (n * p * (1 - p)) ** 0.5, (i, firsts[i], n * p)
+    monkeypatch.setattr(synthetic, "FOCUS_HEAD", 20)  # a small graph whose focus draws use the tail
+    graph = generate(seed=2, **SMALL)
+    assert graph == generate(seed=2, **SMALL) and graph.counts()["assertions"] == SMALL["assertions"]
 
 
 def test_written_receipts_validate_and_have_the_study_shape(tmp_path):

@@ -17,14 +17,20 @@ from __future__ import annotations
 
 import json
 import random
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 from ..files import write_text_atomically
 from .assertions import Assertion
 from .records import Receipt, Sentence
+from .synthetic_names import FAMILIES, NAMES, PARTS
 
 FORMAT = "polygraph-synthetic/1"
+# the focus of a document is drawn key by key from this many gene and process entities (all
+# of them at paper scale: 938), from the rest by the distribution of their largest keys
+FOCUS_HEAD = 1000
 KINDS = {"gene": 0.45, "process": 0.22, "component": 0.10, "disease": 0.12, "drug": 0.11}  # share of entities
 
 # (CURIE, its rdfs:label in rules/ro.dl as a verb phrase, subject kind, object kind, weight,
@@ -56,61 +62,6 @@ RELATIONS = (
     ("RO:0002212", "negatively regulates", "drug", "process", 1, None),
 )
 
-# The frequent entities: real names, "|" separating a name from its aliases.
-_NAMES = {
-    "gene": "TP53|p53;KRAS;EGFR;MYC|c-Myc;PIK3CA;PTEN;BRAF;AKT1;MTOR|mTOR;ERBB2|HER2;CDKN2A|p16INK4a;RB1;BRCA1;BRCA2;"
-            "APC;CTNNB1|beta-catenin;VEGFA|VEGF;STAT3;NFKB1|NF-kB p50;BCL2|Bcl-2;BAX;CASP3|caspase-3;CASP9|caspase-9;"
-            "MDM2;CDK4;CDK6;CCND1|cyclin D1;HIF1A|HIF-1alpha;JAK2;SRC;NOTCH1;SMAD4;TGFB1|TGF-beta1;IL6|IL-6;"
-            "TNF|TNF-alpha;MAPK1|ERK2;MAPK3|ERK1;MAP2K1|MEK1;RAF1;NRAS;HRAS;ALK;MET;FGFR1;KIT;ATM;ATR;CHEK2;PARP1;"
-            "MLH1;MSH2;EZH2;IDH1;TERT;SOX2;POU5F1|OCT4;CD44;EPCAM;VIM|vimentin;CDH1|E-cadherin;SNAI1|Snail;TWIST1;"
-            "ZEB1;MMP2;MMP9;CD274|PD-L1;PDCD1|PD-1;CTLA4;FOXO3;GSK3B;YAP1|YAP;AIM2;NLRP3;GSDMD;IL1B|IL-1beta;"
-            "CXCL8|IL-8;SIRT1;BECN1|Beclin 1;MAP1LC3B|LC3B;SQSTM1|p62;KEAP1;NFE2L2|NRF2;HMGB1;MKI67|Ki-67;PCNA;"
-            "ESR1|ER-alpha;AR",
-    "process": "apoptosis|apoptotic process;cell proliferation|proliferation;autophagy;angiogenesis;"
-               "epithelial-mesenchymal transition|EMT;cell migration;cell invasion;DNA repair;cell cycle arrest;"
-               "cellular senescence|senescence;inflammatory response|inflammation;glycolysis|aerobic glycolysis;"
-               "ferroptosis;pyroptosis;necroptosis;DNA damage response|DDR;"
-               "MAPK/ERK signalling|MAPK/ERK pathway|ERK1/2 cascade;PI3K/AKT signalling|PI3K/AKT pathway;"
-               "Wnt signalling|Wnt pathway;Notch signalling;Hedgehog signalling;JAK/STAT signalling|JAK-STAT pathway;"
-               "NF-kB signalling|NF-kB pathway;TGF-beta signalling;Hippo signalling;mTOR signalling;"
-               "oxidative phosphorylation|OXPHOS;immune response;T cell activation;macrophage polarization;"
-               "reactive oxygen species production|ROS production;response to hypoxia|hypoxia response;"
-               "unfolded protein response|UPR;telomere maintenance;DNA methylation;chromatin remodelling;"
-               "cell adhesion;anoikis;mitophagy;lipid metabolism;response to drug|drug response",
-    "component": "nucleus;cytoplasm;cytosol;mitochondrion|mitochondria;plasma membrane|cell membrane;"
-                 "endoplasmic reticulum|ER;Golgi apparatus;lysosome;autophagosome;extracellular vesicle|exosome;"
-                 "extracellular matrix|ECM;chromatin;nucleolus;centrosome;focal adhesion;"
-                 "inflammasome complex|inflammasome;proteasome complex|proteasome;nuclear envelope;"
-                 "mitochondrial outer membrane",
-    "disease": "breast cancer|breast carcinoma;lung adenocarcinoma|LUAD;non-small cell lung cancer|NSCLC;"
-               "colorectal cancer|CRC;hepatocellular carcinoma|HCC;gastric cancer;"
-               "pancreatic ductal adenocarcinoma|PDAC;glioblastoma|GBM;melanoma;prostate cancer;ovarian cancer;"
-               "cervical cancer;oral squamous cell carcinoma|OSCC;oral carcinoma;"
-               "head and neck squamous cell carcinoma|HNSCC;acute myeloid leukemia|AML;multiple myeloma;"
-               "diffuse large B-cell lymphoma|DLBCL;renal cell carcinoma|RCC;bladder cancer;thyroid cancer;"
-               "esophageal squamous cell carcinoma|ESCC;nasopharyngeal carcinoma|NPC;osteosarcoma;neuroblastoma;"
-               "endometrial cancer;cholangiocarcinoma;triple-negative breast cancer|TNBC",
-    "drug": "cisplatin|DDP;paclitaxel|Taxol;doxorubicin|Adriamycin;5-fluorouracil|5-FU;gemcitabine;temozolomide|TMZ;"
-            "gefitinib|Iressa;erlotinib|Tarceva;osimertinib;imatinib|Gleevec;sorafenib;lenvatinib;"
-            "trastuzumab|Herceptin;bevacizumab|Avastin;cetuximab;pembrolizumab|Keytruda;nivolumab;olaparib|Lynparza;"
-            "palbociclib;everolimus;rapamycin|sirolimus;metformin;curcumin;resveratrol;quercetin;docetaxel;"
-            "oxaliplatin;tamoxifen;vemurafenib",
-}
-# The long tail: names combined from parts (by mixed radix), so any number can be drawn.
-_FAMILIES = "ZNF SLC7A TMEM CCDC FAM LINC MIR ANKRD KLF TRIM USP RNF".split()
-_SYLLABLES = "ra lo ti va de zo mi ne pa ku sa bre fo xi".split()
-_PARTS = {kind: tuple(part.split(";") for part in parts) for kind, parts in {
-    "process": ("glucose ;lipid ;glutamine ;collagen ;T cell ;B cell ;epithelial cell ;fibroblast ;endothelial cell ;"
-                "stem cell ;macrophage ;keratinocyte ;iron ;cholesterol ;purine ",
-                "metabolic process;migration;differentiation;transport;biosynthetic process;homeostasis;secretion;"
-                "activation", ";regulation of ;positive regulation of ;negative regulation of ;cellular response to "),
-    "disease": ("tongue ;laryngeal ;gallbladder ;uveal ;salivary gland ;vulvar ;anal ;penile ;testicular ;adrenal ;"
-                "thymic ;biliary ;small intestine ;peritoneal ;pleural ;skin ;bone ;soft tissue ",
-                "carcinoma;adenocarcinoma;sarcoma;cancer;neoplasm;squamous cell carcinoma",
-                ";metastatic ;recurrent ;early-stage ;paediatric "),
-    "drug": (";".join(_SYLLABLES), ";".join(_SYLLABLES), "tinib;mab;ciclib;parib;platin;taxel;rafenib;lisib"),
-}.items()}
-
 
 @dataclass(frozen=True)
 class Entity:
@@ -132,11 +83,11 @@ def _variants(name: str, aliases: list[str], kind: str) -> tuple[str, ...]:
 def _tail_name(kind: str, i: int) -> str:
     """Returns the i-th made-up name of a kind: a gene family, a complex, or parts combined."""
     if kind in ("gene", "component"):
-        return f"{_FAMILIES[i % len(_FAMILIES)]}{10 + i}" + (" complex" if kind == "component" else "")
+        return f"{FAMILIES[i % len(FAMILIES)]}{10 + i}" + (" complex" if kind == "component" else "")
     if kind == "drug":
         i = i * 389 % 1568 + i - i % 1568  # a permutation of the 14 * 14 * 8 names, less monotonous
     picked = []
-    for options in _PARTS[kind]:
+    for options in PARTS[kind]:
         picked.append(options[i % len(options)])
         i //= len(options)
     name = f"{picked[2]}{picked[0]}{picked[1]}" if kind != "drug" else "".join(picked)
@@ -148,7 +99,7 @@ def _entities(count: int, rng: random.Random) -> dict[str, list[Entity]]:
     out: dict[str, list[Entity]] = {}
     for kind in KINDS:
         wanted = max(2, round(count * KINDS[kind]))
-        named = [item.split("|") for item in _NAMES[kind].split(";")]
+        named = [item.split("|") for item in NAMES[kind].split(";")]
         rng.shuffle(named)
         names = {parts[0]: parts[1:] for parts in named[:wanted]}
         i = 0
@@ -164,6 +115,38 @@ def _weighted_sample(rng: random.Random, items: list, weights: list[float], k: i
     """Returns k distinct items drawn with probability proportional to weight (Efraimidis-Spirakis)."""
     keys = [(rng.random() ** (1.0 / w), i) for i, w in enumerate(weights) if w > 0]
     return [items[i] for _, i in sorted(keys, reverse=True)[:k]]
+
+
+class _HeadTailSampler:
+    """Draws like ``_weighted_sample`` over fixed items, in time that does not grow with them.
+
+    The first ``head`` items get a key each from ``rng`` exactly as ``_weighted_sample`` gives
+    them (so with no more items than that, the draws and ``rng``'s stream are the same); the
+    largest keys of the rest are drawn from ``tail_rng`` by their distribution instead of one
+    by one: the largest of independent keys u ** (1 / w) is u ** (1 / W), W the sum of the
+    weights, and it belongs to an item chosen with probability proportional to its weight;
+    below it, the next largest of the others is drawn the same way, scaled by the one above.
+    """
+
+    def __init__(self, items: list, weights: list[float], head: int, tail_rng: random.Random):
+        self.items, self.head, self.tail_rng = items, weights[:head], tail_rng
+        self.tail = list(accumulate(weights[head:]))  # cumulative weights of the rest
+        self.offset = len(self.head)
+
+    def sample(self, rng: random.Random, k: int) -> list:
+        keys = [(rng.random() ** (1.0 / w), i) for i, w in enumerate(self.head) if w > 0]
+        above, taken, total = 1.0, set(), self.tail[-1] if self.tail else 0.0
+        while len(taken) < k and total - sum(map(self._weight, taken)) > 0:
+            above *= self.tail_rng.random() ** (1.0 / (total - sum(map(self._weight, taken))))
+            j = None
+            while j is None or j in taken or j == len(self.tail):  # redraw a taken one: proportional to the rest
+                j = bisect_right(self.tail, self.tail_rng.random() * total)
+            taken.add(j)
+            keys.append((above, self.offset + j))
+        return [self.items[i] for _, i in sorted(keys, reverse=True)[:k]]
+
+    def _weight(self, j: int) -> float:
+        return self.tail[j] - (self.tail[j - 1] if j else 0.0)
 
 
 @dataclass
@@ -192,7 +175,8 @@ class SyntheticGraph:
             lines = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
             write_text_atomically(directory / f"{name}.jsonl", lines)
         write_text_atomically(directory / "retracted.txt", "".join(f"{s}\n" for s in self.retracted))
-        meta = {"format": FORMAT, "generator": "polygraph_logic.graph.synthetic.generate",
+        function = "generate_copies" if "copies" in self.parameters else "generate"
+        meta = {"format": FORMAT, "generator": f"polygraph_logic.graph.synthetic.{function}",
                 "parameters": self.parameters, "counts": self.counts()}
         write_text_atomically(directory / "generator.json", json.dumps(meta, indent=2) + "\n")
         return directory
@@ -220,7 +204,7 @@ def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges
     stream = lambda stage: random.Random(f"{seed}:{stage}")  # noqa: E731 - one stream per stage
     pool = _entities(entities, stream("entities"))
     sources = [f"synthetic:doc{d:0{max(4, len(str(documents)))}d}" for d in range(1, documents + 1)]
-    triples = _triples(pool, documents, assertions, repeat_fraction, stream("claims"))
+    triples = _triples(pool, documents, assertions, repeat_fraction, stream("claims"), stream("focus-tail"))
     chosen = _choose_merges(triples, merges, stream("merges"))
     spellings = _spell(triples, chosen, stream("spellings"))
     records = [Assertion(f"a{i}", sources[d], s, p, o, text=f"{s} {label} {o}")
@@ -231,27 +215,64 @@ def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges
     return SyntheticGraph(parameters, records, receipts, retracted)
 
 
-def _triples(pool, documents, total, repeat_fraction, rng: random.Random) -> list[tuple]:
+def generate_copies(copies: int, seed: int = 0, **parameters) -> SyntheticGraph:
+    """Returns ``generate(seed, **parameters)`` and ``copies - 1`` disjoint copies of its shape.
+
+    Copy k is ``generate(seed + k, **parameters)`` with every name (assertion, source, entity,
+    artifact) prefixed ``copyK/``: the graph grows ``copies`` times, in time linear in it, and
+    a deletion in the first copy touches what it touches in ``generate(seed, ...)`` alone.
+    One copy is ``generate(seed, **parameters)`` itself.
+    """
+    if copies < 1:
+        raise ValueError(f"need copies >= 1, got {copies}")
+    base = generate(seed, **parameters)
+    if copies == 1:
+        return base
+    assertions, receipts, retracted = list(base.assertions), list(base.receipts), list(base.retracted)
+    for k in range(1, copies):
+        other, tag = generate(seed + k, **parameters), f"copy{k}/"
+
+        def sets(groups, tag=tag):
+            return tuple(frozenset(tag + a for a in group) for group in groups)
+
+        assertions += [Assertion(tag + a.id, tag + a.source, tag + a.subject, a.predicate, tag + a.object, a.text)
+                       for a in other.assertions]
+        for r in other.receipts:
+            content = {key: tag + value if key in ("canonical", "hub") else
+                       [tag + v for v in value] if key in ("members", "entities") else value
+                       for key, value in r.content.items()}
+            sentences = tuple(Sentence(s.text, sets(s.support)) for s in r.sentences)
+            receipts.append(Receipt(tag + r.artifact, r.layer, content, sets(r.support), sentences))
+        retracted += [tag + source for source in other.retracted]
+    return SyntheticGraph({**base.parameters, "copies": copies}, assertions, receipts, retracted)
+
+
+def _triples(pool, documents, total, repeat_fraction, rng: random.Random,
+             tail_rng: random.Random) -> list[tuple]:
     """Returns (document, subject, predicate, object, label) per assertion, entities not yet spelled."""
     lengths = [1] * documents
     weights = [rng.lognormvariate(0, 0.7) for _ in range(documents)]
     for d in rng.choices(range(documents), weights, k=total - documents):
         lengths[d] += 1
     relation_weights = [r[4] for r in RELATIONS]
-    kind_weights = {k: [e.weight for e in pool[k]] for k in KINDS}
+    # cumulative weights, computed once: choices() given plain weights sums them on every call
+    kind_weights = {k: list(accumulate(e.weight for e in pool[k])) for k in KINDS}
     central = [e for k in ("gene", "process") for e in pool[k]]
-    out, stated = [], {}  # stated: every triple stated so far, in order
+    focuses = _HeadTailSampler(central, [e.weight for e in central], FOCUS_HEAD, tail_rng)
+    out, stated, in_order = [], set(), []  # every triple stated so far, and in order
     for d, length in enumerate(lengths):
-        focus = _weighted_sample(rng, central, [e.weight for e in central], rng.choice((1, 1, 2)))
+        focus = focuses.sample(rng, rng.choice((1, 1, 2)))
         mine: set = set()
         for _ in range(200 * length + 1):
             if len(mine) == length:
                 break
-            key = rng.choice(list(stated)) if stated and rng.random() < repeat_fraction else \
+            key = rng.choice(in_order) if stated and rng.random() < repeat_fraction else \
                 _fresh(pool, focus, relation_weights, kind_weights, rng)
             if key is not None and key not in mine:
                 mine.add(key)
-                stated[key] = None
+                if key not in stated:
+                    stated.add(key)
+                    in_order.append(key)
                 out.append((d, *key))
         if len(mine) < length:
             raise ValueError(f"cannot draw {length} distinct triples for one document; raise entities")
@@ -264,9 +285,10 @@ def _fresh(pool, focus, relation_weights, kind_weights, rng: random.Random):
     if draw in ("up", "down"):  # both ends uniform; the hidden order decides the direction
         subject, object_ = sorted(rng.sample(pool[s_kind], 2), key=lambda e: e.level, reverse=draw == "down")
         return (subject, curie, object_, label)
-    subject = rng.choices(pool[s_kind], kind_weights[s_kind])[0]
+    subject = rng.choices(pool[s_kind], cum_weights=kind_weights[s_kind])[0]
     # genes located in one place are pairwise "spatially coextensive": "flat" spreads the places out
-    object_ = rng.choice(pool[o_kind]) if draw == "flat" else rng.choices(pool[o_kind], kind_weights[o_kind])[0]
+    object_ = rng.choice(pool[o_kind]) if draw == "flat" else \
+        rng.choices(pool[o_kind], cum_weights=kind_weights[o_kind])[0]
     hits = [e for e in focus if e.kind in (s_kind, o_kind)]
     if draw is None and hits and rng.random() < 0.6:  # documents dwell on their focus
         if hits[0].kind == s_kind and (s_kind != o_kind or rng.random() < 0.5):
