@@ -2,7 +2,7 @@
 
 Measured side by side in one run, printed, never asserted:
 
-  ours        what_if() over the in-memory index (cost follows the touched artifacts)
+  ours        what_if() on the graph file, read in place (cost follows the touched artifacts)
   full scan   every label of the graph checked with plain Python set arithmetic
   sympy       every label as a sympy expression, deleted variables set to False, simplified
   recompute   a from-scratch Boolean evaluation of the rules on the surviving assertions
@@ -30,7 +30,6 @@ sys.path.insert(0, str(ROOT))
 from polygraph_logic import evaluate  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
 from polygraph_logic.graph.compile import compile_inputs  # noqa: E402
-from polygraph_logic.graph.index import GraphIndex  # noqa: E402
 from polygraph_logic.graph.store import Graph  # noqa: E402
 from polygraph_logic.graph.synthetic import generate, generate_copies  # noqa: E402
 from polygraph_logic.program import load_program  # noqa: E402
@@ -88,32 +87,32 @@ def build(name: str, assertions, receipts, rules, directory: Path, out=print):
     path = directory / f"{name.split()[0]}-{len(result.artifacts)}.graph"
     result.write(path)
     seconds = time.perf_counter() - started
-    index = GraphIndex(Graph(path))
-    out(f"\n== {name}: {len(result.artifacts)} artifacts, {len(index.assertion_ids)} assertions, "
-        f"{len(index.sources)} sources; built in {seconds:.1f} s")
-    return result, index
+    graph = Graph(path)
+    out(f"\n== {name}: {len(result.artifacts)} artifacts, {len(graph.assertions)} assertions, "
+        f"{len(graph.distinct('source'))} sources; built in {seconds:.1f} s")
+    return result, graph
 
 
-def latency(result, index: GraphIndex, rng: random.Random, sources: int, sympy_deletions: int,
+def latency(result, graph: Graph, rng: random.Random, sources: int, sympy_deletions: int,
             sympy_labels: int | None = None, out=print) -> dict:
     """Times single-source and 10% retractions against the full scan and sympy; returns the figures.
 
     ``sympy_labels``: convert and simplify only that many labels (a random sample) and
     scale the time to the whole graph linearly, saying so; None converts every label.
     """
-    graph = index.graph
     labels = [[frozenset(g) for g in a.support] for a in graph.artifacts()]
-    sample = rng.sample(sorted(index.sources), min(sources, len(index.sources)))
+    support = {a.id: a.support for a in graph.artifacts()}
+    all_sources = graph.distinct("source")
+    sample = rng.sample(all_sources, min(sources, len(all_sources)))
     ours, scan, points = [], [], []
     for source in sample:
         deletion = Deletion(sources=(source,))
-        deleted = deletion.resolve(index)
-        outcome = what_if(index, deletion)
-        ours.append(timed(lambda: what_if(index, deletion), 5))
+        deleted = deletion.resolve(graph)
+        outcome = what_if(graph, deletion)
+        ours.append(timed(lambda: what_if(graph, deletion), 5))
         scan.append(timed(lambda: full_scan(labels, deleted), 1))
         points.append((len(outcome.touched), ours[-1] * 1000))
-        mask = index.mask(deleted)
-        by_labels = sum(1 for a in outcome.touched if not index.survives(index.artifacts[a].fact, mask))
+        by_labels = sum(1 for a in outcome.touched if all(deleted.intersection(g) for g in support[a]))
         assert full_scan(labels, deleted) == by_labels  # the same verdicts, found two ways
     median_touched = statistics.median(p[0] for p in points)
     out(f"single-source retraction, {len(sample)} sources (median touched {median_touched:.0f}):")
@@ -124,12 +123,12 @@ def latency(result, index: GraphIndex, rng: random.Random, sources: int, sympy_d
                "scan_ms": statistics.median(scan) * 1000, "ratio_scan": statistics.median(scan) / statistics.median(ours),
                "points": points, "sample": sample}
     gc.collect()
-    batch = rng.sample(sorted(index.sources), max(1, len(index.sources) // 10))
+    batch = rng.sample(all_sources, max(1, len(all_sources) // 10))
     deletion = Deletion(sources=tuple(batch))
-    deleted = deletion.resolve(index)
-    ours_batch = timed(lambda: what_if(index, deletion), 7)
+    deleted = deletion.resolve(graph)
+    ours_batch = timed(lambda: what_if(graph, deletion), 7)
     scan_batch = timed(lambda: full_scan(labels, deleted), 3)
-    outcome = what_if(index, deletion)
+    outcome = what_if(graph, deletion)
     points.append((len(outcome.touched), ours_batch * 1000))
     out(f"10% random retract-source ({len(batch)} sources, {len(deleted)} assertions, "
         f"{len(outcome.touched)} touched, {len(outcome.dead)} dead): ours {ours_batch * 1000:.2f} ms, "
@@ -144,7 +143,7 @@ def latency(result, index: GraphIndex, rng: random.Random, sources: int, sympy_d
     scale = len(artifacts) / len(chosen)
     sympy_times = []
     for source in sample[:sympy_deletions]:
-        deleted = Deletion(sources=(source,)).resolve(index)
+        deleted = Deletion(sources=(source,)).resolve(graph)
         sympy_times.append(timed(lambda: sympy_scan(expressions, deleted)) * scale)
     if sympy_times:
         ratio = statistics.median(sympy_times) / statistics.median(ours)
@@ -158,18 +157,19 @@ def latency(result, index: GraphIndex, rng: random.Random, sources: int, sympy_d
     return figures
 
 
-def exactness(result, index: GraphIndex, rng: random.Random, rules, sources: int, out=print) -> dict:
+def exactness(result, graph: Graph, rng: random.Random, rules, sources: int, out=print) -> dict:
     """Times exact what-if against a from-scratch Boolean recompute; returns the figures."""
     started = time.perf_counter()
-    rederiver = Rederiver(index)
+    rederiver = Rederiver(graph)
     setup = time.perf_counter() - started
     rule_program = load_program(*rules) if rules else None
     ours, recompute, settled = [], [], 0
-    for source in rng.sample(sorted(index.sources), min(sources, len(index.sources))):
+    all_sources = graph.distinct("source")
+    for source in rng.sample(all_sources, min(sources, len(all_sources))):
         deletion = Deletion(sources=(source,))
-        deleted = deletion.resolve(index)
-        ours.append(timed(lambda: what_if(index, deletion, exact=True, rederiver=rederiver)))
-        settled += what_if(index, deletion, exact=True, rederiver=rederiver).settled
+        deleted = deletion.resolve(graph)
+        ours.append(timed(lambda: what_if(graph, deletion, exact=True, rederiver=rederiver)))
+        settled += what_if(graph, deletion, exact=True, rederiver=rederiver).settled
         surviving = [a for a in result.assertions if a.id not in deleted]
 
         def scratch():

@@ -16,10 +16,10 @@ import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .graph.index import FactKey, GraphIndex
-from .rederive import goal_plans, stated_facts
+from .graph.store import Graph, fact_key
+from .rederive import FactKey, GoalPlans, stated_by
 from .syntax import format_value
-from .whatif import Deletion, what_if
+from .whatif import Deletion, as_graph, what_if
 
 
 @dataclass
@@ -68,60 +68,72 @@ class _Witness:
 
 
 class Explainer:
-    """Explanations over one graph index (rules compiled once)."""
+    """Explanations over one graph (rules planned on demand, facts read as proofs need them)."""
 
-    def __init__(self, index: GraphIndex):
-        self.index = index
+    def __init__(self, graph):
+        self.graph = as_graph(graph)
         self._goal: tuple | None = None
         self._accept = None
         self._found: tuple | None = None
+        self._labels: dict[FactKey, list[frozenset[int]] | None] = {}
         # each fact's value is the one-fact tuple of itself: a derivation's label lists its premises
-        _, self.plans = goal_plans(index, lambda key: (key,), _Witness(), self._emit)
-        self.stated = stated_facts(index)
+        self.plans = GoalPlans(self.graph, lambda relation, args: ((relation, args),), _Witness(), self._emit)
 
     def _emit(self, relation, tup, used) -> None:
         if tup == self._goal and self._accept(used):
             self._found = used
             raise _Found
 
+    def _label(self, fact: FactKey) -> list[frozenset[int]] | None:
+        if fact not in self._labels:
+            row = self.graph.query("SELECT label FROM facts WHERE relation = ? AND args = ?",
+                                   (fact[0], fact_key(fact[1]))).fetchone()
+            self._labels[fact] = None if row is None else [frozenset(g) for g in self.graph.decode(row[0])]
+        return self._labels[fact]
+
     def derivation(self, fact: FactKey, support: frozenset[str]) -> Derivation | None:
         """Returns a derivation tree of ``fact`` from the assertions of ``support`` alone."""
-        mask = self.index.mask(support)
-        return self._derive(fact, mask, frozenset())
+        numbers = frozenset(self.graph.numbers("id", support))
+        return self._derive(fact, numbers, frozenset())
 
-    def _supported(self, fact: FactKey, mask: int) -> bool:
-        return any(m & mask == m for m in self.index.labels.get(fact, ()))
+    def _supported(self, fact: FactKey, numbers: frozenset[int]) -> bool:
+        return any(group <= numbers for group in self._label(fact) or ())
 
-    def _derive(self, fact: FactKey, mask: int, path: frozenset) -> Derivation | None:
-        for assertion in self.stated.get(fact, ()):
-            if mask >> self.index.bit[assertion] & 1:
+    def _derive(self, fact: FactKey, numbers: frozenset[int], path: frozenset) -> Derivation | None:
+        for number, assertion in sorted(stated_by(self.graph, fact).items()):
+            if number in numbers:
                 return Derivation(fact, assertion=assertion)
-        if self.index.labels.get(fact) == (0,):
+        if self._label(fact) == [frozenset()]:
             return Derivation(fact)  # background knowledge
         path = path | {fact}
         relation, args = fact
-        for plan, text in self.plans.get(relation, ()):
+        for plan, text in self.plans.get(relation):
             self._goal, self._found = args, None
-            self._accept = lambda used: all(g not in path and self._supported(g, mask) for g in used)
+            self._accept = lambda used: all(g not in path and self._supported(g, numbers) for g in used)
             try:
                 plan.prove(args)
             except _Found:
-                premises = [self._derive(g, mask, path) for g in self._found]
+                premises = [self._derive(g, numbers, path) for g in self._found]
                 if all(p is not None for p in premises):
                     return Derivation(fact, rule=text, premises=premises)
         return None
 
 
-def why(index: GraphIndex, artifact_id: str, explainer: Explainer | None = None, trees: int = 1) -> dict:
+def _triple(artifact) -> list | None:
+    return list(artifact.fact[1]) if artifact.layer in ("claim", "edge") else None
+
+
+def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int = 1) -> dict:
     """Returns an artifact's support sets with sources and triples, and derivation trees
     (for the first ``trees`` support sets) when the artifact is derived by rules."""
-    artifact = index.artifacts[artifact_id]
-    label = index.graph.label(artifact_id)
+    graph = as_graph(graph)
+    artifact = graph.artifact(artifact_id)
+    label = graph.label(artifact)
     sets = []
     for support in label.support_sets():
-        sets.append([_assertion(index, a) for a in sorted(support)])
-    result = {"artifact": artifact_id, "layer": artifact.layer, "label": str(label), "exact": label.exact,
-              "support_sets": sets, "derivations": []}
+        sets.append([_assertion(graph, a) for a in sorted(support)])
+    result = {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "label": str(label),
+              "exact": label.exact, "support_sets": sets, "derivations": []}
     if explainer is not None:
         for support in label.support_sets()[:trees]:
             tree = explainer.derivation(artifact.fact, support)
@@ -129,27 +141,31 @@ def why(index: GraphIndex, artifact_id: str, explainer: Explainer | None = None,
     return result
 
 
-def whynot(index: GraphIndex, artifact_id: str, deletion: Deletion, policy: str = "trust-all") -> dict:
+def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all") -> dict:
     """Returns, for each support set, the deleted assertions and sources that broke it."""
-    deleted = deletion.resolve(index)
-    label = index.graph.label(artifact_id)
-    outcome = what_if(index, deletion, policy)
+    graph = as_graph(graph)
+    artifact = graph.artifact(artifact_id)
+    label = graph.label(artifact)
+    outcome = what_if(graph, deletion, policy)
+    deleted = outcome.deleted
     sets = []
     for support in label.support_sets():
         broken = sorted(a for a in support if a in deleted)
         sets.append({"support": sorted(support), "broken_by": broken,
-                     "sources": sorted({index.graph.assertions[a].source for a in broken})})
-    status = "dead" if artifact_id in outcome.dead else "alive"
-    return {"artifact": artifact_id, "status": status, "policy": policy, "deletion": str(deletion),
-            "exact": label.exact, "support_sets": sets}
+                     "sources": sorted({graph.assertions[a].source for a in broken})})
+    demoted = {d["artifact"] for d in outcome.demoted}
+    status = "dead" if artifact_id in outcome.dead else "demoted" if artifact_id in demoted else "alive"
+    return {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "status": status,
+            "policy": policy, "deletion": str(deletion), "exact": label.exact, "support_sets": sets}
 
 
-def robustness(index: GraphIndex, artifact_id: str) -> dict:
+def robustness(graph, artifact_id: str) -> dict:
     """Returns the fewest sources whose retraction kills the artifact, its independent sources,
     and the echo flag (see the module docstring); exact within the label's cap."""
-    label = index.graph.label(artifact_id)
-    source_sets = [frozenset(index.graph.assertions[a].source for a in support)
-                   for support in label.support_sets()]
+    graph = as_graph(graph)
+    label = graph.label(artifact_id)
+    sources_of = {a: graph.assertions[a].source for support in label.support_sets() for a in support}
+    source_sets = [frozenset(sources_of[a] for a in support) for support in label.support_sets()]
     sources = sorted(set().union(*source_sets)) if source_sets else []
     fewest: list[str] = []
     for size in range(1, len(sources) + 1):
@@ -181,17 +197,18 @@ def _max_disjoint(groups: list[frozenset]) -> int:
     return 0
 
 
-def top_sources(index: GraphIndex, limit: int = 10, policy: str = "trust-all") -> list[dict]:
+def top_sources(graph, limit: int = 10, policy: str = "trust-all") -> list[dict]:
     """Returns the sources whose retraction would kill the most artifacts, with counts per layer."""
+    graph = as_graph(graph)
     rows = []
-    for source in index.sources:
-        outcome = what_if(index, Deletion(sources=(source,)), policy)
-        layers = Counter(index.artifacts[a].layer for a in outcome.dead)
-        rows.append({"source": source, "dead": len(outcome.dead), "by_layer": dict(layers)})
+    for source in graph.distinct("source"):
+        outcome = what_if(graph, Deletion(sources=(source,)), policy)
+        layers = Counter(outcome.layer(n) for n in outcome.dead_ranks)
+        rows.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": dict(layers)})
     rows.sort(key=lambda r: (-r["dead"], r["source"]))
     return rows[:limit]
 
 
-def _assertion(index: GraphIndex, assertion_id: str) -> dict:
-    a = index.graph.assertions[assertion_id]
+def _assertion(graph: Graph, assertion_id: str) -> dict:
+    a = graph.assertions[assertion_id]
     return {"id": a.id, "source": a.source, "triple": [a.subject, a.predicate, a.object]}

@@ -7,6 +7,10 @@ about the facts in question: starting from every fact whose label still survives
 step from live facts, and repeats until nothing changes.  That is the least
 fixpoint of the rules restricted to the uncertain facts, so the cost follows what
 the deletion touched, not the size of the closure.
+
+Facts are read from the graph file as the proofs need them (graph/fact_store.py),
+and the rules come from the file as syntax trees; a rule is planned the first time a
+proof needs its head relation.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Callable
 
-from .graph.index import FactKey, GraphIndex
-from .plan import Plan, Store
-from .program import parse_program
+from .graph.fact_store import FactStore
+from .graph.store import Graph
+
+FactKey = tuple[str, tuple]
 
 
 class _Found(Exception):
@@ -35,52 +40,67 @@ class _Liveness:
         return a and b
 
 
-def goal_plans(index: GraphIndex, value: Callable[[FactKey], Any], semiring, emit):
-    """Returns every fact of the graph in a Store (valued by ``value``) and the graph's rules
-    compiled as goal-directed plans (see Plan.prove), as ``{head relation: [(plan, rule text)]}``."""
-    program = parse_program(index.graph.rules_text(), f"{index.graph.path} (rules)")
-    arities = dict(program.arities)
-    for relation, args in index.labels:
-        arities.setdefault(relation, len(args))
-    store = Store(arities)
-    for key in index.labels:
-        store.relations[key[0]][key[1]] = value(key)
-    plans: dict[str, list[tuple[Plan, str]]] = defaultdict(list)
-    for rule in program.rules:
-        plans[rule.head.relation].append((Plan(rule, store, semiring, emit, goal=True), str(rule)))
-    return store, plans
+class GoalPlans:
+    """The graph's rules compiled as goal-directed plans over its stored facts, planned on demand."""
+
+    def __init__(self, graph: Graph, value: Callable[[str, tuple], Any], semiring, emit):
+        from .plan import Plan
+        self._plan = Plan
+        self.store = FactStore(graph, value)
+        self.semiring, self.emit = semiring, emit
+        self.rules: dict[str, list] = defaultdict(list)
+        for rule in graph.rules():
+            self.rules[rule.head.relation].append(rule)
+        self._plans: dict[str, list] = {}
+
+    def get(self, relation: str) -> list:
+        """Returns ``[(plan, rule text)]`` for the rules whose head is ``relation``."""
+        plans = self._plans.get(relation)
+        if plans is None:
+            plans = self._plans[relation] = [
+                (self._plan(rule, self.store, self.semiring, self.emit, goal=True), str(rule))
+                for rule in self.rules.get(relation, ())]
+        return plans
 
 
-def stated_facts(index: GraphIndex) -> dict[FactKey, list[str]]:
-    """Returns the facts that assertions state (not derived by rules), with the stating ids."""
-    stated: dict[FactKey, list[str]] = {("claim", triple): ids for triple, ids in index.stating.items()}
-    stated.update((("assertion", (a,)), [a]) for a in index.assertion_ids)
-    return stated
+def stated_by(graph: Graph, fact: FactKey) -> dict[int, str]:
+    """Returns {number: id} of the assertions that state a fact (claims and assertion facts)."""
+    relation, args = fact
+    if relation == "claim" and len(args) == 3:
+        return graph.stating(args)
+    if relation == "assertion" and len(args) == 1:
+        return graph.numbers("id", [args[0]])
+    return {}
 
 
 class Rederiver:
-    """Holds the graph's facts and rules, compiled once, for repeated re-derivations."""
+    """Holds the graph's rules, planned once each, for repeated re-derivations."""
 
-    def __init__(self, index: GraphIndex):
-        self.index = index
-        self.store, self.plans = goal_plans(index, lambda key: True, _Liveness(), self._emit)
-        # stated facts are alive while a stating assertion survives
-        self.stated = {fact: index.mask(ids) for fact, ids in stated_facts(index).items()}
+    def __init__(self, graph):
+        from .whatif import as_graph
+        self.graph = as_graph(graph)
+        self._dead: set[FactKey] = set()
+        self._live: set[FactKey] = set()
+        self.plans = GoalPlans(self.graph, self._value, _Liveness(), self._emit)
         self._target: tuple | None = None
+
+    def _value(self, relation: str, args: tuple) -> bool:
+        key = (relation, args)
+        return key in self._live or key not in self._dead
 
     def _emit(self, relation: str, tup: tuple, live: bool) -> None:
         if live and tup == self._target:
             raise _Found
 
-    def derivable(self, fact: FactKey, deleted_mask: int = 0) -> bool:
+    def derivable(self, fact: FactKey, deleted: frozenset[int] = frozenset()) -> bool:
         """Returns True when a surviving assertion states the fact, or some rule derives it
         in one step from live facts."""
-        if self.stated.get(fact, 0) & ~deleted_mask:
+        if set(stated_by(self.graph, fact)) - deleted:
             return True
         relation, args = fact
         self._target = args
         try:
-            for plan, _ in self.plans.get(relation, ()):
+            for plan, _ in self.plans.get(relation):
                 plan.prove(args)
         except _Found:
             return True
@@ -88,28 +108,23 @@ class Rederiver:
             self._target = None
         return False
 
-    def revive(self, uncertain: set[FactKey], dead: set[FactKey], deleted_mask: int) -> set[FactKey]:
+    def revive(self, uncertain: set[FactKey], dead: set[FactKey], deleted: frozenset[int]) -> set[FactKey]:
         """Returns the uncertain facts that the rules still derive once ``dead`` facts are gone.
 
         ``dead`` are the facts whose labels lost every support set (``uncertain`` among
-        them); the store is restored afterwards, so calls are independent.
+        them) and ``deleted`` the deleted assertion numbers; calls are independent.
         """
-        rows = self.store.relations
-        for relation, args in dead:
-            rows[relation][args] = False
-        revived: set[FactKey] = set()
+        self._dead, self._live = set(dead), set()
         try:
             pending = set(uncertain)
             changed = True
             while changed and pending:
                 changed = False
                 for fact in sorted(pending, key=repr):
-                    if self.derivable(fact, deleted_mask):
-                        rows[fact[0]][fact[1]] = True
-                        revived.add(fact)
+                    if self.derivable(fact, deleted):
+                        self._live.add(fact)
                         pending.discard(fact)
                         changed = True
+            return set(self._live)
         finally:
-            for relation, args in dead:
-                rows[relation][args] = True
-        return revived
+            self._dead, self._live = set(), set()

@@ -152,13 +152,13 @@ class Repl(cmd.Cmd):
         return sorted(n for n in names if n.startswith(text))
 
     def complete_retract(self, text, line, begin, end):
-        return self._complete(self.session.index.sources, text)
+        return self.session.graph.complete("source", text)
 
     def complete_revoke(self, text, line, begin, end):
-        return self._complete(self.session.index.predicates, text)
+        return self.session.graph.complete("predicate", text)
 
     def complete_delete(self, text, line, begin, end):
-        return self._complete(self.session.index.bit, text)
+        return self.session.graph.complete("id", text)
 
     def complete_restore(self, text, line, begin, end):
         d = self.session.deletion
@@ -168,7 +168,7 @@ class Repl(cmd.Cmd):
         return self._complete(POLICIES, text)
 
     def complete_why(self, text, line, begin, end):
-        return self._complete(self.session.index.artifacts, text)
+        return self.session.graph.artifact_ids(text, limit=200)
 
     complete_whynot = complete_robustness = complete_why
 

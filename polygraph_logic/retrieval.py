@@ -272,6 +272,7 @@ def ground_truth(index: GraphIndex, deletion: Deletion, verdicts: AuditVerdicts 
     """Returns the artifacts a perfect maintainer deletes (see the module docstring)."""
     exact = what_if(index, deletion, "trust-all", exact=True, rederiver=rederiver)
     label_dead = set(exact.dead)
+    demoted = {entry["artifact"] for entry in exact.demoted}  # the rules still entail the triple
     stating: dict[tuple, list[str]] = {}
     for assertion in index.graph.assertions.values():
         stating.setdefault(assertion.triple, []).append(assertion.id)
@@ -290,7 +291,7 @@ def ground_truth(index: GraphIndex, deletion: Deletion, verdicts: AuditVerdicts 
         row["artifacts"] += 1
         verdict = given.get(artifact) if layer in MODEL_LAYERS else None
         if layer == "claim":
-            is_dead = all(a in exact.deleted for a in stating.get(entry.fact[1], ()))
+            is_dead = artifact not in demoted and all(a in exact.deleted for a in stating.get(entry.fact[1], ()))
         elif layer == "edge":
             is_dead = artifact in label_dead
         elif verdict in ("alive", "dead"):
@@ -309,7 +310,8 @@ def ground_truth(index: GraphIndex, deletion: Deletion, verdicts: AuditVerdicts 
     for layer, row in counts.items():
         row["dead"] = sum(1 for a in dead if index.artifacts[a].layer == layer)
         if layer == "claim":
-            row["truth"] = "assertions: dead iff every stating assertion is deleted"
+            row["truth"] = ("assertions: dead iff every stating assertion is deleted and the rules no longer "
+                            "entail the triple")
         elif layer == "edge":
             row.update(truth="symbolic re-derivation", settled=exact.settled, revived=exact.revived)
         else:

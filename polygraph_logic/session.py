@@ -16,7 +16,6 @@ from pathlib import Path
 
 from .errors import PolygraphError
 from .explain import Explainer, robustness, top_sources, why, whynot
-from .graph.index import GraphIndex
 from .graph.store import Artifact, Graph, write_graph
 from .whatif import Deletion, Outcome, check_policy, what_if
 
@@ -25,7 +24,7 @@ from .whatif import Deletion, Outcome, check_policy, what_if
 class Session:
     """A graph, the current deletion, its undo/redo stacks and the command history."""
 
-    index: GraphIndex
+    graph: Graph
     policy: str = "trust-all"
     deletion: Deletion = field(default_factory=Deletion)
     history: list[str] = field(default_factory=list)
@@ -36,11 +35,11 @@ class Session:
     @classmethod
     def open(cls, path: str | Path, policy: str = "trust-all") -> "Session":
         """Opens a graph file for a session."""
-        return cls(GraphIndex(Graph(path)), check_policy(policy))
+        return cls(Graph(path), check_policy(policy))
 
     # --- building the deletion ---------------------------------------------------------
     def _change(self, deletion: Deletion, command: str) -> Outcome:
-        deletion.resolve(self.index)  # unknown names raise before anything changes
+        deletion.numbers(self.graph)  # unknown names raise before anything changes
         self._undo.append(self.deletion)
         self._redo.clear()
         self.deletion = deletion
@@ -95,29 +94,32 @@ class Session:
     # --- looking at it ---------------------------------------------------------------
     def diff(self, exact: bool = False) -> Outcome:
         """Returns what the current deletion does under the session's policy."""
-        return what_if(self.index, self.deletion, self.policy, exact=exact)
+        return what_if(self.graph, self.deletion, self.policy, exact=exact)
 
     @property
     def explainer(self) -> Explainer:
         if self._explainer is None:
-            self._explainer = Explainer(self.index)
+            self._explainer = Explainer(self.graph)
         return self._explainer
 
     def why(self, artifact: str, trees: int = 1) -> dict:
-        return why(self.index, self._known(artifact), self.explainer, trees)
+        return why(self.graph, self._known(artifact), self.explainer, trees)
 
     def whynot(self, artifact: str) -> dict:
-        return whynot(self.index, self._known(artifact), self.deletion, self.policy)
+        return whynot(self.graph, self._known(artifact), self.deletion, self.policy)
 
     def robustness(self, artifact: str) -> dict:
-        return robustness(self.index, self._known(artifact))
+        return robustness(self.graph, self._known(artifact))
 
     def top(self, limit: int = 10) -> list[dict]:
-        return top_sources(self.index, limit, self.policy)
+        return top_sources(self.graph, limit, self.policy)
 
     def _known(self, artifact: str) -> str:
-        if artifact not in self.index.artifacts:
-            raise PolygraphError("unknown_artifact", f"no artifact named {artifact!r}")
+        if not self.graph.has_artifact(artifact):
+            import difflib
+            close = difflib.get_close_matches(artifact, self.graph.artifact_ids(artifact[:max(1, len(artifact) - 3)]))
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise PolygraphError("unknown_artifact", f"no artifact named {artifact!r}{hint}")
         return artifact
 
     # --- applying it -----------------------------------------------------------------
@@ -127,22 +129,21 @@ class Session:
         Dead artifacts are dropped, labels lose the deleted assertions, trimmed
         summaries keep their surviving sentences; returns the outcome applied.
         """
-        graph = self.index.graph
+        graph = self.graph
         target = Path(path).resolve()
         if target == graph.path.resolve():
             raise PolygraphError("in_place", "apply writes a new snapshot; choose a path other than the graph's own")
         outcome = self.diff()
         deleted, dead = outcome.deleted, set(outcome.dead)
         trimmed = {s for s, entry in outcome.summaries.items() if entry["status"] == "trimmed"}
-        assertions = [a for a in graph.assertions.values() if a.id not in deleted]
-        artifacts = [_restricted(a, deleted) for a in graph.artifacts() if a.id not in dead]
-        sentences = {a.id: a for a in artifacts if a.layer == "sentence"}
-        artifacts = [_trimmed(a, self.index, sentences, graph) if a.id in trimmed else a for a in artifacts]
-        facts = [replace(f, support=tuple(g for g in f.support if not deleted.intersection(g)))
-                 for f in graph.facts()]
-        meta = {k: v for k, v in graph.meta.items() if k not in ("format", "rules")}
+        assertions = (a for a in graph.assertions.values() if a.id not in deleted)
+        artifacts = (_trimmed(a, graph, deleted, dead) if a.id in trimmed else _restricted(a, deleted)
+                     for a in graph.artifacts() if a.id not in dead)
+        facts = (replace(f, support=tuple(g for g in f.support if not deleted.intersection(g)))
+                 for f in graph.facts())
+        meta = {k: v for k, v in graph.meta.items() if k not in ("format", "stats")}
         meta["applied"] = f"{outcome.deletion} under {outcome.policy}"
-        write_graph(target, assertions, artifacts, meta, facts, graph.rules_text())
+        write_graph(target, assertions, artifacts, meta, facts, graph.rules())
         self.history.append(f"apply {path}")
         return outcome
 
@@ -151,9 +152,12 @@ def _restricted(artifact: Artifact, deleted: frozenset[str]) -> Artifact:
     return replace(artifact, support=tuple(g for g in artifact.support if not deleted.intersection(g)))
 
 
-def _trimmed(summary: Artifact, index: GraphIndex, sentences: dict[str, Artifact], graph: Graph) -> Artifact:
+def _trimmed(summary: Artifact, graph: Graph, deleted: frozenset[str], dead: set[str]) -> Artifact:
     """A trimmed summary: its surviving sentences, its label their product."""
-    kept = [sentences[s] for s in index.sentences[summary.id] if s in sentences]
+    ids = [row[0] for row in graph.query(
+        "SELECT s.id FROM artifacts s JOIN artifacts a ON s.summary = a.num "
+        "WHERE a.id = ? AND s.layer = 'sentence' ORDER BY s.id", (summary.id,))]
+    kept = [_restricted(graph.artifact(s), deleted) for s in ids if s not in dead]
     label = graph.semiring.one()
     for sentence in kept:
         label = graph.semiring.times(label, graph.semiring.polynomial(sentence.support, sentence.exact))

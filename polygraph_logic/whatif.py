@@ -1,8 +1,9 @@
 """What-if deletions: which artifacts a deletion touches, which stand, which fall, and why.
 
-Nothing here mutates the graph.  A deletion is resolved to assertion ids, the
-index yields the touched facts, and each touched artifact gets a verdict under a
-cleanup policy:
+Nothing here mutates the graph, and nothing reads more of it than the deletion
+touches: the deleted assertions are found through the assertion indexes, the touched
+artifacts through the mentions index, and only their labels are decoded.  Each
+touched artifact gets a verdict under a cleanup policy:
 
 - ``deployed``: only claims all of whose assertions are deleted fall (what current
   pipelines do); every other artifact is kept.
@@ -12,23 +13,35 @@ cleanup policy:
 
 A sentence-level summary is the conjunction of its sentences; under label-trusting
 policies it is kept with its dead sentences dropped while any sentence stands.
-With ``exact``, a dead verdict on a capped (inexact) label is settled by symbolic
-re-derivation over the surviving facts (see rederive.py).
+A claim that falls while the rules still entail its triple from surviving evidence is
+*demoted*, not dead: it stands as an entailed edge (any policy that trusts edge labels).
+A dead verdict on a capped (inexact) label is *uncertain*; with ``exact`` it is settled
+by symbolic re-derivation over the surviving facts (see rederive.py).
 """
 
 from __future__ import annotations
 
 import difflib
-from itertools import compress, filterfalse
+import json
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from .errors import PolygraphError
-from .graph.index import GraphIndex
-from .graph.store import LAYERS
+from .graph.store import LAYERS, Graph, layer_order
 
 POLICIES = ("deployed", "trust-all", "flat") + tuple(f"distrust:{layer}" for layer in LAYERS)
+
+
+def as_graph(source) -> Graph:
+    """Returns the Graph behind a Graph, a GraphIndex or a Session."""
+    if isinstance(source, Graph):
+        return source
+    for attribute in ("graph", "index"):
+        inner = getattr(source, attribute, None)
+        if inner is not None:
+            return as_graph(inner)
+    raise TypeError(f"no graph in {type(source).__name__}")
 
 
 @dataclass(frozen=True)
@@ -39,25 +52,31 @@ class Deletion:
     relations: tuple[str, ...] = ()
     assertions: tuple[str, ...] = ()
 
-    def resolve(self, index: GraphIndex) -> frozenset[str]:
-        """Returns the deleted assertion ids; unknown names are an error with close matches."""
+    def numbers(self, graph) -> dict[int, str]:
+        """Returns {assertion number: id} of the deleted assertions; unknown names are an error
+        with close matches, and nothing is evaluated."""
+        graph = as_graph(graph)
         problems = []
-        for kind, names, known in (("source", self.sources, index.sources),
-                                   ("relation", self.relations, index.predicates),
-                                   ("assertion", self.assertions, index.bit)):
+        for kind, column, names in (("source", "source", self.sources), ("relation", "predicate", self.relations),
+                                    ("assertion", "id", self.assertions)):
+            known = {row[0] for row in graph.query(
+                f"SELECT DISTINCT {column} FROM assertions WHERE {column} IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(set(names))),))}
             for name in names:
                 if name not in known:
-                    close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)
+                    close = difflib.get_close_matches(name, _candidates(graph, column, name), n=3, cutoff=0.6)
                     hint = f" (did you mean {', '.join(close)}?)" if close else ""
                     problems.append(f"no {kind} named {name!r}{hint}")
         if problems:
             raise PolygraphError("unknown_deletion", "; ".join(problems) + "; nothing was evaluated")
-        ids = set(self.assertions)
-        for source in self.sources:
-            ids.update(index.sources[source])
-        for relation in self.relations:
-            ids.update(index.predicates[relation])
-        return frozenset(ids)
+        numbers = graph.numbers("id", self.assertions)
+        numbers.update(graph.numbers("source", self.sources))
+        numbers.update(graph.numbers("predicate", self.relations))
+        return numbers
+
+    def resolve(self, graph) -> frozenset[str]:
+        """Returns the deleted assertion ids (see ``numbers``)."""
+        return frozenset(self.numbers(graph).values())
 
     def __add__(self, other: "Deletion") -> "Deletion":
         return Deletion(*(tuple(dict.fromkeys(a + b)) for a, b in zip(
@@ -74,65 +93,111 @@ class Deletion:
         return ", ".join(parts) or "nothing"
 
 
+def _candidates(graph: Graph, column: str, name: str) -> list[str]:
+    """Returns names near ``name`` in the index order (for a hint; never a scan of every id)."""
+    if column != "id":
+        return graph.distinct(column)
+    prefix = name[:max(1, len(name) - 2)]
+    return [row[0] for row in graph.query("SELECT id FROM assertions WHERE id >= ? ORDER BY id LIMIT 200",
+                                          (prefix,))]
+
+
 @dataclass
 class Outcome:
     """The verdicts of one what-if: touched, dead and kept artifact ids, per layer too.
 
-    The verdicts are decided as sets of artifact ranks; ``touched``, ``dead`` and
-    ``kept`` name them (in rank order: layer, then id) when first read.
+    Verdicts are decided on artifact numbers; ``touched``, ``dead``, ``kept``,
+    ``demoted`` and ``uncertain`` name them (in layer order, then id) when first read.
     """
 
     deletion: Deletion
     deleted: frozenset[str]
     policy: str
     exact: bool
-    touched_ranks: set[int] = field(default_factory=set, repr=False)
+    rows: dict[int, tuple[str, str]] = field(default_factory=dict, repr=False)  # touched: number -> (id, layer)
     dead_ranks: set[int] = field(default_factory=set, repr=False)
+    demotions: dict[int, dict] = field(default_factory=dict, repr=False)
+    uncertain_ranks: set[int] = field(default_factory=set, repr=False)
+    triples: dict[int, list] = field(default_factory=dict, repr=False)
     summaries: dict[str, dict] = field(default_factory=dict)
     settled: int = 0  # inexact dead verdicts that re-derivation examined
     revived: int = 0  # ... and found alive after all
     elapsed_ms: float = 0.0
-    index: GraphIndex | None = field(default=None, repr=False)
+
+    @property
+    def touched_ranks(self) -> set[int]:
+        return set(self.rows)
 
     @cached_property
     def _ordered(self) -> list[int]:
-        return sorted(self.touched_ranks)
+        rows = self.rows
+        return sorted(rows, key=lambda n: (layer_order(rows[n][1]), rows[n][0]))
+
+    def _names(self, keep) -> list[str]:
+        return [self.rows[n][0] for n in self._ordered if keep(n)]
 
     @cached_property
     def touched(self) -> list[str]:
         """The ids of every artifact whose label mentions a deleted assertion."""
-        return list(map(self.index.ids.__getitem__, self._ordered))
+        return self._names(lambda n: True)
 
     @cached_property
     def dead(self) -> list[str]:
         """The ids of the touched artifacts that fall under the policy."""
-        return list(map(self.index.ids.__getitem__, compress(self._ordered, map(self.dead_ranks.__contains__,
-                                                                                self._ordered))))
+        return self._names(self.dead_ranks.__contains__)
 
     @cached_property
     def kept(self) -> list[str]:
-        """The ids of the touched artifacts that stand under the policy."""
-        return list(map(self.index.ids.__getitem__, filterfalse(self.dead_ranks.__contains__, self._ordered)))
+        """The ids of the touched artifacts that stand under the policy (demoted claims among them)."""
+        return self._names(lambda n: n not in self.dead_ranks)
+
+    @cached_property
+    def demoted(self) -> list[dict]:
+        """Claims whose stating assertions are all gone but whose triple the rules still entail."""
+        return [self.demotions[n] for n in self._ordered if n in self.demotions]
+
+    @cached_property
+    def uncertain(self) -> list[str]:
+        """Dead verdicts that rest on capped labels (re-derivation with ``exact`` could change them)."""
+        return self._names(self.uncertain_ranks.__contains__)
+
+    def layer(self, artifact_number: int) -> str:
+        return self.rows[artifact_number][1]
 
     def by_layer(self) -> dict[str, dict[str, int]]:
-        """Returns touched / dead / kept counts per layer."""
+        """Returns touched / dead / kept (and demoted) counts per layer."""
         counts: dict[str, dict[str, int]] = {}
-        artifacts = self.index.artifacts
-        for name, ids in (("touched", self.touched), ("dead", self.dead), ("kept", self.kept)):
-            for artifact in ids:
-                entry = counts.setdefault(artifacts[artifact].layer, {"touched": 0, "dead": 0, "kept": 0})
-                entry[name] += 1
+        for number, (_, layer) in self.rows.items():
+            entry = counts.setdefault(layer, {"touched": 0, "dead": 0, "kept": 0})
+            entry["touched"] += 1
+            entry["dead" if number in self.dead_ranks else "kept"] += 1
+            if number in self.demotions:
+                entry["demoted"] = entry.get("demoted", 0) + 1
         return {layer: counts[layer] for layer in LAYERS if layer in counts}
 
-    def to_json(self) -> dict:
+    def listing(self, numbers) -> list[dict]:
+        """Returns artifacts as ``{"id", "layer"}`` with ``"triple"`` for claims and edges."""
+        out = []
+        for n in numbers:
+            entry = {"id": self.rows[n][0], "layer": self.rows[n][1]}
+            if n in self.triples:
+                entry["triple"] = self.triples[n]
+            out.append(entry)
+        return out
+
+    def to_json(self, listing: bool = False) -> dict:
+        """Returns the outcome as JSON; ``listing`` names each dead artifact's triple beside its id."""
+        dead = [n for n in self._ordered if n in self.dead_ranks]
         return {
             "deletion": str(self.deletion),
             "deleted_assertions": sorted(self.deleted),
             "policy": self.policy,
             "exact": self.exact,
             "touched": self.touched,
-            "dead": self.dead,
+            "dead": self.listing(dead) if listing else self.dead,
             "kept": self.kept,
+            "demoted": self.demoted,
+            "uncertain": self.uncertain,
             "by_layer": self.by_layer(),
             "summaries": self.summaries,
             "settled_by_rederivation": self.settled,
@@ -148,99 +213,19 @@ def check_policy(policy: str) -> str:
     return policy
 
 
-def what_if(index: GraphIndex, deletion: Deletion, policy: str = "trust-all", exact: bool = False,
+def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = False,
             rederiver=None) -> Outcome:
     """Evaluates a deletion under a policy without changing anything; see the module docstring.
 
+    ``graph`` is a Graph (or anything holding one: a GraphIndex, a Session);
     ``rederiver`` (a rederive.Rederiver) is built on first use when ``exact`` is set.
     """
+    from .whatif_verdicts import decide
     check_policy(policy)
+    graph = as_graph(graph)
     started = time.perf_counter()
-    deleted = deletion.resolve(index)
-    outcome = Outcome(deletion, deleted, policy, exact, index=index)
-    touched, hit = _reach(index, deletion)  # hit: numbered support sets that lose an assertion
-    label_dead = touched & index.single  # one support set, touched: dead
-    multi = list(touched - index.single)
-    label_dead.update(compress(multi, map(hit.issuperset, map(index.monomials.__getitem__, multi))))
-    if exact and policy not in ("flat", "deployed"):
-        label_dead -= _revived(index, index.mask(deleted), outcome, rederiver)
-    distrusted = policy.split(":", 1)[1] if policy.startswith("distrust:") else None
-    layer_of = index.layer_of
-    if policy == "trust-all":
-        dies = label_dead
-    elif policy == "flat":
-        dies = set(touched)
-    elif policy == "deployed":
-        dies = _deployed(index, label_dead, deleted)
-    else:
-        dies = label_dead | {r for r in touched if layer_of[r] == distrusted}
-    _trim_summaries(index, touched, dies, policy, distrusted, outcome)
-    outcome.touched_ranks, outcome.dead_ranks = touched, dies
+    numbers = deletion.numbers(graph)
+    outcome = Outcome(deletion, frozenset(numbers.values()), policy, exact)
+    decide(graph, frozenset(numbers), outcome, rederiver)
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
-
-
-def _deployed(index: GraphIndex, label_dead: set[int], deleted: frozenset[str]) -> set[int]:
-    """Returns the claims every stating assertion of which is deleted (what deployed pipelines delete).
-
-    A capped claim label (more stating assertions than the cap) is no proof of that, so
-    such claims are checked against the assertions that state them.
-    """
-    dies = set()
-    for rank in label_dead:
-        entry = index.ranked[rank]
-        if entry.layer != "claim":
-            continue
-        if not index.exact.get(entry.fact, True) and not deleted.issuperset(index.stating[entry.fact[1]]):
-            continue
-        dies.add(rank)
-    return dies
-
-
-def _reach(index: GraphIndex, deletion: Deletion) -> tuple[set[int], set[int]]:
-    """Returns the ranks a deletion touches and the numbered support sets it hits."""
-    reach = [index.reach["source", s] for s in deletion.sources]
-    reach += [index.reach["relation", r] for r in deletion.relations]
-    touched = set().union(*(r[0] for r in reach))
-    hit = set().union(*(r[1] for r in reach))
-    for number in index.numbers(deletion.assertions):
-        touched.update(index.mentions.get(number, ()))
-        hit.update(index.monomial_mentions.get(number, ()))
-    return touched, hit
-
-
-def _revived(index: GraphIndex, mask: int, outcome: Outcome, rederiver) -> set[int]:
-    """Settles dead verdicts on inexact labels by re-derivation; returns the revived ranks."""
-    dead_facts = {f for f in index.touched_facts(mask) if not index.survives(f, mask)}
-    uncertain = {f for f in dead_facts if not index.exact[f]}
-    if not uncertain:
-        return set()
-    if rederiver is None:
-        from .rederive import Rederiver
-        rederiver = Rederiver(index)
-    revived = rederiver.revive(uncertain, dead_facts, mask)
-    outcome.settled, outcome.revived = len(uncertain), len(revived)
-    return {index.by_fact[f].rank for f in revived if f in index.by_fact}
-
-
-def _trim_summaries(index: GraphIndex, touched: set[int], dies: set[int], policy: str,
-                    distrusted: str | None, outcome: Outcome) -> None:
-    """Keeps a sentence-level summary with its dead sentences dropped while any sentence stands;
-    a removed summary takes its sentences with it (``touched`` and ``dies`` are updated).
-
-    Only the summaries whose own rank or a sentence's rank is touched are looked at."""
-    trusting = policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence")
-    concerned = {index.summary_of[r] for r in touched & index.summary_parts}
-    for summary in sorted(concerned):
-        rank, sentences = index.sentence_ranks[summary]
-        dead = [s for s in sentences if s in dies]
-        removed = len(dead) == len(sentences) if trusting else rank in dies
-        if rank in touched:
-            dies.discard(rank)
-            if removed:
-                dies.add(rank)
-        if removed:
-            touched.update(sentences)
-            dies.update(sentences)
-        status = "removed" if removed else ("trimmed" if dead else "kept")
-        outcome.summaries[summary] = {"status": status, "sentences": len(sentences), "dead_sentences": len(dead)}

@@ -96,6 +96,21 @@ def test_unknown_names_are_errors_with_suggestions(figure1):
         what_if(index, Deletion(assertions=("a12",)), "trust-some")
 
 
+def expected_dead(fact, alive) -> bool:
+    """Dead by recomputation: the fact is not derived; a claim also needs its triple not entailed
+    as an edge (otherwise it is demoted, and kept)."""
+    relation, args = fact
+    if relation == "claim":
+        return fact not in alive and ("edge", args) not in alive
+    return fact not in alive
+
+
+def assert_demotions_are_entailed(outcome, index, alive):
+    for entry in outcome.demoted:
+        fact = index.artifacts[entry["artifact"]].fact
+        assert fact not in alive and ("edge", fact[1]) in alive, entry
+
+
 @pytest.mark.parametrize("cap", [1, 2])
 def test_exact_what_if_equals_boolean_recompute_on_capped_labels(tmp_path, cap):
     assertions, receipts, index = built(tmp_path, FIGURE1, cap)
@@ -111,7 +126,8 @@ def test_exact_what_if_equals_boolean_recompute_on_capped_labels(tmp_path, cap):
             artifact = index.artifacts[artifact_id]
             if artifact.layer == "summary" and artifact_id in outcome.summaries:
                 continue  # sentence-level summaries are trimmed, not judged by their conjunction
-            assert (artifact_id in outcome.dead) == (artifact.fact not in alive), (deletion, artifact_id)
+            assert (artifact_id in outcome.dead) == expected_dead(artifact.fact, alive), (deletion, artifact_id)
+        assert_demotions_are_entailed(outcome, index, alive)
         # without re-derivation, truncation can only make things look deader, never alive
         loose = what_if(index, deletion, "trust-all")
         assert set(outcome.dead) <= set(loose.dead)
@@ -130,7 +146,8 @@ def test_exact_what_if_on_a_synthetic_graph_equals_recompute(tmp_path):
             artifact = index.artifacts[artifact_id]
             if artifact_id in outcome.summaries:
                 continue
-            assert (artifact_id in outcome.dead) == (artifact.fact not in alive), (source, artifact_id)
+            assert (artifact_id in outcome.dead) == expected_dead(artifact.fact, alive), (source, artifact_id)
+        assert_demotions_are_entailed(outcome, index, alive)
         revived += outcome.revived
     assert revived > 0
 
@@ -146,7 +163,8 @@ def test_exact_verdicts_agree_with_pydatalog_on_a_small_graph(tmp_path):
         relation, args = index.artifacts[artifact_id].fact
         if artifact_id in outcome.summaries:
             continue
-        assert (artifact_id in outcome.dead) == (args not in closure.get(relation, set())), artifact_id
+        alive = {(name, tup) for name, rows in closure.items() for tup in rows}
+        assert (artifact_id in outcome.dead) == expected_dead((relation, args), alive), artifact_id
 
 
 def test_deployed_checks_capped_claims_against_their_stating_assertions(tmp_path):

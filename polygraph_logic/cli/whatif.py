@@ -6,8 +6,6 @@ import argparse
 import json
 import sys
 
-from ..explain import Explainer, robustness, top_sources, why, whynot
-from ..graph.index import GraphIndex
 from ..graph.store import LAYERS, Graph
 from ..whatif import POLICIES, Deletion, what_if
 
@@ -74,43 +72,55 @@ def register(commands) -> None:
     repl.set_defaults(run=_run_repl)
 
 
-def _index(path: str) -> GraphIndex:
-    return GraphIndex(Graph(path))
-
-
-def _require(index: GraphIndex, artifact: str) -> None:
-    if artifact not in index.artifacts:
+def _require(graph: Graph, artifact: str) -> None:
+    if not graph.has_artifact(artifact):
         import difflib
-        close = difflib.get_close_matches(artifact, list(index.artifacts), n=3)
+        close = difflib.get_close_matches(artifact, graph.artifact_ids(artifact[:max(1, len(artifact) - 3)]), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise KeyError(f"no artifact named {artifact!r}{hint}")
 
 
 def _run_whatif(args: argparse.Namespace) -> int:
-    index = _index(args.graph)
-    outcome = what_if(index, _deletion(args), args.policy, exact=args.exact)
-    if args.json:
-        print(json.dumps(outcome.to_json(), indent=2, ensure_ascii=False))
-        return 0
-    print(f"{outcome.deletion}: {len(outcome.deleted)} assertions deleted; policy {outcome.policy}"
-          f"{'; exact' if outcome.exact else ''}; {outcome.elapsed_ms:.2f} ms")
-    print(f"{'layer':10} {'touched':>8} {'dead':>6} {'kept':>6}")
-    for layer, counts in outcome.by_layer().items():
-        print(f"{layer:10} {counts['touched']:>8} {counts['dead']:>6} {counts['kept']:>6}")
-    for summary, entry in sorted(outcome.summaries.items()):
-        print(f"  {summary}: {entry['status']} ({entry['dead_sentences']} of {entry['sentences']} sentences dead)")
-    if outcome.settled:
-        print(f"re-derivation examined {outcome.settled} capped dead verdicts and revived {outcome.revived}")
-    if args.list:
-        for artifact in outcome.dead:
-            print(f"  - {artifact}")
+    with Graph(args.graph) as graph:
+        outcome = what_if(graph, _deletion(args), args.policy, exact=args.exact)
+        if args.json:
+            print(json.dumps(outcome.to_json(listing=args.list), indent=2, ensure_ascii=False))
+            return 0
+        print_outcome(outcome, args.list)
     return 0
+
+
+def print_outcome(outcome, listing: bool = False, out=None) -> None:
+    """Prints a what-if outcome as text: counts per layer, summaries, demotions, uncertain verdicts."""
+    out = out or sys.stdout
+    print(f"{outcome.deletion}: {len(outcome.deleted)} assertions deleted; policy {outcome.policy}"
+          f"{'; exact' if outcome.exact else ''}; {outcome.elapsed_ms:.2f} ms", file=out)
+    print(f"{'layer':10} {'touched':>8} {'dead':>6} {'kept':>6}", file=out)
+    for layer, counts in outcome.by_layer().items():
+        print(f"{layer:10} {counts['touched']:>8} {counts['dead']:>6} {counts['kept']:>6}", file=out)
+    for summary, entry in sorted(outcome.summaries.items()):
+        print(f"  {summary}: {entry['status']} ({entry['dead_sentences']} of {entry['sentences']} sentences dead)",
+              file=out)
+    if outcome.demoted:
+        print(f"{len(outcome.demoted)} claims demoted: every stating assertion is deleted, but the rules still "
+              "entail the triple (it stands as an edge)", file=out)
+    if outcome.uncertain:
+        print(f"{len(outcome.uncertain)} dead verdicts rest on capped labels; --exact settles them", file=out)
+    if outcome.settled:
+        print(f"re-derivation examined {outcome.settled} capped dead verdicts and revived {outcome.revived}", file=out)
+    if listing:
+        for entry in outcome.listing(n for n in outcome._ordered if n in outcome.dead_ranks):
+            triple = f"  {' '.join(map(str, entry['triple']))}" if "triple" in entry else ""
+            print(f"  - {entry['id']}{triple}", file=out)
+        for entry in outcome.demoted:
+            print(f"  ~ {entry['artifact']}  {' '.join(map(str, entry['triple']))}  (demoted to an edge)", file=out)
 
 
 def print_why(result: dict, out=None) -> None:
     """Prints a why() result as text."""
     out = out or sys.stdout
-    print(f"{result['artifact']} ({result['layer']}): {result['label']}"
+    triple = f" {' '.join(map(str, result['triple']))}" if result.get("triple") else ""
+    print(f"{result['artifact']} ({result['layer']}{triple}): {result['label']}"
           f"{'' if result['exact'] else '  [capped]'}", file=out)
     for i, support in enumerate(result["support_sets"], 1):
         print(f"  support set {i}:", file=out)
@@ -124,9 +134,10 @@ def print_why(result: dict, out=None) -> None:
 
 
 def _run_why(args: argparse.Namespace) -> int:
-    index = _index(args.graph)
-    _require(index, args.artifact)
-    result = why(index, args.artifact, Explainer(index), trees=args.trees)
+    from ..explain import Explainer, why
+    graph = Graph(args.graph)
+    _require(graph, args.artifact)
+    result = why(graph, args.artifact, Explainer(graph), trees=args.trees)
     if args.json:
         result["derivations"] = [t.lines() if t else None for t in result["derivations"]]
         print(json.dumps(result, indent=2, ensure_ascii=False))
@@ -147,9 +158,10 @@ def print_whynot(result: dict, out=None) -> None:
 
 
 def _run_whynot(args: argparse.Namespace) -> int:
-    index = _index(args.graph)
-    _require(index, args.artifact)
-    result = whynot(index, args.artifact, _deletion(args), args.policy)
+    from ..explain import whynot
+    graph = Graph(args.graph)
+    _require(graph, args.artifact)
+    result = whynot(graph, args.artifact, _deletion(args), args.policy)
     print(json.dumps(result, indent=2)) if args.json else print_whynot(result)
     return 0
 
@@ -167,15 +179,17 @@ def print_robustness(result: dict, out=None) -> None:
 
 
 def _run_robustness(args: argparse.Namespace) -> int:
-    index = _index(args.graph)
-    _require(index, args.artifact)
-    result = robustness(index, args.artifact)
+    from ..explain import robustness
+    graph = Graph(args.graph)
+    _require(graph, args.artifact)
+    result = robustness(graph, args.artifact)
     print(json.dumps(result, indent=2)) if args.json else print_robustness(result)
     return 0
 
 
 def _run_top(args: argparse.Namespace) -> int:
-    rows = top_sources(_index(args.graph), args.limit, args.policy)
+    from ..explain import top_sources
+    rows = top_sources(Graph(args.graph), args.limit, args.policy)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

@@ -11,7 +11,6 @@ from typing import BinaryIO, Callable
 
 from ..errors import PolygraphError
 from ..files import replacing
-from ..graph.index import GraphIndex
 from ..graph.store import Graph
 from ..whatif import Deletion, check_policy, what_if
 from .iris import DEFAULT_BASE, Minter
@@ -87,7 +86,7 @@ def export_graph(graph: Graph | str | Path, output: str | Path | BinaryIO | None
         status = None
         if deletion:
             check_policy(policy)
-            outcome = what_if(GraphIndex(graph), deletion, policy, exact=exact)
+            outcome = what_if(graph, deletion, policy, exact=exact)
             status = Status(deletion, policy, exact, outcome.deleted, frozenset(outcome.dead))
         model = ExportModel(graph, Minter(base), status, facts=facts, rdf12=rdf12)
         quads = model.quads(progress)

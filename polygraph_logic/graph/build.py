@@ -56,12 +56,12 @@ class Build:
             "background_edges": str(self.background_edges),
             "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        facts, rules = (), ""
+        facts, rules = (), ()
         if self.model is not None:
             to_json = self.model.semiring.to_json
             facts = (StoredFact(name, tup, tuple(map(tuple, to_json(label))), label.exact)
                      for name in self.model.relations() for tup, label in self.model.facts(name).items())
-            rules = "\n".join(str(rule) for rule in self.model.program.rules)
+            rules = self.model.program.rules
         write_graph(path, self.assertions, self.artifacts, meta, facts, rules)
 
 
@@ -152,10 +152,7 @@ def collect_artifacts(model: Model, receipts: list[Receipt]) -> tuple[list[Artif
 
 def artifact_fact(artifact: Artifact) -> tuple[str, tuple]:
     """Returns the program fact an artifact is: its relation and argument tuple."""
-    if artifact.layer in ("claim", "edge"):
-        content = artifact.content
-        return artifact.layer, (content["subject"], content["predicate"], content["object"])
-    return artifact.layer, (artifact.id,)
+    return artifact.fact
 
 
 def _rows(model: Model, relation: str):

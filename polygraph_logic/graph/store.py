@@ -1,40 +1,40 @@
-"""The built graph in one SQLite file: assertions, artifacts with labels, and the index
-from each assertion to the artifacts whose labels mention it.
+"""The built graph in one SQLite file, queried in place.
 
-Labels are stored compactly: support sets as varint-coded, delta-coded assertion
-numbers.  Writing goes to a temporary file that replaces the target only once it
-is complete, so an interrupted build leaves any previous graph intact.
+Tables (format ``polygraph-graph/2``):
+
+- ``assertions``: one row per source assertion, numbered; indexed by source, by
+  predicate and by triple, so a deletion resolves to numbers through indexes.
+- ``facts``: every fact of the evaluated program with its support label (varint-coded
+  support sets of assertion numbers, see labels.py) and exact flag; indexed by
+  relation and bound arguments (``k0..k2``) for goal-directed re-derivation.
+- ``mentions``: assertion number -> facts whose labels mention it (the what-if index).
+- ``artifacts``: the facts a retriever can return, with id, layer and content; a
+  sentence and its sentence-level summary share ``summary`` (the summary's number).
+- ``meta``: format, cap, build record, per-layer statistics, and the program's rules
+  both as text and as a ready-to-use syntax tree (rules.py).
+
+Opening a graph reads ``meta`` only; every question reads the rows it needs. Writing
+goes to a temporary file that replaces the target only once complete (store_write.py).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
+from urllib.parse import quote
 
 from ..errors import PolygraphError
-from ..files import replacing
 from ..provenance import Polynomial, WhySemiring
 from .assertions import Assertion
+from .labels import decode_label, encode_label  # noqa: F401  (encode_label re-exported for callers)
 
-FORMAT = "polygraph-graph/1"
+FORMAT = "polygraph-graph/2"
 LAYERS = ("claim", "merge", "edge", "summary", "sentence")
-
-_SCHEMA = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE assertions(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
-    subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, text TEXT);
-CREATE TABLE artifacts(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, layer TEXT NOT NULL,
-    content TEXT NOT NULL, label BLOB NOT NULL, exact INTEGER NOT NULL, sets INTEGER NOT NULL);
-CREATE TABLE mentions(assertion INTEGER NOT NULL, artifact INTEGER NOT NULL,
-    PRIMARY KEY(assertion, artifact)) WITHOUT ROWID;
-CREATE INDEX artifacts_by_layer ON artifacts(layer);
-CREATE TABLE facts(relation TEXT NOT NULL, args TEXT NOT NULL, label BLOB NOT NULL, exact INTEGER NOT NULL,
-    PRIMARY KEY(relation, args)) WITHOUT ROWID;
-"""
+TABLES = ("meta", "assertions", "facts", "mentions", "artifacts")
 
 
 @dataclass(frozen=True)
@@ -57,105 +57,90 @@ class Artifact:
     support: tuple[tuple[str, ...], ...]  # support sets of assertion ids, smallest first
     exact: bool
 
-
-def encode_label(support: Iterable[Iterable[int]]) -> bytes:
-    """Returns support sets of assertion numbers as varints: size, then ascending gaps."""
-    out = bytearray()
-
-    def varint(n: int) -> None:
-        while n >= 0x80:
-            out.append(n & 0x7F | 0x80)
-            n >>= 7
-        out.append(n)
-
-    for group in support:
-        numbers = sorted(group)
-        varint(len(numbers))
-        previous = 0
-        for n in numbers:
-            varint(n - previous)
-            previous = n
-    return bytes(out)
+    @property
+    def fact(self) -> tuple[str, tuple]:
+        """The program fact the artifact is: its relation and argument tuple."""
+        if self.layer in ("claim", "edge"):
+            c = self.content
+            return self.layer, (c["subject"], c["predicate"], c["object"])
+        return self.layer, (self.id,)
 
 
-def decode_label(blob: bytes) -> list[list[int]]:
-    """Inverts encode_label."""
-    values, n, shift = [], 0, 0
-    for byte in blob:
-        n |= (byte & 0x7F) << shift
-        if byte & 0x80:
-            shift += 7
-        else:
-            values.append(n)
-            n, shift = 0, 0
-    groups, i = [], 0
-    while i < len(values):
-        size, total, group = values[i], 0, []
-        for gap in values[i + 1:i + 1 + size]:
-            total += gap
-            group.append(total)
-        groups.append(group)
-        i += 1 + size
-    return groups
+def bad_graph(path, what: str) -> PolygraphError:
+    """Returns the error for a damaged or foreign graph file."""
+    return PolygraphError("bad_graph", f"{path}: {what}; rebuild it with `polygraph build ... -o {path}`")
 
 
-def write_graph(path: str | Path, assertions: list[Assertion], artifacts: Iterable[Artifact],
-                meta: dict[str, str], facts: Iterable[StoredFact] = (), rules: str = "") -> None:
-    """Writes a graph file atomically: the old file survives any failure midway.
+class Assertions(Mapping):
+    """The graph's assertions by id, read from disk on demand (iteration streams them in order)."""
 
-    ``facts`` are every fact of the evaluated program and ``rules`` its rules as text,
-    so that later re-derivation needs neither the inputs nor the rule files.
-    """
-    with replacing(path, ".partial") as temporary:
-        db = sqlite3.connect(temporary)
-        try:
-            db.executescript(_SCHEMA)
-            number = {a.id: i for i, a in enumerate(assertions, 1)}
-            db.executemany(
-                "INSERT INTO assertions VALUES (?, ?, ?, ?, ?, ?, ?)",
-                ((number[a.id], a.id, a.source, a.subject, a.predicate, a.object, a.text) for a in assertions),
-            )
-            mentions = []
-            rows = []
-            for i, artifact in enumerate(artifacts, 1):
-                groups = [[number[a] for a in group] for group in artifact.support]
-                rows.append((i, artifact.id, artifact.layer, json.dumps(artifact.content, ensure_ascii=False),
-                             encode_label(groups), int(artifact.exact), len(groups)))
-                mentions.extend((n, i) for n in {n for g in groups for n in g})
-            db.executemany("INSERT INTO artifacts VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-            db.executemany("INSERT INTO mentions VALUES (?, ?)", mentions)
-            db.executemany("INSERT INTO facts VALUES (?, ?, ?, ?)", (
-                (f.relation, json.dumps(list(f.args), ensure_ascii=False),
-                 encode_label([[number[a] for a in group] for group in f.support]), int(f.exact))
-                for f in facts))
-            db.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("rules", rules), *meta.items()])
-            db.commit()
-        finally:
-            db.close()
+    def __init__(self, graph: "Graph"):
+        self._graph = graph
+        self._count: int | None = None
+
+    _COLUMNS = "id, source, subject, predicate, object, text"
+
+    def __getitem__(self, assertion_id: str) -> Assertion:
+        row = self._graph.query(f"SELECT {self._COLUMNS} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
+        if row is None:
+            raise KeyError(assertion_id)
+        return Assertion(*row)
+
+    def __contains__(self, assertion_id) -> bool:
+        return self._graph.query("SELECT 1 FROM assertions WHERE id = ?", (assertion_id,)).fetchone() is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (row[0] for row in self._graph.query("SELECT id FROM assertions ORDER BY num"))
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self._graph.query("SELECT COUNT(*) FROM assertions").fetchone()[0]
+        return self._count
+
+    def values(self) -> Iterator[Assertion]:
+        return (Assertion(*row) for row in self._graph.query(f"SELECT {self._COLUMNS} FROM assertions ORDER BY num"))
+
+    def items(self) -> Iterator[tuple[str, Assertion]]:
+        return ((a.id, a) for a in self.values())
 
 
 class Graph:
-    """A built graph, reopened from its file without evaluating any rule."""
+    """A built graph file, opened read-only; questions read only the rows they need."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
         if not self.path.is_file():
             raise PolygraphError("file_error", f"no graph file at {self.path}")
-        self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
         try:
-            self.meta = dict(self._db.execute("SELECT key, value FROM meta"))
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self.meta = dict(self._db.execute(
+                "SELECT key, value FROM meta WHERE key NOT IN ('rules', 'rules_tree')"))
         except sqlite3.DatabaseError as error:
-            raise PolygraphError("file_error", f"{self.path} is not a polygraph graph file ({error})") from None
+            raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
         if self.meta.get("format") != FORMAT:
-            raise PolygraphError("file_error", f"{self.path} has format {self.meta.get('format')!r}, "
-                                               f"expected {FORMAT!r}")
-        rows = self._db.execute("SELECT num, id, source, subject, predicate, object, text FROM assertions")
-        self._ids: dict[int, str] = {}
-        self.assertions: dict[str, Assertion] = {}
-        for num, *fields in rows:
-            self._ids[num] = fields[0]
-            self.assertions[fields[0]] = Assertion(*fields)
-        self.semiring = WhySemiring(cap=int(self.meta["cap"]) if self.meta.get("cap", "none") != "none" else None)
+            found = self.meta.get("format")
+            if found and found.startswith("polygraph-graph/"):
+                raise PolygraphError(
+                    "old_graph", f"{self.path} has format {found!r}; this version reads {FORMAT!r}: rebuild it "
+                                 f"with `polygraph build --assertions A.jsonl [--receipts R.jsonl] [--rules ...] "
+                                 f"-o {self.path}` (or `polygraph import rdf EXPORT -o {self.path}`)")
+            raise bad_graph(self.path, f"format {found!r}, expected {FORMAT!r}")
+        try:
+            cap = self.meta.get("cap", "none")
+            self.semiring = WhySemiring(cap=None if cap == "none" else int(cap))
+        except ValueError:
+            raise bad_graph(self.path, f"meta.cap is {self.meta.get('cap')!r}, not a number") from None
+        self.assertions = Assertions(self)
+        self._rules = None
+
+    def query(self, sql: str, parameters=()) -> sqlite3.Cursor:
+        """Runs a read query; a damaged file becomes a bad_graph error naming the file."""
+        try:
+            return self._db.execute(sql, parameters)
+        except sqlite3.DatabaseError as error:
+            raise bad_graph(self.path, f"cannot be read ({error})") from None
 
     def close(self) -> None:
         self._db.close()
@@ -166,28 +151,86 @@ class Graph:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    # --- assertions ------------------------------------------------------------------
+    def names(self, numbers: Iterable[int]) -> dict[int, str]:
+        """Returns the ids of assertion numbers."""
+        return dict(self.query("SELECT num, id FROM assertions WHERE num IN (SELECT value FROM json_each(?))",
+                               (json.dumps(sorted(set(numbers))),)))
+
+    def numbers(self, column: str, values: Iterable[str]) -> dict[int, str]:
+        """Returns {number: id} of the assertions whose ``column`` (id, source, predicate) is one of ``values``."""
+        assert column in ("id", "source", "predicate")
+        return dict(self.query(f"SELECT num, id FROM assertions WHERE {column} IN (SELECT value FROM json_each(?))",
+                               (json.dumps(sorted(set(values))),)))
+
+    def distinct(self, column: str) -> list[str]:
+        """Returns the distinct sources or predicates (an index scan; for completion and hints)."""
+        assert column in ("source", "predicate")
+        return [row[0] for row in self.query(f"SELECT DISTINCT {column} FROM assertions ORDER BY {column}")]
+
+    def complete(self, column: str, prefix: str, limit: int = 200) -> list[str]:
+        """Returns the distinct sources, predicates or assertion ids starting with ``prefix`` (indexed)."""
+        assert column in ("id", "source", "predicate")
+        return [row[0] for row in self.query(
+            f"SELECT DISTINCT {column} FROM assertions WHERE {column} >= ? AND {column} < ? ORDER BY {column} LIMIT ?",
+            (prefix, prefix + "\U0010ffff", limit))]
+
+    def stating(self, triple: tuple) -> dict[int, str]:
+        """Returns {number: id} of the assertions stating a triple."""
+        return dict(self.query("SELECT num, id FROM assertions WHERE subject = ? AND predicate = ? AND object = ?",
+                               tuple(triple)))
+
+    # --- labels and artifacts --------------------------------------------------------
+    def decode(self, blob: bytes) -> list[list[int]]:
+        """Decodes a stored label; a damaged one is a bad_graph error."""
+        try:
+            return decode_label(blob)
+        except (ValueError, TypeError):
+            raise bad_graph(self.path, "a stored label is damaged") from None
+
+    def support(self, blob: bytes) -> tuple[tuple[str, ...], ...]:
+        """Returns a stored label as support sets of assertion ids."""
+        groups = self.decode(blob)
+        names = self.names(n for g in groups for n in g)
+        try:
+            return tuple(tuple(names[n] for n in group) for group in groups)
+        except KeyError as missing:
+            raise bad_graph(self.path, f"a label cites assertion number {missing}, which the file lacks") from None
+
+    _COLUMNS = "a.id, a.layer, a.content, f.label, f.exact"
+    _FROM = "artifacts a JOIN facts f ON f.num = a.fact"
+
     def _artifact(self, row) -> Artifact:
         id_, layer, content, blob, exact = row
-        support = tuple(tuple(self._ids[n] for n in group) for group in decode_label(blob))
-        return Artifact(id_, layer, json.loads(content), support, bool(exact))
-
-    _COLUMNS = "id, layer, content, label, exact"
+        try:
+            parsed = json.loads(content)
+        except (ValueError, TypeError):
+            raise bad_graph(self.path, f"the content of {id_!r} is not JSON") from None
+        if layer not in LAYERS or not isinstance(parsed, dict):
+            raise bad_graph(self.path, f"artifact {id_!r} has layer {layer!r} and content {content[:40]!r}")
+        return Artifact(id_, layer, parsed, self.support(blob), bool(exact))
 
     def artifact(self, artifact_id: str) -> Artifact:
-        """Returns one artifact by id; KeyError names close ids when it does not exist."""
-        row = self._db.execute(f"SELECT {self._COLUMNS} FROM artifacts WHERE id = ?", (artifact_id,)).fetchone()
+        """Returns one artifact by id; KeyError when it does not exist."""
+        row = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id = ?", (artifact_id,)).fetchone()
         if row is None:
             raise KeyError(f"no artifact named {artifact_id!r} in {self.path}")
         return self._artifact(row)
 
+    def has_artifact(self, artifact_id: str) -> bool:
+        return self.query("SELECT 1 FROM artifacts WHERE id = ?", (artifact_id,)).fetchone() is not None
+
     def artifacts(self, layer: str | None = None) -> Iterator[Artifact]:
-        """Yields every artifact (of one layer, if given) in build order."""
-        if layer is None:
-            rows = self._db.execute(f"SELECT {self._COLUMNS} FROM artifacts ORDER BY num")
-        else:
-            rows = self._db.execute(f"SELECT {self._COLUMNS} FROM artifacts WHERE layer = ? ORDER BY num",
-                                    (layer,))
+        """Yields every artifact (of one layer, if given) in build order, streamed."""
+        where, parameters = ("", ()) if layer is None else (" WHERE a.layer = ?", (layer,))
+        rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM}{where} ORDER BY a.num", parameters)
         return (self._artifact(row) for row in rows)
+
+    def artifact_ids(self, prefix: str = "", limit: int = 50) -> list[str]:
+        """Returns artifact ids starting with ``prefix`` (for completion and hints)."""
+        upper = prefix + "\U0010ffff"
+        return [row[0] for row in self.query("SELECT id FROM artifacts WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                                             (prefix, upper, limit))]
 
     def label(self, artifact: Artifact | str) -> Polynomial:
         """Returns an artifact's support label as a why-polynomial."""
@@ -197,57 +240,71 @@ class Graph:
 
     def mentioning(self, assertion_ids: Iterable[str]) -> list[str]:
         """Returns the ids of artifacts whose labels mention any of the assertions (the index)."""
-        numbers = {n for n, a in self._ids.items() if a in set(assertion_ids)}
-        if not numbers:
-            return []
-        marks = ",".join("?" * len(numbers))
-        rows = self._db.execute(
-            f"SELECT DISTINCT a.id FROM mentions m JOIN artifacts a ON a.num = m.artifact "
-            f"WHERE m.assertion IN ({marks}) ORDER BY a.num", sorted(numbers))
+        numbers = self.numbers("id", assertion_ids)
+        rows = self.query("SELECT DISTINCT a.id, a.num FROM mentions m JOIN artifacts a ON a.fact = m.fact "
+                          "WHERE m.assertion IN (SELECT value FROM json_each(?)) ORDER BY a.num",
+                          (json.dumps(sorted(numbers)),))
         return [r[0] for r in rows]
 
+    # --- facts and rules -------------------------------------------------------------
     def facts(self) -> Iterator[StoredFact]:
-        """Yields every fact of the evaluated program with its support sets."""
-        ids = self._ids
-        for relation, args, blob, exact in self._db.execute("SELECT relation, args, label, exact FROM facts"):
-            support = tuple(tuple(ids[n] for n in group) for group in decode_label(blob))
-            yield StoredFact(relation, tuple(json.loads(args)), support, bool(exact))
+        """Yields every fact of the evaluated program with its support sets, streamed."""
+        for relation, args, blob, exact in self.query("SELECT relation, args, label, exact FROM facts ORDER BY num"):
+            yield StoredFact(relation, tuple(json.loads(args)), self.support(blob), bool(exact))
+
+    def fact(self, relation: str, args: tuple) -> StoredFact | None:
+        """Returns one stored fact, or None."""
+        row = self.query("SELECT label, exact FROM facts WHERE relation = ? AND args = ?",
+                         (relation, fact_key(args))).fetchone()
+        return None if row is None else StoredFact(relation, tuple(args), self.support(row[0]), bool(row[1]))
 
     def rules_text(self) -> str:
         """Returns the rules of the program the graph was built from, as rule-language text."""
-        return self.meta.get("rules", "")
+        row = self.query("SELECT value FROM meta WHERE key = 'rules'").fetchone()
+        return row[0] if row and isinstance(row[0], str) else ""
 
+    def rules(self) -> list:
+        """Returns the program's rules as syntax trees, stored ready to use (never re-parsed)."""
+        if self._rules is None:
+            from .rules import load_rules
+            row = self.query("SELECT value FROM meta WHERE key = 'rules_tree'").fetchone()
+            self._rules = load_rules(row[0] if row else None, self)
+        return self._rules
+
+    # --- statistics ------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
-        """Returns the number of artifacts per layer."""
-        return dict(self._db.execute("SELECT layer, COUNT(*) FROM artifacts GROUP BY layer"))
+        """Returns the number of artifacts per layer (stored at build time)."""
+        return {layer: entry["artifacts"] for layer, entry in self.info()["layers"].items()}
 
     def info(self) -> dict:
-        """Returns counts per layer, label-size distribution, truncations and label bytes."""
-        layers = {}
-        for layer, sets, exact, size in self._db.execute(
-                "SELECT layer, sets, exact, length(label) FROM artifacts"):
-            entry = layers.setdefault(layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0,
-                                              "support_sets": Counter()})
-            entry["artifacts"] += 1
-            entry["inexact"] += 1 - exact
-            entry["label_bytes"] += size
-            entry["support_sets"][sets] += 1
+        """Returns counts per layer, label-size distribution, truncations and label bytes (from meta)."""
+        try:
+            stats = json.loads(self.meta["stats"])
+            layers = {k: {**v, "support_sets": {int(n): c for n, c in v["support_sets"].items()}}
+                      for k, v in stats["layers"].items()}
+            assertions, sources = int(stats["assertions"]), int(stats["sources"])
+        except (KeyError, ValueError, TypeError, AttributeError):
+            raise bad_graph(self.path, "its statistics (meta.stats) are missing or damaged") from None
         total = sum(e["artifacts"] for e in layers.values())
         label_bytes = sum(e["label_bytes"] for e in layers.values())
         return {
             "file": str(self.path),
             "file_bytes": self.path.stat().st_size,
-            "assertions": len(self.assertions),
-            "sources": len({a.source for a in self.assertions.values()}),
+            "assertions": assertions,
+            "sources": sources,
             "artifacts": total,
-            "layers": {k: {**v, "support_sets": dict(sorted(v["support_sets"].items()))}
-                       for k, v in sorted(layers.items(), key=lambda kv: _layer_order(kv[0]))},
+            "layers": {k: layers[k] for k in sorted(layers, key=layer_order)},
             "label_bytes_per_artifact": label_bytes / total if total else 0.0,
-            "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules")},
+            "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules", "rules_tree", "stats")},
         }
 
 
-def _layer_order(layer: str) -> int:
+def fact_key(args: Iterable) -> str:
+    """Returns the canonical text of a fact's arguments (the unique key of the facts table)."""
+    return json.dumps(list(args), ensure_ascii=False)
+
+
+def layer_order(layer: str) -> int:
     return LAYERS.index(layer) if layer in LAYERS else len(LAYERS)
 
 
@@ -262,3 +319,9 @@ def describe(artifact: Artifact) -> str:
         return repr(content["text"])
     text = content.get("text")
     return repr(text) if text else json.dumps(content, ensure_ascii=False)
+
+
+def write_graph(*args, **kwargs) -> None:
+    """Writes a graph file atomically (see store_write.write_graph)."""
+    from .store_write import write_graph as write
+    write(*args, **kwargs)
