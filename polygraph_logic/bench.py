@@ -90,6 +90,7 @@ class BenchReport:
         if scaling:
             rows.append((f"what-if scaling, graph {scaling['factor']}x larger",
                          f"latency ratio {scaling['ratio']:.2f}x (same touched artifacts: {scaling['same_touched']})"))
+        rows += _scale_rows(self.figures.get("scale", {}))
         export = self.figures.get("export", {})
         artifacts = export.get("graphs", {}).get("full", {}).get("artifacts")
         for variant, entry in export.get("formats", {}).get("full", {}).items():
@@ -112,6 +113,38 @@ class BenchReport:
         for name, output in self.output.items():
             lines += ["", f"## {name} ({self.seconds.get(name, 0):.0f} s)", "", "```", *output, "```"]
         return "\n".join(lines) + "\n"
+
+
+def _scale_rows(scale: dict) -> list[tuple[str, str]]:
+    """Returns the headline rows of the scale benchmark: each scale, then growth and slopes."""
+    def mib(value):
+        return "?" if value is None else f"{value:,.0f} MiB"
+
+    rows = []
+    for entry in scale.get("scales", []):
+        if "whatif" not in entry:
+            rows.append((f"scale x{entry['scale']}", f"{entry.get('failed', 'not measured')} failed"))
+            continue
+        build, whatif, exact = entry["build"], entry["whatif"], entry.get("exact")
+        figure = (f"{entry['assertions']:,} assertions; build {build['seconds']:.1f} s, peak {mib(build['peak_mib'])}; "
+                  f"graph {entry['graph_bytes'] / 2**20:,.1f} MiB; what-if {whatif['seconds']:.2f} s whole process, "
+                  f"peak {mib(whatif['peak_mib'])}")
+        if exact:
+            figure += f"; recompute / exact what-if {exact['ratio']:.2f}x"
+        rows.append((f"scale x{entry['scale']}: build, graph, what-if", figure))
+    summary = scale.get("summary", {})
+    growth = summary.get("whatif_growth")
+    if growth:
+        rows.append((f"scale: what-if whole process x{growth['to']} / x{growth['from']}", f"{growth['ratio']:.2f}x"))
+    largest = next((e for e in reversed(scale.get("scales", [])) if "whatif" in e), None)
+    version = largest.get("version", scale.get("version", {})).get("seconds") if largest else None
+    if largest and version:
+        rows.append((f"scale: what-if x{largest['scale']} / polygraph --version",
+                     f"{largest['whatif']['seconds'] / version:.1f}x ({version:.2f} s)"))
+    if summary.get("slopes"):
+        rows.append(("scale: slopes against graph size (log-log)",
+                     ", ".join(f"{name} {value:.2f}" for name, value in summary["slopes"].items())))
+    return rows
 
 
 def _graph_name(name: str) -> str:
@@ -161,7 +194,7 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
     ``data`` is the GO slice's folder (default: ``default_data()``); benchmarks on the GO
     slice are skipped, and say so, when it is absent.
     """
-    from .benchmarks import build_graph, export, go_closure, whatif
+    from .benchmarks import build_graph, export, go_closure, scale, whatif
 
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
@@ -174,6 +207,8 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
         ("whatif", "what-if vs full scan and sympy, exact re-derivation vs recompute",
          lambda out: whatif.measure(quick, data, out=out)),
         ("export", "RDF export", lambda out: export.measure(quick=quick, out=out)),
+        ("scale", "scale: the synthetic graph x1 to x40, each command its own process",
+         lambda out: scale.measure((1, 3) if quick else scale.SCALES, repeat=3, out=out)),
     ]
     for key, title, step in steps:
         lines: list[str] = []

@@ -28,6 +28,13 @@ FIGURES = {
         "scaling": {"factor": 10, "ratio": 1.03, "same_touched": True},
         "go": {"skipped": "not found"},
     },
+    "scale": {"version": {"seconds": 0.36, "peak_mib": 56.0},
+              "scales": [{"scale": 1, "assertions": 2800, "graph_bytes": 7 * 2**20,
+                          "build": {"seconds": 2.7, "peak_mib": 108.0}, "whatif": {"seconds": 1.4, "peak_mib": 144.0},
+                          "exact": {"seconds": 3.6, "ratio": 0.2}},
+                         {"scale": 10, "assertions": 28000, "failed": "build"}],
+              "summary": {"whatif_growth": {"from": 1, "to": 3, "ratio": 2.5},
+                          "slopes": {"build time": 1.5, "what-if time": 1.4}}},
     "export": {"graphs": {"full": {"artifacts": 26533}},
                "formats": {"full": {"trig": {"seconds": 3.5, "bytes_per_artifact": 1786.0, "quads": 572606,
                                              "peak_traced_bytes": 4 * 2**20, "reparsed_quads": 572606}}}},
@@ -45,6 +52,12 @@ def test_headline_has_every_ratio():
     assert "26,533 artifacts" in rows["build, synthetic paper scale"] and "43 MiB" in rows["build, synthetic paper scale"]
     assert rows["export trig, 26,533 artifacts"] == ("3.50 s, 1786 bytes per artifact, peak 4.0 MiB traced; "
                                                      "pyoxigraph re-parsed 572,606 of 572,606 quads")
+    assert rows["scale x1: build, graph, what-if"] == (
+        "2,800 assertions; build 2.7 s, peak 108 MiB; graph 7.0 MiB; what-if 1.40 s whole process, peak 144 MiB; "
+        "recompute / exact what-if 0.20x")
+    assert rows["scale x10"] == "build failed" and rows["scale: what-if whole process x3 / x1"] == "2.50x"
+    assert rows["scale: what-if x1 / polygraph --version"] == "3.9x (0.36 s)"
+    assert rows["scale: slopes against graph size (log-log)"] == "build time 1.50, what-if time 1.40"
     # skipped graphs give no rows rather than empty ones
     assert not any("GO slice" in what for what in rows)
 
@@ -93,3 +106,18 @@ def test_default_data_follows_the_environment_then_the_checkout(tmp_path, monkey
     found = default_data()
     # the checkout's own data when it is there, else the folder beside the current one
     assert (found / "truncated-pombase.gpad").is_file()
+
+
+def test_scale_helpers_measure_a_child_process_and_fit_slopes():
+    import sys
+
+    from polygraph_logic.benchmarks import scale
+    done = scale.run([sys.executable, "-c", "import sys; b = bytearray(64 * 2**20); print('ok'); sys.exit(3)"])
+    assert done.code == 3 and done.stdout.strip() == "ok" and done.seconds > 0
+    assert done.peak_mib is None or done.peak_mib >= 64  # the child's own peak, not this process's
+    with pytest.raises(RuntimeError, match="exited with 3"):
+        done.check("child")
+    assert scale.slope([(1, 2.0), (10, 20.0), (40, 80.0)]) == pytest.approx(1.0)
+    assert scale.slope([(1, 5.0), (10, 5.0)]) == pytest.approx(0.0) and scale.slope([(1, 5.0)]) is None
+    assert scale.settled('{"settled_by_rederivation": 4}') == 4 and scale.settled('{"uncertain": ["a", "b"]}') == 2
+    assert scale.settled("not json") == 0

@@ -12,11 +12,13 @@ def register(commands) -> None:
         "bench", help="run every benchmark and write a Markdown report with ratios, memory and a plot",
         description="Runs the benchmarks one after another (engine vs pyDatalog on the GO closure, graph "
                     "builds, what-if vs full scan and sympy, exact re-derivation vs recompute, RDF export) "
-                    "on the synthetic paper-scale graph and the GO slice when present, and writes "
+                    "on the synthetic paper-scale graph and the GO slice when present, then the synthetic "
+                    "graph at x1, x10 and x40 with each command its own process, and writes "
                     "REPORT_DIR/report.md, whatif-latency.png and figures.json. Run it on an idle machine: "
                     "other work on the same cores distorts the ratios.")
     bench.add_argument("--quick", action="store_true",
-                       help="fewer repeats and deletions, a 3x scaling graph, sympy on a label sample "
+                       help="fewer repeats and deletions, a 3x scaling graph, sympy on a label sample, "
+                            "scales x1 and x3 "
                             "(about two minutes on two cores)")
     bench.add_argument("-o", "--output", default="bench-report", metavar="REPORT_DIR",
                        help="where to write the report (default: bench-report)")
