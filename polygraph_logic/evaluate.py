@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
+from .budget import Budget
 from .errors import PolygraphError
 from .plan import Plan, Store
 from .program import Program
@@ -142,7 +143,7 @@ def what_if(model: Model, deleted: Iterable[str]) -> WhatIf:
 
 def tuple_key(tup: tuple) -> tuple:
     """Sort key for tuples mixing integers and strings: integers first, then strings."""
-    return tuple((0, v, "") if isinstance(v, int) else (1, 0, v) for v in tup)
+    return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, v) for v in tup)
 
 
 def evaluate(
@@ -150,13 +151,18 @@ def evaluate(
     semiring: str | Semiring = "why",
     cap: int | None = 8,
     progress: Callable[[StratumStats], None] | None = None,
+    max_facts: int | None = None,
+    timeout: float | None = None,
 ) -> Model:
     """Evaluates ``program`` to its fixpoint under a semiring and returns the Model.
 
     ``semiring`` is a name ("boolean", "why", "lineage") or a Semiring instance;
     ``cap`` bounds why-labels to that many support sets (None: uncapped).
     ``progress`` is called after each stratum with what it cost.
+    ``max_facts`` (per relation) and ``timeout`` (seconds) stop a runaway evaluation
+    with PolygraphError(limit_exceeded) naming the relation and its rule.
     """
+    budget = Budget(max_facts, timeout)
     if isinstance(semiring, str):
         semiring = make_semiring(semiring, cap)
     if semiring.tracks_provenance:
@@ -172,7 +178,7 @@ def evaluate(
         if not rules:
             continue
         started = time.perf_counter()
-        rounds = _fixpoint(stratum, rules, store, semiring)
+        rounds = _fixpoint(stratum, rules, store, semiring, budget)
         stats = StratumStats(
             tuple(sorted(stratum)),
             rounds,
@@ -186,19 +192,27 @@ def evaluate(
 
 
 def _load_facts(program: Program, semiring: Semiring, store: Store) -> None:
-    plus = semiring.plus
-    for fact in program.facts:
-        relation = fact.atom.relation
-        tup = tuple(arg.value for arg in fact.atom.args)
-        label = semiring.variable(fact.variable) if fact.variable else semiring.one()
-        old = store.relations[relation].get(tup)
-        if old is None:
-            store.add(relation, tup, label)
+    plus, one = semiring.plus, semiring.one()
+    for relation, table in program.fact_tables().items():
+        rows = store.relations[relation]
+        if table.variables is None or not semiring.tracks_provenance:
+            if not rows:  # no index exists yet: one bulk insert, duplicates folded (plus(1, 1) = 1)
+                rows.update(dict.fromkeys(table.rows, one))
+                continue
+            variables = [None] * len(table.rows)
         else:
-            store.relations[relation][tup] = plus(old, label)
+            variables = table.variables
+        for tup, variable in zip(table.rows, variables):
+            label = semiring.variable(variable) if variable else one
+            old = rows.get(tup)
+            if old is None:
+                store.add(relation, tup, label)
+            else:
+                rows[tup] = plus(old, label)
 
 
-def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring) -> int:
+def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring,
+              budget: Budget) -> int:
     """Runs one stratum to its fixpoint; returns the number of rounds."""
     plus = semiring.plus
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
@@ -210,7 +224,7 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
 
     for rule in rules:
         Plan(rule, store, semiring, emit).evaluate()
-    delta = _merge(pending, store, plus)
+    delta = _merge(pending, store, plus, budget, rules)
     variants = [
         (Plan(rule, store, semiring, emit, delta_atom=j), atom.relation)
         for rule in rules
@@ -224,13 +238,14 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
         for plan, relation in variants:
             changed = delta.get(relation)
             if changed:
+                budget.check_time(plan.rule.head.relation, rules)
                 plan.evaluate(changed, indexes[relation])
-        delta = _merge(pending, store, plus)
+        delta = _merge(pending, store, plus, budget, rules)
         rounds += 1
     return rounds
 
 
-def _merge(pending, store: Store, plus) -> dict[str, dict[tuple, Any]]:
+def _merge(pending, store: Store, plus, budget: Budget, rules: list[Rule]) -> dict[str, dict[tuple, Any]]:
     """Adds this round's derivations to the store; returns the facts whose label changed."""
     delta = {}
     for relation, bucket in pending.items():
@@ -248,6 +263,7 @@ def _merge(pending, store: Store, plus) -> dict[str, dict[tuple, Any]]:
                     changed[tup] = merged
         if changed:
             delta[relation] = changed
+        budget.check_size(relation, len(rows), rules)
     return delta
 
 

@@ -1,114 +1,100 @@
-"""A checked program: arities agree, rules are safe, negation is stratified."""
+"""A checked program: arities agree, declarations hold, rules are safe, negation is stratified."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
-from .errors import EvaluationError, Position, ProgramError
-from .syntax import (
-    Arithmetic,
-    Atom,
-    Clause,
-    Comparison,
-    Constant,
-    Fact,
-    Negation,
-    Rule,
-    Term,
-    Value,
-    Variable,
-    Wildcard,
-    parse_clauses,
+from .declarations import Declarations
+from .directives import Declaration, IODirective, TypeDeclaration
+from .errors import ProgramError
+from .fact_table import FactTable, FactView, tables_from_facts
+from .functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
+from .safety import (  # noqa: F401  (re-exported: the names other modules import from here)
+    aggregates_in, assignment_target, check_safety, ground_value, literal_terms, term_variables,
 )
-
-
-def term_variables(term: Term) -> Iterator[Variable]:
-    """Yields the variables of a term, left to right (wildcards excluded)."""
-    if isinstance(term, Variable):
-        yield term
-    elif isinstance(term, Arithmetic):
-        yield from term_variables(term.left)
-        yield from term_variables(term.right)
-
-
-def arithmetic(op: str, left: int, right: int, position: Position | None) -> int:
-    """Applies an integer operator; division is floor division, as in Python."""
-    if not isinstance(left, int) or not isinstance(right, int):
-        raise EvaluationError(
-            "type_error", f"arithmetic '{op}' needs integers, got {left!r} and {right!r}", position
-        )
-    if op == "+":
-        return left + right
-    if op == "-":
-        return left - right
-    if op == "*":
-        return left * right
-    if right == 0:
-        raise EvaluationError("division_by_zero", f"division by zero ({left} / 0)", position)
-    return left // right
-
-
-def ground_value(term: Term) -> Value:
-    """Returns the value of a variable-free term, or raises ProgramError."""
-    if isinstance(term, Constant):
-        return term.value
-    if isinstance(term, Arithmetic):
-        return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position)
-    raise ProgramError(
-        "unbound_variable",
-        f"a fact must be ground, but {term} is a {'wildcard' if isinstance(term, Wildcard) else 'variable'}",
-        term.position,
-    )
+from .source import parse_source
+from .stratify import stratify
+from .syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
 
 
 @dataclass
 class Program:
-    """Facts and rules that passed every check, with their strata.
+    """Facts, rules and declarations that passed every check, with their strata.
 
-    ``facts`` hold ground tuples; ``strata`` lists, bottom up, the sets of relations
-    that are evaluated together (one strongly connected component each).
+    ``facts`` holds the ground facts (a ``FactView`` over one table per relation, or a
+    plain list of ``Fact``); ``strata`` lists, bottom up, the sets of relations that are
+    evaluated together (one strongly connected component each).
     """
 
-    facts: list[Fact] = field(default_factory=list)
+    facts: Sequence[Fact] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     arities: dict[str, int] = field(default_factory=dict)
     strata: list[frozenset[str]] = field(default_factory=list)
     tracked: frozenset[str] = frozenset()
     warnings: list[str] = field(default_factory=list)
+    declarations: Declarations = field(default_factory=Declarations)
 
     @classmethod
-    def from_clauses(cls, clauses: Iterable[Clause]) -> "Program":
-        """Checks clauses and returns the program they form; raises ProgramError."""
-        facts, rules = [], []
+    def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None) -> "Program":
+        """Checks clauses (facts, rules, directives) and fact tables; returns the program or raises ProgramError."""
+        facts, rules, directives = [], [], []
         for clause in clauses:
-            (facts if isinstance(clause, Fact) else rules).append(clause)
-        program = cls(facts=facts, rules=rules)
-        program.arities = _check_arities(facts, rules)
-        program.facts = [_ground(fact) for fact in facts]
+            if isinstance(clause, Fact):
+                facts.append(clause)
+            elif isinstance(clause, Rule):
+                rules.append(clause)
+            else:
+                directives.append(clause)
+        declarations = Declarations.collect(directives)
+        tables = dict(tables or {})  # the tables are taken over, not copied
+        merge_tables(tables, tables_from_facts(_ground(f) for f in facts))
+        defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
+        rules = [_with_constraints(rule, defined) for rule in rules]
+        rules += _eqrel_rules(declarations, rules)
+        program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
+        program.arities = _check_arities(tables, rules, declarations)
+        declarations.check(tables, rules)
         for rule in rules:
             check_safety(rule)
-        program.strata = _stratify(rules, program.arities)
-        program.tracked = _tracked_relations(program.facts, rules)
-        program.warnings = _undefined_relations(program.facts, rules)
+        program.strata = stratify(rules, program.arities)
+        program.tracked = _tracked_relations(tables, rules)
+        program.warnings = _undefined_relations(tables, rules, declarations)
         return program
+
+    def fact_tables(self) -> dict[str, FactTable]:
+        """Returns the ground facts as one table per relation."""
+        if isinstance(self.facts, FactView):
+            return self.facts.tables
+        return tables_from_facts(self.facts)
+
+    def directives(self) -> list:
+        """Returns the program's declarations and I/O directives."""
+        found = self.declarations
+        return [*found.types.values(), *found.relations.values(), *found.io]
 
     def combine(self, other: "Program") -> "Program":
         """Returns the program holding the clauses of both (checked again)."""
-        return Program.from_clauses([*self.facts, *self.rules, *other.facts, *other.rules])
+        tables = merge_tables(merge_tables({}, self.fact_tables(), adopt=False), other.fact_tables(), adopt=False)
+        generated = set(_eqrel_rules(self.declarations, [])) | set(_eqrel_rules(other.declarations, []))
+        rules = [r for r in [*self.rules, *other.rules] if r not in generated]
+        return Program.from_clauses([*rules, *self.directives(), *other.directives()], tables)
 
     def assertion_ids(self) -> list[str]:
         """Returns the provenance variables of tracked facts, in order of appearance."""
-        seen = dict.fromkeys(f.variable for f in self.facts if f.variable)
+        seen: dict[str, None] = {}
+        for table in self.fact_tables().values():
+            if table.variables is not None:
+                seen.update(dict.fromkeys(v for v in table.variables if v))
         return list(seen)
 
     def check_provenance_negation(self) -> None:
-        """Raises ProgramError if a negated atom ranges over a relation fed by tracked facts.
+        """Raises ProgramError if a negation or an aggregate ranges over a relation fed by tracked facts.
 
         A provenance polynomial cannot express the non-monotone effect that deleting
-        a source has through negation; negating background-only relations is fine.
+        a source has through negation or aggregation; over background-only relations
+        both are fine (their facts have provenance 1).
         """
         for rule in self.rules:
             for literal in rule.body:
@@ -120,229 +106,168 @@ class Program:
                         "express it. Evaluate with --semiring boolean, or negate background-only relations",
                         literal.position,
                     )
+                for term in literal_terms(literal):
+                    for aggregate in aggregates_in(term):
+                        for atom in _body_atoms(aggregate.body):
+                            if atom.relation in self.tracked:
+                                raise ProgramError(
+                                    "aggregate_over_tracked",
+                                    f"'{aggregate.op}' aggregates over {atom.relation}, which depends on "
+                                    "tracked (provenance-annotated) facts; a count or sum has no "
+                                    "why-provenance. Evaluate with --semiring boolean, or aggregate "
+                                    "background-only relations",
+                                    aggregate.position,
+                                )
 
     def __str__(self) -> str:
-        return "\n".join(str(c) for c in [*self.facts, *self.rules])
+        return "\n".join(str(c) for c in [*self.directives(), *self.facts, *self.rules])
 
 
 def parse_program(text: str, file: str = "<string>") -> Program:
     """Parses and checks program text."""
-    return Program.from_clauses(parse_clauses(text, file))
+    source = parse_source(text, file)
+    return Program.from_clauses(source.clauses, source.tables)
 
 
-def load_program(*paths: str | Path) -> Program:
-    """Reads, parses and checks one or more rule files as a single program."""
+def load_program(*paths: str | Path, fact_dir: str | Path | None = None) -> Program:
+    """Reads, parses and checks one or more rule files as a single program.
+
+    With ``fact_dir``, the relations named by ``.input`` directives are read from it
+    (``REL.facts``, tab-separated, as Souffle's ``-F``).
+    """
     clauses: list[Clause] = []
+    tables: dict[str, FactTable] = {}
     for path in paths:
         path = Path(path)
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise ProgramError("file_error", f"cannot read {path}: {error.strerror}") from None
-        clauses.extend(parse_clauses(text, str(path)))
-    return Program.from_clauses(clauses)
+        source = parse_source(text, str(path))
+        clauses.extend(source.clauses)
+        merge_tables(tables, source.tables)
+    if fact_dir is not None:
+        from .souffle_io import read_inputs  # the I/O layer sits above the program
+
+        declarations = Declarations.collect(c for c in clauses if isinstance(c, (Declaration, TypeDeclaration, IODirective)))
+        merge_tables(tables, read_inputs(declarations, fact_dir))
+    return Program.from_clauses(clauses, tables)
 
 
-def _atoms(rule: Rule) -> Iterator[Atom]:
-    yield rule.head
-    for literal in rule.body:
-        if isinstance(literal, Atom):
-            yield literal
-        elif isinstance(literal, Negation):
-            yield literal.atom
+def merge_tables(into: dict[str, FactTable], tables: dict[str, FactTable],
+                 adopt: bool = True) -> dict[str, FactTable]:
+    """Adds the rows of ``tables`` to ``into`` (relation by relation); raises on an arity clash.
 
-
-def _check_arities(facts: list[Fact], rules: list[Rule]) -> dict[str, int]:
-    first: dict[str, Atom] = {}
-    atoms = [f.atom for f in facts] + [a for r in rules for a in _atoms(r)]
-    for atom in atoms:
-        seen = first.setdefault(atom.relation, atom)
-        if seen.arity != atom.arity:
-            raise ProgramError(
-                "arity_mismatch",
-                f"{atom.relation} is used with {atom.arity} argument(s) here but with "
-                f"{seen.arity} at {seen.position}",
-                atom.position,
-            )
-    return {name: atom.arity for name, atom in first.items()}
+    With ``adopt`` a table new to ``into`` is taken over as is (the caller gives it up).
+    """
+    for name, table in tables.items():
+        mine = into.get(name)
+        if mine is None and adopt:
+            into[name] = table
+            continue
+        if mine is None:
+            mine = into[name] = FactTable(name, table.arity)
+        elif mine.arity != table.arity:
+            raise ProgramError("arity_mismatch", f"{name} is used with {table.arity} argument(s) here but "
+                               f"with {mine.arity} at {mine.position(0)}", table.position(0))
+        first = len(mine.rows)
+        mine.extend(table.rows, table.variables)
+        for start, (file, lines, columns) in zip(table.origins.starts, table.origins.segments):
+            mine.origins.add(first + start, file, lines, columns)
+    return into
 
 
 def _ground(fact: Fact) -> Fact:
+    if all(isinstance(arg, Constant) for arg in fact.atom.args):
+        return fact
     args = tuple(Constant(ground_value(arg)) for arg in fact.atom.args)
     return Fact(Atom(fact.atom.relation, args, fact.atom.position), fact.variable, fact.position)
 
 
-def check_safety(rule: Rule) -> None:
-    """Raises ProgramError(unbound_variable) unless every variable is bound by a positive atom.
-
-    A comparison ``x = expr`` binds ``x`` once ``expr``'s variables are bound, as in Souffle.
-    """
-    bound = {
-        v.name
-        for literal in rule.body
-        if isinstance(literal, Atom)
-        for arg in literal.args
-        if isinstance(arg, Variable)
-        for v in (arg,)
-    }
-    changed = True
-    while changed:
-        changed = False
-        for literal in rule.body:
-            target = assignment_target(literal, bound)
-            if target is not None:
-                bound.add(target.name)
-                changed = True
-
-    def require(term: Term, where: str) -> None:
-        for v in term_variables(term):
-            if v.name not in bound:
-                raise ProgramError(
-                    "unbound_variable",
-                    f"variable {v.name} in {where} is not bound by a positive body atom",
-                    v.position,
-                )
-
-    for arg in rule.head.args:
-        if isinstance(arg, Wildcard):
-            raise ProgramError("unbound_variable", "'_' cannot appear in a rule head", arg.position)
-        require(arg, f"the head {rule.head}")
-    for literal in rule.body:
-        if isinstance(literal, Negation):
-            for arg in literal.atom.args:
-                require(arg, f"the negation {literal}")
-        elif isinstance(literal, Comparison):
-            require(literal.left, f"the comparison {literal}")
-            require(literal.right, f"the comparison {literal}")
-        else:
-            for arg in literal.args:
-                if isinstance(arg, Arithmetic):
-                    require(arg, f"the expression {arg}")
+def _with_constraints(rule: Rule, defined: set[str]) -> Rule:
+    """Reads ``contains(a, b)`` and ``match(a, b)`` as Souffle's string tests, unless the
+    program defines a relation of that name."""
+    if not any(isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined for l in rule.body):
+        return rule
+    body = tuple(
+        Constraint(l.relation, l.args, l.position)
+        if isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined
+        and l.arity == CONSTRAINTS[l.relation] else l
+        for l in rule.body
+    )
+    return Rule(rule.head, body, rule.position)
 
 
-def assignment_target(literal, bound: set[str]) -> Variable | None:
-    """Returns ``x`` if the literal is ``x = expr`` (either side) binding an unbound ``x``."""
-    if not isinstance(literal, Comparison) or literal.op != "=":
-        return None
-    for target, expr in ((literal.left, literal.right), (literal.right, literal.left)):
-        if (
-            isinstance(target, Variable)
-            and target.name not in bound
-            and all(v.name in bound for v in term_variables(expr))
-            and not isinstance(expr, Wildcard)
-        ):
-            return target
-    return None
-
-
-def _stratify(rules: list[Rule], arities: dict[str, int]) -> list[frozenset[str]]:
-    """Returns strongly connected components bottom up; rejects negation inside one."""
-    edges: dict[str, set[str]] = defaultdict(set)  # body relation -> head relations
-    negative: dict[tuple[str, str], Negation] = {}
-    for rule in rules:
-        for literal in rule.body:
-            if isinstance(literal, Atom):
-                edges[literal.relation].add(rule.head.relation)
-            elif isinstance(literal, Negation):
-                edges[literal.atom.relation].add(rule.head.relation)
-                negative.setdefault((literal.atom.relation, rule.head.relation), literal)
-    components = _tarjan(sorted(arities), edges)
-    where = {name: i for i, comp in enumerate(components) for name in comp}
-    for (body, head), literal in negative.items():
-        if where[body] == where[head]:
-            cycle = _path(head, body, edges, components[where[head]])
-            shown = " -> ".join([body, *cycle])
-            raise ProgramError(
-                "cyclic_negation",
-                f"not stratifiable: {head} depends negatively on {body}, which depends on {head} "
-                f"(cycle {shown}); negation may not occur inside recursion",
-                literal.position,
-            )
-    return components
-
-
-def _tarjan(nodes: list[str], edges: dict[str, set[str]]) -> list[frozenset[str]]:
-    """Strongly connected components in reverse topological order of ``edges`` reversed,
-    i.e. every component comes after the components it depends on."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    result: list[frozenset[str]] = []
-    for root in nodes:
-        if root in index:
+def _eqrel_rules(declarations: Declarations, rules: list[Rule]) -> list[Rule]:
+    """Rules that make each ``eqrel`` relation an equivalence (symmetric, transitive, reflexive)."""
+    out = []
+    for d in declarations.relations.values():
+        if "eqrel" not in d.qualifiers:
             continue
-        # iterative Tarjan: (node, iterator over successors)
-        work = [(root, iter(sorted(edges.get(root, ()))))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, successors = work[-1]
-            advanced = False
-            for succ in successors:
-                if succ not in index:
-                    index[succ] = low[succ] = len(index)
-                    stack.append(succ)
-                    on_stack.add(succ)
-                    work.append((succ, iter(sorted(edges.get(succ, ())))))
-                    advanced = True
-                    break
-                if succ in on_stack:
-                    low[node] = min(low[node], index[succ])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = set()
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.add(member)
-                    if member == node:
-                        break
-                result.append(frozenset(component))
-    # Tarjan emits sinks of the body->head graph first; heads depend on bodies, so reverse.
-    result.reverse()
-    return result
+        x, y, z = (Variable(n, d.position) for n in "xyz")
+
+        def atom(a, b):
+            return Atom(d.relation, (a, b), d.position)
+
+        out += [Rule(atom(x, y), (atom(y, x),), d.position),
+                Rule(atom(x, z), (atom(x, y), atom(y, z)), d.position),
+                Rule(atom(x, x), (atom(x, y),), d.position)]
+    return [r for r in out if r not in rules]
 
 
-def _path(start: str, goal: str, edges: dict[str, set[str]], within: frozenset[str]) -> list[str]:
-    """Returns a shortest dependency path start -> ... -> goal inside one component."""
-    previous = {start: None}
-    queue = [start]
-    for node in queue:
-        if node == goal:
-            break
-        for succ in sorted(edges.get(node, ())):
-            if succ in within and succ not in previous:
-                previous[succ] = node
-                queue.append(succ)
-    path, node = [], goal
-    while node is not None:
-        path.append(node)
-        node = previous[node]
-    return path[::-1]
+def _body_atoms(body) -> Iterator[Atom]:
+    for literal in body:
+        if isinstance(literal, Atom):
+            yield literal
+        elif isinstance(literal, Negation):
+            yield literal.atom
+        for term in literal_terms(literal):
+            for aggregate in aggregates_in(term):
+                yield from _body_atoms(aggregate.body)
 
 
-def _tracked_relations(facts: list[Fact], rules: list[Rule]) -> frozenset[str]:
-    tracked = {f.atom.relation for f in facts if f.variable}
+def _atoms(rule: Rule) -> Iterator[Atom]:
+    yield rule.head
+    yield from _body_atoms(rule.body)
+
+
+def _check_arities(tables: dict[str, FactTable], rules: list[Rule], declarations: Declarations) -> dict[str, int]:
+    first: dict[str, tuple[int, object]] = {
+        name: (d.arity, d.position) for name, d in declarations.relations.items()
+    }
+    for name, table in tables.items():
+        seen = first.setdefault(name, (table.arity, table.position(0)))
+        if seen[0] != table.arity:
+            raise ProgramError("arity_mismatch", f"{name} is used with {table.arity} argument(s) here but "
+                               f"with {seen[0]} at {seen[1]}", table.position(0))
+    for atom in (a for r in rules for a in _atoms(r)):
+        seen = first.setdefault(atom.relation, (atom.arity, atom.position))
+        if seen[0] != atom.arity:
+            raise ProgramError(
+                "arity_mismatch",
+                f"{atom.relation} is used with {atom.arity} argument(s) here but with {seen[0]} at {seen[1]}",
+                atom.position,
+            )
+    return {name: arity for name, (arity, _) in first.items()}
+
+
+def _tracked_relations(tables: dict[str, FactTable], rules: list[Rule]) -> frozenset[str]:
+    tracked = {name for name, t in tables.items() if t.variables is not None and any(t.variables)}
     changed = True
     while changed:
         changed = False
         for rule in rules:
             if rule.head.relation in tracked:
                 continue
-            if any(a.relation in tracked for a in _atoms(rule) if a is not rule.head):
+            if any(a.relation in tracked for a in _body_atoms(rule.body)):
                 tracked.add(rule.head.relation)
                 changed = True
     return frozenset(tracked)
 
 
-def _undefined_relations(facts: list[Fact], rules: list[Rule]) -> list[str]:
-    defined = {f.atom.relation for f in facts} | {r.head.relation for r in rules}
+def _undefined_relations(tables, rules: list[Rule], declarations: Declarations) -> list[str]:
+    inputs = {d.relation for d in declarations.io if d.kind == "input"}
+    defined = set(tables) | {r.head.relation for r in rules} | inputs
     warnings = []
     reported = set()
     for rule in rules:

@@ -24,7 +24,7 @@ def test_arity_mismatch_names_both_uses():
     "text, name, line, column",
     [
         ("p(x, z) :- e(x, y).", "z", 1, 6),
-        ("p(x) :- e(x, _), !f(y).", "y", 1, 21),
+        ("p(x) :- e(x, _), !f(y), y > 1.", "y", 1, 21),
         ("p(x) :- e(x, _), x < y.", "y", 1, 22),
         ("p(x) :- e(x, _), y = z + 1.", "y", 1, 18),
         ('e(x, "b").', "x", 1, 3),

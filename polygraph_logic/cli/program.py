@@ -7,9 +7,11 @@ import json
 import sys
 from typing import Sequence
 
+from ..budget import DEFAULT_MAX_FACTS
 from ..evaluate import Model, StratumStats, evaluate, tuple_key, what_if
 from ..program import load_program
 from ..provenance import SEMIRINGS
+from ..souffle_io import write_outputs
 from .arguments import parse_cap
 
 
@@ -33,15 +35,28 @@ def register(commands) -> None:
     ev.add_argument("--delete", action="append", metavar="ID[,ID...]",
                     help="what if these assertions were deleted: print what still stands and what falls")
     ev.add_argument("--stats", action="store_true", help="print per-stratum rounds and times to stderr")
+    ev.add_argument("-F", "--fact-dir", default=".", metavar="DIR",
+                    help="read the .input relations from DIR/REL.facts, tab-separated (default: .)")
+    ev.add_argument("-D", "--output-dir", metavar="DIR",
+                    help="write the .output relations to DIR/REL.csv as Souffle does ('-': stdout) and "
+                    "print .printsize lines, instead of printing every relation")
+    ev.add_argument("--max-facts", type=int, default=DEFAULT_MAX_FACTS, metavar="N",
+                    help=f"stop when a relation passes N facts (default {DEFAULT_MAX_FACTS:,})")
+    ev.add_argument("--timeout", type=float, metavar="SECONDS", help="stop evaluating after SECONDS")
     ev.set_defaults(run=_run_eval)
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    program = load_program(*args.files)
+    program = load_program(*args.files, fact_dir=args.fact_dir)
     for warning in program.warnings:
         print(warning, file=sys.stderr)
     progress = _print_stats if args.stats else None
-    model = evaluate(program, semiring=args.semiring, cap=args.cap, progress=progress)
+    model = evaluate(program, semiring=args.semiring, cap=args.cap, progress=progress,
+                     max_facts=args.max_facts, timeout=args.timeout)
+    if args.output_dir is not None:
+        write_outputs(model, args.output_dir)
+        if not args.json:
+            return 0
     names = args.relation or model.relations()
     for name in names:
         model.facts(name)  # raises a clear KeyError for an unknown relation

@@ -1,0 +1,326 @@
+"""The steps of a join plan: one closure per body literal, chained, and their order.
+
+Each step reads the slots bound before it, writes its own and calls the next step
+with the label so far; the planner in ``plan.py`` chains them. Aggregates compile
+their own bodies with the same steps.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from .aggregate import NoValue, aggregate_getter, aggregate_variables
+from .errors import EvaluationError
+from .functions import arithmetic, call, constraint
+from .safety import assignment_target, existential, literal_terms, term_variables
+from .syntax import (
+    Aggregate, Arithmetic, Atom, Comparison, Constant, Constraint, Functor, Negation, Term, Variable, Wildcard,
+)
+
+Binding = list
+Next = Callable[[Binding, Any], None]
+Getter = Callable[[Binding], Any]
+
+ONE_MARK = object()  # "no label yet": the first atom's label is taken as is
+
+
+def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
+    """Returns ``b -> value`` for a term; ``context`` (store, semiring) compiles aggregates."""
+    if isinstance(term, Constant):
+        value = term.value
+        return lambda b: value
+    if isinstance(term, Variable):
+        return operator.itemgetter(slots[term.name])
+    if isinstance(term, Arithmetic):
+        left, right = getter(term.left, slots, context), getter(term.right, slots, context)
+        op, position = term.op, term.position
+        return lambda b: arithmetic(op, left(b), right(b), position)
+    if isinstance(term, Functor):
+        args = [getter(arg, slots, context) for arg in term.args]
+        name, position = term.name, term.position
+        return lambda b: call(name, [get(b) for get in args], position)
+    if isinstance(term, Aggregate):
+        store, semiring = context
+        target = getter(term.target, slots, context) if term.target is not None else None
+
+        def compile_body(body, bound, final):
+            atoms = [lit for lit in body if isinstance(lit, Atom)]
+            chain = final
+            for kind, literal, before in reversed(order(body, atoms, bound)):
+                chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
+            return lambda b: chain(b, ONE_MARK)
+
+        return aggregate_getter(term, slots, aggregate_variables(term, literal_names), target, compile_body)
+    raise AssertionError(f"no value for {term}")  # wildcards never reach here: checked by program
+
+
+_COMPARE = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+@dataclass
+class AtomMatch:
+    """How one body atom meets the current binding: which positions are looked up,
+    which bind new slots, and which must equal an earlier position of the same atom."""
+
+    relation: str
+    key: list[tuple[int, Getter]]  # positions whose value is known before the scan
+    binds: list[tuple[int, int]]  # (position, slot) newly bound by this atom
+    repeats: list[tuple[int, int]]  # (position, earlier position) for repeated variables
+
+    @classmethod
+    def build(cls, atom: Atom, slots: dict[str, int], bound: set[str], context=None) -> "AtomMatch":
+        key, binds, repeats, first = [], [], [], {}
+        for pos, arg in enumerate(atom.args):
+            if isinstance(arg, Wildcard):
+                continue
+            if isinstance(arg, Variable) and arg.name not in bound:
+                if arg.name in first:
+                    repeats.append((pos, first[arg.name]))
+                else:
+                    first[arg.name] = pos
+                    binds.append((pos, slots[arg.name]))
+                continue
+            key.append((pos, getter(arg, slots, context)))
+        return cls(atom.relation, key, binds, repeats)
+
+    def matches(self, tup: tuple, b: Binding) -> bool:
+        """Checks a candidate tuple against known values; on success writes its new slots."""
+        for pos, get in self.key:
+            if tup[pos] != get(b):
+                return False
+        for pos, earlier in self.repeats:
+            if tup[pos] != tup[earlier]:
+                return False
+        for pos, slot in self.binds:
+            b[slot] = tup[pos]
+        return True
+
+
+def term_variables_of(atom: Atom) -> set[Variable]:
+    return {v for arg in atom.args for v in term_variables(arg)}
+
+
+def literal_names(literal) -> set[str]:
+    """Returns every variable name a literal mentions, inside aggregates too."""
+    names: set[str] = set()
+    stack = list(literal_terms(literal))
+    while stack:
+        term = stack.pop()
+        if isinstance(term, Variable):
+            names.add(term.name)
+        elif isinstance(term, Arithmetic):
+            stack += [term.left, term.right]
+        elif isinstance(term, Functor):
+            stack += term.args
+        elif isinstance(term, Aggregate):
+            names.update(term.outer)
+            if term.target is not None:
+                stack.append(term.target)
+            for inner in term.body:
+                names |= literal_names(inner)
+    return names
+
+
+def order(body: Sequence, atoms: list[Atom], bound: set[str]):
+    """Orders the remaining body: greedy on bound arguments, filters as early as possible.
+
+    Returns ``(kind, literal, bound_before)`` triples, kind one of atom, negation,
+    compare, assign, constraint.
+    """
+    pending_atoms = list(atoms)
+    others = [lit for lit in body if not isinstance(lit, Atom)]
+    free = {id(lit): existential(lit, body, None) for lit in others if isinstance(lit, Negation)}
+    steps = []
+    bound = set(bound)
+
+    def place_filters():
+        progress = True
+        while progress:
+            progress = False
+            for literal in list(others):
+                target = assignment_target(literal, bound)
+                if target is not None:
+                    steps.append(("assign", literal, frozenset(bound)))
+                    bound.add(target.name)
+                elif _ready(literal, bound | free.get(id(literal), set())):
+                    steps.append((_KIND[type(literal)], literal, frozenset(bound)))
+                else:
+                    continue
+                others.remove(literal)
+                progress = True
+
+    place_filters()
+    while pending_atoms:
+        ready = [a for a in pending_atoms if _computable(a, bound)] or pending_atoms
+        best = max(ready, key=lambda a: (_bound_args(a, bound), -pending_atoms.index(a)))
+        pending_atoms.remove(best)
+        steps.append(("atom", best, frozenset(bound)))
+        bound |= {v.name for v in term_variables_of(best)}
+        place_filters()
+    if others:  # unreachable for a checked program; fail loudly rather than drop a filter
+        raise EvaluationError("internal_error", f"could not schedule {others[0]}", others[0].position)
+    return steps
+
+
+_KIND = {Negation: "negation", Comparison: "compare", Constraint: "constraint"}
+
+
+def _ready(literal, bound: set[str]) -> bool:
+    return all(v.name in bound for t in literal_terms(literal) for v in term_variables(t))
+
+
+def _computable(atom: Atom, bound: set[str]) -> bool:
+    """True when every argument that is an expression can be computed from bound variables."""
+    return all(
+        all(v.name in bound for v in term_variables(arg))
+        for arg in atom.args
+        if not isinstance(arg, (Variable, Wildcard, Constant))
+    )
+
+
+def _bound_args(atom: Atom, bound: set[str]) -> int:
+    return sum(
+        1
+        for arg in atom.args
+        if isinstance(arg, Constant)
+        or (not isinstance(arg, Wildcard) and all(v.name in bound for v in term_variables(arg)))
+    )
+
+
+def _atom_step(atom: Atom, before, slots, store, semiring, then: Next, body=()) -> Next:
+    match = AtomMatch.build(atom, slots, set(before), (store, semiring))
+    rows = store.relations[atom.relation]
+    times = semiring.times
+    if not match.key:
+        matches = match.matches
+
+        def scan(b, label):
+            for tup, lab in rows.items():
+                if matches(tup, b):
+                    then(b, lab if label is ONE_MARK else times(label, lab))
+
+        return scan
+    positions = tuple(pos for pos, _ in match.key)
+    getters = [get for _, get in match.key]
+    if len(positions) == len(atom.args):  # fully bound: a membership test
+        def member(b, label):
+            lab = rows.get(tuple(get(b) for get in getters))
+            if lab is not None:
+                then(b, lab if label is ONE_MARK else times(label, lab))
+
+        return member
+    index = store.index(atom.relation, positions)
+    binds, repeats = match.binds, match.repeats
+
+    def lookup(b, label):
+        for tup in index.get(tuple(get(b) for get in getters), ()):
+            if repeats and any(tup[p] != tup[q] for p, q in repeats):
+                continue
+            for pos, slot in binds:
+                b[slot] = tup[pos]
+            lab = rows[tup]
+            then(b, lab if label is ONE_MARK else times(label, lab))
+
+    return lookup
+
+
+def _negation_step(literal: Negation, before, slots, store, semiring, then: Next, body=()) -> Next:
+    """``!atom``: no tuple matches the bound arguments; variables that occur only here are
+    existential (any value), a repeated one must repeat in the tuple."""
+    atom = literal.atom
+    free = existential(literal, body, None) if body else set()
+    context = (store, semiring)
+    known, repeats, first = [], [], {}
+    for pos, arg in enumerate(atom.args):
+        if isinstance(arg, Wildcard):
+            continue
+        if isinstance(arg, Variable) and arg.name in free:
+            if arg.name in first:
+                repeats.append((pos, first[arg.name]))
+            else:
+                first[arg.name] = pos
+            continue
+        known.append((pos, getter(arg, slots, context)))
+    rows = store.relations[atom.relation]
+    getters = [get for _, get in known]
+    if len(known) == len(atom.args):
+        def absent(b, label):
+            if tuple(get(b) for get in getters) not in rows:
+                then(b, label)
+
+        return absent
+    index = store.index(atom.relation, tuple(pos for pos, _ in known))
+    if repeats:
+        def absent_repeated(b, label):
+            for tup in index.get(tuple(get(b) for get in getters), ()):
+                if all(tup[p] == tup[q] for p, q in repeats):
+                    return
+            then(b, label)
+
+        return absent_repeated
+
+    def absent_any(b, label):
+        if not index.get(tuple(get(b) for get in getters)):
+            then(b, label)
+
+    return absent_any
+
+
+def _compare_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
+    context = (store, semiring)
+    left, right = getter(literal.left, slots, context), getter(literal.right, slots, context)
+    test, op, position = _COMPARE[literal.op], literal.op, literal.position
+
+    def compare(b, label):
+        try:
+            lv, rv = left(b), right(b)
+        except NoValue:
+            return
+        if op not in ("=", "!=") and isinstance(lv, str) != isinstance(rv, str):
+            raise EvaluationError(
+                "type_error", f"cannot compare {lv!r} {op} {rv!r} (a string and a number)", position
+            )
+        if test(lv, rv):
+            then(b, label)
+
+    return compare
+
+
+def _constraint_step(literal: Constraint, before, slots, store, semiring, then: Next, body=()) -> Next:
+    context = (store, semiring)
+    first, second = (getter(arg, slots, context) for arg in literal.args)
+    test = constraint(literal.name, literal.position)
+
+    def check(b, label):
+        if test(first(b), second(b)):
+            then(b, label)
+
+    return check
+
+
+def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
+    target = assignment_target(literal, set(before))
+    expr = literal.right if literal.left is target else literal.left
+    slot, get = slots[target.name], getter(expr, slots, (store, semiring))
+
+    def assign(b, label):
+        try:
+            b[slot] = get(b)
+        except NoValue:
+            return
+        then(b, label)
+
+    return assign
+
+
+STEP = {"atom": _atom_step, "negation": _negation_step, "compare": _compare_step, "assign": _assign_step,
+         "constraint": _constraint_step}
