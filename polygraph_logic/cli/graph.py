@@ -121,9 +121,11 @@ def _run_build(args: argparse.Namespace) -> int:
     build = build_graph(args.assertions, args.receipts, rules, cap=args.cap,
                         progress=lambda stats: progress.step(f"{', '.join(stats.relations)[:40]}"))
     progress.done()
-    build.write(args.output)
+    writing = Progress("writing", stream=sys.stderr)
+    build.write(args.output, progress=lambda stage, rows: writing.step(f"{stage} {rows:,}"))
+    writing.done()
     counts = build.counts()
-    print(f"wrote {args.output}: {len(build.artifacts)} artifacts "
+    print(f"wrote {args.output}: {sum(counts.values())} artifacts "
           f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
           f"{build.truncated()} labels truncated at cap {args.cap}, {build.over_cap} receipts over the cap; "
           f"{sum(build.seconds.values()):.2f} s", file=sys.stderr)

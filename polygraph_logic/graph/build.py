@@ -5,9 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats, evaluate, tuple_key
@@ -26,43 +28,81 @@ def triple_id(layer: str, triple: Sequence[str]) -> str:
 
 @dataclass
 class Build:
-    """A built graph in memory: its artifacts and what building it cost."""
+    """A built graph in memory (the evaluated model) and what building it cost.
+
+    Artifacts are collected from the model as they are written (``write``), so a
+    build never holds them all; ``artifacts`` collects them into a list when asked.
+    """
 
     assertions: list[Assertion]
     receipts: list[Receipt]
-    artifacts: list[Artifact]
     cap: int | None
     rule_files: list[str]
     over_cap: int
-    background_edges: int
     model: Model | None = field(default=None, repr=False)
     seconds: dict[str, float] = field(default_factory=dict)
+    tally: "Tally | None" = field(default=None, repr=False)
+
+    @cached_property
+    def artifacts(self) -> list[Artifact]:
+        tally = Tally()
+        artifacts = list(iter_artifacts(self.model, self.receipts, tally))
+        self.tally = self.tally or tally
+        return artifacts
+
+    @property
+    def background_edges(self) -> int:
+        return self._tally().background
+
+    def _tally(self) -> "Tally":
+        if self.tally is None:
+            self.artifacts  # noqa: B018  (collects, and tallies as it goes)
+        return self.tally
 
     def counts(self) -> dict[str, int]:
-        counts: dict[str, int] = {}
-        for artifact in self.artifacts:
-            counts[artifact.layer] = counts.get(artifact.layer, 0) + 1
-        return counts
+        return dict(self._tally().layers)
 
     def truncated(self) -> int:
-        return sum(not a.exact for a in self.artifacts)
+        return self._tally().inexact
 
-    def write(self, path: str | Path) -> None:
-        """Persists the graph atomically (see store.write_graph)."""
+    def write(self, path: str | Path, progress: Callable[[str, int], None] | None = None) -> None:
+        """Persists the graph atomically (see store.write_graph), collecting artifacts as it goes."""
         meta = {
             "cap": "none" if self.cap is None else str(self.cap),
             "rule_files": json.dumps(self.rule_files),
             "receipts_over_cap": str(self.over_cap),
-            "background_edges": str(self.background_edges),
             "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
+        started = time.perf_counter()
         facts, rules = (), ()
         if self.model is not None:
             to_json = self.model.semiring.to_json
             facts = (StoredFact(name, tup, tuple(map(tuple, to_json(label))), label.exact)
                      for name in self.model.relations() for tup, label in self.model.facts(name).items())
             rules = self.model.program.rules
-        write_graph(path, self.assertions, self.artifacts, meta, facts, rules)
+        tally = Tally()
+        if "artifacts" in self.__dict__:
+            artifacts = self.artifacts
+        else:
+            artifacts = iter_artifacts(self.model, self.receipts, tally)
+            self.tally = tally
+        meta["background_edges"] = lambda: str(self._tally().background)
+        write_graph(path, self.assertions, artifacts, meta, facts, rules, progress)
+        self.seconds["write"] = time.perf_counter() - started
+
+
+@dataclass
+class Tally:
+    """What collecting artifacts counted: artifacts per layer, inexact labels, background-only edges."""
+
+    layers: Counter = field(default_factory=Counter)
+    inexact: int = 0
+    background: int = 0
+
+    def add(self, artifact: Artifact) -> Artifact:
+        self.layers[artifact.layer] += 1
+        self.inexact += not artifact.exact
+        return artifact
 
 
 def build_graph(
@@ -100,10 +140,7 @@ def build_graph(
     model = evaluate(program, "why", cap=cap, progress=progress)
     seconds["evaluate"] = time.perf_counter() - started
 
-    started = time.perf_counter()
-    artifacts, background = collect_artifacts(model, receipts)
-    seconds["collect"] = time.perf_counter() - started
-    return Build(assertions, receipts, artifacts, cap, rule_files, compiled.over_cap, background, model, seconds)
+    return Build(assertions, receipts, cap, rule_files, compiled.over_cap, model, seconds)
 
 
 def _support(model: Model, label) -> tuple[tuple[str, ...], ...]:
@@ -111,43 +148,48 @@ def _support(model: Model, label) -> tuple[tuple[str, ...], ...]:
 
 
 def collect_artifacts(model: Model, receipts: list[Receipt]) -> tuple[list[Artifact], int]:
-    """Returns the artifacts of an evaluated model, and how many edges were background only.
+    """Returns the artifacts of an evaluated model, and how many edges were background only."""
+    tally = Tally()
+    return list(iter_artifacts(model, receipts, tally)), tally.background
+
+
+def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = None) -> Iterator[Artifact]:
+    """Yields the artifacts of an evaluated model, one at a time, counting them in ``tally``.
 
     Claims are the ``claim`` facts; entailed edges are the ``edge`` facts that are not
     claims and rest on at least one assertion (edges of background knowledge alone are
     part of the ontology, not of the graph); merges, summaries and sentences are the
     facts their receipts compiled into.
     """
-    artifacts: list[Artifact] = []
+    tally = tally if tally is not None else Tally()
     claims = _rows(model, "claim")
     for triple, label in _sorted(claims):
-        artifacts.append(Artifact(triple_id("claim", triple), "claim", _content(triple),
-                                  _support(model, label), label.exact))
+        yield tally.add(Artifact(triple_id("claim", triple), "claim", _content(triple),
+                                 _support(model, label), label.exact))
     by_id = {r.artifact: r for r in receipts}
     for layer in ("merge", "summary"):
         for (artifact_id,), label in _sorted(_rows(model, layer)):
-            artifacts.append(Artifact(artifact_id, layer, by_id[artifact_id].content,
-                                      _support(model, label), label.exact))
+            yield tally.add(Artifact(artifact_id, layer, by_id[artifact_id].content,
+                                     _support(model, label), label.exact))
+    seen = set()
     for receipt in receipts:
         for i, sentence in enumerate(receipt.sentences, 1):
             label = model.label("sentence", (receipt.sentence_id(i),))
             content = {"summary": receipt.artifact, "index": i, "text": sentence.text}
-            artifacts.append(Artifact(receipt.sentence_id(i), "sentence", content,
-                                      _support(model, label), label.exact))
-    background = 0
-    seen = {a.id for a in artifacts}
+            seen.add(receipt.sentence_id(i))
+            yield tally.add(Artifact(receipt.sentence_id(i), "sentence", content,
+                                     _support(model, label), label.exact))
     for triple, label in _sorted(_rows(model, "edge")):
         if triple in claims:
             continue
         if label.is_one():
-            background += 1
+            tally.background += 1
             continue
         artifact_id = triple_id("edge", triple)
         if artifact_id in seen:  # a digest collision would silently merge two edges
             raise RuntimeError(f"artifact id collision for {artifact_id}")
         seen.add(artifact_id)
-        artifacts.append(Artifact(artifact_id, "edge", _content(triple), _support(model, label), label.exact))
-    return artifacts, background
+        yield tally.add(Artifact(artifact_id, "edge", _content(triple), _support(model, label), label.exact))
 
 
 def artifact_fact(artifact: Artifact) -> tuple[str, tuple]:

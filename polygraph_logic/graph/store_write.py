@@ -73,7 +73,8 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
     ``facts`` are every fact of the evaluated program and ``rules`` its rules (text or
     syntax trees), so that later re-derivation needs neither the inputs nor the rule
     files.  An artifact whose fact is not among ``facts`` gets one with its label.
-    ``progress(stage, rows)`` is called now and then.
+    ``progress(stage, rows)`` is called now and then.  A ``meta`` value may be a callable,
+    called once the rows are written (for counts known only then).
     """
     text, tree = _rules(rules)
     with replacing(path, ".partial") as temporary:
@@ -88,7 +89,8 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
             db.executescript(_INDEXES + _LINK_SUMMARIES + "ANALYZE;")
             stats = writer.stats()
             rows = [("format", FORMAT), ("rules", text), ("rules_tree", tree), ("stats", json.dumps(stats)),
-                    *((k, v) for k, v in meta.items() if k not in ("format", "rules", "rules_tree", "stats"))]
+                    *((k, v() if callable(v) else v) for k, v in meta.items()
+                      if k not in ("format", "rules", "rules_tree", "stats"))]
             db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
             db.commit()
         finally:

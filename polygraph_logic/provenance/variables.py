@@ -76,6 +76,21 @@ class VariableTable:
                 result |= 1 << bit
         return result
 
+    def numbers(self, names: Iterable[str]) -> frozenset[int]:
+        """Returns the variable numbers of the known ``names`` (unknown names are ignored, as in ``mask``)."""
+        bits = self._bits
+        return frozenset(b for b in map(bits.get, names) if b is not None)
+
+    def names_in(self, monomial: Iterable[int]) -> list[str]:
+        """Returns the names of a set of variable numbers, in natural order."""
+        keys, names = self._keys, self._names
+        return [names[b] for b in sorted(monomial, key=keys.__getitem__)]
+
+    def set_key(self, monomial: frozenset[int]) -> tuple:
+        """Returns the cap key of a monomial given as a set of variable numbers (see ``sort_key``)."""
+        keys = self._keys
+        return (len(monomial), tuple(sorted(keys[b] for b in monomial)))
+
     def names_of(self, mask: int) -> list[str]:
         """Returns the names of the bits set in ``mask``, in natural order."""
         keys = self._keys

@@ -11,19 +11,24 @@ from .base import NegationNotSupported, Semiring
 from .variables import VariableTable
 
 
-def _minimal(monomials: Iterable[int]) -> list[int]:
+Monomial = frozenset  # of variable numbers (VariableTable); sets, not bitsets: a bitset's
+# size grows with the highest variable number, which at 10^5 assertions made every label
+# kilobytes long and a build's memory quadratic in the graph
+
+
+def _minimal(monomials: Iterable[Monomial]) -> list[Monomial]:
     """Returns the monomials that have no proper subset among the others (absorption)."""
-    # A proper subset has fewer bits, so after sorting by size it is always kept
+    # A proper subset is smaller, so after sorting by size it is always kept
     # before any of its supersets is considered.
-    kept: list[int] = []
-    for m in sorted(set(monomials), key=int.bit_count):
-        if not any(k & m == k for k in kept):
+    kept: list[Monomial] = []
+    for m in sorted(set(monomials), key=len):
+        if not any(k <= m for k in kept):
             kept.append(m)
     return kept
 
 
 class Polynomial:
-    """An immutable label: a set of monomials (bitsets over a VariableTable) in minimal DNF.
+    """An immutable label: a set of monomials (sets of VariableTable numbers) in minimal DNF.
 
     ``exact`` is False when a cap dropped monomials from this label or from any label
     it was built from; the dropped monomials can only have kept the artifact alive.
@@ -31,7 +36,7 @@ class Polynomial:
 
     __slots__ = ("monomials", "exact", "table", "_hash")
 
-    def __init__(self, monomials: frozenset[int], exact: bool, table: VariableTable):
+    def __init__(self, monomials: frozenset[Monomial], exact: bool, table: VariableTable):
         object.__setattr__(self, "monomials", monomials)
         object.__setattr__(self, "exact", exact)
         object.__setattr__(self, "table", table)
@@ -48,19 +53,16 @@ class Polynomial:
         """Returns True for background knowledge: the empty monomial alone."""
         return self.monomials == _ONE_MONOMIALS
 
-    def _ordered(self) -> list[int]:
-        return sorted(self.monomials, key=self.table.sort_key)
+    def _ordered(self) -> list[Monomial]:
+        return sorted(self.monomials, key=self.table.set_key)
 
     def variables(self) -> frozenset[str]:
         """Returns every assertion id the polynomial mentions."""
-        union = 0
-        for m in self.monomials:
-            union |= m
-        return frozenset(self.table.names_of(union))
+        return frozenset(self.table.names_in(frozenset().union(*self.monomials)))
 
     def support_sets(self) -> list[frozenset[str]]:
         """Returns the support sets, smallest first (the cap's key)."""
-        return [frozenset(self.table.names_of(m)) for m in self._ordered()]
+        return [frozenset(self.table.names_in(m)) for m in self._ordered()]
 
     def restrict(self, deleted: Iterable[str]) -> Polynomial:
         """Returns the polynomial with the ``deleted`` assertions set to false.
@@ -68,8 +70,8 @@ class Polynomial:
         The exact flag is kept: an exact label stays exact, and a truncated one stays
         inexact because a dropped monomial might have survived the deletion.
         """
-        gone = self.table.mask(deleted)
-        kept = frozenset(m for m in self.monomials if not m & gone)
+        gone = self.table.numbers(deleted)
+        kept = frozenset(m for m in self.monomials if gone.isdisjoint(m))
         if len(kept) == len(self.monomials):
             return self
         return Polynomial(kept, self.exact, self.table)
@@ -81,13 +83,13 @@ class Polynomial:
 
         if not self.monomials:
             return sympy.false
-        names = self.table.names_of
+        names = self.table.names_in
         return Or(*(And(*map(sympy.Symbol, names(m))) for m in self._ordered()))
 
     def __str__(self) -> str:
         if not self.monomials:
             return "0"
-        parts = ["·".join(self.table.names_of(m)) or "1" for m in self._ordered()]
+        parts = ["·".join(self.table.names_in(m)) or "1" for m in self._ordered()]
         return " + ".join(parts)
 
     def __repr__(self) -> str:
@@ -95,7 +97,7 @@ class Polynomial:
         return f"Polynomial({self}{flag})"
 
     def _named(self) -> frozenset[frozenset[str]]:
-        return frozenset(frozenset(self.table.names_of(m)) for m in self.monomials)
+        return frozenset(frozenset(self.table.names_in(m)) for m in self.monomials)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Polynomial):
@@ -115,7 +117,7 @@ class Polynomial:
         return self._hash
 
 
-_ONE_MONOMIALS = frozenset({0})
+_ONE_MONOMIALS = frozenset({frozenset()})
 
 
 class WhySemiring(Semiring[Polynomial]):
@@ -145,7 +147,7 @@ class WhySemiring(Semiring[Polynomial]):
 
     def variable(self, name: str) -> Polynomial:
         """Returns the polynomial of the single assertion ``name``."""
-        return Polynomial(frozenset({1 << self.table.intern(name)}), True, self.table)
+        return Polynomial(frozenset({frozenset({self.table.intern(name)})}), True, self.table)
 
     def is_zero(self, a: Polynomial) -> bool:
         return not a.monomials
@@ -153,14 +155,14 @@ class WhySemiring(Semiring[Polynomial]):
     def is_one(self, a: Polynomial) -> bool:
         return a.monomials == _ONE_MONOMIALS
 
-    def _make(self, monomials: Iterable[int], exact: bool) -> Polynomial:
+    def _make(self, monomials: Iterable[Monomial], exact: bool) -> Polynomial:
         """Returns a label of already-minimal ``monomials`` after applying the cap."""
         monomials = monomials if isinstance(monomials, frozenset) else frozenset(monomials)
         if monomials == _ONE_MONOMIALS:
             # Truncation only removes monomials, so a computed 1 is the true value.
             return self._one
         if self.cap is not None and len(monomials) > self.cap:
-            monomials = frozenset(heapq.nsmallest(self.cap, monomials, key=self.table.sort_key))
+            monomials = frozenset(heapq.nsmallest(self.cap, monomials, key=self.table.set_key))
             exact = False
         return Polynomial(monomials, exact, self.table)
 
@@ -175,10 +177,10 @@ class WhySemiring(Semiring[Polynomial]):
         old = a.monomials
         # Both sides are minimal, so only b's new monomials can absorb a's, and a b
         # monomial equal to or above one of a's adds nothing: O(|A|·|B|), no re-sort.
-        new = [n for n in b.monomials if n not in old and not any(m & n == m for m in old)]
+        new = [n for n in b.monomials if n not in old and not any(m <= n for m in old)]
         if not new:
             return a if a.exact == exact else Polynomial(old, exact, self.table)
-        kept = [m for m in old if not any(n & m == n for n in new)]
+        kept = [m for m in old if not any(n <= m for n in new)]
         kept.extend(new)
         return self._make(kept, exact)
 
@@ -201,20 +203,17 @@ class WhySemiring(Semiring[Polynomial]):
 
     def to_json(self, a: Polynomial) -> list[list[str]]:
         """Returns the support sets as id lists, smallest first: ``[["a77"], ["a12", "a40"]]``."""
-        return [self.table.names_of(m) for m in a._ordered()]
+        return [self.table.names_in(m) for m in a._ordered()]
 
     def polynomial(self, support_sets: Iterable[Iterable[str]], exact: bool = True) -> Polynomial:
         """Returns the label whose support sets are ``support_sets``, minimised and capped."""
         intern = self.table.intern
-        masks = []
+        monomials = []
         for support in support_sets:
             if isinstance(support, str):
                 raise TypeError(f"a support set must be a collection of ids, not {support!r}")
-            mask = 0
-            for name in support:
-                mask |= 1 << intern(name)
-            masks.append(mask)
-        return self._make(_minimal(masks), exact)
+            monomials.append(frozenset(map(intern, support)))
+        return self._make(_minimal(monomials), exact)
 
     def from_sympy(self, expr) -> Polynomial:
         """Returns the polynomial of a negation-free sympy Boolean expression.
