@@ -48,6 +48,8 @@ class Declarations:
                 found.types[item.name] = item
             else:
                 found.io.append(item)
+        for type_declaration in found.types.values():
+            found.base(type_declaration.name, type_declaration.position)
         for declaration in found.relations.values():
             if "eqrel" in declaration.qualifiers and declaration.arity != 2:
                 raise ProgramError("type_error", f"eqrel relation {declaration.relation} must be binary",
@@ -123,7 +125,7 @@ def _rule_atoms(rule: Rule):
 def _check_argument(kind: str, arg, atom: Atom, variables: dict) -> None:
     if isinstance(arg, Constant):
         if not _fits(kind, arg.value):
-            raise ProgramError("type_error", f"{arg} is not a {kind} (argument {atom.args.index(arg) + 1} "
+            raise ProgramError("type_error", f"{arg} is not {article(kind)} (argument {atom.args.index(arg) + 1} "
                                f"of {atom.relation})", atom.position)
     elif isinstance(arg, Variable):
         group = "symbol" if kind == "symbol" else "number"
@@ -131,6 +133,11 @@ def _check_argument(kind: str, arg, atom: Atom, variables: dict) -> None:
         if seen[0] != group:
             raise ProgramError("type_error", f"variable {arg.name} is a {group} in {atom} but a {seen[0]} "
                                f"in {seen[1]} ({seen[1].position})", arg.position or atom.position)
+
+
+def article(kind: str) -> str:
+    """Returns "a number", "an unsigned"."""
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
 def _fits(kind: str, value) -> bool:
@@ -151,7 +158,7 @@ def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration
         if bad:
             row = next(i for i, r in enumerate(rows) if not _fits(kind, r[column]))
             attribute = declared.attributes[column]
-            raise ProgramError("type_error", f"{rows[row][column]!r} is not a {kind} (column {column + 1}, "
+            raise ProgramError("type_error", f"{rows[row][column]!r} is not {article(kind)} (column {column + 1}, "
                                f"{attribute} of {table.relation})", table.position(row))
         if kind == "float" and int in types:
             table.rows = rows = [row[:column] + (float(row[column]),) + row[column + 1:] for row in rows]

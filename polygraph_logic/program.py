@@ -233,7 +233,7 @@ def _atoms(rule: Rule) -> Iterator[Atom]:
 
 def _check_arities(tables: dict[str, FactTable], rules: list[Rule], declarations: Declarations) -> dict[str, int]:
     first: dict[str, tuple[int, object]] = {
-        name: (d.arity, d.position) for name, d in declarations.relations.items()
+        name: (d.arity, f"its .decl at {d.position}") for name, d in declarations.relations.items()
     }
     for name, table in tables.items():
         seen = first.setdefault(name, (table.arity, table.position(0)))

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .declarations import Declarations
+from .declarations import Declarations, article
 from .directives import IODirective
 from .errors import Position, ProgramError
 from .evaluate import Model, tuple_key
@@ -150,7 +150,7 @@ def _slow(kind: str, value: str, row: int, column: int, table: FactTable, declar
 
 def _bad(kind, value, row, column, table: FactTable, declaration):
     where = table.position(row)
-    raise ProgramError("type_error", f"{value!r} is not a {kind} (column {column + 1}, "
+    raise ProgramError("type_error", f"{value!r} is not {article(kind)} (column {column + 1}, "
                        f"{declaration.attributes[column]} of {table.relation})",
                        Position(where.file, where.line, 1) if where else None)
 
