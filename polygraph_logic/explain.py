@@ -107,7 +107,7 @@ class Explainer:
             return Derivation(fact)  # background knowledge
         path = path | {fact}
         relation, args = fact
-        for plan, text in self.plans.get(relation):
+        for plan, text in self.plans.for_goal(relation, args):
             self._goal, self._found = args, None
             self._accept = lambda used: all(g not in path and self._supported(g, numbers) for g in used)
             try:

@@ -9,13 +9,12 @@ fixpoint of the rules restricted to the uncertain facts, so the cost follows wha
 the deletion touched, not the size of the closure.
 
 Facts are read from the graph file as the proofs need them (graph/fact_store.py),
-and the rules come from the file as syntax trees; a rule is planned the first time a
-proof needs its head relation.
+and the rules come from the file as syntax trees; a rule is loaded and planned the
+first time a proof needs its head (by relation and head constants).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Any, Callable
 
 from .graph.fact_store import FactStore
@@ -41,26 +40,29 @@ class _Liveness:
 
 
 class GoalPlans:
-    """The graph's rules compiled as goal-directed plans over its stored facts, planned on demand."""
+    """The graph's rules compiled as goal-directed plans over its stored facts.
+
+    Only the rules whose head can produce a goal are loaded and planned, each once.
+    """
 
     def __init__(self, graph: Graph, value: Callable[[str, tuple], Any], semiring, emit):
         from .plan import Plan
         self._plan = Plan
+        self.graph = graph
         self.store = FactStore(graph, value)
         self.semiring, self.emit = semiring, emit
-        self.rules: dict[str, list] = defaultdict(list)
-        for rule in graph.rules():
-            self.rules[rule.head.relation].append(rule)
-        self._plans: dict[str, list] = {}
+        self._plans: dict[int, tuple] = {}
 
-    def get(self, relation: str) -> list:
-        """Returns ``[(plan, rule text)]`` for the rules whose head is ``relation``."""
-        plans = self._plans.get(relation)
-        if plans is None:
-            plans = self._plans[relation] = [
-                (self._plan(rule, self.store, self.semiring, self.emit, goal=True), str(rule))
-                for rule in self.rules.get(relation, ())]
-        return plans
+    def for_goal(self, relation: str, args: tuple) -> list:
+        """Returns ``[(plan, rule text)]`` for the rules that may derive ``relation(args)``."""
+        out = []
+        for number, rule in self.graph.rules_for(relation, args):
+            plan = self._plans.get(number)
+            if plan is None:
+                plan = self._plans[number] = (self._plan(rule, self.store, self.semiring, self.emit, goal=True),
+                                              str(rule))
+            out.append(plan)
+        return out
 
 
 def stated_by(graph: Graph, fact: FactKey) -> dict[int, str]:
@@ -100,7 +102,7 @@ class Rederiver:
         relation, args = fact
         self._target = args
         try:
-            for plan, _ in self.plans.get(relation):
+            for plan, _ in self.plans.for_goal(relation, args):
                 plan.prove(args)
         except _Found:
             return True

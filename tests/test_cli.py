@@ -97,3 +97,26 @@ def test_console_entry_point_runs_as_a_module():
     )
     assert result.returncode == 0, result.stderr
     assert 'summary("community-7")' in result.stdout
+
+
+def test_each_command_is_registered_by_the_module_the_lazy_map_names():
+    """`polygraph CMD` imports only COMMANDS[CMD]'s module; the map must match what registers."""
+    import argparse
+    import importlib
+
+    from polygraph_logic.cli import COMMAND_MODULES, COMMANDS
+    found = {}
+    for name in COMMAND_MODULES:
+        commands = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"polygraph_logic.cli.{name}").register(commands)
+        found.update(dict.fromkeys(commands.choices, name))
+    assert found == COMMANDS
+
+
+def test_whatif_does_not_import_rdflib_numpy_or_the_model_sdk():
+    import subprocess
+    import sys
+    code = ("import sys; from polygraph_logic.cli import build_parser; build_parser('whatif'); "
+            "print(sorted(m for m in ('rdflib', 'numpy', 'anthropic', 'sympy') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

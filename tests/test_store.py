@@ -131,7 +131,7 @@ def test_graph_paths_with_uri_characters_open_that_file(tmp_path, name):
 def test_opening_reads_metadata_only_and_rules_come_without_the_parser(tmp_path):
     path = build(tmp_path, ROOT / "examples" / "figure1")
     with Graph(path) as graph:
-        assert "rules" not in graph.meta and "rules_tree" not in graph.meta
+        assert "rules" not in graph.meta
         stats = json.loads(graph.meta["stats"])
         assert stats["assertions"] == len(graph.assertions)
         rules = graph.rules()
@@ -142,7 +142,7 @@ def test_a_damaged_rules_tree_is_a_bad_graph_error_not_code(tmp_path):
     import pickle
     path = build(tmp_path, ROOT / "examples" / "figure1")
     db = sqlite3.connect(path)
-    db.execute("UPDATE meta SET value = ? WHERE key = 'rules_tree'", (pickle.dumps(print),))
+    db.execute("UPDATE rules SET tree = ?", (pickle.dumps(print),))
     db.commit()
     db.close()
     with Graph(path) as graph, pytest.raises(PolygraphError) as error:

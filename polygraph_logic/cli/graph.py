@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -198,12 +199,12 @@ def _run_import(args: argparse.Namespace) -> int:
 
 def _run_show(args: argparse.Namespace) -> int:
     with Graph(args.graph) as graph:
+        counts = graph.counts()
         for layer in args.layer or LAYERS:
-            artifacts = list(graph.artifacts(layer))
-            if not artifacts:
+            if not counts.get(layer):
                 continue
-            print(f"{layer} ({len(artifacts)})")
-            for artifact in artifacts[: args.limit]:
+            print(f"{layer} ({counts[layer]})")
+            for artifact in itertools.islice(graph.artifacts(layer), args.limit):  # streamed
                 label = graph.label(artifact)
                 marker = "" if artifact.exact else "  [capped]"
                 print(f"  {artifact.id}  {describe(artifact)}\n      {label}{marker}")

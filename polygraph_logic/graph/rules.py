@@ -1,9 +1,11 @@
 """The program's rules stored ready to use: syntax trees, not text to re-parse.
 
 A graph keeps its rules twice: as rule-language text (for people, exports and other
-engines) and as pickled syntax trees, so that re-derivation and explanations start
-without the parser.  Unpickling is restricted to the project's own syntax dataclasses:
-a damaged or hostile file can name no other class and run no function.
+engines) and in the ``rules`` table, one pickled syntax tree per row beside its head
+relation and the constants of its first three head arguments, so that a proof of
+``edge(x, "RO:0002211", y)`` loads and plans only the rules whose head can produce it
+(a handful among thousands).  Unpickling is restricted to the project's own syntax
+dataclasses: a damaged or hostile file can name no other class and run no function.
 """
 
 from __future__ import annotations
@@ -30,22 +32,24 @@ class _SyntaxUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a rule's syntax tree")
 
 
-def dump_rules(rules: Sequence) -> bytes:
-    """Returns the rules' syntax trees as bytes for the graph file."""
-    return pickle.dumps(list(rules), protocol=pickle.HIGHEST_PROTOCOL)
+def rule_rows(rules: Sequence):
+    """Yields ``(relation, c0, c1, c2, tree)`` rows for the ``rules`` table."""
+    from ..syntax import Constant
+    from .store_write import key_value
+    for rule in rules:
+        heads = [key_value(a.value) if isinstance(a, Constant) else None for a in rule.head.args[:3]]
+        heads += [None] * (3 - len(heads))
+        yield (rule.head.relation, *heads, pickle.dumps(rule, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def load_rules(blob: bytes | None, graph) -> list:
-    """Returns the stored syntax trees; a missing or damaged blob is a bad_graph error."""
-    if not isinstance(blob, bytes):
-        raise PolygraphError("bad_graph", f"{graph.path}: its rules (meta.rules_tree) are missing; rebuild it "
-                                          f"with `polygraph build ... -o {graph.path}`")
+def load_rule(blob, graph):
+    """Returns one stored syntax tree; a damaged one is a bad_graph error."""
+    from ..syntax import Rule
     try:
-        rules = _SyntaxUnpickler(io.BytesIO(blob)).load()
+        rule = _SyntaxUnpickler(io.BytesIO(blob)).load()
     except Exception as error:  # any failure to unpickle is a damaged file, never a traceback
         raise PolygraphError("bad_graph", f"{graph.path}: its stored rules are damaged ({error}); rebuild it "
                                           f"with `polygraph build ... -o {graph.path}`") from None
-    from ..syntax import Rule
-    if not isinstance(rules, list) or not all(isinstance(r, Rule) for r in rules):
-        raise PolygraphError("bad_graph", f"{graph.path}: its stored rules are not rules")
-    return rules
+    if not isinstance(rule, Rule):
+        raise PolygraphError("bad_graph", f"{graph.path}: a stored rule is a {type(rule).__name__}, not a rule")
+    return rule

@@ -10,8 +10,9 @@ Tables (format ``polygraph-graph/2``):
 - ``mentions``: assertion number -> facts whose labels mention it (the what-if index).
 - ``artifacts``: the facts a retriever can return, with id, layer and content; a
   sentence and its sentence-level summary share ``summary`` (the summary's number).
-- ``meta``: format, cap, build record, per-layer statistics, and the program's rules
-  both as text and as a ready-to-use syntax tree (rules.py).
+- ``rules``: the program's rules as ready-to-use syntax trees, found by head relation
+  and head constants (rules.py); ``meta`` holds them as text too, with the format,
+  cap, build record and per-layer statistics.
 
 Opening a graph reads ``meta`` only; every question reads the rows it needs. Writing
 goes to a temporary file that replaces the target only once complete (store_write.py).
@@ -34,7 +35,7 @@ from .labels import decode_label, encode_label  # noqa: F401  (encode_label re-e
 
 FORMAT = "polygraph-graph/2"
 LAYERS = ("claim", "merge", "edge", "summary", "sentence")
-TABLES = ("meta", "assertions", "facts", "mentions", "artifacts")
+TABLES = ("meta", "assertions", "facts", "mentions", "artifacts", "rules")
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ class Graph:
         try:
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
             self.meta = dict(self._db.execute(
-                "SELECT key, value FROM meta WHERE key NOT IN ('rules', 'rules_tree')"))
+                "SELECT key, value FROM meta WHERE key != 'rules'"))
         except sqlite3.DatabaseError as error:
             raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
         if self.meta.get("format") != FORMAT:
@@ -264,12 +265,23 @@ class Graph:
         return row[0] if row and isinstance(row[0], str) else ""
 
     def rules(self) -> list:
-        """Returns the program's rules as syntax trees, stored ready to use (never re-parsed)."""
+        """Returns every rule of the program as a syntax tree (stored ready to use, never re-parsed)."""
         if self._rules is None:
-            from .rules import load_rules
-            row = self.query("SELECT value FROM meta WHERE key = 'rules_tree'").fetchone()
-            self._rules = load_rules(row[0] if row else None, self)
+            from .rules import load_rule
+            self._rules = [load_rule(row[0], self) for row in self.query("SELECT tree FROM rules ORDER BY num")]
         return self._rules
+
+    def rules_for(self, relation: str, args: tuple) -> list[tuple[int, object]]:
+        """Returns ``[(number, rule)]`` of the rules whose head can produce ``relation(args)``
+        (head constants among the first three arguments checked in the query)."""
+        from .rules import load_rule
+        from .store_write import key_value
+        where, parameters = ["relation = ?"], [relation]
+        for position, value in enumerate(args[:3]):
+            where.append(f"(c{position} IS NULL OR c{position} = ?)")
+            parameters.append(key_value(value))
+        rows = self.query(f"SELECT num, tree FROM rules WHERE {' AND '.join(where)} ORDER BY num", parameters)
+        return [(num, load_rule(tree, self)) for num, tree in rows]
 
     # --- statistics ------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
@@ -295,7 +307,7 @@ class Graph:
             "artifacts": total,
             "layers": {k: layers[k] for k in sorted(layers, key=layer_order)},
             "label_bytes_per_artifact": label_bytes / total if total else 0.0,
-            "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules", "rules_tree", "stats")},
+            "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules", "stats")},
         }
 
 

@@ -18,7 +18,7 @@ from ..errors import PolygraphError
 from ..files import replacing
 from .assertions import Assertion
 from .labels import encode_label
-from .rules import dump_rules
+from .rules import rule_rows
 from .store import FORMAT, Artifact, StoredFact, fact_key
 
 _TABLES = """
@@ -31,6 +31,7 @@ CREATE TABLE mentions(assertion INTEGER NOT NULL, fact INTEGER NOT NULL,
     PRIMARY KEY(assertion, fact)) WITHOUT ROWID;
 CREATE TABLE artifacts(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, layer TEXT NOT NULL,
     content TEXT NOT NULL, fact INTEGER NOT NULL UNIQUE, summary INTEGER);
+CREATE TABLE rules(num INTEGER PRIMARY KEY, relation TEXT NOT NULL, c0, c1, c2, tree BLOB NOT NULL);
 """
 
 # built after the rows are in (faster than maintaining them row by row)
@@ -44,6 +45,8 @@ CREATE INDEX facts_by_k1 ON facts(relation, k1, k2);
 CREATE INDEX facts_by_k2 ON facts(relation, k2, k0);
 CREATE INDEX artifacts_by_summary ON artifacts(summary) WHERE summary IS NOT NULL;
 CREATE INDEX artifacts_by_layer ON artifacts(layer);
+CREATE INDEX rules_by_c0 ON rules(relation, c0);
+CREATE INDEX rules_by_c1 ON rules(relation, c1);
 """
 
 # a sentence points at its summary, and a summary with sentences at itself
@@ -76,7 +79,7 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
     ``progress(stage, rows)`` is called now and then.  A ``meta`` value may be a callable,
     called once the rows are written (for counts known only then).
     """
-    text, tree = _rules(rules)
+    text, rules = _rules(rules)
     with replacing(path, ".partial") as temporary:
         db = sqlite3.connect(temporary)
         try:
@@ -86,9 +89,10 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
             writer.facts(facts)
             db.execute(_FACT_KEY_INDEX)
             writer.artifacts(artifacts)
+            db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree) VALUES (?, ?, ?, ?, ?)", rule_rows(rules))
             db.executescript(_INDEXES + _LINK_SUMMARIES + "ANALYZE;")
             stats = writer.stats()
-            rows = [("format", FORMAT), ("rules", text), ("rules_tree", tree), ("stats", json.dumps(stats)),
+            rows = [("format", FORMAT), ("rules", text), ("stats", json.dumps(stats)),
                     *((k, v() if callable(v) else v) for k, v in meta.items()
                       if k not in ("format", "rules", "rules_tree", "stats"))]
             db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
@@ -97,14 +101,15 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
             db.close()
 
 
-def _rules(rules: str | Sequence) -> tuple[str, bytes]:
+def _rules(rules: str | Sequence) -> tuple[str, list]:
+    """Returns the rules as text and as syntax trees (parsing text once, at write time)."""
     if isinstance(rules, str):
         if not rules.strip():
-            return rules, dump_rules([])
+            return rules, []
         from ..program import parse_program
-        return rules, dump_rules(parse_program(rules, "(stored rules)").rules)
+        return rules, parse_program(rules, "(stored rules)").rules
     rules = list(rules)
-    return "\n".join(str(rule) for rule in rules), dump_rules(rules)
+    return "\n".join(str(rule) for rule in rules), rules
 
 
 class _Writer:
