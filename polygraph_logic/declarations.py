@@ -46,6 +46,9 @@ class Declarations:
                     raise ProgramError("duplicate_declaration", f"type {item.name} is declared twice",
                                        item.position)
                 found.types[item.name] = item
+            elif item.kind == "limitsize":
+                raise ProgramError("unsupported_directive", ".limitsize is not supported; "
+                                   "bound a runaway relation with polygraph eval --max-facts", item.position)
             else:
                 found.io.append(item)
         for type_declaration in found.types.values():
