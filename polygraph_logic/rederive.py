@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from .graph.fact_store import FactStore
 from .graph.store import Graph
+from .graph.store_write import key_value
 
 FactKey = tuple[str, tuple]
 
@@ -51,18 +52,34 @@ class GoalPlans:
         self.graph = graph
         self.store = FactStore(graph, value)
         self.semiring, self.emit = semiring, emit
-        self._plans: dict[int, tuple] = {}
+        self._plans: dict[int, tuple] = {}  # rule number -> (plan, text)
+        self._heads: dict[str, list] = {}  # relation -> [(rule number, head constants)]
+
+    def _heads_of(self, relation: str) -> dict:
+        """Returns the rules of ``relation`` grouped by which head positions hold constants:
+        ``{positions: {constants: [rule numbers]}}``, so a goal finds its rules by a few lookups."""
+        groups = self._heads.get(relation)
+        if groups is None:
+            groups = self._heads[relation] = {}
+            for number, constants in self.graph.rule_heads(relation):
+                positions = tuple(p for p, c in enumerate(constants) if c is not None)
+                values = tuple(constants[p] for p in positions)
+                groups.setdefault(positions, {}).setdefault(values, []).append(number)
+        return groups
 
     def for_goal(self, relation: str, args: tuple) -> list:
         """Returns ``[(plan, rule text)]`` for the rules that may derive ``relation(args)``."""
-        out = []
-        for number, rule in self.graph.rules_for(relation, args):
-            plan = self._plans.get(number)
-            if plan is None:
-                plan = self._plans[number] = (self._plan(rule, self.store, self.semiring, self.emit, goal=True),
-                                              str(rule))
-            out.append(plan)
-        return out
+        keys = [key_value(v) for v in args[:3]]
+        numbers = []
+        for positions, by_values in self._heads_of(relation).items():
+            if len(keys) > max(positions, default=-1):
+                numbers += by_values.get(tuple(keys[p] for p in positions), ())
+        numbers.sort()
+        missing = [n for n in numbers if n not in self._plans]
+        if missing:
+            for number, rule in self.graph.rules_numbered(missing).items():
+                self._plans[number] = (self._plan(rule, self.store, self.semiring, self.emit, goal=True), str(rule))
+        return [self._plans[n] for n in numbers]
 
 
 def stated_by(graph: Graph, fact: FactKey) -> dict[int, str]:

@@ -271,17 +271,18 @@ class Graph:
             self._rules = [load_rule(row[0], self) for row in self.query("SELECT tree FROM rules ORDER BY num")]
         return self._rules
 
-    def rules_for(self, relation: str, args: tuple) -> list[tuple[int, object]]:
-        """Returns ``[(number, rule)]`` of the rules whose head can produce ``relation(args)``
-        (head constants among the first three arguments checked in the query)."""
+    def rule_heads(self, relation: str) -> list[tuple[int, tuple]]:
+        """Returns ``[(number, (c0, c1, c2))]`` of the rules with head ``relation``: the constants
+        of the first three head arguments as stored (None for a variable), for matching goals."""
+        return [(row[0], row[1:]) for row in self.query(
+            "SELECT num, c0, c1, c2 FROM rules WHERE relation = ? ORDER BY num", (relation,))]
+
+    def rules_numbered(self, numbers) -> dict[int, object]:
+        """Returns ``{number: rule}`` for stored rule numbers."""
         from .rules import load_rule
-        from .store_write import key_value
-        where, parameters = ["relation = ?"], [relation]
-        for position, value in enumerate(args[:3]):
-            where.append(f"(c{position} IS NULL OR c{position} = ?)")
-            parameters.append(key_value(value))
-        rows = self.query(f"SELECT num, tree FROM rules WHERE {' AND '.join(where)} ORDER BY num", parameters)
-        return [(num, load_rule(tree, self)) for num, tree in rows]
+        rows = self.query("SELECT num, tree FROM rules WHERE num IN (SELECT value FROM json_each(?))",
+                          (json.dumps(sorted(numbers)),))
+        return {num: load_rule(tree, self) for num, tree in rows}
 
     # --- statistics ------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
