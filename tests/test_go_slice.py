@@ -79,4 +79,37 @@ def test_exact_what_if_equals_boolean_recompute(go):
         truth = evaluate(compile_inputs(surviving, []).program(rule_program), "boolean").boolean()
         for artifact_id in outcome.touched:
             relation, args = index.artifacts[artifact_id].fact
-            assert (artifact_id in outcome.dead) == (args not in truth[relation]), artifact_id
+            entailed = args in truth[relation] or (relation == "claim" and args in truth["edge"])
+            assert (artifact_id in outcome.dead) == (not entailed), artifact_id
+
+
+def test_exact_what_if_settles_capped_verdicts_as_recompute_does(go):
+    """The source whose retraction leaves the most dead verdicts on capped labels."""
+    assertions, rules, build, index = go
+    graph = index.graph
+    counts = [(len(what_if(graph, Deletion(sources=(s,))).uncertain), s) for s in sorted(index.sources)]
+    uncertain, source = max(counts)
+    assert uncertain > 0
+    outcome = what_if(graph, Deletion(sources=(source,)), exact=True)
+    assert outcome.settled >= uncertain and outcome.uncertain == []
+    surviving = [a for a in assertions if a.id not in outcome.deleted]
+    truth = evaluate(compile_inputs(surviving, []).program(load_program(*[str(r) for r in rules])),
+                     "boolean").boolean()
+    for artifact_id in outcome.touched:
+        relation, args = index.artifacts[artifact_id].fact
+        entailed = args in truth[relation] or (relation == "claim" and args in truth["edge"])
+        assert (artifact_id in outcome.dead) == (not entailed), artifact_id
+
+
+def test_disk_path_equals_the_reference_for_every_policy(go):
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from reference_whatif import ReferenceGraph
+    from test_store import assert_same, random_deletions
+
+    from polygraph_logic.whatif import POLICIES
+    graph = go[3].graph
+    reference = ReferenceGraph(graph)
+    for deletion in random_deletions(reference, random.Random(5), 4):
+        for policy in POLICIES:
+            assert_same(graph, reference, deletion, policy)
