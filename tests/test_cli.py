@@ -120,3 +120,12 @@ def test_whatif_does_not_import_rdflib_numpy_or_the_model_sdk():
             "print(sorted(m for m in ('rdflib', 'numpy', 'anthropic', 'sympy') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_generate_copies_writes_disjoint_copies(tmp_path):
+    from polygraph_logic.cli import main as cli_main
+    assert cli_main(["generate", "-o", str(tmp_path / "two"), "--copies", "2"]) == 0
+    ids = [json.loads(line)["id"] for line in (tmp_path / "two" / "assertions.jsonl").read_text().splitlines()]
+    assert len(ids) == 5600 and len(set(ids)) == 5600
+    assert sum(i.startswith("copy1/") for i in ids) == 2800
+    assert cli_main(["generate", "-o", str(tmp_path / "none"), "--copies", "0"]) == 2

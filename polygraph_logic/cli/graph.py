@@ -71,6 +71,9 @@ def register(commands) -> None:
     generate_.add_argument("--assertions", type=int, default=2800)
     generate_.add_argument("--merges", type=int, default=165)
     generate_.add_argument("--summaries", type=int, default=59)
+    generate_.add_argument("--copies", type=int, default=1, metavar="N",
+                           help="the graph plus N-1 disjoint copies (copy k: seed + k, names prefixed copyK/); "
+                                "for scale measurements")
     generate_.set_defaults(run=_run_generate)
 
     ontology = commands.add_parser(
@@ -152,10 +155,10 @@ def _run_info(args: argparse.Namespace) -> int:
 
 
 def _run_generate(args: argparse.Namespace) -> int:
-    from ..graph.synthetic import generate
+    from ..graph.synthetic import generate_copies
     try:
-        graph = generate(seed=args.seed, documents=args.documents, assertions=args.assertions,
-                         merges=args.merges, summaries=args.summaries)
+        graph = generate_copies(args.copies, seed=args.seed, documents=args.documents, assertions=args.assertions,
+                                merges=args.merges, summaries=args.summaries)
     except ValueError as error:
         raise PolygraphError("bad_argument", str(error)) from None
     graph.write(args.output)
