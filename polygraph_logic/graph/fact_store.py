@@ -28,15 +28,37 @@ class FactStore:
         self.relations = _Relations(self)
         self._exists: dict[tuple[str, tuple], bool] = {}
         self._lookups: dict[tuple, list[tuple]] = {}
+        self._buckets: dict[tuple, bool] = {}
+
+    BUCKET = 256  # membership tests load the tuples sharing the first two arguments, up to this many
 
     def exists(self, relation: str, args: tuple) -> bool:
         key = (relation, args)
         found = self._exists.get(key)
         if found is None:
-            found = self.graph.query("SELECT 1 FROM facts WHERE relation = ? AND args = ?",
-                                     (relation, fact_key(args))).fetchone() is not None
+            if len(args) >= 2 and self._bucket(relation, args[0], args[1]):
+                found = self._exists.get(key, False)  # the whole bucket is known now
+            else:
+                found = self.graph.query("SELECT 1 FROM facts WHERE relation = ? AND args = ?",
+                                         (relation, fact_key(args))).fetchone() is not None
             self._exists[key] = found
         return found
+
+    def _bucket(self, relation: str, first, second) -> bool:
+        """Loads every tuple of ``relation`` starting with ``first, second`` when there are at most
+        BUCKET of them (a proof tests many such tuples: one query instead of one each); returns
+        whether it did."""
+        key = (relation, first, second)
+        loaded = self._buckets.get(key)
+        if loaded is None:
+            rows = self.graph.query("SELECT args FROM facts WHERE relation = ? AND k0 = ? AND k1 = ? LIMIT ?",
+                                    (relation, key_value(first), key_value(second), self.BUCKET + 1)).fetchall()
+            loaded = len(rows) <= self.BUCKET
+            if loaded:
+                for row in rows:
+                    self._exists[(relation, tuple(json.loads(row[0])))] = True
+            self._buckets[key] = loaded
+        return loaded
 
     def lookup(self, relation: str, positions: tuple[int, ...], key: tuple) -> list[tuple]:
         """Returns the stored tuples of ``relation`` whose ``positions`` hold ``key``."""
