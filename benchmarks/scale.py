@@ -2,8 +2,9 @@
 
 For each scale k the inputs are the paper-scale graph plus k - 1 disjoint copies
 (graph.synthetic.generate_copies), and each command below runs as a separate process of
-the installed code, timed from outside (wall clock) with its peak RSS taken from the
-kernel's accounting of that one child (os.wait4), so the figures are what a user sees:
+the installed code, timed from outside (wall clock) with its peak RSS taken from GNU time
+(/usr/bin/time; else the kernel's accounting of that one child, os.wait4, which also
+counts the benchmark process it was forked from), so the figures are what a user sees:
 
   build      polygraph build --assertions --receipts --rules ro     time, peak RSS, graph bytes
   what-if    polygraph whatif GRAPH --retract-source S               median of --repeat runs
@@ -86,11 +87,23 @@ class Run:
         return self
 
 
+GNU_TIME = "/usr/bin/time"  # GNU time: forks the command from its own small image
+
+
 def run(command: list[str], env: dict | None = None, timeout: float | None = None) -> Run:
-    """Runs ``command`` to its end; returns its wall time and the peak RSS of that one process."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Runs ``command`` to its end; returns its wall time and the peak RSS of that one process.
+
+    Linux charges a process, in its peak RSS, the image it was forked from until it calls
+    exec, so a child forked from this (large) benchmark process would report this
+    process's size. GNU time forks the command from its own small image and reports the
+    command's peak; without it, the child's own wait4 accounting is used (an upper bound).
+    """
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
+        timed = os.access(GNU_TIME, os.X_OK)
+        full = [GNU_TIME, "-f", "%M", "-o", rss.name, *command] if timed else command
         started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err, env=env)
+        process = subprocess.Popen(full, stdout=out, stderr=err, env=env)
         timer = threading.Timer(timeout, process.kill) if timeout else None
         if timer:
             timer.start()
@@ -107,6 +120,9 @@ def run(command: list[str], env: dict | None = None, timeout: float | None = Non
         finally:
             if timer:
                 timer.cancel()
+        if timed:
+            reported = rss.read().split()
+            peak = int(reported[-1]) / 1024 if reported and reported[-1].isdigit() else None
         out.seek(0)
         err.seek(0)
         return Run(seconds, peak, process.returncode, out.read().decode(errors="replace"),
@@ -123,10 +139,11 @@ class Polygraph:
         self.timeout = timeout
 
     def __call__(self, *arguments: str) -> Run:
-        return run([sys.executable, "-m", "polygraph_logic.cli", *arguments], self.env, self.timeout)
+        # -P: the current folder (a checkout) must not shadow --python-path
+        return run([sys.executable, "-P", "-m", "polygraph_logic.cli", *arguments], self.env, self.timeout)
 
     def python(self, code: str, *arguments: str) -> Run:
-        return run([sys.executable, "-c", code, *arguments], self.env, self.timeout)
+        return run([sys.executable, "-P", "-c", code, *arguments], self.env, self.timeout)
 
     def code(self) -> str:
         """Returns where the measured polygraph_logic is imported from."""
