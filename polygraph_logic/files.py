@@ -10,24 +10,32 @@ from typing import Iterator
 
 from .errors import PolygraphError
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: leftovers are not swept (nothing tells a live build from a dead one)
+    fcntl = None
+
 
 @contextmanager
 def replacing(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     """Yields a temporary path beside ``path``, renamed over ``path`` when the block succeeds.
 
     Parent folders are created; the file gets the mode a plain ``open`` would give it.
-    On any failure the temporary file is removed and the old file is left as it was;
-    an OSError becomes PolygraphError(io_error) naming the file.
+    On any failure (Ctrl-C included) the temporary file is removed and the old file is
+    left as it was; an OSError becomes PolygraphError(io_error) naming the file.  The
+    temporary file is locked while it is written, so that the leftovers of a killed
+    writer (``.NAME.*SUFFIX``, unlocked) are swept by the next write of the same target.
     """
     target = Path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        sweep_leftovers(target, suffix)
         handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
-        os.close(handle)
     except OSError as error:
         raise PolygraphError("io_error", f"cannot write {target}: {error.strerror or error}") from None
     temporary = Path(name)
     try:
+        _lock(handle, blocking=True)
         yield temporary
         umask = os.umask(0)
         os.umask(umask)
@@ -38,6 +46,46 @@ def replacing(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
         if isinstance(error, OSError):
             raise PolygraphError("io_error", f"cannot write {target}: {error.strerror or error}") from None
         raise
+    finally:
+        os.close(handle)  # releases the lock
+
+
+def sweep_leftovers(target: Path, suffix: str) -> list[Path]:
+    """Removes the temporary files of killed writes of ``target``; returns them.
+
+    A file is a leftover when it matches ``.NAME.*SUFFIX`` and no live writer holds its
+    lock: a concurrent write of the same target keeps its file.
+    """
+    removed = []
+    if fcntl is None or not suffix:
+        return removed
+    for candidate in target.parent.glob(f".{_glob_escape(target.name)}.*{_glob_escape(suffix)}"):
+        try:
+            handle = os.open(candidate, os.O_RDWR)
+        except OSError:
+            continue
+        try:
+            if _lock(handle, blocking=False):
+                candidate.unlink(missing_ok=True)
+                removed.append(candidate)
+        finally:
+            os.close(handle)
+    return removed
+
+
+def _lock(handle: int, blocking: bool) -> bool:
+    """Takes an exclusive lock on an open file; False when another process holds it."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        return True
+    except OSError:
+        return False
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
 def write_text_atomically(path: str | Path, text: str) -> None:

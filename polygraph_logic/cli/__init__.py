@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
@@ -28,10 +29,17 @@ COMMANDS = {
 }
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with errors in the command's shape: ``bad_argument: message``, exit 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"bad_argument: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Returns the argument parser of the ``polygraph`` command: every subcommand, or only
     those of the module that registers ``command`` when it is known."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="polygraph",
         description="Datalog with why-provenance for knowledge graphs built by language models.",
     )
@@ -47,20 +55,67 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line; returns the exit status (2 on a user error)."""
+    """Runs the command line; returns the exit status (2 on a user error, 130 on Ctrl-C).
+
+    Every failure is one line on standard error, ``FILE:LINE:COL: code: message`` or
+    ``code: message``; never a traceback (``POLYGRAPH_TRACEBACK=1`` shows one for an
+    internal error, to report it).
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):  # a name from undecodable argv bytes must still print
+            stream.reconfigure(errors="backslashreplace")
     try:
+        parser = build_parser(argv[0] if argv else None)
+        args = parser.parse_args(argv)
         return args.run(args)
     except PolygraphError as error:
-        print(str(error), file=sys.stderr)
-        return 2
+        return _fail(str(error))
     except KeyError as error:
-        print(f"polygraph: {error.args[0]}", file=sys.stderr)
-        return 2
+        return _fail(f"not_found: {error.args[0] if error.args else error}")
+    except KeyboardInterrupt:
+        return _fail("interrupted: stopped by Ctrl-C; no output file was changed", 130)
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+    except RecursionError:
+        return _fail("too_deep: the input nests too deeply to process (split long expressions or "
+                      "nested values)")
+    except MemoryError:
+        return _fail("out_of_memory: the input needs more memory than is available")
+    except UnicodeError as error:
+        return _fail(f"encoding_error: {error.reason} ({error.object[error.start:error.end]!r}): text must be "
+                     "UTF-8 without lone surrogates")
+    except ValueError as error:
+        if "limit" not in str(error) or "digits" not in str(error):
+            return _internal(error)
+        return _fail("too_large: an integer has more than 4,300 digits")
+    except Exception as error:  # the last line of defence; every such case is a bug to report
+        return _internal(error)
+
+
+def _internal(error: Exception) -> int:
+    if os.environ.get("POLYGRAPH_TRACEBACK"):
+        raise error
+    return _fail(f"internal_error: {type(error).__name__}: {error} (a bug: please report it; "
+                 "POLYGRAPH_TRACEBACK=1 shows the traceback)")
+
+
+def _fail(line: str, status: int = 2) -> int:
+    try:
+        print(line, file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return status
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe, points stdout at /dev/null so that the exit flush does not fail."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ file with three bad lines gives three messages, and nothing is silently dropped.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -72,27 +73,85 @@ class LoadError(PolygraphError):
         return "\n".join(str(p) for p in self.problems)
 
 
+#: deepest nesting of lists and objects a record may have (deeper is an error, not a crash)
+MAX_DEPTH = 64
+#: every predicate is a CURIE (``RO:0002211``) or an IRI: a prefix, a colon, no whitespace
+_CURIE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*:\S+\Z")
+#: ids the build generates for claims and entailed edges (see build.triple_id)
+_GENERATED = re.compile(r"(claim|edge):[0-9a-f]{12}\Z")
+
+
 def _records(path: Path, problems: list) -> Iterator[tuple[int, dict]]:
     try:
-        handle = path.open(encoding="utf-8")
+        handle = path.open("rb")
     except OSError as error:
         raise PolygraphError("file_error", f"cannot read {path}: {error.strerror}") from None
     with handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
+        for number, raw in enumerate(handle, 1):
+            line = _decode(raw, path, number, problems)
+            if line is None or not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                problems.append(PolygraphError(
-                    "invalid_json", f"not valid JSON: {error.msg}", Position(str(path), number, error.colno)))
-                continue
-            if not isinstance(record, dict):
-                problems.append(PolygraphError(
-                    "invalid_record", f"expected a JSON object, got {type(record).__name__}",
-                    Position(str(path), number, 1)))
-                continue
-            yield number, record
+            record = _parse(line, path, number, problems)
+            if record is not None:
+                yield number, record
+
+
+def _decode(raw: bytes, path: Path, number: int, problems: list) -> str | None:
+    """Returns a line as text, or None with an ``encoding_error`` at the first bad byte."""
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        column = len(raw[:error.start].decode("utf-8", "replace")) + 1
+        problems.append(PolygraphError(
+            "encoding_error", f"byte {raw[error.start]:#04x} is not UTF-8; save the file as UTF-8",
+            Position(str(path), number, column)))
+        return None
+    return line[1:] if number == 1 and line.startswith("\ufeff") else line  # a byte-order mark
+
+
+def _parse(line: str, path: Path, number: int, problems: list) -> dict | None:
+    """Returns a line's JSON object, or None with the problem (bad JSON, too deep, too large, not text)."""
+    start = Position(str(path), number, 1)
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        problems.append(PolygraphError(
+            "invalid_json", f"not valid JSON: {error.msg}", Position(str(path), number, error.colno)))
+        return None
+    except RecursionError:
+        problems.append(PolygraphError("too_deep", f"lists and objects nest deeper than {MAX_DEPTH} levels", start))
+        return None
+    except ValueError:  # an integer beyond Python's digit limit
+        problems.append(PolygraphError("too_large", "a number has more than 4,300 digits", start))
+        return None
+    if not isinstance(record, dict):
+        problems.append(PolygraphError(
+            "invalid_record", f"expected a JSON object, got {type(record).__name__}", start))
+        return None
+    if _depth(record) > MAX_DEPTH:
+        problems.append(PolygraphError("too_deep", f"lists and objects nest deeper than {MAX_DEPTH} levels", start))
+        return None
+    if "\\u" in line:  # only an escape can make a lone surrogate
+        try:
+            json.dumps(record, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as error:
+            problems.append(PolygraphError(
+                "encoding_error", f"a string holds a lone surrogate ({error.object[error.start]!r}), "
+                                  "which is not text", start))
+            return None
+    return record
+
+
+def _depth(value) -> int:
+    """Returns how deeply lists and objects nest in a JSON value (iteratively)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
 
 
 def _text_field(record: dict, name: str, where: Position, problems: list, optional=False) -> Any:
@@ -120,6 +179,11 @@ def load_assertions(path: str | Path) -> list[Assertion]:
         values = [_text_field(record, name, where, problems) for name in _ASSERTION_FIELDS]
         text = _text_field(record, "text", where, problems, optional=True)
         if any(v is None for v in values):
+            continue
+        if not _CURIE.match(values[3]):
+            problems.append(PolygraphError(
+                "bad_predicate", f"predicate {values[3]!r} is not a CURIE such as RO:0002211 (or an IRI); "
+                                 "every predicate names a relation of an ontology", where))
             continue
         if values[0] in seen:
             problems.append(PolygraphError(
@@ -181,6 +245,10 @@ def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
             problems.append(PolygraphError(
                 "duplicate_artifact", f"artifact {artifact!r} was already defined on line {seen[artifact]}",
                 where))
+        elif artifact is not None and _GENERATED.match(artifact):
+            problems.append(PolygraphError(
+                "reserved_id", f"artifact id {artifact!r} has the form of the ids the build gives claims and "
+                               "entailed edges; choose another", where))
         if len(problems) > count:
             continue
         if layer == "merge":
@@ -203,9 +271,21 @@ def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
             continue
         seen[artifact] = number
         receipts.append(Receipt(artifact, layer, content, support, sentences, where))
+    problems.extend(_sentence_id_clashes(receipts))
     if problems:
-        raise LoadError(problems)
+        raise LoadError(sorted(problems, key=lambda p: p.position.line if p.position else 0))
     return receipts
+
+
+def _sentence_id_clashes(receipts: list[Receipt]) -> list[PolygraphError]:
+    """Returns an error for each receipt whose id is the generated id of another's sentence."""
+    sentence_of = {r.sentence_id(i): r for r in receipts for i in range(1, len(r.sentences) + 1)}
+    return [PolygraphError("duplicate_artifact", f"artifact id {r.artifact!r} is the id of sentence "
+                                                 f"{r.artifact.rsplit('#s', 1)[1]} of the summary "
+                                                 f"{sentence_of[r.artifact].artifact!r} on line "
+                                                 f"{sentence_of[r.artifact].position.line}; choose another",
+                           r.position)
+            for r in receipts if r.artifact in sentence_of]
 
 
 def _check_merge(content: dict, where: Position, problems: list) -> None:
