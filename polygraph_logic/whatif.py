@@ -186,7 +186,8 @@ class Outcome:
         return out
 
     def to_json(self, listing: bool = False) -> dict:
-        """Returns the outcome as JSON; ``listing`` names each dead artifact's triple beside its id."""
+        """Returns the outcome as JSON; ``triples`` names each dead claim's or edge's triple, and with
+        ``listing`` each dead artifact is ``{"id", "layer", "triple"}`` instead of its id alone."""
         dead = [n for n in self._ordered if n in self.dead_ranks]
         return {
             "deletion": str(self.deletion),
@@ -197,6 +198,8 @@ class Outcome:
             "dead": self.listing(dead) if listing else self.dead,
             "kept": self.kept,
             "demoted": self.demoted,
+            # the triple of each dead claim or edge, beside its id
+            "triples": {self.rows[n][0]: self.triples[n] for n in dead if n in self.triples},
             "uncertain": self.uncertain,
             "by_layer": self.by_layer(),
             "summaries": self.summaries,

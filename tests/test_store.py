@@ -148,3 +148,21 @@ def test_a_damaged_rules_tree_is_a_bad_graph_error_not_code(tmp_path):
     with Graph(path) as graph, pytest.raises(PolygraphError) as error:
         graph.rules()
     assert error.value.code == "bad_graph"
+
+
+def test_listings_name_each_claim_and_edge_triple(tmp_path, capsys):
+    from polygraph_logic.cli import main
+    path = build(tmp_path, ROOT / "examples" / "figure1")
+    assert main(["whatif", str(path), "--retract-source", "PMID:39973430", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    with Graph(path) as graph:
+        for artifact_id in result["dead"]:
+            artifact = graph.artifact(artifact_id)
+            if artifact.layer in ("claim", "edge"):
+                assert result["triples"][artifact_id] == list(artifact.fact[1])
+        edge = next(a for a in result["dead"] if a.startswith("edge:"))
+        triple = " ".join(result["triples"][edge])
+    assert main(["whatif", str(path), "--retract-source", "PMID:39973430", "--list"]) == 0
+    assert f"  - {edge}  {triple}" in capsys.readouterr().out
+    assert main(["why", str(path), edge]) == 0
+    assert capsys.readouterr().out.startswith(f"{edge} (edge {triple}):")
