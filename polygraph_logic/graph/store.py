@@ -32,6 +32,7 @@ from ..errors import PolygraphError
 from ..provenance import Polynomial, WhySemiring
 from .assertions import Assertion
 from .labels import decode_label, encode_label  # noqa: F401  (encode_label re-exported for callers)
+from .schema import file_problem, schema_problem
 
 FORMAT = "polygraph-graph/2"
 LAYERS = ("claim", "merge", "edge", "summary", "sentence")
@@ -112,6 +113,9 @@ class Graph:
         self.path = Path(path)
         if not self.path.is_file():
             raise PolygraphError("file_error", f"no graph file at {self.path}")
+        problem = file_problem(self.path)
+        if problem:
+            raise bad_graph(self.path, problem)
         # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
         uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
         try:
@@ -122,19 +126,28 @@ class Graph:
             raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
         if self.meta.get("format") != FORMAT:
             found = self.meta.get("format")
-            if found and found.startswith("polygraph-graph/"):
+            if isinstance(found, str) and found.startswith("polygraph-graph/"):
                 raise PolygraphError(
                     "old_graph", f"{self.path} has format {found!r}; this version reads {FORMAT!r}: rebuild it "
                                  f"with `polygraph build --assertions A.jsonl [--receipts R.jsonl] [--rules ...] "
                                  f"-o {self.path}` (or `polygraph import rdf EXPORT -o {self.path}`)")
             raise bad_graph(self.path, f"format {found!r}, expected {FORMAT!r}")
+        problem = self._call(schema_problem, self._db)
+        if problem:
+            raise bad_graph(self.path, problem)
         try:
             cap = self.meta.get("cap", "none")
             self.semiring = WhySemiring(cap=None if cap == "none" else int(cap))
-        except ValueError:
+        except (ValueError, TypeError):
             raise bad_graph(self.path, f"meta.cap is {self.meta.get('cap')!r}, not a number") from None
         self.assertions = Assertions(self)
         self._rules = None
+
+    def _call(self, function, *args):
+        try:
+            return function(*args)
+        except sqlite3.DatabaseError as error:
+            raise bad_graph(self.path, f"cannot be read ({error})") from None
 
     def query(self, sql: str, parameters=()) -> sqlite3.Cursor:
         """Runs a read query; a damaged file becomes a bad_graph error naming the file."""
@@ -188,6 +201,16 @@ class Graph:
             return decode_label(blob)
         except (ValueError, TypeError):
             raise bad_graph(self.path, "a stored label is damaged") from None
+
+    def args(self, text: str) -> tuple:
+        """Decodes a stored fact's arguments; damaged ones are a bad_graph error."""
+        try:
+            args = json.loads(text)
+        except (ValueError, TypeError, RecursionError):
+            args = None
+        if not isinstance(args, list):
+            raise bad_graph(self.path, f"a stored fact's arguments are damaged ({str(text)[:40]!r})")
+        return tuple(args)
 
     def support(self, blob: bytes) -> tuple[tuple[str, ...], ...]:
         """Returns a stored label as support sets of assertion ids."""
@@ -251,7 +274,7 @@ class Graph:
     def facts(self) -> Iterator[StoredFact]:
         """Yields every fact of the evaluated program with its support sets, streamed."""
         for relation, args, blob, exact in self.query("SELECT relation, args, label, exact FROM facts ORDER BY num"):
-            yield StoredFact(relation, tuple(json.loads(args)), self.support(blob), bool(exact))
+            yield StoredFact(relation, self.args(args), self.support(blob), bool(exact))
 
     def fact(self, relation: str, args: tuple) -> StoredFact | None:
         """Returns one stored fact, or None."""
