@@ -34,7 +34,7 @@ def decide(graph: Graph, deleted: frozenset[int], outcome, rederiver=None) -> No
         rows[num] = (id_, layer)
         fact_of[num] = fact
         if layer in ("claim", "edge"):
-            outcome.triples[num] = json.loads(args)
+            outcome.triples[num] = list(graph.args(args))
         if summary is not None:
             parts[num] = summary
         if not any(deleted.isdisjoint(group) for group in graph.decode(blob)):
@@ -71,7 +71,7 @@ def _revived(graph: Graph, numbers: str, deleted: frozenset[int], outcome, reder
     uncertain = set()
     for num, relation, args, blob, exact in graph.query(_TOUCHED_FACTS, (numbers,)):
         if not any(deleted.isdisjoint(group) for group in graph.decode(blob)):
-            key = (relation, tuple(json.loads(args)))
+            key = (relation, graph.args(args))
             dead[key] = num
             if not exact:
                 uncertain.add(key)

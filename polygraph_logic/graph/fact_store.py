@@ -9,7 +9,6 @@ one store serves re-derivation and explanations alike.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
@@ -56,7 +55,7 @@ class FactStore:
             loaded = len(rows) <= self.BUCKET
             if loaded:
                 for row in rows:
-                    self._exists[(relation, tuple(json.loads(row[0])))] = True
+                    self._exists[(relation, self.graph.args(row[0]))] = True
             self._buckets[key] = loaded
         return loaded
 
@@ -71,7 +70,7 @@ class FactStore:
                     where.append(f"k{position} = ?")
                     parameters.append(key_value(value))
             rows = self.graph.query(f"SELECT args FROM facts WHERE {' AND '.join(where)}", parameters)
-            found = [tup for tup in (tuple(json.loads(row[0])) for row in rows)
+            found = [tup for tup in (self.graph.args(row[0]) for row in rows)
                      if len(tup) > max(positions, default=-1)
                      and all(tup[p] == v and type(tup[p]) is type(v) for p, v in zip(positions, key))]
             self._lookups[cache_key] = found
@@ -117,7 +116,7 @@ class _Relation(Mapping):
 
     def __iter__(self) -> Iterator[tuple]:
         for row in self.store.graph.query("SELECT args FROM facts WHERE relation = ?", (self.relation,)):
-            yield tuple(json.loads(row[0]))
+            yield self.store.graph.args(row[0])
 
     def __len__(self) -> int:
         return self.store.graph.query("SELECT COUNT(*) FROM facts WHERE relation = ?", (self.relation,)).fetchone()[0]
