@@ -21,7 +21,7 @@ COMMAND_MODULES = ("program", "graph", "whatif", "export", "construct", "audit",
 # `polygraph whatif` does not pay for rdflib, numpy or the model SDK (test_cli checks this map)
 COMMANDS = {
     "eval": "program",
-    "compile": "graph", "build": "graph", "info": "graph", "show": "graph", "import": "graph",
+    "compile": "graph", "build": "graph", "info": "graph", "check": "graph", "show": "graph", "import": "graph",
     "compile-ontology": "graph", "generate": "graph",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
     "repl": "whatif", "export": "export", "construct": "construct",

@@ -54,6 +54,14 @@ def register(commands) -> None:
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(run=_run_info)
 
+    check = commands.add_parser(
+        "check", help="read every row of a graph file and report damage",
+        description="Run SQLite's integrity check and read every row: labels decode and cite existing "
+                    "assertions, artifacts have their facts, known layers and JSON content, mentions and "
+                    "rules load. Prints one bad_graph line per kind of damage and exits 2, or 'ok'.")
+    check.add_argument("graph", metavar="GRAPH")
+    check.set_defaults(run=_run_check)
+
     show = commands.add_parser("show", help="list a graph's artifacts with their labels")
     show.add_argument("graph", metavar="GRAPH")
     show.add_argument("--layer", choices=LAYERS, action="append", help="only this layer (repeatable)")
@@ -152,6 +160,15 @@ def _run_info(args: argparse.Namespace) -> int:
     print(f"labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average; "
           f"cap {info['meta'].get('cap')}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
     return 0
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from ..graph.check import check_graph
+    report = check_graph(args.graph)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    print(report.summary(), file=sys.stdout if report.ok else sys.stderr)
+    return 0 if report.ok else 2
 
 
 def _run_generate(args: argparse.Namespace) -> int:

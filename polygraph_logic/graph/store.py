@@ -149,12 +149,10 @@ class Graph:
         except sqlite3.DatabaseError as error:
             raise bad_graph(self.path, f"cannot be read ({error})") from None
 
-    def query(self, sql: str, parameters=()) -> sqlite3.Cursor:
-        """Runs a read query; a damaged file becomes a bad_graph error naming the file."""
-        try:
-            return self._db.execute(sql, parameters)
-        except sqlite3.DatabaseError as error:
-            raise bad_graph(self.path, f"cannot be read ({error})") from None
+    def query(self, sql: str, parameters=()) -> "Rows":
+        """Runs a read query; a damaged file becomes a bad_graph error naming the file, whether
+        SQLite meets the damage when the query starts or while its rows are read."""
+        return Rows(self._call(self._db.execute, sql, parameters), self)
 
     def close(self) -> None:
         self._db.close()
@@ -333,6 +331,25 @@ class Graph:
             "label_bytes_per_artifact": label_bytes / total if total else 0.0,
             "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules", "stats")},
         }
+
+
+class Rows:
+    """A query's rows (iterate, fetchone, fetchall), read with damage turned into bad_graph."""
+
+    def __init__(self, cursor: sqlite3.Cursor, graph: Graph):
+        self._cursor, self._graph = cursor, graph
+
+    def __iter__(self) -> "Rows":
+        return self
+
+    def __next__(self):
+        return self._graph._call(next, self._cursor)
+
+    def fetchone(self):
+        return self._graph._call(self._cursor.fetchone)
+
+    def fetchall(self) -> list:
+        return self._graph._call(self._cursor.fetchall)
 
 
 def fact_key(args: Iterable) -> str:
