@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import PolygraphError
+from .errors import PolygraphError, Position
 
 try:
     import fcntl
@@ -93,3 +93,21 @@ def write_text_atomically(path: str | Path, text: str) -> None:
     with replacing(path) as temporary:
         with temporary.open("w", encoding="utf-8", newline="\n") as out:
             out.write(text)
+
+
+def read_utf8(path: str | Path) -> str:
+    """Returns a text file's contents; bytes that are not UTF-8 are an ``encoding_error`` at
+    their line and column, and an unreadable file a ``file_error``."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise PolygraphError("file_error", f"cannot read {path}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        start = data.rfind(b"\n", 0, error.start) + 1
+        column = len(data[start:error.start].decode("utf-8", "replace")) + 1
+        raise PolygraphError("encoding_error", f"byte {data[error.start]:#04x} is not UTF-8; save the file as UTF-8",
+                             Position(str(path), line, column)) from None

@@ -9,6 +9,7 @@ from typing import Iterable, Iterator, Sequence
 from .declarations import Declarations
 from .directives import Declaration, IODirective, TypeDeclaration
 from .errors import ProgramError
+from .files import read_utf8
 from .fact_table import FactTable, FactView, tables_from_facts
 from .functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
 from .safety import (  # noqa: F401  (re-exported: the names other modules import from here)
@@ -139,11 +140,7 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None) -> Prog
     tables: dict[str, FactTable] = {}
     for path in paths:
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ProgramError("file_error", f"cannot read {path}: {error.strerror}") from None
-        source = parse_source(text, str(path))
+        source = parse_source(read_utf8(path), str(path))
         clauses.extend(source.clauses)
         merge_tables(tables, source.tables)
     if fact_dir is not None:
