@@ -16,7 +16,7 @@ from .. import __version__
 from ..errors import PolygraphError
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
-COMMAND_MODULES = ("program", "graph", "whatif", "export", "construct", "audit", "retrieval", "bench")
+COMMAND_MODULES = ("program", "graph", "whatif", "export", "serve", "construct", "audit", "retrieval", "bench")
 # the module that registers each command: a command imports its own module only, so that
 # `polygraph whatif` does not pay for rdflib, numpy or the model SDK (test_cli checks this map)
 COMMANDS = {
@@ -24,7 +24,7 @@ COMMANDS = {
     "compile": "graph", "build": "graph", "info": "graph", "check": "graph", "show": "graph", "import": "graph",
     "compile-ontology": "graph", "generate": "graph",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
-    "repl": "whatif", "export": "export", "construct": "construct",
+    "repl": "whatif", "export": "export", "serve": "serve", "construct": "construct",
     "audit": "audit", "queries": "retrieval", "evaluate": "retrieval", "bench": "bench",
 }
 

@@ -1,0 +1,251 @@
+"""The JSON functions of the explorer: one method per endpoint, each over the Python API.
+
+``GraphApi`` holds one open graph and a lock: the graph's SQLite connection and the
+explainer's proof state are shared, so requests from the server's threads take turns.
+Every method takes the request's parameters (see params.py) and returns JSON-ready
+data, or raises ``ApiError``; nothing here writes to the graph file.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from ..errors import PolygraphError
+from ..graph.store import LAYERS, Graph, describe
+from ..whatif import POLICIES, Deletion, Outcome, what_if
+from . import params as P
+from .lookup import describe_ids, entity_artifacts, find_entities, find_named_artifacts, known, name_counts, sentences_of
+from .params import ApiError, Params
+
+FORMATS = {"trig": ("application/trig", ".trig"), "nquads": ("application/n-quads", ".nq"),
+           "turtle": ("text/turtle", ".ttl"), "jsonld": ("application/ld+json", ".jsonld")}
+_CACHED_OUTCOMES = 64
+
+
+class GraphApi:
+    """The explorer's endpoints over one graph file, opened read-only."""
+
+    def __init__(self, path: str | Path):
+        self.graph = Graph(path)
+        self.lock = threading.RLock()
+        self._explainer = None
+        self._outcomes: OrderedDict[tuple, Outcome] = OrderedDict()
+        self._top: dict[str, list[dict]] = {}
+
+    def close(self) -> None:
+        self.graph.close()
+
+    # --- the graph ---------------------------------------------------------------------
+    def info(self, params: Params) -> dict:
+        """Returns the graph's counts per layer, assertions, sources, and the policies it knows."""
+        with self.lock:
+            info = self.graph.info()
+        return {"file": Path(info["file"]).name, "assertions": info["assertions"], "sources": info["sources"],
+                "artifacts": info["artifacts"], "layers": {k: v["artifacts"] for k, v in info["layers"].items()},
+                "inexact": {k: v.get("inexact", 0) for k, v in info["layers"].items()},
+                "policies": list(POLICIES), "formats": list(FORMATS)}
+
+    def search(self, params: Params) -> dict:
+        """Returns completions for ``q``: artifacts (by id, or claims and edges by an entity's
+        name), entities, sources and relations; prefix matches through the indexes."""
+        query = P.one(params, "q").strip()
+        limit = P.integer(params, "limit", 10, 1, 100)
+        if not query:
+            return {"query": query, "artifacts": [], "entities": [], "sources": [], "relations": []}
+        with self.lock:
+            graph = self.graph
+            variants = _variants(query)
+            ids = list(dict.fromkeys(i for v in variants for i in graph.artifact_ids(v, limit)))[:limit]
+            if len(ids) < limit:
+                ids += [i for i in find_named_artifacts(graph, variants, limit) if i not in ids][:limit - len(ids)]
+            artifacts = [_brief(graph.artifact(i)) for i in ids]
+            sources = sorted({s for v in variants for s in graph.complete("source", v, limit)})[:limit]
+            relations = sorted({s for v in variants for s in graph.complete("predicate", v, limit)})[:limit]
+            return {"query": query, "artifacts": artifacts, "entities": find_entities(graph, variants, limit),
+                    "sources": name_counts(graph, "source", sources),
+                    "relations": name_counts(graph, "predicate", relations)}
+
+    def names(self, params: Params) -> dict:
+        """Returns the sources (``kind=source``) or relations (``kind=relation``) starting with
+        ``prefix``, each with its number of assertions, for the deletion checkboxes."""
+        kind = P.one(params, "kind", "source")
+        column = {"source": "source", "relation": "predicate"}.get(kind)
+        if column is None:
+            raise ApiError(400, "bad_parameter", f"kind must be source or relation, not {kind[:40]!r}")
+        prefix = P.one(params, "prefix", "")
+        limit = P.integer(params, "limit", 200, 1, P.MAX_LIMIT)
+        with self.lock:
+            names = self.graph.complete(column, prefix, limit + 1)
+            return {"kind": kind, "prefix": prefix, "more": len(names) > limit,
+                    "names": name_counts(self.graph, column, names[:limit])}
+
+    def resolve(self, params: Params) -> dict:
+        """Sorts a pasted list (``names``: separated by commas or white space) into the sources,
+        relations and assertion ids the graph knows, and the names it does not."""
+        names = P.pasted(params, "names")
+        if len(names) > 100_000:
+            raise ApiError(413, "too_many_names", "paste at most 100,000 names at once")
+        found: dict[str, list[str]] = {"sources": [], "relations": [], "assertions": []}
+        with self.lock:
+            for field, column in (("sources", "source"), ("relations", "predicate"), ("assertions", "id")):
+                names_known = known(self.graph, column, names)
+                found[field] = [n for n in names if n in names_known]
+        matched = {n for v in found.values() for n in v}
+        return {**found, "unknown": [n for n in names if n not in matched]}
+
+    def artifact(self, params: Params) -> dict:
+        """Returns one artifact: content, label, support sets with each assertion's source and
+        evidence, a derivation tree, robustness, its sentences, and the entities and edges around it."""
+        from ..explain import Explainer, robustness, why
+        artifact_id = P.one(params, "id")
+        with self.lock:
+            graph = self.graph
+            if not graph.has_artifact(artifact_id):
+                close = graph.artifact_ids(artifact_id[:max(1, len(artifact_id) - 3)], 5)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                raise ApiError(404, "not_found", f"no artifact named {artifact_id[:80]!r}{hint}")
+            artifact = graph.artifact(artifact_id)
+            if self._explainer is None:
+                self._explainer = Explainer(graph)
+            result = why(graph, artifact_id, self._explainer)
+            tree = result["derivations"][0] if result["derivations"] else None
+            supports = [[_evidence(graph, a["id"]) for a in support] for support in result["support_sets"]]
+            around = _around(graph, artifact)
+            return {**_brief(artifact), "content": artifact.content, "label": result["label"],
+                    "exact": result["exact"], "support_sets": supports,
+                    "derivation": _tree(tree) if tree is not None else None,
+                    "robustness": robustness(graph, artifact_id),
+                    "sentences": sentences_of(graph, artifact_id) if artifact.layer == "summary" else [],
+                    **around}
+
+    def entity(self, params: Params) -> dict:
+        """Returns the claims, edges and merges about an entity (``name``), by layer."""
+        name = P.one(params, "name")
+        limit = P.integer(params, "limit", 200, 1, P.MAX_LIMIT)
+        with self.lock:
+            found = entity_artifacts(self.graph, name, limit)
+            if not any(found.values()):
+                raise ApiError(404, "not_found", f"no claim, edge or merge mentions an entity named {name[:80]!r}")
+            return {"name": name, **{layer: [_brief(self.graph.artifact(i)) for i in ids]
+                                     for layer, ids in found.items()}}
+
+    # --- what-if -----------------------------------------------------------------------
+    def outcome(self, deletion: Deletion, policy: str, exact: bool) -> Outcome:
+        """Returns the what-if outcome of a deletion (the last few are cached: undo is free)."""
+        key = (deletion, policy, exact)
+        with self.lock:
+            if key in self._outcomes:
+                self._outcomes.move_to_end(key)
+                return self._outcomes[key]
+            try:
+                outcome = what_if(self.graph, deletion, policy, exact=exact)
+            except PolygraphError as error:
+                raise ApiError(400, error.code, error.message) from None
+            self._outcomes[key] = outcome
+            while len(self._outcomes) > _CACHED_OUTCOMES:
+                self._outcomes.popitem(last=False)
+            return outcome
+
+    def whatif(self, params: Params) -> dict:
+        """Returns the what-if of a deletion under each requested policy (``policy`` repeated),
+        with the touched artifacts described and each touched summary's sentences."""
+        deletion, exact = P.deletion(params), P.flag(params, "exact")
+        policies = P.policies(params)
+        outcomes = []
+        shown = P.integer(params, "shown", 2000, 0, 10**6)
+        for policy in policies:
+            outcome = self.outcome(deletion, policy, exact)
+            with self.lock:
+                outcomes.append(self._outcome_json(outcome, shown))
+        return {"deletion": str(deletion), "outcomes": outcomes}
+
+    def whatif_download(self, params: Params) -> dict:
+        """Returns one policy's what-if as ``polygraph whatif --json --list`` prints it."""
+        outcome = self.outcome(P.deletion(params), P.policy(P.one(params, "policy", "trust-all")),
+                               P.flag(params, "exact"))
+        return outcome.to_json(listing=True)
+
+    def _outcome_json(self, outcome: Outcome, shown: int) -> dict:
+        data = outcome.to_json(listing=False)
+        dead = set(outcome.dead)
+        # the first `shown` touched artifacts, described (dead ones first: they are what changes)
+        first = ([n for n in outcome.touched if n in dead] + [n for n in outcome.touched if n not in dead])[:shown]
+        data["described"] = describe_ids(self.graph, first)
+        data["summary_sentences"] = {s: [{**entry, "dead": entry["id"] in dead}
+                                         for entry in sentences_of(self.graph, s)] for s in outcome.summaries}
+        return data
+
+    def export(self, params: Params) -> tuple[bytes, str, str]:
+        """Returns the RDF export (``format``) after the deletion under ``policy``, with its
+        content type and file name: what ``polygraph export --retract-source ...`` writes."""
+        from ..export import export_graph
+        fmt = P.one(params, "format", "trig")
+        if fmt not in FORMATS:
+            raise ApiError(400, "bad_parameter", f"format must be one of {', '.join(FORMATS)}, not {fmt[:40]!r}")
+        deletion, policy, exact = (P.deletion(params), P.policy(P.one(params, "policy", "trust-all")),
+                                   P.flag(params, "exact"))
+        buffer = io.BytesIO()
+        with self.lock:
+            try:
+                deletion.numbers(self.graph)
+                export_graph(self.graph, buffer, fmt, deletion=deletion or None, policy=policy, exact=exact)
+            except PolygraphError as error:
+                raise ApiError(400, error.code, error.message) from None
+        content_type, extension = FORMATS[fmt]
+        name = Path(self.graph.path).stem + ("-cleaned" if deletion else "") + extension
+        return buffer.getvalue(), content_type, name
+
+    def top_sources(self, params: Params) -> dict:
+        """Returns the sources whose retraction would kill the most artifacts, with counts per
+        layer, under ``policy`` (computed once per policy: one what-if per source)."""
+        policy = P.policy(P.one(params, "policy", "trust-all"))
+        limit = P.integer(params, "limit", 20, 1, P.MAX_LIMIT)
+        from ..explain import top_sources
+        with self.lock:
+            if policy not in self._top:
+                self._top[policy] = top_sources(self.graph, limit=10**9, policy=policy)
+            rows = self._top[policy]
+        return {"policy": policy, "layers": list(LAYERS), "sources": rows[:limit], "of": len(rows)}
+
+
+def _variants(query: str) -> list[str]:
+    """Returns the query as typed, lower-cased, capitalised and upper-cased (indexed prefixes are
+    case-sensitive; these cover how names are usually written)."""
+    return list(dict.fromkeys([query, query.lower(), query[:1].upper() + query[1:], query.upper()]))
+
+
+def _brief(artifact) -> dict:
+    out = {"id": artifact.id, "layer": artifact.layer, "text": describe(artifact)}
+    if artifact.layer in ("claim", "edge"):
+        out["triple"] = list(artifact.fact[1])
+    return out
+
+
+def _evidence(graph: Graph, assertion_id: str) -> dict:
+    a = graph.assertions[assertion_id]
+    return {"id": a.id, "source": a.source, "triple": [a.subject, a.predicate, a.object], "text": a.text}
+
+
+def _tree(node) -> dict:
+    relation, args = node.fact
+    return {"fact": f"{relation}({', '.join(map(str, args))})", "rule": node.rule, "assertion": node.assertion,
+            "premises": [_tree(p) for p in node.premises]}
+
+
+def _around(graph: Graph, artifact) -> dict:
+    """Returns the entities an artifact is about and a few claims and edges around each."""
+    content = artifact.content
+    if artifact.layer in ("claim", "edge"):
+        entities = [content["subject"], content["object"]]
+    elif artifact.layer == "merge":
+        entities = list(dict.fromkeys([content.get("canonical"), *content.get("members", [])]))
+    else:
+        entities = []
+    neighbours = {}
+    for name in [e for e in entities if isinstance(e, str)][:8]:
+        found = entity_artifacts(graph, name, 6)
+        neighbours[name] = [_brief(graph.artifact(i)) for i in found["claim"] + found["edge"] if i != artifact.id][:6]
+    return {"entities": list(neighbours), "neighbours": neighbours}

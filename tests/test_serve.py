@@ -1,0 +1,220 @@
+"""The explorer's JSON endpoints, over HTTP against a server on port 0 in a thread.
+
+Each answer is checked against the Python API the CLI uses (what_if, why, robustness,
+top_sources, export), and every bad request must be a 4xx with a JSON error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from polygraph_logic.cli import main as cli
+from polygraph_logic.explain import robustness, top_sources
+from polygraph_logic.graph.store import Graph
+from polygraph_logic.serve import ExplorerServer
+from polygraph_logic.whatif import Deletion, what_if
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = ROOT / "examples" / "figure1"
+
+
+@pytest.fixture(scope="module")
+def graph_path(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("serve") / "figure1.graph"
+    assert cli(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts",
+                str(FIGURE1 / "receipts.jsonl"), "--rules", "ro", "-o", str(path)]) == 0
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(graph_path):
+    server = ExplorerServer(graph_path, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def graph(graph_path):
+    with Graph(graph_path) as g:
+        yield g
+
+
+def fetch(server, path: str, body: dict | None = None, method: str | None = None) -> tuple[int, dict, bytes]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.url.rstrip("/") + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def get(server, path: str, body: dict | None = None) -> dict:
+    status, headers, data = fetch(server, path, body)
+    assert status == 200, data
+    assert headers["Content-Type"].startswith("application/json")
+    return json.loads(data)
+
+
+def refused(server, path: str, status: int, code: str, body: dict | None = None, method: str | None = None) -> str:
+    got, headers, data = fetch(server, path, body, method)
+    assert got == status, data
+    assert headers["Content-Type"].startswith("application/json")
+    error = json.loads(data)["error"]
+    assert error["code"] == code
+    assert "Traceback" not in error["message"]
+    return error["message"]
+
+
+def test_binds_localhost_and_serves_the_page_and_its_scripts(server):
+    assert server.server_address[0] == "127.0.0.1"
+    status, headers, page = fetch(server, "/")
+    assert status == 200 and headers["Content-Type"].startswith("text/html")
+    scripts = [part.split('"')[0] for part in page.decode().split('src="')[1:]]
+    assert scripts and all(s.startswith("/static/") for s in scripts)  # nothing from another host
+    for script in scripts:
+        status, headers, body = fetch(server, script)
+        assert status == 200 and headers["Content-Type"].startswith("text/javascript") and body
+
+
+def test_info_counts_every_layer(server, graph):
+    info = get(server, "/api/info")
+    assert info["layers"] == graph.counts()
+    assert info["assertions"] == 6 and info["sources"] == 4
+    assert "deployed" in info["policies"] and "trust-all" in info["policies"]
+
+
+def test_search_completes_artifacts_entities_sources_and_relations(server):
+    found = get(server, "/api/search?q=merge:mapk")
+    assert [a["id"] for a in found["artifacts"]] == ["merge:mapk-erk"]
+    found = get(server, "/api/search?q=aim")  # lower case finds AIM2 too
+    assert "AIM2" in found["entities"]
+    assert all(a["triple"][0] == "AIM2" for a in found["artifacts"])
+    found = get(server, "/api/search?q=PMID:3")
+    assert found["sources"] == [{"name": "PMID:39973430", "assertions": 2}]
+    assert get(server, "/api/search?q=RO:00022")["relations"][0]["name"].startswith("RO:00022")
+    assert get(server, "/api/search?q=")["artifacts"] == []
+
+
+def test_names_and_resolve_sort_a_pasted_list(server):
+    names = get(server, "/api/names?kind=source")
+    assert [n["name"] for n in names["names"]] == ["PMID:39973430", "PMID:40057077", "example:paper-B",
+                                                   "example:paper-C"]
+    assert get(server, "/api/names?kind=relation&prefix=RO:0002212")["names"] == [
+        {"name": "RO:0002212", "assertions": 1}]
+    found = get(server, "/api/resolve", {"names": "PMID:39973430,\nPMID:1 a32; RO:0001025"})
+    assert found == {"sources": ["PMID:39973430"], "relations": ["RO:0001025"], "assertions": ["a32"],
+                     "unknown": ["PMID:1"]}
+
+
+def test_artifact_has_support_sets_with_evidence_tree_and_robustness(server, graph):
+    data = get(server, "/api/artifact?id=merge:mapk-erk")
+    assert data["label"] == "a12·a13 + a20·a21"
+    first = data["support_sets"][0]
+    assert [a["id"] for a in first] == ["a12", "a13"]
+    assert first[0]["source"] == "PMID:39973430" and first[0]["text"] == "the MAPK/ERK pathway regulates apoptosis"
+    assert data["robustness"] == robustness(graph, "merge:mapk-erk")
+    assert data["derivation"]["fact"] == "merge(merge:mapk-erk)"
+    assert {p["assertion"] for p in data["derivation"]["premises"]} == {"a12", "a13"}
+    assert data["entities"] == ["MAPK/ERK", "MAPK/ERK pathway", "ERK1/2 cascade"]
+    summary = get(server, "/api/artifact?id=summary:aim2")
+    assert [s["id"] for s in summary["sentences"]] == ["summary:aim2#s1", "summary:aim2#s2"]
+    edge = get(server, "/api/artifact?id=" + urllib.request.quote(next(
+        a.id for a in graph.artifacts("edge") if a.content["subject"] == "MAPK/ERK")))
+    assert edge["derivation"]["rule"]  # an entailed edge is derived by a rule
+
+
+def test_entity_lists_its_claims_edges_and_merges(server):
+    data = get(server, "/api/entity?name=" + urllib.request.quote("ERK1/2 cascade"))
+    assert [m["id"] for m in data["merge"]] == ["merge:mapk-erk"]
+    assert {c["triple"][0] for c in data["claim"]} == {"ERK1/2 cascade"}
+    assert all("ERK1/2 cascade" in (e["triple"][0], e["triple"][2]) for e in data["edge"])
+
+
+@pytest.mark.parametrize("policy", ["trust-all", "deployed", "flat", "distrust:merge"])
+def test_whatif_equals_the_python_api(server, graph, policy):
+    data = get(server, "/api/whatif", {"source": ["PMID:39973430"], "policy": [policy, "deployed"]})
+    assert [o["policy"] for o in data["outcomes"]] == list(dict.fromkeys([policy, "deployed"]))
+    expected = what_if(graph, Deletion(sources=("PMID:39973430",)), policy).to_json()
+    got = data["outcomes"][0]
+    for key in ("touched", "dead", "kept", "by_layer", "summaries", "deleted_assertions", "demoted", "uncertain"):
+        assert got[key] == expected[key], key
+    assert set(got["described"]) == set(expected["touched"])
+
+
+def test_whatif_trims_summaries_sentence_by_sentence(server):
+    data = get(server, "/api/whatif?source=PMID:40057077&policy=trust-all")["outcomes"][0]
+    assert data["summaries"]["summary:aim2"] == {"status": "trimmed", "sentences": 2, "dead_sentences": 1}
+    assert data["summary_sentences"]["summary:aim2"] == [
+        {"id": "summary:aim2#s1", "text": "AIM2 suppresses oral carcinoma.", "dead": True},
+        {"id": "summary:aim2#s2", "text": "AIM2 is found in the cytosol.", "dead": False}]
+
+
+def test_downloads_whatif_json_and_cleaned_rdf(server, graph, tmp_path):
+    status, headers, body = fetch(server, "/api/whatif.json?source=PMID:39973430&policy=deployed")
+    assert status == 200 and "attachment" in headers["Content-Disposition"]
+    expected = what_if(graph, Deletion(sources=("PMID:39973430",)), "deployed").to_json(listing=True)
+    got = json.loads(body)
+    assert {k: v for k, v in got.items() if k != "elapsed_ms"} == {
+        k: v for k, v in expected.items() if k != "elapsed_ms"}
+    status, headers, body = fetch(server, "/api/export?source=PMID:39973430&format=nquads")
+    assert status == 200 and headers["Content-Type"] == "application/n-quads"
+    assert "figure1-cleaned.nq" in headers["Content-Disposition"]
+    written = tmp_path / "cli.nq"
+    assert cli(["export", str(graph.path), "--retract-source", "PMID:39973430", "-o", str(written)]) == 0
+    assert hashlib.sha256(body).digest() == hashlib.sha256(written.read_bytes()).digest()
+
+
+def test_top_sources_equal_the_python_api(server, graph):
+    data = get(server, "/api/top-sources?policy=trust-all&limit=3")
+    assert data["sources"] == top_sources(graph, 3, "trust-all") and data["of"] == 4
+
+
+def test_bad_requests_are_4xx_json(server):
+    assert "nope" in refused(server, "/api/whatif?source=nope", 400, "unknown_deletion")
+    refused(server, "/api/whatif?policy=bogus", 400, "unknown_policy")
+    refused(server, "/api/whatif?exact=maybe", 400, "bad_parameter")
+    refused(server, "/api/artifact", 400, "missing_parameter")
+    assert "merge:mapk-erk" in refused(server, "/api/artifact?id=merge:mapk", 404, "not_found")
+    refused(server, "/api/artifact?id=a&id=b", 400, "bad_parameter")
+    refused(server, "/api/entity?name=nobody", 404, "not_found")
+    refused(server, "/api/names?kind=colour", 400, "bad_parameter")
+    refused(server, "/api/search?q=a&limit=100000", 400, "bad_parameter")
+    refused(server, "/api/export?format=xml", 400, "bad_parameter")
+    refused(server, "/api/top-sources?limit=x", 400, "bad_parameter")
+    refused(server, "/static/../../etc/passwd", 404, "not_found")
+    refused(server, "/api/whatif?source=%ff", 400, "bad_request")
+    status, _, data = fetch(server, "/api/whatif", None, "PUT")
+    assert status == 405 and json.loads(data)["error"]["code"] == "method_not_allowed"
+    status, _, data = fetch(server, "/api/export", {"x": 1}, "POST")
+    assert status == 405
+    request = urllib.request.Request(server.url + "api/whatif", data=b"[1, 2", method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as error:
+        urllib.request.urlopen(request, timeout=10)
+    assert error.value.code == 400 and json.loads(error.value.read())["error"]["code"] == "bad_json"
+
+
+def test_the_graph_file_is_never_changed(server, graph_path):
+    before = hashlib.sha256(graph_path.read_bytes()).hexdigest()
+    get(server, "/api/whatif", {"source": ["PMID:39973430", "example:paper-B"], "policy": ["flat"], "exact": True})
+    fetch(server, "/api/export?source=PMID:39973430")
+    assert hashlib.sha256(graph_path.read_bytes()).hexdigest() == before
+
+
+def test_serve_is_a_registered_command():
+    from polygraph_logic.cli import build_parser
+    args = build_parser("serve").parse_args(["serve", "x.graph"])
+    assert (args.host, args.port) == ("127.0.0.1", 8000)
