@@ -152,6 +152,9 @@ def test_whatif_equals_the_python_api(server, graph, policy):
     for key in ("touched", "dead", "kept", "by_layer", "summaries", "deleted_assertions", "demoted", "uncertain"):
         assert got[key] == expected[key], key
     assert set(got["described"]) == set(expected["touched"])
+    side = data["outcomes"][-1]  # the side-by-side column: counts only
+    deployed = what_if(graph, Deletion(sources=("PMID:39973430",)), "deployed")
+    assert side["by_layer"] == deployed.by_layer() and side["policy"] == "deployed"
 
 
 def test_whatif_trims_summaries_sentence_by_sentence(server):

@@ -99,10 +99,12 @@ def marked_dead(browser: Browser) -> set[str]:
     return set(browser.run("return [...document.querySelectorAll('#touched tr.dead')].map(r => r.dataset.id)"))
 
 
-def search(browser: Browser, text: str, kind: str, value: str) -> None:
+def search(browser: Browser, text: str, kind: str, value: str, shot: str | None = None) -> None:
     browser.type("#search", text)
     item = f'.completions .item[data-kind="{kind}"][data-value="{value}"]'
     browser.wait("return document.querySelector(arguments[0]) !== null", item)
+    if shot:
+        browser.screenshot(SHOTS / shot)
     browser.click(item)
 
 
@@ -161,7 +163,7 @@ def test_synthetic_pasted_retractions_summaries_and_entity(browser, graphs):
     server = Server(graph)
     try:
         open_app(browser, server.url)
-        search(browser, "KRAS", "entities", "KRAS")
+        search(browser, "KRAS", "entities", "KRAS", shot="synthetic-search.png")
         browser.wait("return document.getElementById('entity-name')?.textContent === 'KRAS'")
         assert browser.run("return document.querySelectorAll('#view-entity tr[data-id]').length") > 0
 
@@ -183,7 +185,75 @@ def test_synthetic_pasted_retractions_summaries_and_entity(browser, graphs):
         act(browser, '#policy option[value="deployed"]')
         assert marked_dead(browser) == dead_listed(graph, *flags, "--policy", "deployed")
         act(browser, "#undo")
+        browser.run("location.hash = arguments[0]", "#/artifact/summary:c04")
+        browser.wait("return document.getElementById('artifact-id')?.textContent === 'summary:c04'")
+        dead_sentences = browser.run("return [...document.querySelectorAll('#sentences li.dead')].map(l => l.dataset.id)")
+        assert dead_sentences and set(dead_sentences) == set(outcome["dead"]) & {f"summary:c04#s{i}" for i in range(1, 20)}
+        assert browser.run("return document.getElementById('artifact-status').textContent") == "trimmed"
+        browser.screenshot(SHOTS / "synthetic-summary.png")
         act(browser, "#undo")
         assert marked_dead(browser) == set()
+        browser.click("#nav-top")
+        browser.wait("return document.querySelectorAll('.top-row').length > 0")
+        browser.screenshot(SHOTS / "synthetic-top-sources.png")
+    finally:
+        server.stop()
+
+
+GO_DATA = ROOT.parent / "shared" / "data" / "go-pombase"
+
+
+def build_go(tmp: Path) -> Path:
+    polygraph("import", "gpad", str(GO_DATA / "truncated-pombase.gpad"), "-o", str(tmp / "assertions.jsonl"))
+    polygraph("import", "obographs", str(GO_DATA / "go-truncated-pombase.json"), "-o", str(tmp / "background.dl"))
+    graph = tmp / "go.graph"
+    polygraph("build", "--assertions", str(tmp / "assertions.jsonl"), "--rules", "ro-class", "--rules", "existential",
+              "--rules", str(tmp / "background.dl"), "-o", str(graph))
+    return graph
+
+
+def largest_source(graph: Path) -> str:
+    from polygraph_logic.graph.store import Graph
+    with Graph(graph) as g:
+        return g.query("SELECT source FROM assertions GROUP BY source ORDER BY COUNT(*) DESC, source LIMIT 1").fetchone()[0]
+
+
+@pytest.mark.parametrize("scale", ["paper", "go"])
+def test_round_trip_at_scale(browser, tmp_path, scale):
+    """Prints the click -> updated view time of a what-if on the paper-scale synthetic graph and
+    the GO slice (the issue's target is 200 ms; reported, not asserted) and checks the verdicts."""
+    if scale == "go":
+        if not GO_DATA.is_dir():
+            pytest.skip(f"the GO slice is not at {GO_DATA}")
+        graph = build_go(tmp_path)
+        retracted = []
+    else:
+        polygraph("generate", "-o", str(tmp_path / "paper"))
+        folder = tmp_path / "paper"
+        graph = tmp_path / "paper.graph"
+        polygraph("build", "--assertions", str(folder / "assertions.jsonl"), "--receipts",
+                  str(folder / "receipts.jsonl"), "--rules", "ro", "-o", str(graph))
+        retracted = (folder / "retracted.txt").read_text().split()
+    source = largest_source(graph)
+    server = Server(graph)
+    try:
+        open_app(browser, server.url)
+        browser.type("#source-filter", source)
+        checkbox = f'input[data-source="{source}"]'
+        browser.wait("return document.querySelectorAll('#sources input').length === 1 && "
+                     "document.querySelector(arguments[0]) !== null", checkbox)
+        times = {f"retract {source}": act(browser, checkbox)}
+        assert marked_dead(browser) == dead_listed(graph, "--retract-source", source)
+        times["switch to deployed"] = act(browser, '#policy option[value="deployed"]')
+        times["exact on"] = act(browser, "#exact")
+        times["undo"] = act(browser, "#undo")
+        if retracted:
+            browser.run("document.querySelector('#deletion details').open = true")
+            browser.type("#paste", "\n".join(retracted))
+            times[f"paste {len(retracted)} retracted sources"] = act(browser, "#paste-apply")
+            browser.screenshot(SHOTS / f"{scale}-whatif.png")
+        print(f"\n{scale} ({graph.stat().st_size / 1e6:.1f} MB): what-if round trip, click -> updated view:")
+        for what, ms in times.items():
+            print(f"  {what}: {ms:.0f} ms")
     finally:
         server.stop()

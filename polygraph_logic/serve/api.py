@@ -150,16 +150,16 @@ class GraphApi:
             return outcome
 
     def whatif(self, params: Params) -> dict:
-        """Returns the what-if of a deletion under each requested policy (``policy`` repeated),
-        with the touched artifacts described and each touched summary's sentences."""
+        """Returns the what-if of a deletion under each requested policy (``policy`` repeated): the
+        first in full, with the first ``shown`` touched artifacts described (dead first) and each
+        touched summary's sentences; the others (for a side-by-side) as counts only."""
         deletion, exact = P.deletion(params), P.flag(params, "exact")
-        policies = P.policies(params)
-        outcomes = []
         shown = P.integer(params, "shown", 2000, 0, 10**6)
-        for policy in policies:
+        outcomes = []
+        for i, policy in enumerate(P.policies(params)):
             outcome = self.outcome(deletion, policy, exact)
             with self.lock:
-                outcomes.append(self._outcome_json(outcome, shown))
+                outcomes.append(self._outcome_json(outcome, shown) if i == 0 else _brief_outcome(outcome))
         return {"deletion": str(deletion), "outcomes": outcomes}
 
     def whatif_download(self, params: Params) -> dict:
@@ -209,6 +209,14 @@ class GraphApi:
                 self._top[policy] = top_sources(self.graph, limit=10**9, policy=policy)
             rows = self._top[policy]
         return {"policy": policy, "layers": list(LAYERS), "sources": rows[:limit], "of": len(rows)}
+
+
+def _brief_outcome(outcome: Outcome) -> dict:
+    """Returns an outcome's counts: per layer, summaries, uncertain and demoted (no id lists)."""
+    return {"brief": True, "deletion": str(outcome.deletion), "policy": outcome.policy, "exact": outcome.exact,
+            "deleted": len(outcome.deleted), "by_layer": outcome.by_layer(), "summaries": outcome.summaries,
+            "uncertain": len(outcome.uncertain_ranks), "demoted": len(outcome.demotions),
+            "elapsed_ms": round(outcome.elapsed_ms, 3)}
 
 
 def _variants(query: str) -> list[str]:

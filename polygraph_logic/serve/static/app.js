@@ -48,23 +48,29 @@ const App = {
     started = started ?? performance.now();
     const sequence = ++this.sequence;
     const policies = [...new Set([this.state.policy, "deployed", "trust-all"])];
+    const asked = performance.now();
     try {
       const data = await request("/api/whatif", null, {...this.deletionParams(), policy: policies});
       if (sequence !== this.sequence) return;
+      this.requestMs = performance.now() - asked;
       this.outcomes = Object.fromEntries(data.outcomes.map(o => [o.policy, o]));
       showError(null);
     } catch (error) {
       if (sequence !== this.sequence) return;
       showError(error.message);
     }
+    const drawing = performance.now();
     renderControls();
     await renderRoute();
+    this.drawMs = performance.now() - drawing;
     requestAnimationFrame(() => setTimeout(() => {
       if (sequence !== this.sequence) return;
       this.lastRoundTrip = performance.now() - started;
       this.updates += 1;
       document.body.dataset.updates = String(this.updates);
       document.body.dataset.roundtrip = this.lastRoundTrip.toFixed(1);
+      document.body.dataset.requestMs = this.requestMs.toFixed(1);
+      document.body.dataset.drawMs = this.drawMs.toFixed(1);
       const o = this.main();
       clear(document.getElementById("status"),
             o ? `${o.deletion}: ${plural(o.deleted_assertions.length, "assertion")} deleted; policy ${o.policy}` +

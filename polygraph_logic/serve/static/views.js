@@ -25,8 +25,8 @@ function layerBars(outcome, scale, main) {
       h("span", {class: "counts", "data-dead": c.dead, "data-touched": c.touched},
         `${c.dead} dead · ${c.kept} kept / ${c.touched}`));
   });
-  const uncertain = outcome.uncertain.length ? h("div", {class: "muted"},
-    `${plural(outcome.uncertain.length, "dead verdict")} on capped labels; "exact" settles them`) : null;
+  const n = outcome.brief ? outcome.uncertain : outcome.uncertain.length;
+  const uncertain = n ? h("div", {class: "muted"}, `${plural(n, "dead verdict")} on capped labels; "exact" settles them`) : null;
   return h("div", {class: `policy-column${main ? " main" : ""}`, "data-policy": outcome.policy},
            h("h3", {}, outcome.policy, main ? " (chosen)" : ""), rows, uncertain);
 }
@@ -50,13 +50,16 @@ function touchedTable(outcome, status) {
     h("h3", {}, `Touched artifacts under ${outcome.policy}`,
       h("span", {class: "muted"}, ids.length < outcome.touched.length ? ` (first ${ids.length} of ${outcome.touched.length}, dead first)` : "")),
     ids.length ? h("table", {id: "touched"},
-      h("tr", {}, h("th", {}, "status"), h("th", {}, "layer"), h("th", {}, "artifact"), h("th", {}, "content")),
-      ids.map(id => {
+      h("colgroup", {}, h("col", {style: "width:110px"}), h("col", {style: "width:80px"}), h("col", {style: "width:190px"}), h("col", {})),
+      h("thead", {}, h("tr", {}, h("th", {}, "status"), h("th", {}, "layer"), h("th", {}, "artifact"), h("th", {}, "content"))),
+      // blocks of rows the browser lays out only when scrolled to (content-visibility): a what-if that
+      // touches thousands of artifacts updates as fast as one that touches a few
+      chunks(ids, 100).map(block => h("tbody", {class: "rows"}, block.map(id => {
         const s = statusOf(id, status);
         return h("tr", {class: s, "data-id": id},
           h("td", {class: "status-cell"}, s, uncertain.has(id) ? " (uncertain)" : ""),
           h("td", {}, id.split(":")[0]), h("td", {}, link(artifactHref(id), id)), h("td", {}, truncate(described[id], 120)));
-      })) : h("p", {class: "muted"}, "Nothing is touched: switch off a source, a relation or an assertion on the left."));
+      })))) : h("p", {class: "muted"}, "Nothing is touched: switch off a source, a relation or an assertion on the left."));
 }
 
 function downloads() {
@@ -92,10 +95,11 @@ const Views = {
     let data;
     try { data = await artifactCache.get(id); } catch (error) { artifactCache.delete(id); throw error; }
     const status = App.status();
-    const state = statusOf(id, status);
+    const summary = (App.main()?.summaries || {})[id];  // a sentence-level summary: kept, trimmed or removed
+    const state = summary ? summary.status : statusOf(id, status) === "kept" ? "alive" : statusOf(id, status);
     clear(el,
       h("h2", {}, h("span", {class: "badge"}, data.layer), " ", h("span", {id: "artifact-id"}, data.id), " ",
-        badge(state === "kept" ? "alive" : state, state === "kept" ? "alive" : state)),
+        h("span", {id: "artifact-status", class: `badge ${state}`}, state)),
       h("p", {id: "artifact-text"}, data.text),
       drawArtifactGraph(data, status),
       contentCard(data, status),
@@ -140,6 +144,12 @@ const Views = {
           App.state.sources.includes(row.source) ? "restore" : "switch off"))));
   },
 };
+
+function chunks(list, size) {
+  const out = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
 
 function layerColour(layer) {
   return {claim: "#1565c0", merge: "#6a1b9a", edge: "#90a4ae", summary: "#ef6c00", sentence: "#f9a825"}[layer];
