@@ -88,7 +88,9 @@ def register(commands) -> None:
         "compile-ontology", help="compile OWL object-property axioms (e.g. the OBO RO) into rules",
         description="Read an OWL ontology (RDF/XML or Turtle) and write Datalog rules over "
                     "edge(subject, predicate, object) for transitive, symmetric, inverse, sub-property "
-                    "and property-chain axioms; what has no rule is reported with the reason.")
+                    "and property-chain axioms, SWRL rules (class atoms read type(x, C); owl:Nothing gives "
+                    "contradiction(x, y, reason)) and hasSelf restrictions; every axiom or SWRL rule "
+                    "with no rule is listed with the reason.")
     ontology.add_argument("ontology", metavar="ONTOLOGY.owl")
     ontology.add_argument("-o", "--output", required=True, metavar="RULES.dl")
     ontology.add_argument("--profile", choices=("instance", "class"), default="instance",
