@@ -43,7 +43,9 @@ def digest(path: Path) -> str:
 def test_a_sound_graph_checks_ok(graph_file, capsys):
     report = check_graph(graph_file)
     assert report.ok and report.lines() == []
-    assert report.rows["assertions"] == 6 and report.rows["artifacts"] == 112
+    with Graph(graph_file) as graph:
+        assert report.rows["assertions"] == len(graph.assertions) == 6
+        assert report.rows["artifacts"] == sum(graph.counts().values())
     assert main(["check", str(graph_file)]) == 0
     assert capsys.readouterr().out.startswith(f"{graph_file}: ok (6 assertions")
 
@@ -59,6 +61,7 @@ def test_a_sound_graph_checks_ok(graph_file, capsys):
     ("DELETE FROM assertions WHERE num = 2", (), "mentions of missing assertions"),
     ("UPDATE meta SET value = '{' WHERE key = 'stats'", (), "damaged metadata"),
     ("UPDATE rules SET tree = x'00' WHERE num = 1", (), "damaged rules"),
+    ("UPDATE assertions SET id = x'ff00' WHERE num = 1", (), "assertions with a value that is not text"),
 ])
 def test_check_names_each_kind_of_damage_and_exits_2(graph_file, tmp_path, capsys, sql, parameters, kind):
     path = damaged(graph_file, tmp_path, sql, parameters)
@@ -68,6 +71,7 @@ def test_check_names_each_kind_of_damage_and_exits_2(graph_file, tmp_path, capsy
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"bad_graph: {path}: " in err and kind in err and "Traceback" not in err
+    assert err.splitlines()[-1].startswith(f"bad_graph: {path}: ")  # the last line is an error line too
     assert digest(path) == before
 
 

@@ -48,8 +48,12 @@ class CheckReport:
                 for kind, count in self.problems.items()]
 
     def summary(self) -> str:
+        """Returns ``PATH: ok (rows read)``, or a ``bad_graph`` line counting the problems."""
         read = ", ".join(f"{n:,} {what}" for what, n in self.rows.items())
-        return f"{self.path}: ok ({read})" if self.ok else f"{self.path}: {sum(self.problems.values())} problem(s)"
+        if self.ok:
+            return f"{self.path}: ok ({read})"
+        return (f"bad_graph: {self.path}: {sum(self.problems.values())} problem(s) of {len(self.problems)} kind(s); "
+                f"rebuild it with `polygraph build ... -o {self.path}`")
 
 
 def check_graph(path: str | Path) -> CheckReport:
@@ -57,6 +61,7 @@ def check_graph(path: str | Path) -> CheckReport:
     report = CheckReport(str(path))
     with Graph(path) as graph:
         _integrity(graph, report)
+        _types(graph, report)
         known = _assertion_numbers(graph, report)
         _facts(graph, known, report)
         _artifacts(graph, report)
@@ -80,6 +85,21 @@ def _assertion_numbers(graph: Graph, report: CheckReport):
     if count == 0 or (low == 1 and high == count):
         return range(1, count + 1)
     return {row[0] for row in graph.query("SELECT num FROM assertions")}
+
+
+def _types(graph: Graph, report: CheckReport) -> None:
+    for what, sql in (("assertions with a value that is not text",
+                       "SELECT num FROM assertions WHERE typeof(id) != 'text' OR typeof(source) != 'text' OR "
+                       "typeof(subject) != 'text' OR typeof(predicate) != 'text' OR typeof(object) != 'text' "
+                       "OR typeof(text) NOT IN ('text', 'null')"),
+                      ("artifacts with an id, layer or content that is not text",
+                       "SELECT num FROM artifacts WHERE typeof(id) != 'text' OR typeof(layer) != 'text' "
+                       "OR typeof(content) != 'text'"),
+                      ("facts with a relation, arguments or label of the wrong type",
+                       "SELECT num FROM facts WHERE typeof(relation) != 'text' OR typeof(args) != 'text' "
+                       "OR typeof(label) != 'blob'")):
+        for (num,) in graph.query(sql):
+            report.add(what, f"row {num}")
 
 
 def _facts(graph: Graph, known, report: CheckReport) -> None:

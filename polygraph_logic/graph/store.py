@@ -86,7 +86,7 @@ class Assertions(Mapping):
         row = self._graph.query(f"SELECT {self._COLUMNS} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
         if row is None:
             raise KeyError(assertion_id)
-        return Assertion(*row)
+        return self._graph.assertion(row)
 
     def __contains__(self, assertion_id) -> bool:
         return self._graph.query("SELECT 1 FROM assertions WHERE id = ?", (assertion_id,)).fetchone() is not None
@@ -100,7 +100,7 @@ class Assertions(Mapping):
         return self._count
 
     def values(self) -> Iterator[Assertion]:
-        return (Assertion(*row) for row in self._graph.query(f"SELECT {self._COLUMNS} FROM assertions ORDER BY num"))
+        return (self._graph.assertion(row) for row in self._graph.query(f"SELECT {self._COLUMNS} FROM assertions ORDER BY num"))
 
     def items(self) -> Iterator[tuple[str, Assertion]]:
         return ((a.id, a) for a in self.values())
@@ -164,10 +164,19 @@ class Graph:
         self.close()
 
     # --- assertions ------------------------------------------------------------------
+    def assertion(self, row: tuple) -> Assertion:
+        """Returns an assertion from its row; a value that is not text is a bad_graph error."""
+        if not all(isinstance(v, str) for v in row[:5]) or not isinstance(row[5], (str, type(None))):
+            raise bad_graph(self.path, f"assertion {row[0]!r} has a value that is not text")
+        return Assertion(*row)
+
     def names(self, numbers: Iterable[int]) -> dict[int, str]:
         """Returns the ids of assertion numbers."""
-        return dict(self.query("SELECT num, id FROM assertions WHERE num IN (SELECT value FROM json_each(?))",
-                               (json.dumps(sorted(set(numbers))),)))
+        names = dict(self.query("SELECT num, id FROM assertions WHERE num IN (SELECT value FROM json_each(?))",
+                                (json.dumps(sorted(set(numbers))),)))
+        if not all(isinstance(name, str) for name in names.values()):
+            raise bad_graph(self.path, "an assertion id is not text")
+        return names
 
     def numbers(self, column: str, values: Iterable[str]) -> dict[int, str]:
         """Returns {number: id} of the assertions whose ``column`` (id, source, predicate) is one of ``values``."""
@@ -224,6 +233,8 @@ class Graph:
 
     def _artifact(self, row) -> Artifact:
         id_, layer, content, blob, exact = row
+        if not isinstance(id_, str):
+            raise bad_graph(self.path, f"an artifact id is not text ({id_!r})")
         try:
             parsed = json.loads(content)
         except (ValueError, TypeError):
