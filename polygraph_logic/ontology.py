@@ -183,8 +183,9 @@ class _Compiler:
         expressions = sum(isinstance(s, BNode) for s in self.graph.subjects(OWL.inverseOf))
         if expressions:
             self.out.notes.append(
-                f"{expressions} anonymous inverse expressions ([owl:inverseOf P]) occur inside chains and "
-                "subPropertyOf axioms; they are compiled there (arguments swapped), not counted as inverseOf")
+                f"{expressions} anonymous inverse expressions ([owl:inverseOf P]) occur inside chains, "
+                "subPropertyOf axioms or SWRL atoms; they are compiled there (arguments swapped), "
+                "not counted as inverseOf")
 
     def skip_class_axioms(self) -> None:
         """Counts the class axioms: edges between classes come from the ontology's graph

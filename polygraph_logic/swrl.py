@@ -26,7 +26,7 @@ import rdflib
 from rdflib import OWL, RDF, RDFS, BNode, Literal, Namespace, URIRef
 from rdflib.collection import Collection
 
-from .owl_terms import Step, curie, expression, label, step_label
+from .owl_terms import curie, expression, label, step_label
 from .syntax import format_value
 
 SWRL = Namespace("http://www.w3.org/2003/11/swrl#")
@@ -51,9 +51,9 @@ class Skipped(NamedTuple):
 
 
 class _Skip(Exception):
-    def __init__(self, kind: str, reason: str):
+    def __init__(self, kind: str, reason: str, detail: str = ""):
         super().__init__(reason)
-        self.kind, self.reason = kind, reason
+        self.kind, self.reason, self.detail = kind, reason, detail
 
 
 class _Atom(NamedTuple):
@@ -82,7 +82,7 @@ def translate(graph: rdflib.Graph) -> Iterator[Compiled | Skipped]:
         try:
             found.append(reader.compile())
         except _Skip as skip:
-            found.append(Skipped(skip.kind, skip.reason, reader.name()))
+            found.append(Skipped(skip.kind, skip.reason, reader.name() + (f" ({skip.detail})" * bool(skip.detail))))
     yield from sorted(found, key=lambda r: (r.kind, str(r.rules if isinstance(r, Compiled) else r.item)))
     yield from _has_self(graph)
 
@@ -144,13 +144,14 @@ class _RuleReader:
                 raise _Skip("swrl_class_expression", "a class atom over a class expression (restriction, "
                             "intersection, ...): type/2 holds named classes only")
             return _Atom("type", cls, (self.term(g.value(node, SWRL.argument1)),))
-        local = str(kind).rsplit("#", 1)[-1] if kind is not None else "untyped"
+        local = str(kind).rsplit("#", 1)[-1] if kind is not None else "an untyped atom"
         raise _Skip("swrl_unsupported_atom", "a built-in, data-valued, data-range, sameAs or differentFrom "
-                    f"atom (here {local}): edge/3 and type/2 have no counterpart")
+                    "atom: edge/3 and type/2 have no counterpart", local)
 
     def term(self, node) -> str:
         if node is None or isinstance(node, (Literal, BNode)):
-            raise _Skip("swrl_unsupported_atom", "an atom argument that is a data value or missing")
+            raise _Skip("swrl_unsupported_atom", "a built-in, data-valued, data-range, sameAs or differentFrom "
+                        "atom: edge/3 and type/2 have no counterpart", "an argument that is a data value or missing")
         if (node, RDF.type, SWRL.Variable) not in self.graph:
             return format_value(curie(node))  # a named individual: a constant
         if node not in self.variables:
