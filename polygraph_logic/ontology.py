@@ -53,7 +53,8 @@ _FORMATS = {".ttl": "turtle", ".turtle": "turtle", ".owl": "xml", ".rdf": "xml",
 
 
 def compile_ontology(path: str | Path) -> CompiledOntology:
-    """Reads an OWL file (RDF/XML or Turtle) and returns its property axioms compiled to rules.
+    """Reads an OWL file (RDF/XML or Turtle) and returns its property axioms, SWRL rules and
+    hasSelf restrictions compiled to rules.
 
     Raises PolygraphError(file_error) naming the file if it is missing or parses as neither.
     """

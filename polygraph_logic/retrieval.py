@@ -75,7 +75,9 @@ def relation_labels() -> dict[str, str]:
     labels: dict[str, str] = {}
     for line in resource_path("rules", "ro.dl").read_text("utf-8").splitlines():
         rule, _, comment = line.partition("//")
-        if ":-" not in rule or not comment.strip():
+        if ":-" not in rule or not comment.strip() or not rule.startswith("edge("):
+            continue
+        if comment.lstrip().startswith(("SWRL", "hasSelf")):  # atoms with arguments, not bare labels
             continue
         head, body = rule.split(":-", 1)
         comment = re.sub(r"^\s*(transitive|symmetric|inverse|equivalent):", "", comment).strip()
