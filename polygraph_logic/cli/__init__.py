@@ -78,12 +78,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return 0
-    except RecursionError:
+    except RecursionError as error:
+        _show_if_asked(error)
         return _fail("too_deep: the input nests too deeply to process (split long expressions or "
                       "nested values)")
     except MemoryError:
         return _fail("out_of_memory: the input needs more memory than is available")
     except UnicodeError as error:
+        _show_if_asked(error)
         return _fail(f"encoding_error: {error.reason} ({error.object[error.start:error.end]!r}): text must be "
                      "UTF-8 without lone surrogates")
     except ValueError as error:
@@ -94,9 +96,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal(error)
 
 
-def _internal(error: Exception) -> int:
+def _show_if_asked(error: BaseException) -> None:
+    """Re-raises an error the command turns into one line, when POLYGRAPH_TRACEBACK is set."""
     if os.environ.get("POLYGRAPH_TRACEBACK"):
         raise error
+
+
+def _internal(error: Exception) -> int:
+    _show_if_asked(error)
     return _fail(f"internal_error: {type(error).__name__}: {error} (a bug: please report it; "
                  "POLYGRAPH_TRACEBACK=1 shows the traceback)")
 
