@@ -5,6 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(32), 127)}
+
+
+def visible(text: str) -> str:
+    """Returns ``text`` with control characters escaped (``\\x0a``): an error stays one line."""
+    return str(text).translate(_CONTROL)
+
+
 @dataclass(frozen=True)
 class Position:
     """Where something stands in a source file (line and column count from 1)."""
@@ -14,7 +22,7 @@ class Position:
     column: int
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
+        return f"{visible(self.file)}:{self.line}:{self.column}"
 
 
 class PolygraphError(Exception):
@@ -31,7 +39,7 @@ class PolygraphError(Exception):
 
     def __str__(self) -> str:
         where = f"{self.position}: " if self.position else ""
-        return f"{where}{self.code}: {self.message}"
+        return f"{where}{self.code}: {visible(self.message)}"
 
 
 class ParseError(PolygraphError):

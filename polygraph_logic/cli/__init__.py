@@ -13,7 +13,7 @@ import sys
 from typing import Sequence
 
 from .. import __version__
-from ..errors import PolygraphError
+from ..errors import PolygraphError, visible
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
 COMMAND_MODULES = ("program", "graph", "whatif", "export", "serve", "construct", "audit", "retrieval", "bench")
@@ -33,7 +33,7 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse with errors in the command's shape: ``bad_argument: message``, exit 2."""
 
     def error(self, message: str):
-        self.exit(2, f"bad_argument: {message} (see `{self.prog} --help`)\n")
+        self.exit(2, f"bad_argument: {visible(message)} (see `{self.prog} --help`)\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PolygraphError as error:
         return _fail(str(error))
     except KeyError as error:
-        return _fail(f"not_found: {error.args[0] if error.args else error}")
+        return _fail(f"not_found: {visible(error.args[0] if error.args else error)}")
     except KeyboardInterrupt:
         return _fail("interrupted: stopped by Ctrl-C; no output file was changed", 130)
     except BrokenPipeError:
@@ -104,7 +104,7 @@ def _show_if_asked(error: BaseException) -> None:
 
 def _internal(error: Exception) -> int:
     _show_if_asked(error)
-    return _fail(f"internal_error: {type(error).__name__}: {error} (a bug: please report it; "
+    return _fail(f"internal_error: {type(error).__name__}: {visible(error)} (a bug: please report it; "
                  "POLYGRAPH_TRACEBACK=1 shows the traceback)")
 
 
