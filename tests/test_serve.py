@@ -165,6 +165,25 @@ def test_whatif_trims_summaries_sentence_by_sentence(server):
         {"id": "summary:aim2#s2", "text": "AIM2 is found in the cytosol.", "dead": False}]
 
 
+def test_whatif_shown_describes_the_first_touched_dead_first_and_lean_leaves_out_triples(server, graph):
+    expected = what_if(graph, Deletion(sources=("PMID:39973430",)), "trust-all").to_json()
+    data = get(server, "/api/whatif", {"source": ["PMID:39973430"], "shown": "5", "lean": "1"})["outcomes"][0]
+    dead = [n for n in expected["touched"] if n in set(expected["dead"])]
+    assert list(data["described"]) == dead[:5]
+    assert "triples" not in data and "kept" not in data
+    assert data["dead"] == expected["dead"] and data["by_layer"] == expected["by_layer"]
+    again = get(server, "/api/whatif", {"source": ["PMID:39973430"]})["outcomes"][0]  # the cached outcome, in full
+    assert again["triples"] == expected["triples"] and again["kept"] == expected["kept"]
+
+
+def test_describe_names_artifacts_in_the_order_asked(server, graph):
+    ids = ["merge:mapk-erk", "nope", *what_if(graph, Deletion(sources=("PMID:39973430",))).touched[:3]]
+    data = get(server, "/api/describe", {"id": ids})
+    assert list(data["described"]) == [i for i in dict.fromkeys(ids) if i != "nope"]  # each once
+    assert data["described"]["merge:mapk-erk"] == get(server, "/api/artifact?id=merge:mapk-erk")["text"]
+    assert get(server, "/api/describe")["described"] == {}
+
+
 def test_downloads_whatif_json_and_cleaned_rdf(server, graph, tmp_path):
     status, headers, body = fetch(server, "/api/whatif.json?source=PMID:39973430&policy=deployed")
     assert status == 200 and "attachment" in headers["Content-Disposition"]

@@ -17,12 +17,17 @@ from ..errors import PolygraphError
 from ..graph.store import LAYERS, Graph, describe
 from ..whatif import POLICIES, Deletion, Outcome, what_if
 from . import params as P
-from .lookup import describe_ids, entity_artifacts, find_entities, find_named_artifacts, known, name_counts, sentences_of
+from .lookup import (describe_ids, entity_artifacts, find_entities, find_named_artifacts, known, name_counts,
+                     sentences_of, sentences_of_many)
 from .params import ApiError, Params
 
 FORMATS = {"trig": ("application/trig", ".trig"), "nquads": ("application/n-quads", ".nq"),
            "turtle": ("text/turtle", ".ttl"), "jsonld": ("application/ld+json", ".jsonld")}
 _CACHED_OUTCOMES = 64
+_CACHED_SENTENCES = 10_000
+MAX_DESCRIBED = 10_000
+# what the page leaves out of the chosen policy's outcome (``lean=1``): it reads neither
+_LEAN_OMITS = ("triples", "kept")
 
 
 class GraphApi:
@@ -33,6 +38,8 @@ class GraphApi:
         self.lock = threading.RLock()
         self._explainer = None
         self._outcomes: OrderedDict[tuple, Outcome] = OrderedDict()
+        self._jsons: dict[tuple, dict] = {}       # (outcome key, "full"|"brief") -> its JSON (made once)
+        self._sentences: dict[str, list[dict]] = {}  # summary id -> its sentences (fixed for the graph)
         self._top: dict[str, list[dict]] = {}
 
     def close(self) -> None:
@@ -145,22 +152,56 @@ class GraphApi:
             except PolygraphError as error:
                 raise ApiError(400, error.code, error.message) from None
             self._outcomes[key] = outcome
+            for kind in ("full", "brief"):
+                self._jsons.pop((key, kind), None)
             while len(self._outcomes) > _CACHED_OUTCOMES:
-                self._outcomes.popitem(last=False)
+                old, _ = self._outcomes.popitem(last=False)
+                for kind in ("full", "brief"):
+                    self._jsons.pop((old, kind), None)
             return outcome
+
+    def _json_of(self, deletion: Deletion, policy: str, exact: bool, kind: str) -> dict:
+        """Returns an outcome's JSON (``full``: as ``whatif --json`` prints it; ``brief``: counts),
+        made once per cached outcome: a policy shown again, or an undo, costs no serialising."""
+        outcome = self.outcome(deletion, policy, exact)
+        key = ((deletion, policy, exact), kind)
+        with self.lock:
+            data = self._jsons.get(key)
+            if data is None or data["_outcome"] is not outcome:
+                made = outcome.to_json(listing=False) if kind == "full" else _brief_outcome(outcome)
+                data = self._jsons[key] = {"_outcome": outcome, "json": made}
+            return data["json"]
 
     def whatif(self, params: Params) -> dict:
         """Returns the what-if of a deletion under each requested policy (``policy`` repeated): the
         first in full, with the first ``shown`` touched artifacts described (dead first) and each
-        touched summary's sentences; the others (for a side-by-side) as counts only."""
+        touched summary's sentences; the others (for a side-by-side) as counts only. ``lean=1``
+        leaves ``triples`` and ``kept`` out of the first (the page reads neither)."""
         deletion, exact = P.deletion(params), P.flag(params, "exact")
         shown = P.integer(params, "shown", 2000, 0, 10**6)
+        lean = P.flag(params, "lean")
         outcomes = []
         for i, policy in enumerate(P.policies(params)):
-            outcome = self.outcome(deletion, policy, exact)
+            if i:
+                outcomes.append(self._json_of(deletion, policy, exact, "brief"))
+                continue
+            data = dict(self._json_of(deletion, policy, exact, "full"))
+            if lean:
+                for field in _LEAN_OMITS:
+                    data.pop(field, None)
             with self.lock:
-                outcomes.append(self._outcome_json(outcome, shown) if i == 0 else _brief_outcome(outcome))
+                outcomes.append(self._outcome_json(data, shown))
         return {"deletion": str(deletion), "outcomes": outcomes}
+
+    def describe(self, params: Params) -> dict:
+        """Returns ``described``: the one-line description of each artifact named by ``id``
+        (repeatable; at most 10,000), in the order asked; unknown ids are left out."""
+        ids = P.many(params, "id")
+        if len(ids) > MAX_DESCRIBED:
+            raise ApiError(413, "too_many_ids", f"describe at most {MAX_DESCRIBED:,} artifacts at once")
+        with self.lock:
+            found = describe_ids(self.graph, ids)
+        return {"described": {i: found[i] for i in ids if i in found}}
 
     def whatif_download(self, params: Params) -> dict:
         """Returns one policy's what-if as ``polygraph whatif --json --list`` prints it."""
@@ -168,14 +209,21 @@ class GraphApi:
                                P.flag(params, "exact"))
         return outcome.to_json(listing=True)
 
-    def _outcome_json(self, outcome: Outcome, shown: int) -> dict:
-        data = outcome.to_json(listing=False)
-        dead = set(outcome.dead)
-        # the first `shown` touched artifacts, described (dead ones first: they are what changes)
-        first = ([n for n in outcome.touched if n in dead] + [n for n in outcome.touched if n not in dead])[:shown]
-        data["described"] = describe_ids(self.graph, first)
-        data["summary_sentences"] = {s: [{**entry, "dead": entry["id"] in dead}
-                                         for entry in sentences_of(self.graph, s)] for s in outcome.summaries}
+    def _outcome_json(self, data: dict, shown: int) -> dict:
+        """Adds to an outcome's JSON the first ``shown`` touched artifacts described (dead ones
+        first: they are what changes; one query) and each touched summary's sentences."""
+        dead = set(data["dead"])
+        touched = data["touched"]
+        first = ([n for n in touched if n in dead] + [n for n in touched if n not in dead])[:shown]
+        found = describe_ids(self.graph, first)
+        data["described"] = {n: found[n] for n in first if n in found}
+        missing = [s for s in data["summaries"] if s not in self._sentences]
+        if missing:
+            if len(self._sentences) + len(missing) > _CACHED_SENTENCES:
+                self._sentences.clear()
+            self._sentences.update(sentences_of_many(self.graph, missing))
+        data["summary_sentences"] = {s: [{**entry, "dead": entry["id"] in dead} for entry in self._sentences[s]]
+                                     for s in data["summaries"]}
         return data
 
     def export(self, params: Params) -> tuple[bytes, str, str]:

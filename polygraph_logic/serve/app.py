@@ -34,6 +34,7 @@ JSON_ROUTES = {
     "/api/artifact": "artifact",
     "/api/entity": "entity",
     "/api/whatif": "whatif",
+    "/api/describe": "describe",
     "/api/top-sources": "top_sources",
 }
 DOWNLOAD_ROUTES = {"/api/whatif.json", "/api/export"}

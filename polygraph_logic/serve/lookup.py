@@ -69,14 +69,25 @@ def sentences_of(graph: Graph, summary_id: str) -> list[dict]:
     """Returns the sentences of a sentence-level summary in order: ``{"id", "text"}`` each."""
     rows = graph.query("SELECT s.id, s.content FROM artifacts s JOIN artifacts m ON s.summary = m.num "
                        "WHERE m.id = ? AND s.layer = 'sentence' ORDER BY s.num", (summary_id,))
-    out = []
-    for id_, content in rows:
-        try:
-            text = json.loads(content).get("text", "")
-        except (ValueError, AttributeError):
-            text = ""
-        out.append({"id": id_, "text": text})
+    return [{"id": id_, "text": _sentence_text(content)} for id_, content in rows]
+
+
+def sentences_of_many(graph: Graph, summary_ids: list[str]) -> dict[str, list[dict]]:
+    """Returns ``{summary id: its sentences}`` (as ``sentences_of``) of many summaries in one query."""
+    out: dict[str, list[dict]] = {s: [] for s in summary_ids}
+    rows = graph.query("SELECT m.id, s.id, s.content FROM artifacts m JOIN artifacts s ON s.summary = m.num "
+                       "WHERE m.id IN (SELECT value FROM json_each(?)) AND s.layer = 'sentence' ORDER BY s.num",
+                       (json.dumps(summary_ids),))
+    for summary, id_, content in rows:
+        out[summary].append({"id": id_, "text": _sentence_text(content)})
     return out
+
+
+def _sentence_text(content: str) -> str:
+    try:
+        return json.loads(content).get("text", "")
+    except (ValueError, AttributeError):
+        return ""
 
 
 def known(graph: Graph, column: str, names: list[str]) -> set[str]:

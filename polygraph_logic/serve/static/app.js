@@ -13,11 +13,13 @@ const App = {
 
   main() { return this.outcomes[this.state.policy]; },
   // the status sets of the main policy's outcome: deleted assertions, dead, demoted, touched ids
+  // (made once per outcome: every view reads them)
   status() {
     const o = this.main();
     if (!o) return {deleted: new Set(), dead: new Set(), demoted: new Set(), touched: new Set(), uncertain: new Set()};
-    return {deleted: new Set(o.deleted_assertions), dead: new Set(o.dead), touched: new Set(o.touched),
-            demoted: new Set(o.demoted.map(d => d.artifact)), uncertain: new Set(o.uncertain)};
+    if (!o._status) o._status = {deleted: new Set(o.deleted_assertions), dead: new Set(o.dead), touched: new Set(o.touched),
+                                 demoted: new Set(o.demoted.map(d => d.artifact)), uncertain: new Set(o.uncertain)};
+    return o._status;
   },
   deletionParams() {
     const s = this.state;
@@ -50,7 +52,8 @@ const App = {
     const policies = [...new Set([this.state.policy, "deployed", "trust-all"])];
     const asked = performance.now();
     try {
-      const data = await request("/api/whatif", null, {...this.deletionParams(), policy: policies});
+      // the first rows of the touched table come described; "show more" asks for the others
+      const data = await request("/api/whatif", null, {...this.deletionParams(), policy: policies, shown: ROWS_FIRST, lean: "1"});
       if (sequence !== this.sequence) return;
       this.requestMs = performance.now() - asked;
       this.outcomes = Object.fromEntries(data.outcomes.map(o => [o.policy, o]));
@@ -98,20 +101,44 @@ async function loadNames(kind) {
   } catch (error) { showError(error.message); }
 }
 
+// the checkboxes of sources or relations: drawn when the names are loaded (or the switched-off
+// names outside the list change); a change of the deletion only ticks and unticks them
+const checklists = {};
+
 function renderChecklist(kind) {
   const data = (App.names || {})[kind];
   if (!data) return;
   const off = App.state[kinds[kind]];
-  const listed = data.names.map(n => n.name);
-  const rows = [...off.filter(n => !listed.includes(n)).map(n => ({name: n, assertions: null})), ...data.names];
+  const listed = new Set(data.names.map(n => n.name));
+  const extra = off.filter(n => !listed.has(n));
+  const inputs = new Map();
+  const rows = [...extra.map(n => ({name: n, assertions: null})), ...data.names];
   clear(document.getElementById(kinds[kind]), rows.map(({name, assertions}) => {
     const checked = off.includes(name);
-    return h("li", {class: checked ? "off" : ""}, h("label", {},
-      h("input", {type: "checkbox", [`data-${kind}`]: name, checked,
-                  onchange: event => App.toggle(kinds[kind], name, event.timeStamp || performance.now())}),
+    const input = h("input", {type: "checkbox", [`data-${kind}`]: name, checked,
+                              onchange: event => App.toggle(kinds[kind], name, event.timeStamp || performance.now())});
+    inputs.set(name, input);
+    return h("li", {class: checked ? "off" : ""}, h("label", {}, input,
       h("span", {}, name), assertions === null ? null : h("span", {class: "count"}, assertions)));
   }), data.more ? h("li", {class: "muted"}, "more: type a prefix to filter") : null);
+  checklists[kind] = {data, extra: extra.join("\n"), listed, inputs};
 }
+
+function syncChecklist(kind) {
+  const list = checklists[kind], data = (App.names || {})[kind];
+  if (!data) return;
+  const off = App.state[kinds[kind]];
+  if (!list || list.data !== data || off.filter(n => !list.listed.has(n)).join("\n") !== list.extra) return renderChecklist(kind);
+  const offSet = new Set(off);
+  for (const [name, input] of list.inputs) {
+    const checked = offSet.has(name);
+    if (input.checked !== checked) input.checked = checked;
+    const li = input.closest("li");
+    if (li.classList.contains("off") !== checked) li.classList.toggle("off", checked);
+  }
+}
+
+let chipsKey = null;
 
 function renderControls() {
   const s = App.state;
@@ -119,10 +146,13 @@ function renderControls() {
   document.getElementById("exact").checked = s.exact;
   document.getElementById("undo").disabled = !App.past.length;
   document.getElementById("redo").disabled = !App.future.length;
-  renderChecklist("source");
-  renderChecklist("relation");
+  syncChecklist("source");
+  syncChecklist("relation");
   const chips = [...s.sources.map(n => ["sources", n]), ...s.relations.map(n => ["relations", n]),
                  ...s.assertions.map(n => ["assertions", n])];
+  const key = JSON.stringify(chips);
+  if (key === chipsKey) return;
+  chipsKey = key;
   clear(document.getElementById("switched-off"), chips.length ? h("div", {class: "muted"}, "switched off (click to restore):") : null,
         chips.map(([kind, name]) => h("span", {class: "chip", "data-off": name, title: kind.slice(0, -1),
                                                onclick: e => App.toggle(kind, name, e.timeStamp)}, name)));

@@ -10,84 +10,218 @@ function statusOf(id, status) {
   return status.touched.has(id) ? "kept" : "alive";
 }
 
-// the per-layer touched/dead/kept bars of one policy's outcome, scaled to `scale` touched artifacts
-function layerBars(outcome, scale, main) {
-  const rows = LAYERS.filter(l => App.info.layers[l]).map(layer => {
-    const c = outcome.by_layer[layer] || {touched: 0, dead: 0, kept: 0};
-    const pct = n => `${scale ? (100 * n / scale) : 0}%`;
-    const demoted = c.demoted || 0;
-    return h("div", {class: "bar-row", "data-layer": layer},
-      h("span", {}, layer),
-      h("div", {class: "bar", title: `${c.touched} touched of ${App.info.layers[layer]}`},
-        h("div", {class: "dead", style: `width:${pct(c.dead)}`}),
-        h("div", {class: "demoted", style: `width:${pct(demoted)}`}),
-        h("div", {class: "kept", style: `width:${pct(c.kept - demoted)}`})),
-      h("span", {class: "counts", "data-dead": c.dead, "data-touched": c.touched},
-        `${c.dead} dead · ${c.kept} kept / ${c.touched}`));
-  });
-  const n = outcome.brief ? outcome.uncertain : outcome.uncertain.length;
-  const uncertain = n ? h("div", {class: "muted"}, `${plural(n, "dead verdict")} on capped labels; "exact" settles them`) : null;
-  return h("div", {class: `policy-column${main ? " main" : ""}`, "data-policy": outcome.policy},
-           h("h3", {}, outcome.policy, main ? " (chosen)" : ""), rows, uncertain);
-}
+// --- the what-if view: built once, then updated in place -----------------------------------
+// A change of the deletion or the policy touches only what differs: bar widths and counters,
+// the status of rows already drawn, the summaries that enter or leave. At most ROWS_FIRST
+// touched artifacts are drawn up front (dead first); "show more" draws ROWS_MORE more.
+const ROWS_FIRST = 200, ROWS_MORE = 1000, SUMMARIES_FIRST = 50;
+const descriptions = new Map();   // artifact id -> one-line description (fixed for the graph)
 
-function summaryCards(outcome) {
-  const entries = Object.entries(outcome.summaries);
-  if (!entries.length) return null;
-  return h("div", {class: "card", id: "summaries"}, h("h3", {}, "Summaries, trimmed sentence by sentence"),
-    entries.map(([id, entry]) => h("div", {class: "summary", "data-id": id},
-      h("div", {}, link(artifactHref(id), id), " ", badge(entry.status),
-        h("span", {class: "muted"}, ` ${entry.dead_sentences} of ${entry.sentences} sentences dead`)),
-      h("ul", {}, (outcome.summary_sentences[id] || []).map(s =>
-        h("li", {class: s.dead ? "dead" : "", "data-id": s.id}, s.text))))));
-}
+function setText(el, text) { if (el.textContent !== text) el.textContent = text; }
+function setAttr(el, name, value) { value = String(value); if (el.getAttribute(name) !== value) el.setAttribute(name, value); }
 
-function touchedTable(outcome, status) {
-  const described = outcome.described;
-  const ids = Object.keys(described);
-  const uncertain = new Set(outcome.uncertain);
-  return h("div", {class: "card"},
-    h("h3", {}, `Touched artifacts under ${outcome.policy}`,
-      h("span", {class: "muted"}, ids.length < outcome.touched.length ? ` (first ${ids.length} of ${outcome.touched.length}, dead first)` : "")),
-    ids.length ? h("table", {id: "touched"},
+const WhatifView = {
+  el: null,
+  columns: new Map(),     // policy -> {el, title, rows: {layer -> {bar, dead, demoted, kept, counts}}, uncertain}
+  summaries: new Map(),   // summary id -> {el, badge, note, items: Map sentence id -> li}
+  rows: new Map(),        // artifact id -> tr (kept while drawn, reused when it comes back)
+  shown: ROWS_FIRST, summariesShown: SUMMARIES_FIRST, order: [], outcome: null,
+
+  build(el) {
+    this.el = el;
+    this.side = h("div", {class: "columns", id: "side-by-side"});
+    this.demotedNote = h("p", {class: "muted", hidden: true});
+    this.summaryList = h("div", {});
+    this.summariesMore = h("button", {type: "button", id: "summaries-more", hidden: true,
+                                      onclick: () => { this.summariesShown += SUMMARIES_FIRST * 4; this.drawSummaries(); }});
+    this.summariesCard = h("div", {class: "card", id: "summaries", hidden: true},
+      h("h3", {}, "Summaries, trimmed sentence by sentence"), this.summaryList, this.summariesMore);
+    this.touchedTitle = h("span", {});
+    this.touchedNote = h("span", {class: "muted"});
+    this.tbodies = [];
+    this.table = h("table", {id: "touched", hidden: true},
       h("colgroup", {}, h("col", {style: "width:110px"}), h("col", {style: "width:80px"}), h("col", {style: "width:190px"}), h("col", {})),
-      h("thead", {}, h("tr", {}, h("th", {}, "status"), h("th", {}, "layer"), h("th", {}, "artifact"), h("th", {}, "content"))),
-      // blocks of rows the browser lays out only when scrolled to (content-visibility): a what-if that
-      // touches thousands of artifacts updates as fast as one that touches a few
-      chunks(ids, 100).map(block => h("tbody", {class: "rows"}, block.map(id => {
-        const s = statusOf(id, status);
-        return h("tr", {class: s, "data-id": id},
-          h("td", {class: "status-cell"}, s, uncertain.has(id) ? " (uncertain)" : ""),
-          h("td", {}, id.split(":")[0]), h("td", {}, link(artifactHref(id), id)), h("td", {}, truncate(described[id], 120)));
-      })))) : h("p", {class: "muted"}, "Nothing is touched: switch off a source, a relation or an assertion on the left."));
-}
-
-function downloads() {
-  const params = {...App.deletionParams(), policy: App.state.policy};
-  const format = h("select", {id: "export-format"}, App.info.formats.map(f => h("option", {value: f}, f)));
-  const rdf = link(`/api/export?${query({...params, format: "trig"})}`, "RDF export", {id: "download-rdf", download: ""});
-  format.addEventListener("change", () => { rdf.href = `/api/export?${query({...params, format: format.value})}`; });
-  return h("div", {class: "card"}, h("h3", {}, "Downloads"),
-    link(`/api/whatif.json?${query(params)}`, "what-if JSON", {id: "download-json", download: ""}),
-    " (as polygraph whatif --json --list prints it) · ", rdf, " of the cleaned graph in ", format,
-    " (every artifact's status; the deletion invalidates the dead ones)");
-}
-
-const Views = {
-  async whatif(el) {
-    const main = App.main();
-    if (!main) return clear(el, h("p", {}, "Loading…"));
-    const columns = [...new Set([App.state.policy, "deployed", "trust-all"])].map(p => App.outcomes[p]).filter(Boolean);
-    const scale = Math.max(1, ...columns.flatMap(o => Object.values(o.by_layer).map(c => c.touched)));
-    clear(el,
-      h("h2", {}, "What stands and what falls"),
+      h("thead", {}, h("tr", {}, h("th", {}, "status"), h("th", {}, "layer"), h("th", {}, "artifact"), h("th", {}, "content"))));
+    this.nothing = h("p", {class: "muted"}, "Nothing is touched: switch off a source, a relation or an assertion on the left.");
+    this.more = h("button", {type: "button", id: "touched-more", hidden: true, onclick: () => this.showMore()});
+    this.format = h("select", {id: "export-format"}, App.info.formats.map(f => h("option", {value: f}, f)));
+    this.json = link("#", "what-if JSON", {id: "download-json", download: ""});
+    this.rdf = link("#", "RDF export", {id: "download-rdf", download: ""});
+    this.format.addEventListener("change", () => this.drawDownloads());
+    this.heading = h("h2", {}, "What stands and what falls");
+    clear(el, this.heading,
       h("div", {class: "legend muted"}, "bars: touched artifacts per layer:",
         h("span", {style: "background:var(--killed)"}), "dead", h("span", {style: "background:var(--demoted)"}), "demoted",
         h("span", {style: "background:var(--kept)"}), "kept"),
-      h("div", {class: "columns", id: "side-by-side"}, columns.map(o => layerBars(o, scale, o.policy === App.state.policy))),
-      main.demoted.length ? h("p", {class: "muted"}, `${plural(main.demoted.length, "claim")} demoted: every stating ` +
-        "assertion is deleted, but the rules still entail the triple (it stands as an edge)") : null,
-      summaryCards(main), touchedTable(main, App.status()), downloads());
+      this.side, this.demotedNote, this.summariesCard,
+      h("div", {class: "card"}, h("h3", {}, this.touchedTitle, this.touchedNote), this.table, this.nothing, this.more),
+      h("div", {class: "card"}, h("h3", {}, "Downloads"), this.json,
+        " (as polygraph whatif --json --list prints it) · ", this.rdf, " of the cleaned graph in ", this.format,
+        " (every artifact's status; the deletion invalidates the dead ones)"));
+  },
+
+  // brings the view up to the current outcomes (a new what-if draws the first rows only again)
+  update(el) {
+    if (this.el !== el || el.firstChild !== this.heading) this.build(el);
+    const main = App.main();
+    if (main !== this.outcome) { this.shown = ROWS_FIRST; this.summariesShown = SUMMARIES_FIRST; }
+    this.outcome = main;
+    this.drawColumns();
+    this.demotedNote.hidden = !main.demoted.length;
+    if (main.demoted.length) setText(this.demotedNote, `${plural(main.demoted.length, "claim")} demoted: every stating ` +
+      "assertion is deleted, but the rules still entail the triple (it stands as an edge)");
+    this.drawSummaries();
+    this.drawRows();
+    this.drawDownloads();
+  },
+
+  drawColumns() {
+    const policies = [...new Set([App.state.policy, "deployed", "trust-all"])];
+    const outcomes = policies.map(p => App.outcomes[p]).filter(Boolean);
+    const scale = Math.max(1, ...outcomes.flatMap(o => Object.values(o.by_layer).map(c => c.touched)));
+    const pct = n => `${(100 * n / scale).toFixed(3)}%`;
+    const wanted = outcomes.map(o => {
+      let column = this.columns.get(o.policy);
+      if (!column) this.columns.set(o.policy, column = this.makeColumn(o.policy));
+      const main = o.policy === App.state.policy;
+      column.el.classList.toggle("main", main);
+      setText(column.chosen, main ? " (chosen)" : "");
+      for (const [layer, row] of Object.entries(column.rows)) {
+        const c = o.by_layer[layer] || {touched: 0, dead: 0, kept: 0};
+        const demoted = c.demoted || 0;
+        setAttr(row.bar, "title", `${c.touched} touched of ${App.info.layers[layer]}`);
+        row.dead.style.width = pct(c.dead);
+        row.demoted.style.width = pct(demoted);
+        row.kept.style.width = pct(c.kept - demoted);
+        setAttr(row.counts, "data-dead", c.dead);
+        setAttr(row.counts, "data-touched", c.touched);
+        setText(row.counts, `${c.dead} dead · ${c.kept} kept / ${c.touched}`);
+      }
+      const n = o.brief ? o.uncertain : o.uncertain.length;
+      column.uncertain.hidden = !n;
+      setText(column.uncertain, n ? `${plural(n, "dead verdict")} on capped labels; "exact" settles them` : "");
+      return column.el;
+    });
+    const current = [...this.side.children];
+    if (current.length !== wanted.length || current.some((c, i) => c !== wanted[i])) this.side.replaceChildren(...wanted);
+  },
+
+  makeColumn(policy) {
+    const rows = {};
+    const chosen = h("span", {});
+    const uncertain = h("div", {class: "muted", hidden: true});
+    const el = h("div", {class: "policy-column", "data-policy": policy}, h("h3", {}, policy, chosen),
+      LAYERS.filter(l => App.info.layers[l]).map(layer => {
+        const row = rows[layer] = {dead: h("div", {class: "dead"}), demoted: h("div", {class: "demoted"}),
+                                   kept: h("div", {class: "kept"}), counts: h("span", {class: "counts"})};
+        row.bar = h("div", {class: "bar"}, row.dead, row.demoted, row.kept);
+        return h("div", {class: "bar-row", "data-layer": layer}, h("span", {}, layer), row.bar, row.counts);
+      }), uncertain);
+    return {el, chosen, rows, uncertain};
+  },
+
+  drawSummaries() {
+    const o = this.outcome;
+    const entries = Object.entries(o.summaries);
+    this.summariesCard.hidden = !entries.length;
+    const wanted = entries.slice(0, this.summariesShown).map(([id, entry]) => {
+      let card = this.summaries.get(id);
+      if (!card) this.summaries.set(id, card = this.makeSummary(id, o.summary_sentences[id] || []));
+      setText(card.badge, entry.status);
+      setAttr(card.badge, "class", `badge ${entry.status}`);
+      setText(card.note, ` ${entry.dead_sentences} of ${entry.sentences} sentences dead`);
+      for (const s of o.summary_sentences[id] || []) {
+        const li = card.items.get(s.id);
+        if (li && li.classList.contains("dead") !== s.dead) li.classList.toggle("dead", s.dead);
+      }
+      return card.el;
+    });
+    const current = [...this.summaryList.children];
+    if (current.length !== wanted.length || current.some((c, i) => c !== wanted[i])) this.summaryList.replaceChildren(...wanted);
+    const rest = entries.length - wanted.length;
+    this.summariesMore.hidden = rest <= 0;
+    if (rest > 0) setText(this.summariesMore, `show more (${rest.toLocaleString()} more summaries)`);
+    if (this.summaries.size > 2000) for (const id of [...this.summaries.keys()]) if (!(id in o.summaries)) this.summaries.delete(id);
+  },
+
+  makeSummary(id, sentences) {
+    const items = new Map();
+    const badge = h("span", {class: "badge"});
+    const note = h("span", {class: "muted"});
+    const el = h("div", {class: "summary", "data-id": id}, h("div", {}, link(artifactHref(id), id), " ", badge, note),
+      h("ul", {}, sentences.map(s => { const li = h("li", {"data-id": s.id}, s.text); items.set(s.id, li); return li; })));
+    return {el, badge, note, items};
+  },
+
+  // the touched artifacts in display order: dead first (what changes), then the rest
+  ordered() {
+    const o = this.outcome, dead = App.status().dead;
+    return [...o.touched.filter(id => dead.has(id)), ...o.touched.filter(id => !dead.has(id))];
+  },
+
+  drawRows() {
+    const o = this.outcome, status = App.status();
+    for (const [id, text] of Object.entries(o.described || {})) descriptions.set(id, text);
+    const order = this.order = this.ordered();
+    const ids = order.slice(0, this.shown).filter(id => descriptions.has(id));
+    setText(this.touchedTitle, `Touched artifacts under ${o.policy}`);
+    setText(this.touchedNote, ids.length < order.length ? ` (first ${ids.length} of ${order.length}, dead first)` : "");
+    this.table.hidden = !ids.length;
+    this.nothing.hidden = ids.length > 0;
+    const uncertain = status.uncertain;
+    const drawn = new Set(ids);
+    for (const id of this.rows.keys()) if (!drawn.has(id)) this.rows.delete(id);
+    const rows = ids.map(id => {
+      const s = statusOf(id, status);
+      const label = uncertain.has(id) ? `${s} (uncertain)` : s;
+      let tr = this.rows.get(id);
+      if (!tr) {
+        tr = h("tr", {"data-id": id}, h("td", {class: "status-cell"}), h("td", {}, id.split(":")[0]),
+               h("td", {}, link(artifactHref(id), id)), h("td", {}, truncate(descriptions.get(id), 120)));
+        this.rows.set(id, tr);
+      }
+      if (tr.className !== s) tr.className = s;
+      setText(tr.firstChild, label);
+      return tr;
+    });
+    // blocks of 100 rows, each laid out only when scrolled to (content-visibility: auto)
+    const blocks = chunks(rows, 100);
+    while (this.tbodies.length < blocks.length) this.table.append(this.tbodies[this.tbodies.push(h("tbody", {class: "rows"})) - 1]);
+    this.tbodies.forEach((tbody, i) => {
+      const block = blocks[i] || [];
+      const current = tbody.children;
+      if (current.length !== block.length || block.some((tr, j) => current[j] !== tr)) tbody.replaceChildren(...block);
+    });
+    const rest = order.length - ids.length;
+    this.more.hidden = rest <= 0;
+    if (rest > 0) setText(this.more, `show more (${Math.min(rest, ROWS_MORE).toLocaleString()} of ${rest.toLocaleString()} more)`);
+  },
+
+  // draws ROWS_MORE more rows, describing those not described yet in one request
+  async showMore() {
+    this.shown += ROWS_MORE;
+    const missing = this.order.slice(0, this.shown).filter(id => !descriptions.has(id));
+    this.more.disabled = true;
+    try {
+      if (missing.length) {
+        const data = await request("/api/describe", null, {id: missing});
+        for (const [id, text] of Object.entries(data.described)) descriptions.set(id, text);
+      }
+      this.drawRows();
+    } catch (error) { showError(error.message); } finally { this.more.disabled = false; }
+  },
+
+  drawDownloads() {
+    const params = {...App.deletionParams(), policy: App.state.policy};
+    setAttr(this.json, "href", `/api/whatif.json?${query(params)}`);
+    setAttr(this.rdf, "href", `/api/export?${query({...params, format: this.format.value})}`);
+  },
+};
+
+const Views = {
+  async whatif(el) {
+    if (!App.main()) return clear(el, h("p", {}, "Loading…"));
+    WhatifView.update(el);
   },
 
   async artifact(el, id) {
