@@ -118,7 +118,8 @@ class Outcome:
     dead_ranks: set[int] = field(default_factory=set, repr=False)
     demotions: dict[int, dict] = field(default_factory=dict, repr=False)
     uncertain_ranks: set[int] = field(default_factory=set, repr=False)
-    triples: dict[int, list] = field(default_factory=dict, repr=False)
+    raw_triples: dict[int, str] = field(default_factory=dict, repr=False)  # claims and edges: stored args
+    decode_args: object = field(default=None, repr=False)
     summaries: dict[str, dict] = field(default_factory=dict)
     settled: int = 0  # inexact dead verdicts that re-derivation examined
     revived: int = 0  # ... and found alive after all
@@ -161,6 +162,11 @@ class Outcome:
         """Dead verdicts that rest on capped labels (re-derivation with ``exact`` could change them)."""
         return self._names(self.uncertain_ranks.__contains__)
 
+    def triple(self, artifact_number: int) -> list | None:
+        """Returns the triple of a touched claim or edge (None for other layers)."""
+        raw = self.raw_triples.get(artifact_number)
+        return None if raw is None else list(self.decode_args(raw))
+
     def layer(self, artifact_number: int) -> str:
         return self.rows[artifact_number][1]
 
@@ -180,8 +186,8 @@ class Outcome:
         out = []
         for n in numbers:
             entry = {"id": self.rows[n][0], "layer": self.rows[n][1]}
-            if n in self.triples:
-                entry["triple"] = self.triples[n]
+            if n in self.raw_triples:
+                entry["triple"] = self.triple(n)
             out.append(entry)
         return out
 
@@ -199,7 +205,7 @@ class Outcome:
             "kept": self.kept,
             "demoted": self.demoted,
             # the triple of each dead claim or edge, beside its id
-            "triples": {self.rows[n][0]: self.triples[n] for n in dead if n in self.triples},
+            "triples": {self.rows[n][0]: self.triple(n) for n in dead if n in self.raw_triples},
             "uncertain": self.uncertain,
             "by_layer": self.by_layer(),
             "summaries": self.summaries,

@@ -30,11 +30,12 @@ def decide(graph: Graph, deleted: frozenset[int], outcome, rederiver=None) -> No
     policy = outcome.policy
     numbers = json.dumps(sorted(deleted))
     rows, label_dead, inexact, fact_of, parts = outcome.rows, set(), set(), {}, {}
-    for num, id_, layer, fact, summary, args, blob, exact in graph.query(_TOUCHED, (numbers,)):
+    outcome.decode_args = graph.args
+    for num, id_, layer, fact, summary, args, blob, exact in graph.query(_TOUCHED, (numbers,)).fetchall():
         rows[num] = (id_, layer)
         fact_of[num] = fact
         if layer in ("claim", "edge"):
-            outcome.triples[num] = list(graph.args(args))
+            outcome.raw_triples[num] = args  # decoded when read (Outcome.triple)
         if summary is not None:
             parts[num] = summary
         if not any(deleted.isdisjoint(group) for group in graph.decode(blob)):
@@ -52,7 +53,7 @@ def decide(graph: Graph, deleted: frozenset[int], outcome, rederiver=None) -> No
         dies = set(rows)
     elif policy == "deployed":
         dies = {n for n in label_dead if rows[n][1] == "claim"
-                and (n not in inexact or deleted.issuperset(graph.stating(outcome.triples[n])))}
+                and (n not in inexact or deleted.issuperset(graph.stating(outcome.triple(n))))}
     else:
         dies = label_dead | {n for n in rows if rows[n][1] == distrusted}
     uncertain = set()
@@ -93,7 +94,7 @@ def _demote(graph: Graph, deleted: frozenset[int], dies: set[int], label_dead: s
     for n in sorted(dies & label_dead):
         if outcome.rows[n][1] != "claim":
             continue
-        triple = outcome.triples[n]
+        triple = outcome.triple(n)
         row = graph.query("SELECT num, label, exact FROM facts WHERE relation = 'edge' AND args = ?",
                           (json.dumps(triple, ensure_ascii=False),)).fetchone()
         if row is None:

@@ -32,16 +32,19 @@ def encode_label(support: Iterable[Iterable[int]]) -> bytes:
 
 def decode_label(blob: bytes) -> list[list[int]]:
     """Inverts encode_label; raises ValueError on a truncated label."""
-    values, n, shift = [], 0, 0
-    for byte in blob:
-        n |= (byte & 0x7F) << shift
-        if byte & 0x80:
-            shift += 7
-        else:
-            values.append(n)
-            n, shift = 0, 0
-    if shift:
-        raise ValueError("label ends inside a number")
+    if blob and max(blob) < 0x80:
+        values = list(blob)  # every number below 128: one byte each (most labels)
+    else:
+        values, n, shift = [], 0, 0
+        for byte in blob:
+            n |= (byte & 0x7F) << shift
+            if byte & 0x80:
+                shift += 7
+            else:
+                values.append(n)
+                n, shift = 0, 0
+        if shift:
+            raise ValueError("label ends inside a number")
     groups, i = [], 0
     while i < len(values):
         size, total, group = values[i], 0, []
