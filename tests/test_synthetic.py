@@ -23,7 +23,7 @@ from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph import synthetic
 from polygraph_logic.graph.synthetic import (RELATIONS, _HeadTailSampler, _weighted_sample, generate,
                                              generate_copies)
-from polygraph_logic.program import Program, load_program
+from polygraph_logic.program import Program, load_program, parse_program
 from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
 from polygraph_logic.resources import rule_file
 from polygraph_logic.syntax import Atom, Constant
@@ -235,8 +235,21 @@ def _firing(program: Program) -> Program:
     return Program.from_clauses([*program.facts, *(program.rules[i] for i in sorted(chosen))])
 
 
+def _without_swrl(program: Program) -> Program:
+    """The program without ro.dl's SWRL, hasSelf and type/2 rules: with their recursion through
+    the regulation properties pyDatalog did not finish here (tests/test_swrl.py checks each
+    SWRL rule against pyDatalog on its own)."""
+    text = rule_file("ro").read_text(encoding="utf-8")
+    parts = [p.split("\n", 1)[1] for p in text.split("\n// --- ")[1:]
+             if p.startswith(("SWRL", "owl:hasSelf", "type/2"))]
+    assert len(parts) == 5  # two kinds of SWRL rules, owl:Nothing, hasSelf, type/2
+    dropped = set(map(str, parse_program("\n".join(parts)).rules))
+    return dataclasses.replace(program, rules=[r for r in program.rules if str(r) not in dropped])
+
+
 def test_pydatalog_computes_the_same_closure_on_a_subsample(example):
     build, program, by_id = example
+    program = _without_swrl(program)
     # pyDatalog resolves top down and takes minutes on the mutual recursion of part of and
     # has part (inverses, both transitive), so the subsample avoids claims that use them
     part_whole = {"BFO:0000050", "BFO:0000051"}
