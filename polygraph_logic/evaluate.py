@@ -9,11 +9,12 @@ twice, which is harmless because every shipped semiring has an idempotent plus.
 from __future__ import annotations
 
 import difflib
+import json
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 from .budget import Budget
 from .errors import PolygraphError
@@ -89,6 +90,37 @@ class Model:
                 out[name] = [list(tup) for tup in sorted(rows, key=tuple_key)]
         return out
 
+    def write_json(self, out: TextIO, names: Sequence[str] | None = None, chunk: int = 2000) -> None:
+        """Writes ``{name: to_json()[name]}`` for ``names`` (default: every relation) to ``out``,
+        the same text as ``json.dump(..., indent=2, ensure_ascii=False)``, a few thousand
+        rows at a time: memory follows the facts, not the output's text."""
+        names = self.relations() if names is None else list(names)
+        tracks = self.semiring.tracks_provenance
+        if not names:
+            out.write("{}")
+            return
+        out.write("{\n")
+        for n, name in enumerate(names):
+            rows = self.store.relations[name]
+            out.write(f'  {_json_string(name)}: ')
+            if not rows:
+                out.write("[]")
+            else:
+                out.write("[\n")
+                ordered = sorted(rows, key=tuple_key)
+                for start in range(0, len(ordered), chunk):
+                    part = ordered[start:start + chunk]
+                    if tracks:
+                        texts = [_json_block({"tuple": list(tup), "provenance": self.semiring.to_json(rows[tup]),
+                                              "exact": rows[tup].exact}) for tup in part]
+                    else:
+                        texts = [_json_row(tup) for tup in part]
+                    out.write(",\n".join(texts))
+                    out.write(",\n" if start + chunk < len(ordered) else "\n")
+                out.write("  ]")
+            out.write(",\n" if n + 1 < len(names) else "\n")
+        out.write("}")
+
     def format_fact(self, relation: str, tup: tuple) -> str:
         """Returns ``relation("a", 3)`` as the rule language writes it."""
         return f"{relation}({', '.join(format_value(v) for v in tup)})"
@@ -141,6 +173,29 @@ def what_if(model: Model, deleted: Iterable[str]) -> WhatIf:
     return WhatIf(deleted, alive, dead)
 
 
+_json_string = json.encoder.encode_basestring  # ensure_ascii=False, as the CLI writes
+
+
+def _json_value(value) -> str:
+    if type(value) is str:
+        return _json_string(value)
+    if type(value) is int:
+        return int.__repr__(value)
+    return json.dumps(value)
+
+
+def _json_row(tup: tuple) -> str:
+    """One tuple as json.dump(indent=2) writes it two levels deep."""
+    if not tup:
+        return "    []"
+    return "    [\n" + ",\n".join("      " + _json_value(v) for v in tup) + "\n    ]"
+
+
+def _json_block(value) -> str:
+    """Any JSON value as json.dump(indent=2) writes it two levels deep."""
+    return "    " + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+
+
 def tuple_key(tup: tuple) -> tuple:
     """Sort key for tuples mixing integers and strings: integers first, then strings."""
     return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, v) for v in tup)
@@ -188,6 +243,7 @@ def evaluate(
         model.stats.append(stats)
         if progress is not None:
             progress(stats)
+    store.forget_statistics()
     return model
 
 
@@ -225,14 +281,25 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
     for rule in rules:
         Plan(rule, store, semiring, emit).evaluate()
     delta = _merge(pending, store, plus, budget, rules)
-    variants = [
-        (Plan(rule, store, semiring, emit, delta_atom=j), atom.relation)
-        for rule in rules
-        for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))
-        if atom.relation in stratum
-    ]
+
+    def plan_variants():
+        return [
+            (Plan(rule, store, semiring, emit, delta_atom=j), atom.relation)
+            for rule in rules
+            for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))
+            if atom.relation in stratum
+        ]
+
+    # the plans order their joins by the sizes of the relations when they are made; the
+    # stratum's own relations grow, so the plans are made again whenever one of them has
+    # grown fourfold (a logarithmic number of times)
+    sizes = {name: len(store.relations[name]) for name in stratum}
+    variants = plan_variants()
     rounds = 1
     while delta:
+        if any(len(store.relations[name]) > 4 * size + 1000 for name, size in sizes.items()):
+            sizes = {name: len(store.relations[name]) for name in stratum}
+            variants = plan_variants()
         pending = defaultdict(dict)
         indexes: dict[str, dict] = defaultdict(dict)  # this round's delta, indexed per relation
         for plan, relation in variants:

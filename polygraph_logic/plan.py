@@ -22,6 +22,7 @@ class Store:
         self._indexes: dict[str, dict[tuple[int, ...], dict[tuple, list[tuple]]]] = {
             name: {} for name in arities
         }
+        self._statistics: dict[str, tuple[int, list[tuple], dict]] = {}  # relation -> (size, sample, counters)
 
     def index(self, relation: str, positions: tuple[int, ...]) -> dict[tuple, list[tuple]]:
         """Returns (building once, then maintaining) the index of ``relation`` on ``positions``."""
@@ -33,6 +34,61 @@ class Store:
                 found.setdefault(tuple(tup[p] for p in positions), []).append(tup)
             indexes[positions] = found
         return found
+
+    def estimate(self, relation: str, constants: dict[int, Any], known: tuple[int, ...]) -> float:
+        """Returns the expected number of tuples of ``relation`` that match a binding with
+        ``constants`` (position -> value) and values at the ``known`` positions.
+
+        Counted on a sample of at most ``SAMPLE`` tuples (taken evenly over the relation,
+        kept while its size stays the same), so planning costs no index and no full scan.
+        """
+        rows = self.relations[relation]
+        n = len(rows)
+        if n == 0:
+            return 0.0
+        if not constants and not known:
+            return float(n)
+        sample, counters = self._sample(relation, n)
+        scale = n / len(sample)
+        matching = float(n)
+        if constants:
+            positions = tuple(sorted(constants))
+            seen = self._counter(counters, sample, positions).get(tuple(constants[p] for p in positions), 0)
+            # a value absent from the sample is rarer than one tuple in `scale`
+            matching = seen * scale if seen else (0.0 if scale == 1 else min(n, scale) / 2)
+        if not known:
+            return matching
+        positions = tuple(sorted({*constants, *known}))
+        counter = self._counter(counters, sample, positions)
+        # distinct keys of the whole relation from the sample's (the GEE estimator: a key
+        # seen once in the sample stands for sqrt(n / sample) keys)
+        once = sum(1 for count in counter.values() if count == 1)
+        distinct = (scale ** 0.5) * once + (len(counter) - once)
+        return min(matching, n / max(distinct, 1.0))
+
+    SAMPLE = 2048
+
+    def _sample(self, relation: str, n: int) -> tuple[list[tuple], dict]:
+        cached = self._statistics.get(relation)
+        if cached is None or cached[0] != n:
+            rows = list(self.relations[relation])
+            sample = rows if n <= self.SAMPLE else rows[::n // self.SAMPLE]
+            cached = self._statistics[relation] = (n, sample, {})
+        return cached[1], cached[2]
+
+    @staticmethod
+    def _counter(counters: dict, sample: list[tuple], positions: tuple[int, ...]) -> dict:
+        found = counters.get(positions)
+        if found is None:
+            found = counters[positions] = {}
+            for tup in sample:
+                key = tuple(tup[p] for p in positions)
+                found[key] = found.get(key, 0) + 1
+        return found
+
+    def forget_statistics(self) -> None:
+        """Drops the samples ``estimate`` keeps (once planning is over)."""
+        self._statistics.clear()
 
     def add(self, relation: str, tup: tuple, label: Any) -> None:
         """Adds a new tuple (not yet present) and updates every index of its relation."""
@@ -67,7 +123,7 @@ class Plan:
             self.driver_key = tuple(get([]) for _, get in self.driver.key)
             bound |= {v.name for v in term_variables_of(driver)}
             atoms = atoms[:delta_atom] + atoms[delta_atom + 1:]
-        steps = order(rule.body, atoms, bound)
+        steps = order(rule.body, atoms, bound, store)
         self.run = self._chain(steps, store, semiring, emit)
 
     def _chain(self, steps, store, semiring, emit) -> Next:

@@ -48,7 +48,7 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
         def compile_body(body, bound, final):
             atoms = [lit for lit in body if isinstance(lit, Atom)]
             chain = final
-            for kind, literal, before in reversed(order(body, atoms, bound)):
+            for kind, literal, before in reversed(order(body, atoms, bound, store)):
                 chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
             return lambda b: chain(b, ONE_MARK)
 
@@ -130,12 +130,17 @@ def literal_names(literal) -> set[str]:
     return names
 
 
-def order(body: Sequence, atoms: list[Atom], bound: set[str]):
-    """Orders the remaining body: greedy on bound arguments, filters as early as possible.
+def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
+    """Orders the remaining body greedily, filters as early as possible.
 
-    Returns ``(kind, literal, bound_before)`` triples, kind one of atom, negation,
-    compare, assign, constraint.
+    With a ``store`` that estimates (``Store.estimate``), the next atom is the one with the
+    fewest expected matches per binding (a fully bound atom, a membership test, first; an
+    atom bound only by constants counts all its matching rows, so a join never starts a
+    cross product when a connected atom is cheaper). Without one, the atom with the most
+    bound arguments. Returns ``(kind, literal, bound_before)`` triples, kind one of atom,
+    negation, compare, assign, constraint.
     """
+    estimate = getattr(store, "estimate", None)
     pending_atoms = list(atoms)
     others = [lit for lit in body if not isinstance(lit, Atom)]
     free = {id(lit): existential(lit, body, None) for lit in others if isinstance(lit, Negation)}
@@ -161,7 +166,10 @@ def order(body: Sequence, atoms: list[Atom], bound: set[str]):
     place_filters()
     while pending_atoms:
         ready = [a for a in pending_atoms if _computable(a, bound)] or pending_atoms
-        best = max(ready, key=lambda a: (_bound_args(a, bound), -pending_atoms.index(a)))
+        if estimate is None:
+            best = max(ready, key=lambda a: (_bound_args(a, bound), -pending_atoms.index(a)))
+        else:
+            best = min(ready, key=lambda a: (*_fanout(a, bound, estimate), pending_atoms.index(a)))
         pending_atoms.remove(best)
         steps.append(("atom", best, frozenset(bound)))
         bound |= {v.name for v in term_variables_of(best)}
@@ -185,6 +193,25 @@ def _computable(atom: Atom, bound: set[str]) -> bool:
         for arg in atom.args
         if not isinstance(arg, (Variable, Wildcard, Constant))
     )
+
+
+def _fanout(atom: Atom, bound: set[str], estimate) -> tuple[int, float]:
+    """Ranks ``atom`` as the next step: (0 for a lookup, 1 for a full scan; expected matches per
+    binding, -1 for a membership test). A scan comes last whatever the sizes: a relation
+    of the stratum being evaluated may be empty when the plan is made and large later."""
+    constants: dict[int, Any] = {}
+    known: list[int] = []
+    free = 0
+    for pos, arg in enumerate(atom.args):
+        if isinstance(arg, Constant):
+            constants[pos] = arg.value
+        elif isinstance(arg, Wildcard) or not all(v.name in bound for v in term_variables(arg)):
+            free += 1
+        else:
+            known.append(pos)
+    if not free:
+        return 0, -1.0
+    return (0 if constants or known else 1), estimate(atom.relation, constants, tuple(known))
 
 
 def _bound_args(atom: Atom, bound: set[str]) -> int:
