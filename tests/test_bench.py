@@ -121,3 +121,16 @@ def test_scale_helpers_measure_a_child_process_and_fit_slopes():
     assert scale.slope([(1, 5.0), (10, 5.0)]) == pytest.approx(0.0) and scale.slope([(1, 5.0)]) is None
     assert scale.settled('{"settled_by_rederivation": 4}') == 4 and scale.settled('{"uncertain": ["a", "b"]}') == 2
     assert scale.settled("not json") == 0
+
+
+def test_headline_has_the_whole_process_rows():
+    figures = {"whole_process": {
+        "go": {"ratio": 7.3, "ratio_why": 3.5, "agree": True, "pydatalog": {"seconds": 7.7}, "ours": {"seconds": 1.05}},
+        "university": {"seconds": 2.19, "target_seconds": 5, "peak_mib": 76.0},
+        "points_to": {"failed": "killed after 240 s", "seconds": 240.0}}}
+    rows = dict(BenchReport(quick=True, figures=figures).headline())
+    assert rows["GO closure whole process (eval --json): pyDatalog / ours"] == (
+        "7.3x Boolean (7.70 s vs 1.05 s), 3.5x why; outputs agree: True")
+    assert rows["whole process, generated LUBM-like program, 103,074 facts"] == (
+        "2.19 s (target <= 5 s), peak RSS 76 MiB")
+    assert rows["whole process, generated points-to analysis, 52,000 facts"] == "did not finish (killed after 240 s)"
