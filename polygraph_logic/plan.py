@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .safety import term_variables
-from .steps import ONE_MARK, STEP, AtomMatch, Next, getter, literal_names, order, term_variables_of
+from .steps import ONE_MARK, AtomMatch, compile_steps, Next, getter, literal_names, order, term_variables_of
 from .syntax import Atom, Constant, Rule, Variable
 
 
@@ -135,10 +135,7 @@ class Plan:
         def final(b, label):
             emit(relation, tuple(get(b) for get in getters), one if label is ONE_MARK else label)
 
-        chain: Next = final
-        for kind, literal, before in reversed(steps):
-            chain = STEP[kind](literal, before, self.slots, store, semiring, chain, self.rule.body)
-        return chain
+        return compile_steps(steps, self.slots, store, semiring, final, self.rule.body)
 
     def prove(self, tup: tuple) -> None:
         """Runs the body with the head bound to ``tup`` (a plan built with ``goal=True``);

@@ -2,11 +2,13 @@
 
 Each step reads the slots bound before it, writes its own and calls the next step
 with the label so far; the planner in ``plan.py`` chains them. Aggregates compile
-their own bodies with the same steps.
+their own bodies with the same steps. A long plan (more than ``LONG`` steps) runs in a
+loop instead, so the stack depth does not grow with the body (``compile_steps``).
 """
 
 from __future__ import annotations
 
+import heapq
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -47,9 +49,7 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
 
         def compile_body(body, bound, final):
             atoms = [lit for lit in body if isinstance(lit, Atom)]
-            chain = final
-            for kind, literal, before in reversed(order(body, atoms, bound, store)):
-                chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
+            chain = compile_steps(order(body, atoms, bound, store), slots, store, semiring, final, body)
             return lambda b: chain(b, ONE_MARK)
 
         return aggregate_getter(term, slots, aggregate_variables(term, literal_names), target, compile_body)
@@ -137,45 +137,98 @@ def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
     fewest expected matches per binding (a fully bound atom, a membership test, first; an
     atom bound only by constants counts all its matching rows, so a join never starts a
     cross product when a connected atom is cheaper). Without one, the atom with the most
-    bound arguments. Returns ``(kind, literal, bound_before)`` triples, kind one of atom,
-    negation, compare, assign, constraint.
+    bound arguments. Among equals, the one written first. Returns ``(kind, literal,
+    bound_before)`` triples, kind one of atom, negation, compare, assign, constraint.
+
+    An atom's rank depends only on which of its own variables are bound, so ranks sit in a
+    heap and are computed again only for the atoms (and filters) that mention a variable
+    just bound: n log n in the body length, not the quadratic rescan of every atom per step.
     """
     estimate = getattr(store, "estimate", None)
-    pending_atoms = list(atoms)
     others = [lit for lit in body if not isinstance(lit, Atom)]
     free = {id(lit): existential(lit, body, None) for lit in others if isinstance(lit, Negation)}
     steps = []
     bound = set(bound)
+    fresh: list[str] = []  # names bound since the ranks were last brought up to date
 
-    def place_filters():
-        progress = True
-        while progress:
-            progress = False
-            for literal in list(others):
+    atoms_of: dict[str, list[int]] = {}
+    for i, atom in enumerate(atoms):
+        for name in {v.name for v in term_variables_of(atom)}:
+            atoms_of.setdefault(name, []).append(i)
+    others_of: dict[str, list[int]] = {}
+    for j, literal in enumerate(others):
+        for name in literal_names(literal):
+            others_of.setdefault(name, []).append(j)
+    placed = [False] * len(others)
+
+    def place_filters(candidates: list[int]) -> None:
+        """Places every waiting filter that is ready, in passes over the body's order (as
+        a rescan of all of them would), looking only at those a new binding concerns."""
+        heap = sorted(set(candidates))
+        while heap:
+            later: list[int] = []
+            current = -1
+            while heap:
+                j = heapq.heappop(heap)
+                if j == current or placed[j]:
+                    continue
+                current = j
+                literal = others[j]
                 target = assignment_target(literal, bound)
                 if target is not None:
                     steps.append(("assign", literal, frozenset(bound)))
                     bound.add(target.name)
+                    fresh.append(target.name)
+                    for k in others_of.get(target.name, ()):
+                        if not placed[k]:
+                            if k > j:
+                                heapq.heappush(heap, k)
+                            else:
+                                later.append(k)
                 elif _ready(literal, bound | free.get(id(literal), set())):
                     steps.append((_KIND[type(literal)], literal, frozenset(bound)))
                 else:
                     continue
-                others.remove(literal)
-                progress = True
+                placed[j] = True
+            heap = sorted(set(later))
+            heapq.heapify(heap)
 
-    place_filters()
-    while pending_atoms:
-        ready = [a for a in pending_atoms if _computable(a, bound)] or pending_atoms
+    def rank(i: int) -> tuple:
+        atom = atoms[i]
+        ready = 0 if _computable(atom, bound) else 1  # computable atoms before the others
         if estimate is None:
-            best = max(ready, key=lambda a: (_bound_args(a, bound), -pending_atoms.index(a)))
-        else:
-            best = min(ready, key=lambda a: (*_fanout(a, bound, estimate), pending_atoms.index(a)))
-        pending_atoms.remove(best)
+            return (ready, -_bound_args(atom, bound), i)
+        return (ready, *_fanout(atom, bound, estimate), i)
+
+    place_filters(list(range(len(others))))
+    ranks = [rank(i) for i in range(len(atoms))]
+    heap = list(ranks)
+    heapq.heapify(heap)
+    done = [False] * len(atoms)
+    fresh.clear()
+    while heap:
+        key = heapq.heappop(heap)
+        i = key[-1]
+        if done[i] or ranks[i] != key:
+            continue  # placed already, or ranked again since this entry was pushed
+        done[i] = True
+        best = atoms[i]
         steps.append(("atom", best, frozenset(bound)))
-        bound |= {v.name for v in term_variables_of(best)}
-        place_filters()
-    if others:  # unreachable for a checked program; fail loudly rather than drop a filter
-        raise EvaluationError("internal_error", f"could not schedule {others[0]}", others[0].position)
+        for name in {v.name for v in term_variables_of(best)}:
+            if name not in bound:
+                bound.add(name)
+                fresh.append(name)
+        waiting = [j for name in fresh for j in others_of.get(name, ()) if not placed[j]]
+        if waiting:
+            place_filters(waiting)
+        touched = {k for name in fresh for k in atoms_of.get(name, ()) if not done[k]}
+        fresh.clear()
+        for k in touched:
+            ranks[k] = rank(k)
+            heapq.heappush(heap, ranks[k])
+    if not all(placed):  # unreachable for a checked program; fail loudly rather than drop a filter
+        literal = others[placed.index(False)]
+        raise EvaluationError("internal_error", f"could not schedule {literal}", literal.position)
     return steps
 
 
@@ -351,3 +404,113 @@ def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next
 
 STEP = {"atom": _atom_step, "negation": _negation_step, "compare": _compare_step, "assign": _assign_step,
          "constraint": _constraint_step}
+
+
+LONG = 40  # a plan with more steps runs in a loop (see compile_steps), not as nested calls
+
+
+def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
+    """Compiles ordered steps into ``run(b, label)`` ending in ``final(b, label)``.
+
+    A short plan is a chain of closures, each calling the next (the fastest in Python). A
+    long one would take one stack frame per step, and a body of a thousand atoms (a receipt
+    with a large support set) would overflow the stack: its steps run in a loop over an
+    explicit stack of iterators, and consecutive steps that bind nothing (membership tests,
+    negations, comparisons, assignments) are merged into one stage that checks them in turn.
+    """
+    if len(steps) <= LONG:
+        chain = final
+        for kind, literal, before in reversed(steps):
+            chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
+        return chain
+    stages: list[Callable[[Binding, Any], Any]] = []
+    filters: list[Next] = []
+    out: list = []
+
+    def collect(b, label):
+        out.append(label)
+
+    def close_filters():
+        if filters:
+            stages.append(_filter_stage(list(filters), out))
+            filters.clear()
+
+    for kind, literal, before in steps:
+        if kind == "atom" and not _is_membership(literal, before, slots):
+            close_filters()
+            stages.append(_atom_expander(literal, before, slots, store, semiring))
+        else:
+            filters.append(STEP[kind](literal, before, slots, store, semiring, collect, body))
+    close_filters()
+    last = len(stages)
+
+    def run(b, label):
+        stack = [iter(stages[0](b, label))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            for label in stack[-1]:
+                break
+            else:
+                pop()
+                continue
+            depth = len(stack)
+            if depth == last:
+                final(b, label)
+            else:
+                push(iter(stages[depth](b, label)))
+
+    return run
+
+
+def _filter_stage(filters: list[Next], out: list):
+    """One stage running steps that each pass a binding on at most once, in turn:
+    returns ``(label,)`` when all pass, ``()`` otherwise."""
+
+    def stage(b, label):
+        for step in filters:
+            out.clear()
+            step(b, label)
+            if not out:
+                return ()
+            label = out[0]
+        out.clear()
+        return (label,)
+
+    return stage
+
+
+def _is_membership(atom: Atom, before, slots) -> bool:
+    match = AtomMatch.build(atom, slots, set(before))
+    return not match.binds and not match.repeats and len(match.key) == len(atom.args)
+
+
+def _atom_expander(atom: Atom, before, slots, store, semiring):
+    """The atom step of a long plan: ``(b, label) -> iterator of labels``, writing the
+    slots of each match into ``b`` before yielding its label."""
+    match = AtomMatch.build(atom, slots, set(before), (store, semiring))
+    rows = store.relations[atom.relation]
+    times = semiring.times
+    if not match.key:
+        matches = match.matches
+
+        def scan(b, label):
+            for tup, lab in rows.items():
+                if matches(tup, b):
+                    yield lab if label is ONE_MARK else times(label, lab)
+
+        return scan
+    positions = tuple(pos for pos, _ in match.key)
+    getters = [get for _, get in match.key]
+    index = store.index(atom.relation, positions)
+    binds, repeats = match.binds, match.repeats
+
+    def lookup(b, label):
+        for tup in index.get(tuple(get(b) for get in getters), ()):
+            if repeats and any(tup[p] != tup[q] for p, q in repeats):
+                continue
+            for pos, slot in binds:
+                b[slot] = tup[pos]
+            lab = rows[tup]
+            yield lab if label is ONE_MARK else times(label, lab)
+
+    return lookup
