@@ -62,6 +62,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     internal error, to report it).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    # the parser refuses clauses nested deeper than parser.MAX_DEPTH (2,000) levels; walking
+    # a term that deep (printing, checking, compiling) takes a few frames a level
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):  # a name from undecodable argv bytes must still print
             stream.reconfigure(errors="backslashreplace")
@@ -94,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail("too_large: an integer has more than 4,300 digits")
     except Exception as error:  # the last line of defence; every such case is a bug to report
         return _internal(error)
+
+
+RECURSION_LIMIT = 10_000
 
 
 def _show_if_asked(error: BaseException) -> None:
