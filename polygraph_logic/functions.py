@@ -43,6 +43,30 @@ def arithmetic(op: str, left, right, position: Position | None):
         raise EvaluationError(
             "type_error", f"arithmetic '{op}' needs numbers, got {left!r} and {right!r}", position
         )
+    if op == "^" and isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 \
+            and right * (abs(left).bit_length() - 1) > _MAX_BITS:
+        _too_large(op, left, right, position)  # refused before it is computed (2 ^ 10^9 would take hours)
+    result = _compute(op, left, right, position)
+    if isinstance(result, int) and result.bit_length() >= _MAX_BITS - 4 and abs(result) >= _TOO_LARGE:
+        _too_large(op, left, right, position)
+    return result
+
+
+# Python refuses to print or parse integers of more than 4,300 digits; one is refused
+# where arithmetic makes it, with the rule's position, not later when it is written
+_TOO_LARGE = 10 ** 4300
+_MAX_BITS = _TOO_LARGE.bit_length()
+
+
+def _too_large(op: str, left, right, position) -> None:
+    def short(value):
+        return str(value) if value.bit_length() < 200 else f"an integer of {value.bit_length()} bits"
+
+    raise EvaluationError("too_large", f"'{op}' on {short(left)} and {short(right)} makes an integer of more "
+                          "than 4,300 digits", position)
+
+
+def _compute(op: str, left, right, position):
     if op == "+":
         return left + right
     if op == "-":
@@ -53,12 +77,16 @@ def arithmetic(op: str, left, right, position: Position | None):
         result = left ** right
         return int(result) if isinstance(left, int) and isinstance(right, int) else result
     if right == 0:
-        raise EvaluationError("division_by_zero", f"division by zero ({left} {op} 0)", position)
+        raise EvaluationError("division_by_zero", f"division by zero ({_shown(left)} {op} 0)", position)
     if op == "%":
         return left % right
     if isinstance(left, int) and isinstance(right, int):
         return left // right
     return left / right
+
+
+def _shown(value) -> str:
+    return str(value) if not isinstance(value, int) or value.bit_length() < 200 else "a large integer"
 
 
 def _string(value, name: str, position) -> str:

@@ -44,3 +44,17 @@ def test_too_deep_expressions_name_file_line_and_column(tmp_path, capsys, expres
     assert status == 2
     assert err.strip().splitlines() == [err.strip()]  # one line, no traceback
     assert err.startswith(f"{path}:3:3: too_deep: ")
+
+
+@pytest.mark.parametrize("rule, expression", [
+    ("n(y, k) :- n(x, j), j < 16, k = j + 1, y = x * x.", "x * x"),  # 2^(2^13) has 2,467 digits, 2^(2^14) 4,933
+    ("n(y, k) :- n(x, j), j < 1, k = j + 1, y = x ^ 100000.", "x ^"),  # refused before it is computed
+])
+def test_derived_integers_over_4300_digits_fail_where_they_are_made(tmp_path, capsys, rule, expression):
+    column = rule.index(expression) + 1
+    path = tmp_path / "big.dl"
+    path.write_text(f"n(2, 0).\n{rule}\n")
+    assert main(["eval", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:2:{column}: too_large: "), err
+    assert 2 ** 2 ** 13 < 10 ** 4300 <= 2 ** 2 ** 14  # the oracle for the first rule
