@@ -22,7 +22,6 @@ by symbolic re-derivation over the surviving facts (see rederive.py).
 from __future__ import annotations
 
 import difflib
-import json
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -56,22 +55,19 @@ class Deletion:
         """Returns {assertion number: id} of the deleted assertions; unknown names are an error
         with close matches, and nothing is evaluated."""
         graph = as_graph(graph)
-        problems = []
+        problems, numbers = [], {}
         for kind, column, names in (("source", "source", self.sources), ("relation", "predicate", self.relations),
                                     ("assertion", "id", self.assertions)):
-            known = {row[0] for row in graph.query(
-                f"SELECT DISTINCT {column} FROM assertions WHERE {column} IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted(set(names))),))}
+            if not names:
+                continue
+            numbers.update(graph.numbers(column, names))
             for name in names:
-                if name not in known:
+                if not graph.has(column, name):
                     close = difflib.get_close_matches(name, _candidates(graph, column, name), n=3, cutoff=0.6)
                     hint = f" (did you mean {', '.join(close)}?)" if close else ""
                     problems.append(f"no {kind} named {name!r}{hint}")
         if problems:
             raise PolygraphError("unknown_deletion", "; ".join(problems) + "; nothing was evaluated")
-        numbers = graph.numbers("id", self.assertions)
-        numbers.update(graph.numbers("source", self.sources))
-        numbers.update(graph.numbers("predicate", self.relations))
         return numbers
 
     def resolve(self, graph) -> frozenset[str]:

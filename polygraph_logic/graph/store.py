@@ -181,8 +181,18 @@ class Graph:
     def numbers(self, column: str, values: Iterable[str]) -> dict[int, str]:
         """Returns {number: id} of the assertions whose ``column`` (id, source, predicate) is one of ``values``."""
         assert column in ("id", "source", "predicate")
-        return dict(self.query(f"SELECT num, id FROM assertions WHERE {column} IN (SELECT value FROM json_each(?))",
-                               (json.dumps(sorted(set(values))),)))
+        values = sorted(set(values))
+        if not values:
+            return {}
+        # the index always: with few distinct predicates SQLite's statistics favour a full scan
+        return dict(self.query(f"SELECT num, id FROM assertions INDEXED BY {_INDEX_OF[column]} "
+                               f"WHERE {column} IN (SELECT value FROM json_each(?))", (json.dumps(values),)))
+
+    def has(self, column: str, value: str) -> bool:
+        """Returns True when some assertion's ``column`` (id, source, predicate) is ``value`` (indexed)."""
+        assert column in ("id", "source", "predicate")
+        return self.query(f"SELECT 1 FROM assertions INDEXED BY {_INDEX_OF[column]} WHERE {column} = ? LIMIT 1",
+                          (value,)).fetchone() is not None
 
     def distinct(self, column: str) -> list[str]:
         """Returns the distinct sources or predicates (an index scan; for completion and hints)."""
@@ -361,6 +371,10 @@ class Rows:
 
     def fetchall(self) -> list:
         return self._graph._call(self._cursor.fetchall)
+
+
+_INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
+             "predicate": "assertions_by_predicate"}
 
 
 def fact_key(args: Iterable) -> str:
