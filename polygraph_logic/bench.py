@@ -92,6 +92,10 @@ class BenchReport:
                          f"latency ratio {scaling['ratio']:.2f}x (same touched artifacts: {scaling['same_touched']})"))
         rows += _whole_process_rows(self.figures.get("whole_process", {}))
         rows += _scale_rows(self.figures.get("scale", {}))
+        for source, entry in self.figures.get("go_whatif", {}).get("sources", {}).items():
+            rows.append((f"GO slice: recompute / what-if whole process, {source}",
+                         f"{entry['ratio']:.1f}x ({entry['whatif_s']:.2f} s vs {entry['recompute_s']:.2f} s); "
+                         f"--exact {entry['ratio_exact']:.1f}x{' (most capped verdicts)' if entry['most_capped'] else ''}"))
         export = self.figures.get("export", {})
         artifacts = export.get("graphs", {}).get("full", {}).get("artifacts")
         for variant, entry in export.get("formats", {}).get("full", {}).items():
@@ -217,7 +221,7 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
     ``data`` is the GO slice's folder (default: ``default_data()``); benchmarks on the GO
     slice are skipped, and say so, when it is absent.
     """
-    from .benchmarks import build_graph, export, go_closure, scale, whatif, whole_process
+    from .benchmarks import build_graph, export, go_closure, go_whatif, scale, whatif, whole_process
 
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
@@ -234,6 +238,8 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
         ("export", "RDF export", lambda out: export.measure(quick=quick, out=out)),
         ("scale", "scale: the synthetic graph x1 to x40, each command its own process",
          lambda out: scale.measure((1, 3) if quick else scale.SCALES, repeat=3, out=out)),
+        ("go_whatif", "GO slice: what-if as a whole process vs a from-scratch Boolean recompute",
+         lambda out: go_whatif.measure(data, repeat=1 if quick else 3, out=out)),
     ]
     for key, title, step in steps:
         lines: list[str] = []
