@@ -185,7 +185,7 @@ def test_gpad_version_header_missing_or_unsupported(tmp_path):
 def test_missing_file_is_an_error_value(tmp_path):
     with pytest.raises(PolygraphError) as caught:
         read_gpad(tmp_path / "absent.gpad")
-    assert caught.value.code == "io_error" and "absent.gpad" in str(caught.value)
+    assert caught.value.code == "file_error" and "absent.gpad" in str(caught.value)
 
 
 def gaf(db_id: str, qualifier: str, term: str, reference: str, aspect: str, evidence: str = "IDA",
@@ -379,3 +379,22 @@ def test_real_obographs():
     assert len(labels) == len(raw["nodes"]) == 493
     assert all(s.startswith("GO:") and o.startswith("GO:") for s, _, o in edges)
     assert len(parse_clauses(edges_to_datalog(edges), "background.dl")) == 1031
+
+
+def test_damaged_obographs_and_non_utf8_annotation_files_are_errors_with_positions(tmp_path):
+    from polygraph_logic.errors import PolygraphError
+    from polygraph_logic.importers import read_gpad, read_obographs
+    listed = tmp_path / "listed.json"
+    listed.write_text('{"graphs": [[1, 2]]}')
+    with pytest.raises(PolygraphError) as error:
+        read_obographs(listed)
+    assert error.value.code == "malformed_file"
+    typed = tmp_path / "typed.json"
+    typed.write_text('{"graphs": [{"nodes": [{"id": 1, "lbl": 2}], "edges": [{"sub": 1, "pred": "is_a", "obj": "x"}]}]}')
+    edges, labels, report = read_obographs(typed)
+    assert edges == [] and labels == {} and len(report.malformed) == 1
+    latin = tmp_path / "latin.gpad"
+    latin.write_bytes(b"!gpa-version: 1.2\nPomBase\tSPAC\t\xff\n")
+    with pytest.raises(PolygraphError) as error:
+        read_gpad(latin)
+    assert error.value.code == "encoding_error" and (error.value.position.line, error.value.position.column) == (2, 14)

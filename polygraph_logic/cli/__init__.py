@@ -77,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyError as error:
         return _fail(f"not_found: {visible(error.args[0] if error.args else error)}")
     except KeyboardInterrupt:
+        if getattr(sys.stderr, "isatty", lambda: False)():
+            sys.stderr.write("\r" + " " * 120 + "\r")  # a progress line may be showing (progress.Progress)
         return _fail("interrupted: stopped by Ctrl-C; no output file was changed", 130)
     except BrokenPipeError:
         _quiet_stdout()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..files import read_utf8
 from ..errors import PolygraphError, Position
 from ..graph.assertions import Assertion
 from .relations import ANNOTATION_RELATIONS, relation_curie
@@ -100,13 +101,9 @@ def read_annotation_file(
 
 
 def _lines(path: str):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            yield from handle
-    except OSError as error:
-        raise PolygraphError("io_error", f"cannot read {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise PolygraphError("io_error", f"{path} is not UTF-8 text: {error.reason}") from None
+    # read whole (annotation files are megabytes): bytes that are not UTF-8 are an
+    # encoding_error at their line and column (files.read_utf8)
+    yield from read_utf8(path).splitlines(keepends=True)
 
 
 def _layout(path: str, form: Format, version: tuple[str, int] | None, report: ImportReport) -> Layout:

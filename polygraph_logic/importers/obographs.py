@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..errors import PolygraphError, Position
 from ..syntax import format_value
-from ..files import write_text_atomically
+from ..files import read_utf8, write_text_atomically
 from .report import ImportReport
 
 OBO_PREFIX = "http://purl.obolibrary.org/obo/"
@@ -56,12 +56,17 @@ def read_obographs(path: str | Path) -> tuple[list[Edge], dict[str, str], Import
     edges: list[Edge] = []
     labels: dict[str, str] = {}
     for g, graph in enumerate(graphs):
-        for node in graph.get("nodes", []):
-            if isinstance(node, dict) and node.get("id") and node.get("lbl"):
+        nodes, found = (graph.get("nodes", []), graph.get("edges", [])) if isinstance(graph, dict) else (None, None)
+        if not isinstance(nodes, list) or not isinstance(found, list):
+            raise PolygraphError("malformed_file", f"{path}: graph {g} is not an object with 'nodes' and 'edges' "
+                                                   "lists: is it obographs JSON?", Position(str(path), 1, 1))
+        for node in nodes:
+            if isinstance(node, dict) and isinstance(node.get("id"), str) and isinstance(node.get("lbl"), str):
                 labels[curie(node["id"])] = node["lbl"]
-        for e, edge in enumerate(graph.get("edges", [])):
+        for e, edge in enumerate(found):
             report.read += 1
-            missing = [key for key in ("sub", "pred", "obj") if not (isinstance(edge, dict) and edge.get(key))]
+            missing = [key for key in ("sub", "pred", "obj")
+                       if not (isinstance(edge, dict) and isinstance(edge.get(key), str) and edge[key])]
             if missing:
                 report.malformed.append((None, f"graph {g} edge {e}: no {', '.join(missing)}"))
                 continue
@@ -73,15 +78,11 @@ def read_obographs(path: str | Path) -> tuple[list[Edge], dict[str, str], Import
 
 
 def _load(path: str):
+    text = read_utf8(path)  # bytes that are not UTF-8: encoding_error at their line and column
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except OSError as error:
-        raise PolygraphError("io_error", f"cannot read {path}: {error.strerror or error}") from None
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise PolygraphError("malformed_json", error.msg, Position(path, error.lineno, error.colno)) from None
-    except UnicodeDecodeError as error:
-        raise PolygraphError("io_error", f"{path} is not UTF-8 text: {error.reason}") from None
 
 
 def edges_to_datalog(edges: Iterable[Edge], source: str | None = None) -> str:
