@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-_CONTROL = {code: f"\\x{code:02x}" for code in (*range(32), 127)}
+# C0 and C1 controls and the Unicode line and paragraph separators: everything str.splitlines()
+# or a terminal would break a line at
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(32), *range(127, 160))}
+_CONTROL.update({0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
 def visible(text: str) -> str:

@@ -247,3 +247,11 @@ def test_replacing_keeps_the_old_file_on_failure(tmp_path):
             temporary.write_text("new")
             raise RuntimeError("midway")
     assert [p.name for p in tmp_path.iterdir()] == ["f.txt"] and target.read_text() == "old"
+
+
+def test_an_error_naming_a_file_with_any_line_break_stays_one_line(capsys):
+    """str.splitlines() breaks at C1's NEL and at U+2028/2029 too (hypothesis found '\\x85')."""
+    for name in ("\x850", "a\u2028b", "c\u2029d", "e\x1cf", "g\rh"):
+        assert main(["info", name]) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and SHAPE.match(err), err
