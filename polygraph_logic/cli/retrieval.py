@@ -129,7 +129,7 @@ def print_report(report: Report, out=None) -> None:
                 how = (f"symbolic re-derivation ({row['settled']} capped dead labels settled, "
                        f"{row['revived']} revived)")
             elif layer == "claim":
-                how = "dead iff every stating assertion is deleted"
+                how = "dead iff every stating assertion is deleted and the triple is not entailed"
             elif row["truth"] == "labels":
                 how = "labels (no audit verdicts for this deletion)"
             else:
