@@ -10,10 +10,13 @@ def register(commands) -> None:
     """Adds the ``bench`` subcommand."""
     bench = commands.add_parser(
         "bench", help="run every benchmark and write a Markdown report with ratios, memory and a plot",
-        description="Runs the benchmarks one after another (engine vs pyDatalog on the GO closure, graph "
-                    "builds, what-if vs full scan and sympy, exact re-derivation vs recompute, RDF export) "
-                    "on the synthetic paper-scale graph and the GO slice when present, then the synthetic "
-                    "graph at x1, x10 and x40 with each command its own process, and writes "
+        description="Runs the benchmarks one after another (engine vs pyDatalog on the GO closure, "
+                    "polygraph eval as whole processes against a pyDatalog process and on generated "
+                    "Souffle-suite stand-ins, graph builds, what-if vs full scan and sympy, exact "
+                    "re-derivation vs recompute, RDF export) on the synthetic paper-scale graph and the GO "
+                    "slice when present, then the synthetic graph at x1, x10 and x40 with each command its "
+                    "own process, and the GO slice's what-if as a whole process against a from-scratch "
+                    "recompute; writes "
                     "REPORT_DIR/report.md, whatif-latency.png and figures.json. Run it on an idle machine: "
                     "other work on the same cores distorts the ratios.")
     bench.add_argument("--quick", action="store_true",
