@@ -18,8 +18,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .graph.fact_store import FactStore
-from .graph.store import Graph
-from .graph.store_write import key_value
+from .graph.store import Graph, key_value
 
 FactKey = tuple[str, tuple]
 

@@ -116,10 +116,8 @@ class Session:
 
     def _known(self, artifact: str) -> str:
         if not self.graph.has_artifact(artifact):
-            import difflib
-            close = difflib.get_close_matches(artifact, self.graph.artifact_ids(artifact[:max(1, len(artifact) - 3)]))
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise PolygraphError("unknown_artifact", f"no artifact named {artifact!r}{hint}")
+            raise PolygraphError("unknown_artifact",
+                                 f"no artifact named {artifact!r}{self.graph.artifact_hint(artifact)}")
         return artifact
 
     # --- applying it -----------------------------------------------------------------

@@ -74,10 +74,7 @@ def register(commands) -> None:
 
 def _require(graph: Graph, artifact: str) -> None:
     if not graph.has_artifact(artifact):
-        import difflib
-        close = difflib.get_close_matches(artifact, graph.artifact_ids(artifact[:max(1, len(artifact) - 3)]), n=3)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise KeyError(f"no artifact named {artifact!r}{hint}")
+        raise KeyError(f"no artifact named {artifact!r}{graph.artifact_hint(artifact)}")
 
 
 def _run_whatif(args: argparse.Namespace) -> int:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
-from .store import Graph, fact_key
-from .store_write import key_value
+from .store import Graph, fact_key, key_value
 
 Value = Callable[[str, tuple], Any]
 

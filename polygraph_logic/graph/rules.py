@@ -16,7 +16,6 @@ import io
 import pickle
 from typing import Sequence
 
-from ..errors import PolygraphError
 
 _ALLOWED_BUILTINS = {"tuple", "list", "frozenset", "set", "dict", "int", "str", "float", "bool"}
 
@@ -35,7 +34,7 @@ class _SyntaxUnpickler(pickle.Unpickler):
 def rule_rows(rules: Sequence):
     """Yields ``(relation, c0, c1, c2, tree)`` rows for the ``rules`` table."""
     from ..syntax import Constant
-    from .store_write import key_value
+    from .store import key_value
     for rule in rules:
         heads = [key_value(a.value) if isinstance(a, Constant) else None for a in rule.head.args[:3]]
         heads += [None] * (3 - len(heads))
@@ -45,11 +44,11 @@ def rule_rows(rules: Sequence):
 def load_rule(blob, graph):
     """Returns one stored syntax tree; a damaged one is a bad_graph error."""
     from ..syntax import Rule
+    from .store import bad_graph
     try:
         rule = _SyntaxUnpickler(io.BytesIO(blob)).load()
     except Exception as error:  # any failure to unpickle is a damaged file, never a traceback
-        raise PolygraphError("bad_graph", f"{graph.path}: its stored rules are damaged ({error}); rebuild it "
-                                          f"with `polygraph build ... -o {graph.path}`") from None
+        raise bad_graph(graph.path, f"its stored rules are damaged ({error})") from None
     if not isinstance(rule, Rule):
-        raise PolygraphError("bad_graph", f"{graph.path}: a stored rule is a {type(rule).__name__}, not a rule")
+        raise bad_graph(graph.path, f"a stored rule is a {type(rule).__name__}, not a rule")
     return rule

@@ -269,6 +269,14 @@ class Graph:
         rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM}{where} ORDER BY a.num", parameters)
         return (self._artifact(row) for row in rows)
 
+    def artifact_hint(self, artifact_id: str) -> str:
+        """Returns ``; did you mean X, Y?`` naming stored ids close to an unknown one (from ids
+        sharing its first characters, an index range), or an empty string."""
+        import difflib
+        close = difflib.get_close_matches(artifact_id, self.artifact_ids(artifact_id[:max(1, len(artifact_id) - 3)]),
+                                          n=3)
+        return f"; did you mean {', '.join(close)}?" if close else ""
+
     def artifact_ids(self, prefix: str = "", limit: int = 50) -> list[str]:
         """Returns artifact ids starting with ``prefix`` (for completion and hints)."""
         upper = prefix + "\U0010ffff"
@@ -375,6 +383,16 @@ class Rows:
 
 _INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
              "predicate": "assertions_by_predicate"}
+
+
+_INT64 = 1 << 63
+
+
+def key_value(value):
+    """Returns the value stored in a ``k`` column for one argument (lookups compare these)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        return f"#int:{value}"  # SQLite integers are 64-bit; matches are re-checked on the decoded args
+    return value
 
 
 def fact_key(args: Iterable) -> str:

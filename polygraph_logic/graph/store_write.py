@@ -19,7 +19,7 @@ from ..files import replacing
 from .assertions import Assertion
 from .labels import encode_label
 from .rules import rule_rows
-from .store import FORMAT, Artifact, StoredFact, fact_key
+from .store import FORMAT, Artifact, StoredFact, fact_key, key_value
 
 _TABLES = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL);
@@ -57,16 +57,6 @@ UPDATE artifacts SET summary = (SELECT s.num FROM artifacts s
 UPDATE artifacts SET summary = num
     WHERE layer = 'summary' AND num IN (SELECT summary FROM artifacts WHERE layer = 'sentence');
 """
-
-_INT64 = 1 << 63
-
-
-def key_value(value):
-    """Returns the value stored in a ``k`` column for one argument (lookups compare these)."""
-    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
-        return f"#int:{value}"  # SQLite integers are 64-bit; matches are re-checked on the decoded args
-    return value
-
 
 def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: Iterable[Artifact],
                 meta: dict[str, str], facts: Iterable[StoredFact] = (), rules: str | Sequence = "",
