@@ -156,7 +156,6 @@ def test_cli_build_reports_bad_receipts_with_file_and_line(tmp_path, capsys):
 
 
 def test_graph_keeps_every_fact_and_the_rules_for_re_derivation(tmp_path, inputs):
-    from polygraph_logic.graph.build import artifact_fact
     build = build_graph(*inputs, rules=[ROOT / "rules" / "ro.dl"])
     path = tmp_path / "f.graph"
     build.write(path)
@@ -165,7 +164,7 @@ def test_graph_keeps_every_fact_and_the_rules_for_re_derivation(tmp_path, inputs
         model = build.model
         assert len(facts) == sum(len(model.facts(name)) for name in model.relations())
         for artifact in graph.artifacts():
-            stored = facts[artifact_fact(artifact)]
+            stored = facts[artifact.fact]
             assert stored.support == artifact.support and stored.exact == artifact.exact
         reparsed = parse_program(graph.rules_text())
         assert [str(r) for r in reparsed.rules] == [str(r) for r in model.program.rules]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterator, NamedTuple
 
-from ..graph.build import artifact_fact, triple_id
+from ..graph.build import triple_id
 from ..graph.store import Artifact, Graph, StoredFact
 from .iris import Minter
 from .namespaces import (DCTERMS, FORMAT, LAYER_CLASSES, NP, OWL, PG, PROV, RDF, RDF_JSON, RDF_TYPE, RDFS,
@@ -258,5 +258,5 @@ class ExportModel:
             artifact = self.graph.artifact(artifact_id)
         except KeyError:
             return False
-        return (artifact_fact(artifact) == (fact.relation, fact.args) and artifact.support == fact.support
+        return (artifact.fact == (fact.relation, fact.args) and artifact.support == fact.support
                 and artifact.exact == fact.exact)

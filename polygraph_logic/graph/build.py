@@ -147,12 +147,6 @@ def _support(model: Model, label) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(group) for group in model.semiring.to_json(label))
 
 
-def collect_artifacts(model: Model, receipts: list[Receipt]) -> tuple[list[Artifact], int]:
-    """Returns the artifacts of an evaluated model, and how many edges were background only."""
-    tally = Tally()
-    return list(iter_artifacts(model, receipts, tally)), tally.background
-
-
 def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = None) -> Iterator[Artifact]:
     """Yields the artifacts of an evaluated model, one at a time, counting them in ``tally``.
 
@@ -190,11 +184,6 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
             raise RuntimeError(f"artifact id collision for {artifact_id}")
         seen.add(artifact_id)
         yield tally.add(Artifact(artifact_id, "edge", _content(triple), _support(model, label), label.exact))
-
-
-def artifact_fact(artifact: Artifact) -> tuple[str, tuple]:
-    """Returns the program fact an artifact is: its relation and argument tuple."""
-    return artifact.fact
 
 
 def _rows(model: Model, relation: str):

@@ -52,7 +52,6 @@ class GraphIndex:
         self.exact: dict[FactKey, bool] = {}
         self.sentences: dict[str, list[str]] = defaultdict(list)
         self.artifact_labels: list[tuple[frozenset[int], ...]] = []
-        self.layer_of: list[str] = []
         self.mentions: dict[int, list[int]] = defaultdict(list)
         for rank, artifact in enumerate(stored):
             summary = artifact.content.get("summary") if artifact.layer == "sentence" else None
@@ -65,7 +64,6 @@ class GraphIndex:
                 self.sentences[summary].append(artifact.id)
             groups = tuple(frozenset(self.bit[a] for a in group) for group in artifact.support)
             self.artifact_labels.append(groups)
-            self.layer_of.append(artifact.layer)
             for bit in frozenset().union(*groups):
                 self.mentions[bit].append(rank)
         self.ids: list[str] = [entry.id for entry in self.ranked]
@@ -88,7 +86,3 @@ class GraphIndex:
         for number in deleted:
             ranks.update(self.mentions.get(number, ()))
         return ranks
-
-    def names(self, numbers) -> list[str]:
-        """Returns the assertion ids of assertion numbers."""
-        return [self.assertion_ids[n] for n in sorted(numbers)]

@@ -23,7 +23,6 @@ from ..errors import PolygraphError
 from ..export.iris import Minter
 from ..export.namespaces import (CLASS_LAYERS, DCTERMS, FORMAT, PG, PROV, RDF, RDF_TYPE, RDFS, VOID)
 from ..graph.assertions import Assertion
-from ..graph.build import artifact_fact
 from ..graph.store import Artifact, StoredFact, write_graph
 from ..provenance import WhySemiring
 
@@ -165,7 +164,7 @@ def read_rdf(path: str | Path, format: str | None = None) -> RdfImport:
     facts_included = _one(head, PG + "factsIncluded", "the export") in ("true", "1")
     facts = [_fact(json.loads(text)) for text in head.get(PG + "fact", ())] if facts_included else []
     if facts_included:
-        facts += [StoredFact(*artifact_fact(a), a.support, a.exact) for a in artifacts]
+        facts += [StoredFact(*a.fact, a.support, a.exact) for a in artifacts]
     deletion = next((n for n in nodes.values() if PG + "policy" in n), None)
     label = None
     if deletion is not None:
