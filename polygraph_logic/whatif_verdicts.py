@@ -91,22 +91,22 @@ def _demote(graph: Graph, deleted: frozenset[int], dies: set[int], label_dead: s
     """Moves claims that died by their label but whose triple is still entailed (as an edge) from
     ``dies`` to ``outcome.demotions``; returns the claims whose edge label is capped and dead (uncertain)."""
     uncertain = set()
-    for n in sorted(dies & label_dead):
-        if outcome.rows[n][1] != "claim":
-            continue
-        triple = outcome.triple(n)
-        row = graph.query("SELECT num, label, exact FROM facts WHERE relation = 'edge' AND args = ?",
-                          (json.dumps(triple, ensure_ascii=False),)).fetchone()
-        if row is None:
-            continue
-        surviving = [g for g in graph.decode(row[1]) if deleted.isdisjoint(g)]
-        if surviving or row[0] in revived:
+    # the claim's stored arguments are the edge fact's key too: one query for every candidate
+    claims = {outcome.raw_triples[n]: n for n in dies & label_dead if outcome.rows[n][1] == "claim"}
+    if not claims:
+        return uncertain
+    rows = graph.query("SELECT args, num, label, exact FROM facts WHERE relation = 'edge' AND args IN "
+                       "(SELECT value FROM json_each(?))", (json.dumps(sorted(claims)),)).fetchall()
+    for args, fact, blob, exact in sorted(rows, key=lambda row: claims[row[0]]):
+        n = claims[args]
+        surviving = [g for g in graph.decode(blob) if deleted.isdisjoint(g)]
+        if surviving or fact in revived:
             names = graph.names(x for g in surviving for x in g)
-            outcome.demotions[n] = {"artifact": outcome.rows[n][0], "triple": triple,
+            outcome.demotions[n] = {"artifact": outcome.rows[n][0], "triple": outcome.triple(n),
                                     "support": [[names[x] for x in g] for g in surviving],
                                     "rederived": not surviving}
             dies.discard(n)
-        elif not row[2] and not outcome.exact:
+        elif not exact and not outcome.exact:
             uncertain.add(n)
     return uncertain
 
