@@ -45,11 +45,16 @@ def as_graph(source) -> Graph:
 
 @dataclass(frozen=True)
 class Deletion:
-    """A set of assertions to delete, by source, by predicate, or by id, in any mix."""
+    """A set of assertions to delete, by source, by predicate, or by id, in any mix.
+
+    ``kinds`` are distrusted kinds (kinds.py): their assertions cannot support, so for
+    verdicts they are deleted; what falls only for them *rests on* them, not retracted.
+    """
 
     sources: tuple[str, ...] = ()
     relations: tuple[str, ...] = ()
     assertions: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
 
     def numbers(self, graph) -> dict[int, str]:
         """Returns {assertion number: id} of the deleted assertions; unknown names are an error
@@ -68,6 +73,9 @@ class Deletion:
                     problems.append(f"no {kind} named {name!r}{hint}")
         if problems:
             raise PolygraphError("unknown_deletion", "; ".join(problems) + "; nothing was evaluated")
+        if self.kinds:
+            from .kinds import kind_numbers
+            numbers.update(kind_numbers(graph, self.kinds))
         return numbers
 
     def resolve(self, graph) -> frozenset[str]:
@@ -76,16 +84,17 @@ class Deletion:
 
     def __add__(self, other: "Deletion") -> "Deletion":
         return Deletion(*(tuple(dict.fromkeys(a + b)) for a, b in zip(
-            (self.sources, self.relations, self.assertions),
-            (other.sources, other.relations, other.assertions))))
+            (self.sources, self.relations, self.assertions, self.kinds),
+            (other.sources, other.relations, other.assertions, other.kinds))))
 
     def __bool__(self) -> bool:
-        return bool(self.sources or self.relations or self.assertions)
+        return bool(self.sources or self.relations or self.assertions or self.kinds)
 
     def __str__(self) -> str:
         parts = [f"retract-source {s}" for s in self.sources]
         parts += [f"revoke-relation {r}" for r in self.relations]
         parts += [f"assertion {a}" for a in self.assertions]
+        parts += [f"distrust-kind {k}" for k in self.kinds]
         return ", ".join(parts) or "nothing"
 
 
@@ -114,6 +123,7 @@ class Outcome:
     dead_ranks: set[int] = field(default_factory=set, repr=False)
     demotions: dict[int, dict] = field(default_factory=dict, repr=False)
     uncertain_ranks: set[int] = field(default_factory=set, repr=False)
+    resting_ranks: set[int] = field(default_factory=set, repr=False)  # dead only for the distrusted kinds
     raw_triples: dict[int, str] = field(default_factory=dict, repr=False)  # claims and edges: stored args
     decode_args: object = field(default=None, repr=False)
     summaries: dict[str, dict] = field(default_factory=dict)
@@ -152,6 +162,11 @@ class Outcome:
     def demoted(self) -> list[dict]:
         """Claims whose stating assertions are all gone but whose triple the rules still entail."""
         return [self.demotions[n] for n in self._ordered if n in self.demotions]
+
+    @cached_property
+    def resting(self) -> list[str]:
+        """Dead artifacts that rest only on the distrusted kinds: the rest of the deletion leaves them."""
+        return self._names(self.resting_ranks.__contains__)
 
     @cached_property
     def uncertain(self) -> list[str]:
@@ -208,6 +223,8 @@ class Outcome:
             "settled_by_rederivation": self.settled,
             "revived_by_rederivation": self.revived,
             "elapsed_ms": round(self.elapsed_ms, 3),
+            **({"distrusted_kinds": list(self.deletion.kinds), "rests_on_distrusted_kinds": self.resting}
+               if self.deletion.kinds else {}),
         }
 
 
@@ -232,5 +249,9 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     numbers = deletion.numbers(graph)
     outcome = Outcome(deletion, frozenset(numbers.values()), policy, exact)
     decide(graph, frozenset(numbers), outcome, rederiver)
+    if deletion.kinds:  # what falls only because the distrusted kinds cannot support
+        rest = Deletion(deletion.sources, deletion.relations, deletion.assertions)
+        retracted = what_if(graph, rest, policy, exact, rederiver).dead_ranks if rest else set()
+        outcome.resting_ranks = outcome.dead_ranks - retracted
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome

@@ -10,7 +10,8 @@ class Assertion:
     """``(id, source, subject, predicate, object)`` with an optional evidence ``text``.
 
     ``id`` names the provenance variable; ``source`` is the document (``PMID:39973430``,
-    ``GO_REF:0000024``, a URL); ``predicate`` is a CURIE such as ``RO:0002211``.
+    ``GO_REF:0000024``, a URL); ``predicate`` is a CURIE such as ``RO:0002211``; ``kind``
+    is what sort of evidence it is (kinds.py: ``source_claim`` unless stated).
     """
 
     id: str
@@ -19,6 +20,7 @@ class Assertion:
     predicate: str
     object: str
     text: str | None = None
+    kind: str = "source_claim"
 
     def to_json(self) -> dict:
         """Returns the JSON Lines record of DESIGN.md (``text`` only when present)."""
@@ -31,6 +33,8 @@ class Assertion:
         }
         if self.text is not None:
             record["text"] = self.text
+        if self.kind != "source_claim":
+            record["kind"] = self.kind
         return record
 
     @property

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..errors import PolygraphError, Position
+from ..kinds import DEFAULT_KIND, KINDS
 from .assertions import Assertion
 
 #: layers a receipt may declare; claims and edges come from assertions and rules
@@ -178,6 +179,11 @@ def load_assertions(path: str | Path) -> list[Assertion]:
         where = Position(str(path), number, 1)
         values = [_text_field(record, name, where, problems) for name in _ASSERTION_FIELDS]
         text = _text_field(record, "text", where, problems, optional=True)
+        kind = record.get("kind", DEFAULT_KIND)
+        if not isinstance(kind, str) or kind not in KINDS:
+            problems.append(PolygraphError(
+                "unknown_kind", f"kind {kind!r} is not one of {', '.join(KINDS)}", where))
+            continue
         if any(v is None for v in values):
             continue
         if not _CURIE.match(values[3]):
@@ -191,7 +197,7 @@ def load_assertions(path: str | Path) -> list[Assertion]:
                 where))
             continue
         seen[values[0]] = number
-        assertions.append(Assertion(*values, text=text))
+        assertions.append(Assertion(*values, text=text, kind=kind))
     if problems:
         raise LoadError(problems)
     return assertions

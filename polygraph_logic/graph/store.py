@@ -77,8 +77,11 @@ class Assertions(Mapping):
     """The graph's assertions by id, read from disk on demand (iteration streams them in order)."""
 
     def __init__(self, graph: "Graph"):
+        from ..kinds import has_kind_column
         self._graph = graph
         self._count: int | None = None
+        # a graph built before kinds existed reads every assertion as a source claim
+        self._COLUMNS += ", kind" if has_kind_column(graph) else ", 'source_claim'"
 
     _COLUMNS = "id, source, subject, predicate, object, text"
 
@@ -166,7 +169,8 @@ class Graph:
     # --- assertions ------------------------------------------------------------------
     def assertion(self, row: tuple) -> Assertion:
         """Returns an assertion from its row; a value that is not text is a bad_graph error."""
-        if not all(isinstance(v, str) for v in row[:5]) or not isinstance(row[5], (str, type(None))):
+        if (not all(isinstance(v, str) for v in row[:5]) or not isinstance(row[5], (str, type(None)))
+                or not all(isinstance(v, str) for v in row[6:])):
             raise bad_graph(self.path, f"assertion {row[0]!r} has a value that is not text")
         return Assertion(*row)
 

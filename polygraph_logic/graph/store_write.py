@@ -24,7 +24,8 @@ from .store import FORMAT, Artifact, StoredFact, fact_key, key_value
 _TABLES = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL);
 CREATE TABLE assertions(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
-    subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, text TEXT);
+    subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, text TEXT,
+    kind TEXT NOT NULL DEFAULT 'source_claim');
 CREATE TABLE facts(num INTEGER PRIMARY KEY, relation TEXT NOT NULL, args TEXT NOT NULL,
     k0, k1, k2, label BLOB NOT NULL, exact INTEGER NOT NULL);
 CREATE TABLE mentions(assertion INTEGER NOT NULL, fact INTEGER NOT NULL,
@@ -40,6 +41,7 @@ _INDEXES = """
 CREATE INDEX assertions_by_source ON assertions(source);
 CREATE INDEX assertions_by_predicate ON assertions(predicate);
 CREATE INDEX assertions_by_triple ON assertions(subject, predicate, object);
+CREATE INDEX assertions_by_kind ON assertions(kind);
 CREATE INDEX facts_by_k0 ON facts(relation, k0, k1, k2);
 CREATE INDEX facts_by_k1 ON facts(relation, k1, k2);
 CREATE INDEX facts_by_k2 ON facts(relation, k2, k0);
@@ -117,8 +119,9 @@ class _Writer:
                 if a.id in self.number:
                     raise PolygraphError("duplicate_assertion", f"assertion id {a.id!r} occurs twice")
                 self.number[a.id] = num
-                yield num, a.id, a.source, a.subject, a.predicate, a.object, a.text
-        self.db.executemany("INSERT INTO assertions VALUES (?, ?, ?, ?, ?, ?, ?)", rows())
+                yield num, a.id, a.source, a.subject, a.predicate, a.object, a.text, a.kind
+        self.db.executemany("INSERT INTO assertions(num, id, source, subject, predicate, object, text, kind) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows())
         self.progress("assertions", len(self.number))
 
     def _numbers(self, support, what: str) -> list[list[int]]:
