@@ -397,6 +397,10 @@ def construct(corpus: str | Path | list[Document], out_dir: str | Path, client: 
     merges = constructor.merge(assertions)
     summaries = constructor.summarize(assertions, merges)
     out = Path(out_dir)
+    try:
+        out.mkdir(exist_ok=True)  # the output folder itself, never its parents
+    except OSError as error:
+        raise PolygraphError("io_error", f"cannot create the folder {out}: {error.strerror or error}") from None
     write_text_atomically(out / "assertions.jsonl", _jsonl(a.to_json() for a in assertions))
     write_text_atomically(out / "receipts.jsonl", _jsonl([*merges, *summaries]))
     report.assertions, report.merges, report.summaries = len(assertions), len(merges), len(summaries)

@@ -20,15 +20,19 @@ except ImportError:  # not POSIX: leftovers are not swept (nothing tells a live 
 def replacing(path: str | Path, suffix: str = ".tmp") -> Iterator[Path]:
     """Yields a temporary path beside ``path``, renamed over ``path`` when the block succeeds.
 
-    Parent folders are created; the file gets the mode a plain ``open`` would give it.
+    The folder must exist (nothing creates folders behind the user's back: a mistyped path
+    is an ``io_error``); the file gets the mode a plain ``open`` would give it.
     On any failure (Ctrl-C included) the temporary file is removed and the old file is
     left as it was; an OSError becomes PolygraphError(io_error) naming the file.  The
     temporary file is locked while it is written, so that the leftovers of a killed
     writer (``.NAME.*SUFFIX``, unlocked) are swept by the next write of the same target.
     """
     target = Path(path)
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise PolygraphError("io_error", f"cannot write {target}: {folder} {what} (create the folder first)")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
         sweep_leftovers(target, suffix)
         handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent)
     except OSError as error:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import cmd
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -52,88 +53,137 @@ class Repl(cmd.Cmd):
                 self._say(f"  - {artifact}")
 
     def onecmd(self, line: str) -> bool:
+        """Runs one command; an error prints as the CLI prints it, ``code: message``."""
         try:
             return super().onecmd(line)
         except PolygraphError as error:
-            self._say(f"error: {error}")
-        except (KeyError, ValueError) as error:
-            self._say(f"error: {error.args[0] if error.args else error}")
+            self._say(str(error))
+        except KeyError as error:  # the CLI's mapping (cli.main): a name looked up and not found
+            self._say(f"not_found: {error.args[0] if error.args else error}")
         return False
 
     def emptyline(self) -> bool:
         return False
 
-    def default(self, line: str) -> None:
-        self._say(f"unknown command {line.split()[0]!r}; type help")
+    def default(self, line: str) -> bool:
+        if line.strip() == "EOF":  # what cmd sends at the end of input; not a command to list
+            self._say()
+            return True
+        self._say(f"unknown_command: {line.split()[0]!r} is not a command; type help")
+        return False
+
+    # --- arguments -------------------------------------------------------------------
+    def _arguments(self, command: str, arg: str, least: int, most: int) -> list[str]:
+        """Returns the words of ``arg`` (quotes group a name holding spaces), or raises
+        ``bad_argument`` with the command's usage line when there are too few or too many."""
+        try:
+            words = shlex.split(arg)
+        except ValueError as error:
+            raise PolygraphError("bad_argument", f"{error}; usage: {self._usage(command)}") from None
+        if not least <= len(words) <= most:
+            wanted = ("no argument" if most == 0 else f"{least} argument" if least == most == 1
+                      else f"{least} to {most} arguments")
+            raise PolygraphError("bad_argument", f"{command} takes {wanted}, got {len(words)}; "
+                                                 f"usage: {self._usage(command)}")
+        return words
+
+    def _one(self, command: str, arg: str) -> str:
+        return self._arguments(command, arg, 1, 1)[0]
+
+    def _usage(self, command: str) -> str:
+        return (getattr(self, f"do_{command}").__doc__ or command).split(":")[0]
+
+    def _choice(self, command: str, arg: str, choices: tuple[str, ...], default: str | None) -> str:
+        words = self._arguments(command, arg, 0 if default is not None else 1, 1)
+        word = words[0] if words else default
+        if word not in choices:
+            raise PolygraphError("bad_argument", f"{command} takes {' or '.join(choices)}, not {word!r}; "
+                                                 f"usage: {self._usage(command)}")
+        return word
 
     # --- commands --------------------------------------------------------------------
     def do_retract(self, arg: str) -> None:
-        """retract SOURCE: add every assertion of SOURCE to the deletion"""
-        self._diff(self.session.retract(arg.strip()))
+        """retract SOURCE: add every assertion of SOURCE to the deletion (quote a name with spaces)"""
+        self._diff(self.session.retract(self._one("retract", arg)))
 
     def do_revoke(self, arg: str) -> None:
         """revoke RELATION: add every assertion with predicate RELATION to the deletion"""
-        self._diff(self.session.revoke(arg.strip()))
+        self._diff(self.session.revoke(self._one("revoke", arg)))
 
     def do_delete(self, arg: str) -> None:
         """delete ASSERTION: add one assertion to the deletion"""
-        self._diff(self.session.delete(arg.strip()))
+        self._diff(self.session.delete(self._one("delete", arg)))
 
     def do_restore(self, arg: str) -> None:
         """restore NAME: take a source, relation or assertion back out of the deletion"""
-        self._diff(self.session.restore(arg.strip()))
+        self._diff(self.session.restore(self._one("restore", arg)))
 
     def do_undo(self, arg: str) -> None:
         """undo: return to the deletion before the last change"""
+        self._arguments("undo", arg, 0, 0)
         self._diff(self.session.undo())
 
     def do_redo(self, arg: str) -> None:
         """redo: re-apply the last undone change"""
+        self._arguments("redo", arg, 0, 0)
         self._diff(self.session.redo())
 
     def do_diff(self, arg: str) -> None:
         """diff [list]: touched, dead and kept artifacts per layer (list: name the dead ones)"""
-        self._diff(self.session.diff(exact=self.exact), listing=arg.strip() == "list")
+        listing = bool(self._arguments("diff", arg, 0, 1)) and self._choice("diff", arg, ("list",), None) == "list"
+        self._diff(self.session.diff(exact=self.exact), listing=listing)
 
     def do_policy(self, arg: str) -> None:
         """policy NAME: deployed, trust-all, flat or distrust:LAYER"""
-        self._diff(self.session.set_policy(arg.strip()))
+        self._diff(self.session.set_policy(self._one("policy", arg)))
 
     def do_exact(self, arg: str) -> None:
         """exact on|off: settle dead verdicts on capped labels by re-derivation in diff"""
-        self.exact = arg.strip() != "off"
+        self.exact = self._choice("exact", arg, ("on", "off"), None) == "on"
         self._say(f"exact re-derivation {'on' if self.exact else 'off'}")
 
     def do_why(self, arg: str) -> None:
         """why ARTIFACT: support sets with sources, and a derivation tree"""
         from .cli.whatif import print_why
-        print_why(self.session.why(arg.strip()), self.stdout)
+        print_why(self.session.why(self._one("why", arg)), self.stdout)
 
     def do_whynot(self, arg: str) -> None:
         """whynot ARTIFACT: which deleted sources broke each support set"""
         from .cli.whatif import print_whynot
-        print_whynot(self.session.whynot(arg.strip()), self.stdout)
+        print_whynot(self.session.whynot(self._one("whynot", arg)), self.stdout)
 
     def do_robustness(self, arg: str) -> None:
         """robustness ARTIFACT: fewest sources that kill it, independent sources, echo"""
         from .cli.whatif import print_robustness
-        print_robustness(self.session.robustness(arg.strip()), self.stdout)
+        print_robustness(self.session.robustness(self._one("robustness", arg)), self.stdout)
 
     def do_top(self, arg: str) -> None:
-        """top [N]: the sources whose retraction kills the most artifacts"""
-        for row in self.session.top(int(arg) if arg.strip() else 10):
+        """top [N]: the N sources (default 10) whose retraction kills the most artifacts"""
+        words = self._arguments("top", arg, 0, 1)
+        if words and not (words[0].isdigit() and int(words[0]) > 0):
+            raise PolygraphError("bad_argument", f"top takes a positive whole number, not {words[0]!r}; "
+                                                 f"usage: {self._usage('top')}")
+        for row in self.session.top(int(words[0]) if words else 10):
             layers = ", ".join(f"{k} {v}" for k, v in sorted(row["by_layer"].items()))
             self._say(f"  {row['source']:30} {row['dead']:>6}  ({layers})")
 
     def do_apply(self, arg: str) -> None:
-        """apply PATH: write the graph with the deletion applied as a new snapshot"""
-        if not arg.strip():
-            raise PolygraphError("missing_path", "apply needs the path of the new snapshot")
-        outcome = self.session.apply(arg.strip())
-        self._say(f"wrote {arg.strip()}: {len(outcome.dead)} artifacts removed, {len(outcome.deleted)} assertions")
+        """apply PATH: write the graph with the deletion applied as a new snapshot (the folder must exist)"""
+        path = self._one("apply", arg)
+        outcome = self.session.apply(path)
+        removed = ", ".join(f"{counts['dead']} {layer}" for layer, counts in outcome.by_layer().items()
+                            if counts["dead"])
+        if not outcome.deleted:
+            what = "a copy of the graph (the deletion is empty)"
+        else:
+            what = (f"the graph without the {len(outcome.deleted)} assertion(s) of {outcome.deletion} and the "
+                    f"{len(outcome.dead)} artifact(s) that die under {outcome.policy}"
+                    + (f" ({removed})" if removed else ""))
+        self._say(f"wrote the new graph file {path}: {what}; {self.session.graph.path} is unchanged")
 
     def do_history(self, arg: str) -> None:
         """history: the commands that changed this session"""
+        self._arguments("history", arg, 0, 0)
         for i, command in enumerate(self.session.history, 1):
             self._say(f"  {i:3} {command}")
 
@@ -142,10 +192,6 @@ class Repl(cmd.Cmd):
         return True
 
     do_exit = do_quit
-
-    def do_EOF(self, arg: str) -> bool:
-        self._say()
-        return True
 
     # --- completion ------------------------------------------------------------------
     def _complete(self, names, text: str) -> list[str]:

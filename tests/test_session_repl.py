@@ -74,9 +74,9 @@ def test_repl_driven_by_script(graph_path, tmp_path):
     assert "deletion: retract-source PMID:39973430 (2 assertions); policy trust-all" in text
     assert "merge:mapk-erk (merge): a12·a13 + a20·a21" in text
     assert "fewest sources whose retraction kills it: 2" in text
-    assert "error: unknown_deletion: no source named 'PMID:nope'" in text
-    assert "unknown command 'bogus'" in text
-    assert "error: unknown_policy" in text
+    assert "\nunknown_deletion: no source named 'PMID:nope'" in text.replace("polygraph> ", "\n")
+    assert "unknown_command: 'bogus' is not a command" in text
+    assert "\nunknown_policy: " in text.replace("polygraph> ", "\n")
     assert "exact re-derivation on" in text
     assert "PMID:39973430" in text.split("polygraph> ")[-4]  # top sources
     assert (tmp_path / "snap.graph").exists()
@@ -117,10 +117,81 @@ def test_cli_whatif_json_and_explanations(graph_path, capsys):
     why = json.loads(capsys.readouterr().out)
     assert why["label"] == "a12·a13 + a20·a21" and why["derivations"][0][0].startswith("merge(")
     assert main(["why", str(graph_path), "merge:mapk"]) == 2
-    assert "did you mean merge:mapk-erk" in capsys.readouterr().err
+    assert capsys.readouterr().err.startswith("unknown_artifact: no artifact named 'merge:mapk'; "
+                                              "did you mean merge:mapk-erk")
     assert main(["robustness", str(graph_path), "summary:aim2-flat", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["independent_sources"] == 2
     assert main(["top-sources", str(graph_path), "--limit", "1", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["source"] == "PMID:39973430"
     assert main(["whynot", str(graph_path), "summary:aim2", "--retract-source", "PMID:40057077", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["support_sets"][0]["sources"] == ["PMID:40057077"]
+
+
+def _repl_lines(graph_path, *commands: str) -> list[str]:
+    """Runs commands through the REPL; returns what each printed (one string per command)."""
+    out = io.StringIO()
+    run_repl(str(graph_path), stdin=io.StringIO("\n".join(commands) + "\n"), stdout=out)
+    answers = out.getvalue().split("polygraph> ")[1:]
+    assert len(answers) == len(commands) + 1  # the last prompt meets the end of input
+    return [a.strip() for a in answers[:-1]]
+
+
+def test_repl_validates_arguments_with_a_usage_line(graph_path):
+    answers = dict(zip(
+        ["exact maybe", "exact", "top abc", "top 0", "top 1 2", "retract", "retract A B", "diff bogus",
+         "undo now", "why", "apply", "retract 'unclosed"],
+        _repl_lines(graph_path, "exact maybe", "exact", "top abc", "top 0", "top 1 2", "retract",
+                    "retract A B", "diff bogus", "undo now", "why", "apply", "retract 'unclosed")))
+    usage = {"exact maybe": "exact on|off", "exact": "exact on|off", "top abc": "top [N]", "top 0": "top [N]",
+             "top 1 2": "top [N]", "retract": "retract SOURCE", "retract A B": "retract SOURCE",
+             "diff bogus": "diff [list]", "undo now": "undo", "why": "why ARTIFACT", "apply": "apply PATH",
+             "retract 'unclosed": "retract SOURCE"}
+    for command, answer in answers.items():
+        assert answer.startswith("bad_argument: ") and answer.endswith(f"usage: {usage[command]}"), (command, answer)
+        assert "\n" not in answer
+    # a failed command changes nothing: exact stays off, the deletion stays empty
+    session_after = _repl_lines(graph_path, "exact maybe", "diff")
+    assert session_after[1].startswith("deletion: nothing (0 assertions)")
+    # quotes keep a name with spaces whole, and each name is looked up as written
+    quoted = _repl_lines(graph_path, 'retract "PMID:1 2"', "exact on", "exact off", "diff list")
+    assert quoted[0] == "unknown_deletion: no source named 'PMID:1 2'; nothing was evaluated"
+    assert quoted[1:3] == ["exact re-derivation on", "exact re-derivation off"]
+
+
+def test_repl_errors_are_the_cli_codes(graph_path, capsys):
+    from polygraph_logic.cli import main
+    repl = _repl_lines(graph_path, "why merge:mapk", "whynot nosuch", "robustness merge:mapk")
+    assert main(["why", str(graph_path), "merge:mapk"]) == 2
+    cli = capsys.readouterr().err.strip()
+    assert repl[0] == cli == "unknown_artifact: no artifact named 'merge:mapk'; did you mean merge:mapk-erk?"
+    assert repl[1].startswith("unknown_artifact: no artifact named 'nosuch'")
+    assert repl[2] == repl[0]
+    assert main(["eval", str(ROOT / "examples" / "figure1.dl"), "--relation", "nosuch"]) == 2
+    assert capsys.readouterr().err.startswith("unknown_relation: no relation named 'nosuch'; the program has: ")
+
+
+def test_repl_apply_never_creates_folders_and_says_what_it_wrote(graph_path, tmp_path):
+    missing = tmp_path / "nonexistent" / "dir" / "x.graph"
+    answers = _repl_lines(graph_path, f"apply {missing}", "retract PMID:40057077", f"apply {tmp_path / 'x.graph'}")
+    assert answers[0] == f"io_error: cannot write {missing}: {missing.parent} does not exist (create the folder first)"
+    assert not (tmp_path / "nonexistent").exists()
+    assert answers[2] == (f"wrote the new graph file {tmp_path / 'x.graph'}: the graph without the 1 assertion(s) of "
+                          "retract-source PMID:40057077 and the 20 artifact(s) that die under trust-all "
+                          f"(1 claim, 18 edge, 1 sentence); {graph_path} is unchanged")
+    with Graph(tmp_path / "x.graph") as written, Graph(graph_path) as original:
+        # independent count: the artifacts the written file lacks are the ones the answer names
+        assert len(list(original.artifacts())) - len(list(written.artifacts())) == 20
+
+
+def test_build_never_creates_folders(tmp_path, capsys):
+    from polygraph_logic.cli import main
+    target = tmp_path / "nonexistent" / "dir" / "x.graph"
+    assert main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), "-o", str(target)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"{target.parent} does not exist (create the folder first)")
+    assert not (tmp_path / "nonexistent").exists()
+
+
+def test_repl_help_lists_commands_not_eof(graph_path):
+    text = _repl_lines(graph_path, "help")[0]
+    assert "retract" in text and "apply" in text and "quit" in text
+    assert "EOF" not in text and "Undocumented" not in text

@@ -8,6 +8,7 @@ import sys
 from typing import Sequence
 
 from ..budget import DEFAULT_MAX_FACTS
+from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats, evaluate, tuple_key, what_if
 from ..program import load_program
 from ..provenance import SEMIRINGS
@@ -59,7 +60,10 @@ def _run_eval(args: argparse.Namespace) -> int:
             return 0
     names = args.relation or model.relations()
     for name in names:
-        model.facts(name)  # raises a clear KeyError for an unknown relation
+        try:
+            model.facts(name)
+        except KeyError as error:  # the same code for an unknown name in the CLI, the REPL and the API
+            raise PolygraphError("unknown_relation", error.args[0] if error.args else str(error)) from None
     if args.delete:
         deleted = [i for chunk in args.delete for i in chunk.split(",") if i]
         return _print_deletion(model, names, deleted, args.json)

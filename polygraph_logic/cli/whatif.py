@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ..errors import PolygraphError
 from ..graph.store import LAYERS, Graph
 from ..whatif import POLICIES, Deletion, what_if
 
@@ -74,7 +75,7 @@ def register(commands) -> None:
 
 def _require(graph: Graph, artifact: str) -> None:
     if not graph.has_artifact(artifact):
-        raise KeyError(f"no artifact named {artifact!r}{graph.artifact_hint(artifact)}")
+        raise PolygraphError("unknown_artifact", f"no artifact named {artifact!r}{graph.artifact_hint(artifact)}")
 
 
 def _run_whatif(args: argparse.Namespace) -> int:
