@@ -6,17 +6,24 @@
 - ``whynot``: after a deletion, which deleted assertions (and sources) broke each set.
 - ``robustness``: the fewest sources whose retraction kills it (a minimum hitting set
   over the sources of its support sets), how many independent sources back it
-  (support sets with pairwise disjoint sources), and an echo flag when several
-  support sets all rest on one source: many paths, one origin.
+  (support sets with pairwise disjoint sources), N_path and N_prov (support sets, and
+  independent evidential origins once ``derived_from`` collapses sources into origins:
+  see origins.py), and an echo flag when several support sets all rest on one origin:
+  many paths, one origin.
+
+``why`` and ``robustness`` take distrusted kinds (kinds.py): a support set holding an
+assertion of a distrusted kind cannot support; it is listed, marked, and not counted.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .errors import PolygraphError
 from .graph.store import Graph, fact_key
+from .kinds import check_kinds, kinds_of
+from .origins import Origins, fewest_to_kill, graph_origins, max_disjoint
 from .rederive import FactKey, GoalPlans, stated_by
 from .syntax import format_value
 from .whatif import Deletion, as_graph, what_if
@@ -123,10 +130,14 @@ def _triple(artifact) -> list | None:
     return list(artifact.fact[1]) if artifact.layer in ("claim", "edge") else None
 
 
-def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int = 1) -> dict:
-    """Returns an artifact's support sets with sources and triples, and derivation trees
-    (for the first ``trees`` support sets) when the artifact is derived by rules."""
+def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int = 1,
+        distrust: tuple[str, ...] = ()) -> dict:
+    """Returns an artifact's support sets with sources, kinds and triples, and derivation trees
+    (for the first ``trees`` support sets) when the artifact is derived by rules.  With
+    ``distrust`` (kinds), ``distrusted`` marks each set holding an assertion of those kinds
+    and ``stands`` says whether any other set supports the artifact."""
     graph = as_graph(graph)
+    distrust = check_kinds(distrust)
     artifact = graph.artifact(artifact_id)
     label = graph.label(artifact)
     sets = []
@@ -134,6 +145,9 @@ def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int 
         sets.append([_assertion(graph, a) for a in sorted(support)])
     result = {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "label": str(label),
               "exact": label.exact, "support_sets": sets, "derivations": []}
+    if distrust:
+        marks = [any(a["kind"] in distrust for a in support) for support in sets]
+        result.update(distrusted_kinds=list(distrust), distrusted=marks, stands=not all(marks))
     if explainer is not None:
         for support in label.support_sets()[:trees]:
             tree = explainer.derivation(artifact.fact, support)
@@ -159,56 +173,80 @@ def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all
             "policy": policy, "deletion": str(deletion), "exact": label.exact, "support_sets": sets}
 
 
-def robustness(graph, artifact_id: str) -> dict:
-    """Returns the fewest sources whose retraction kills the artifact, its independent sources,
-    and the echo flag (see the module docstring); exact within the label's cap."""
+def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
+               distrust: tuple[str, ...] = ()) -> dict:
+    """Returns the fewest sources (and origins) whose retraction kills the artifact, its
+    independent sources, N_path and N_prov, and the echo flag (see the module docstring and
+    origins.py); exact within the label's cap.  ``origins`` overrides the graph's stored
+    ``derived_from`` mapping; support sets holding a ``distrust`` kind are not counted."""
     graph = as_graph(graph)
+    distrust = check_kinds(distrust)
+    origins = graph_origins(graph, origins)
     label = graph.label(artifact_id)
-    sources_of = {a: graph.assertions[a].source for support in label.support_sets() for a in support}
-    source_sets = [frozenset(sources_of[a] for a in support) for support in label.support_sets()]
+    supports = label.support_sets()
+    distrusted = 0
+    if distrust:
+        kind = kinds_of(graph, (a for support in supports for a in support))
+        trusted = [s for s in supports if not any(kind[a] in distrust for a in s)]
+        distrusted, supports = len(supports) - len(trusted), trusted
+    sources_of = {a: graph.assertions[a].source for support in supports for a in support}
+    source_sets = [frozenset(sources_of[a] for a in support) for support in supports]
+    origin_sets = [origins.origin_set(group) for group in source_sets]
     sources = sorted(set().union(*source_sets)) if source_sets else []
-    fewest: list[str] = []
-    for size in range(1, len(sources) + 1):
-        for chosen in itertools.combinations(sources, size):
-            if all(group & set(chosen) for group in source_sets):
-                fewest = list(chosen)
-                break
-        if fewest:
-            break
-    independent = _max_disjoint(source_sets)
-    return {
+    independent = max_disjoint(source_sets)
+    n_prov = max_disjoint(origin_sets)
+    result = {
         "artifact": artifact_id,
         "support_sets": len(source_sets),
         "sources": sources,
-        "fewest_sources_to_kill": fewest,
+        "fewest_sources_to_kill": fewest_to_kill(source_sets),
         "independent_sources": independent,
-        "echo": len(source_sets) >= 2 and independent == 1,
+        "n_path": len(source_sets),
+        "n_prov": n_prov,
+        "origins": origins.clusters(sources),
+        "fewest_origins_to_kill": fewest_to_kill(origin_sets),
+        "echo": len(source_sets) >= 2 and n_prov == 1,
         "exact": label.exact,  # inexact: the true minimum may be larger
     }
+    if distrust:
+        result.update(distrusted_kinds=list(distrust), distrusted_sets=distrusted)
+    return result
 
 
-def _max_disjoint(groups: list[frozenset]) -> int:
-    """Returns the largest number of groups that are pairwise disjoint (brute force; <= cap groups)."""
-    unique = list(dict.fromkeys(groups))
-    for size in range(len(unique), 0, -1):
-        for chosen in itertools.combinations(unique, size):
-            if sum(len(g) for g in chosen) == len(frozenset().union(*chosen)):
-                return size
-    return 0
-
-
-def top_sources(graph, limit: int = 10, policy: str = "trust-all") -> list[dict]:
-    """Returns the sources whose retraction would kill the most artifacts, with counts per layer."""
+def rests_on(graph, kinds: tuple[str, ...], exact: bool = False) -> dict:
+    """Returns the artifacts that rest only on assertions of ``kinds``: every support set holds
+    one, so with those kinds distrusted nothing supports them (a what-if distrusting them)."""
     graph = as_graph(graph)
+    outcome = what_if(graph, Deletion(kinds=check_kinds(kinds)), "trust-all", exact=exact)
+    dead = [n for n in outcome._ordered if n in outcome.dead_ranks]
+    return {"kinds": list(outcome.deletion.kinds), "assertions": len(outcome.deleted),
+            "artifacts": outcome.listing(dead), "by_layer": outcome.by_layer(), "demoted": outcome.demoted,
+            "uncertain": outcome.uncertain, "exact": exact}
+
+
+def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "source",
+                origins: "Origins | str | None" = None) -> list[dict]:
+    """Returns the sources (``by="origin"``: the evidential origins, each retracting every
+    source derived from it) whose retraction would kill the most artifacts, with counts per layer."""
+    graph = as_graph(graph)
+    if by not in ("source", "origin"):
+        raise PolygraphError("bad_argument", f"rank by 'source' or 'origin', not {by!r}")
+    if by == "source":
+        groups = {source: [source] for source in graph.distinct("source")}
+    else:
+        groups = graph_origins(graph, origins).clusters(graph.distinct("source"))
     rows = []
-    for source in graph.distinct("source"):
-        outcome = what_if(graph, Deletion(sources=(source,)), policy)
+    for name, sources in groups.items():
+        outcome = what_if(graph, Deletion(sources=tuple(sources)), policy)
         layers = Counter(outcome.layer(n) for n in outcome.dead_ranks)
-        rows.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": dict(layers)})
-    rows.sort(key=lambda r: (-r["dead"], r["source"]))
+        row = {by: name, "dead": len(outcome.dead_ranks), "by_layer": dict(layers)}
+        if by == "origin":
+            row["sources"] = sources
+        rows.append(row)
+    rows.sort(key=lambda r: (-r["dead"], r[by]))
     return rows[:limit]
 
 
 def _assertion(graph: Graph, assertion_id: str) -> dict:
     a = graph.assertions[assertion_id]
-    return {"id": a.id, "source": a.source, "triple": [a.subject, a.predicate, a.object]}
+    return {"id": a.id, "source": a.source, "kind": a.kind, "triple": [a.subject, a.predicate, a.object]}

@@ -24,7 +24,7 @@ COMMANDS = {
     "compile": "graph", "build": "graph", "info": "graph", "check": "graph", "show": "graph", "import": "graph",
     "compile-ontology": "graph", "generate": "graph",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
-    "repl": "whatif", "export": "export", "serve": "serve", "construct": "construct",
+    "repl": "whatif", "rests-on": "whatif", "export": "export", "serve": "serve", "construct": "construct",
     "audit": "audit", "queries": "retrieval", "evaluate": "retrieval", "bench": "bench",
 }
 

@@ -46,6 +46,8 @@ def register(commands) -> None:
                     "the graph (every artifact with its layer, content and label) to one SQLite file. "
                     "Writing is atomic: an interrupted build leaves a previous file intact.")
     _inputs(build, rules=True)
+    build.add_argument("--origins", metavar="F.jsonl",
+                       help="derived_from records between sources (JSON Lines), stored with the graph")
     build.add_argument("-o", "--output", required=True, metavar="GRAPH", help="the graph file to write")
     build.set_defaults(run=_run_build)
 
@@ -131,10 +133,13 @@ def _run_compile(args: argparse.Namespace) -> int:
 
 def _run_build(args: argparse.Namespace) -> int:
     rules = _rule_paths(args.rules)
+    from ..origins import load_origins
+    origins = load_origins(args.origins) if args.origins else None
     progress = Progress("evaluating", stream=sys.stderr)
     build = build_graph(args.assertions, args.receipts, rules, cap=args.cap,
                         progress=lambda stats: progress.step(f"{', '.join(stats.relations)[:40]}"))
     progress.done()
+    build.origins = origins
     writing = Progress("writing", stream=sys.stderr)
     build.write(args.output, progress=lambda stage, rows: writing.step(f"{stage} {rows:,}"))
     writing.done()

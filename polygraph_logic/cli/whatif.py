@@ -1,4 +1,4 @@
-"""``whatif``, ``why``, ``whynot``, ``robustness``, ``top-sources`` and ``repl``."""
+"""``whatif``, ``why``, ``whynot``, ``robustness``, ``top-sources``, ``rests-on`` and ``repl``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import sys
 
 from ..errors import PolygraphError
 from ..graph.store import LAYERS, Graph
+from ..kinds import KINDS, check_kinds
 from ..whatif import POLICIES, Deletion, what_if
 
 
@@ -20,10 +21,17 @@ def _deletion_arguments(command: argparse.ArgumentParser) -> None:
                          help="delete one assertion by id (repeatable)")
     command.add_argument("--policy", default="trust-all", metavar="POLICY",
                          help=f"cleanup policy: {', '.join(POLICIES)} (default trust-all)")
+    _distrust_argument(command)
+
+
+def _distrust_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--distrust-kind", action="append", default=[], metavar="KIND",
+                         help=f"assertions of KIND cannot support (repeatable): {', '.join(KINDS)}")
 
 
 def _deletion(args: argparse.Namespace) -> Deletion:
-    return Deletion(tuple(args.retract_source), tuple(args.revoke_relation), tuple(args.assertion))
+    return Deletion(tuple(args.retract_source), tuple(args.revoke_relation), tuple(args.assertion),
+                    check_kinds(args.distrust_kind))
 
 
 def register(commands) -> None:
@@ -44,6 +52,7 @@ def register(commands) -> None:
     explain.add_argument("graph", metavar="GRAPH")
     explain.add_argument("artifact", metavar="ARTIFACT")
     explain.add_argument("--trees", type=int, default=1, metavar="N", help="derivation trees for N support sets")
+    _distrust_argument(explain)
     explain.add_argument("--json", action="store_true", help="print JSON")
     explain.set_defaults(run=_run_why)
 
@@ -57,6 +66,8 @@ def register(commands) -> None:
     robust = commands.add_parser("robustness", help="fewest sources that kill an artifact; echo flag")
     robust.add_argument("graph", metavar="GRAPH")
     robust.add_argument("artifact", metavar="ARTIFACT")
+    _distrust_argument(robust)
+    robust.add_argument("--origins", metavar="F.jsonl", help="derived_from records to use instead of the graph's")
     robust.add_argument("--json", action="store_true", help="print JSON")
     robust.set_defaults(run=_run_robustness)
 
@@ -64,8 +75,23 @@ def register(commands) -> None:
     top.add_argument("graph", metavar="GRAPH")
     top.add_argument("--limit", type=int, default=10, metavar="N")
     top.add_argument("--policy", default="trust-all", choices=POLICIES)
+    top.add_argument("--by", default="source", choices=("source", "origin"),
+                     help="rank sources, or evidential origins (each with every source derived from it)")
+    top.add_argument("--origins", metavar="F.jsonl", help="derived_from records to use instead of the graph's")
     top.add_argument("--json", action="store_true", help="print JSON")
     top.set_defaults(run=_run_top)
+
+    rests = commands.add_parser(
+        "rests-on", help="the artifacts that rest only on assertions of a kind (e.g. model hypotheses)",
+        description="List the artifacts every support set of which holds an assertion of KIND: with that "
+                    "kind distrusted nothing else supports them (a hypothesis-only conclusion).")
+    rests.add_argument("graph", metavar="GRAPH")
+    rests.add_argument("--kind", action="append", required=True, metavar="KIND",
+                       help=f"the kind (repeatable: resting on any of them): {', '.join(KINDS)}")
+    rests.add_argument("--exact", action="store_true",
+                       help="settle verdicts on capped labels by symbolic re-derivation")
+    rests.add_argument("--json", action="store_true", help="print JSON")
+    rests.set_defaults(run=_run_rests_on)
 
     repl = commands.add_parser("repl", help="an interactive session of what-if deletions")
     repl.add_argument("graph", metavar="GRAPH")
@@ -102,14 +128,19 @@ def print_outcome(outcome, listing: bool = False, out=None) -> None:
     if outcome.demoted:
         print(f"{len(outcome.demoted)} claims demoted: every stating assertion is deleted, but the rules still "
               "entail the triple (it stands as an edge)", file=out)
+    if outcome.deletion.kinds:
+        print(f"{len(outcome.resting)} of the dead rest only on {', '.join(outcome.deletion.kinds)}: nothing "
+              "retracted them, no other evidence supports them", file=out)
     if outcome.uncertain:
         print(f"{len(outcome.uncertain)} dead verdicts rest on capped labels; --exact settles them", file=out)
     if outcome.settled:
         print(f"re-derivation examined {outcome.settled} capped dead verdicts and revived {outcome.revived}", file=out)
     if listing:
+        resting = set(outcome.resting)
         for entry in outcome.listing(n for n in outcome._ordered if n in outcome.dead_ranks):
             triple = f"  {' '.join(map(str, entry['triple']))}" if "triple" in entry else ""
-            print(f"  - {entry['id']}{triple}", file=out)
+            mark = f"  (rests only on {', '.join(outcome.deletion.kinds)})" if entry["id"] in resting else ""
+            print(f"  - {entry['id']}{triple}{mark}", file=out)
         for entry in outcome.demoted:
             print(f"  ~ {entry['artifact']}  {' '.join(map(str, entry['triple']))}  (demoted to an edge)", file=out)
 
@@ -120,10 +151,15 @@ def print_why(result: dict, out=None) -> None:
     triple = f" {' '.join(map(str, result['triple']))}" if result.get("triple") else ""
     print(f"{result['artifact']} ({result['layer']}{triple}): {result['label']}"
           f"{'' if result['exact'] else '  [capped]'}", file=out)
-    for i, support in enumerate(result["support_sets"], 1):
-        print(f"  support set {i}:", file=out)
+    marks = result.get("distrusted") or [False] * len(result["support_sets"])
+    for i, (support, distrusted) in enumerate(zip(result["support_sets"], marks), 1):
+        note = f"  [rests on {'/'.join(result['distrusted_kinds'])}: cannot support]" if distrusted else ""
+        print(f"  support set {i}:{note}", file=out)
         for a in support:
-            print(f"    {a['id']:10} {a['source']:24} {' '.join(a['triple'])}", file=out)
+            print(f"    {a['id']:10} {a['source']:24} {a['kind']:16} {' '.join(a['triple'])}", file=out)
+    if "stands" in result:
+        print(f"  {'stands' if result['stands'] else 'does not stand'} without "
+              f"{', '.join(result['distrusted_kinds'])}", file=out)
     for tree in result["derivations"]:
         if tree is not None:
             print("  derivation:", file=out)
@@ -135,7 +171,7 @@ def _run_why(args: argparse.Namespace) -> int:
     from ..explain import Explainer, why
     graph = Graph(args.graph)
     _require(graph, args.artifact)
-    result = why(graph, args.artifact, Explainer(graph), trees=args.trees)
+    result = why(graph, args.artifact, Explainer(graph), trees=args.trees, distrust=tuple(args.distrust_kind))
     if args.json:
         result["derivations"] = [t.lines() if t else None for t in result["derivations"]]
         print(json.dumps(result, indent=2, ensure_ascii=False))
@@ -172,29 +208,57 @@ def print_robustness(result: dict, out=None) -> None:
           file=out)
     print(f"  fewest sources whose retraction kills it{inexact}: "
           f"{len(result['fewest_sources_to_kill'])} ({', '.join(result['fewest_sources_to_kill'])})", file=out)
-    print(f"  independent sources: {result['independent_sources']}"
+    print(f"  independent sources: {result['independent_sources']}", file=out)
+    print(f"  N_path {result['n_path']} support sets, N_prov {result['n_prov']} independent origins"
           f"{'  ECHO: several support sets, one origin' if result['echo'] else ''}", file=out)
+    print(f"  fewest origins whose retraction kills it{inexact}: {len(result['fewest_origins_to_kill'])} "
+          f"({', '.join(result['fewest_origins_to_kill'])})", file=out)
+    for origin, sources in result["origins"].items():
+        if sources != [origin]:
+            print(f"  origin {origin}: {', '.join(sources)}", file=out)
+    if result.get("distrusted_kinds"):
+        print(f"  not counted: {result['distrusted_sets']} support sets resting on "
+              f"{', '.join(result['distrusted_kinds'])}", file=out)
 
 
 def _run_robustness(args: argparse.Namespace) -> int:
     from ..explain import robustness
     graph = Graph(args.graph)
     _require(graph, args.artifact)
-    result = robustness(graph, args.artifact)
+    result = robustness(graph, args.artifact, origins=args.origins, distrust=tuple(args.distrust_kind))
     print(json.dumps(result, indent=2)) if args.json else print_robustness(result)
     return 0
 
 
 def _run_top(args: argparse.Namespace) -> int:
     from ..explain import top_sources
-    rows = top_sources(Graph(args.graph), args.limit, args.policy)
+    rows = top_sources(Graph(args.graph), args.limit, args.policy, by=args.by, origins=args.origins)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'source':30} {'dead':>6}  " + "  ".join(f"{layer:>8}" for layer in LAYERS))
+    print(f"{args.by:30} {'dead':>6}  " + "  ".join(f"{layer:>8}" for layer in LAYERS))
     for row in rows:
-        print(f"{row['source']:30} {row['dead']:>6}  "
+        print(f"{row[args.by]:30} {row['dead']:>6}  "
               + "  ".join(f"{row['by_layer'].get(layer, 0):>8}" for layer in LAYERS))
+        if args.by == "origin" and row["sources"] != [row["origin"]]:
+            print(f"  sources: {', '.join(row['sources'])}")
+    return 0
+
+
+def _run_rests_on(args: argparse.Namespace) -> int:
+    from ..explain import rests_on
+    with Graph(args.graph) as graph:
+        result = rests_on(graph, tuple(args.kind), exact=args.exact)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return 0
+    print(f"{len(result['artifacts'])} artifacts rest only on {', '.join(result['kinds'])} "
+          f"({result['assertions']} assertions of that kind)")
+    for entry in result["artifacts"]:
+        triple = f"  {' '.join(map(str, entry['triple']))}" if "triple" in entry else ""
+        print(f"  - {entry['id']} ({entry['layer']}){triple}")
+    if result["uncertain"]:
+        print(f"{len(result['uncertain'])} of them rest on capped labels; --exact settles them")
     return 0
 
 

@@ -42,6 +42,7 @@ class Build:
     model: Model | None = field(default=None, repr=False)
     seconds: dict[str, float] = field(default_factory=dict)
     tally: "Tally | None" = field(default=None, repr=False)
+    origins: object = None  # origins.Origins: the derived_from mapping stored with the graph
 
     @cached_property
     def artifacts(self) -> list[Artifact]:
@@ -87,6 +88,8 @@ class Build:
             artifacts = iter_artifacts(self.model, self.receipts, tally)
             self.tally = tally
         meta["background_edges"] = lambda: str(self._tally().background)
+        if self.origins:
+            meta["origins"] = self.origins.to_json()
         write_graph(path, self.assertions, artifacts, meta, facts, rules, progress)
         self.seconds["write"] = time.perf_counter() - started
 
