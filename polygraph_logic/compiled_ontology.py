@@ -36,9 +36,10 @@ KINDS = {
     "has_self": "owl:hasSelf restrictions on named classes (type(x, C) gives edge(x, P, x))",
     "type": "type/2 read from the graph's edges (no axiom; what class atoms need)",
     "contradiction": "SWRL rules concluding owl:Nothing -> contradiction(x, y, reason)",
+    "property_disjoint_with": "owl:propertyDisjointWith -> contradiction(x, y, \"P vs Q: ...\")",
 }
 # Kinds whose class-level soundness is decided when they are compiled (swrl.py), not by _forward.
-DECIDED_KINDS = ("swrl_edge", "swrl_class", "has_self", "contradiction")
+DECIDED_KINDS = ("swrl_edge", "swrl_class", "has_self", "contradiction", "property_disjoint_with")
 
 INSTANCE_TYPE_RULES = [
     'type(x, c) :- edge(x, "rdf:type", c).  // an individual is a member of its asserted class',

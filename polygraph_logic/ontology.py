@@ -13,7 +13,11 @@ constant (``"RO:0002211"``); an axiom about properties becomes a rule over that 
 An anonymous inverse ``[owl:inverseOf P]`` inside a chain or a subPropertyOf axiom is
 compiled by swapping the arguments of that step. SWRL rules and owl:hasSelf restrictions
 are compiled by swrl.py (class atoms read ``type/2``; owl:Nothing gives ``contradiction/3``).
-Axioms that constrain rather than derive (functional, disjoint, domain, ...) and class
+A disjointness derives a contradiction (the pair in CURIE order, see rules/contradictions.dl):
+
+    P propertyDisjointWith Q  contradiction(x, y, "P vs Q: ...") :- edge(x, "P", y), edge(x, "Q", y).
+
+Axioms that constrain rather than derive (functional, irreflexive, domain, ...) and class
 axioms have no rule and are counted in ``skipped``, each listed in ``report()``, with the reason.
 
     compiled = compile_ontology("ro.owl"); compiled.write("rules/ro.dl"); print(compiled.report())
@@ -30,6 +34,7 @@ from rdflib.collection import Collection
 from .compiled_ontology import KINDS, RO_ATTRIBUTION, CompiledOntology, INSTANCE_TYPE_RULES, class_level
 from .errors import PolygraphError
 from .owl_terms import PREFIXES, Step, curie, expression, step_label
+from .syntax import format_value
 from .swrl import Compiled, translate
 
 _NO_EDGES = "a constraint: it can only make the ontology inconsistent, it derives no edge"
@@ -42,11 +47,12 @@ _NO_RULE = {
     (RDF.type, OWL.ReflexiveProperty): ("reflexive", "entails edge(x, P, x) for all x: an unsafe rule"),
     (RDF.type, OWL.IrreflexiveProperty): ("irreflexive", _NO_EDGES),
     (RDF.type, OWL.AsymmetricProperty): ("asymmetric", _NO_EDGES),
-    (OWL.propertyDisjointWith, None): ("property_disjoint_with", _NO_EDGES),
     (RDF.type, OWL.AllDisjointProperties): ("all_disjoint_properties", _NO_EDGES),
     (RDFS.domain, None): ("domain", _TYPING.format("the subject")),
     (RDFS.range, None): ("range", _TYPING.format("the object")),
 }
+_DISJOINT_BETWEEN_CLASSES = ("a contradiction needs one pair of individuals related both ways; between classes "
+                             "read existentially each edge may have its own witness")
 _OBJECT_MARKERS = {OWL.ObjectProperty, OWL.TransitiveProperty, OWL.SymmetricProperty, OWL.AsymmetricProperty,
                    OWL.ReflexiveProperty, OWL.IrreflexiveProperty, OWL.InverseFunctionalProperty}
 _FORMATS = {".ttl": "turtle", ".turtle": "turtle", ".owl": "xml", ".rdf": "xml", ".xml": "xml"}
@@ -130,6 +136,8 @@ class _Compiler:
             self.sub_property(sub, sup)
         for sup, items in g.subject_objects(OWL.propertyChainAxiom):
             self.chain(sup, items)
+        for prop, other in g.subject_objects(OWL.propertyDisjointWith):
+            self.disjoint(prop, other)
         self.skip_constraints()
         self.skip_class_axioms()
         self.swrl()
@@ -176,6 +184,32 @@ class _Compiler:
             return [(head.atom("x", "z"), body, f"{text} -> {self.label(head)}")]
 
         self.axiom(f"chain_{len(members)}", [*members, sup], make)
+
+    def disjoint(self, prop, other) -> None:
+        """P propertyDisjointWith Q: no pair may be related by both, so both edges between one pair are a
+        ``contradiction(x, y, "P vs Q: ...")`` (rules/contradictions.dl's encoding: the sides are
+        (x, P, y) and (x, Q, y)), the pair written in CURIE order so P-Q and Q-P give one rule."""
+        item = self.triple(prop, OWL.propertyDisjointWith, other)
+        if not (isinstance(prop, URIRef) and isinstance(other, URIRef)):
+            self.skip("anonymous_expression", "a blank-node property expression: the contradiction's "
+                      "encoding names two named properties", item)
+            return
+        if prop == other:
+            self.skip("property_disjoint_with_itself", "a property disjoint with itself relates nothing; "
+                      "every edge of it would be a contradiction", item)
+            return
+
+        def make(p, q):
+            p, q = sorted((p, q), key=lambda step: curie(step.iri))
+            labels = f"{self.label(p)}, {self.label(q)}"
+            reason = format_value(f"{curie(p.iri)} vs {curie(q.iri)}: owl:propertyDisjointWith ({labels})")
+            return [(f"contradiction(x, y, {reason})", [p.atom("x", "y"), q.atom("x", "y")],
+                     f"disjoint: {labels}")]
+
+        self.axiom("property_disjoint_with", [prop, other], make)
+        for text, (kind, _) in self.rules.items():
+            if kind == "property_disjoint_with":
+                self.out.class_omitted[text] = _DISJOINT_BETWEEN_CLASSES
 
     def skip_constraints(self) -> None:
         for (predicate, obj), (kind, reason) in _NO_RULE.items():

@@ -102,9 +102,14 @@ MINI_RULES = {
         'edge(x, "EX:0000008", z) :- edge(x, "EX:0000004", y1), edge(y1, "EX:0000005", y2), '
         'edge(y2, "EX:0000002", z).  // positively regulates o regulates o has part -> EX:0000008',
     ],
+    # adjacent to propertyDisjointWith part of: the pair in CURIE order (rules/contradictions.dl's encoding)
+    "property_disjoint_with": [
+        'contradiction(x, y, "EX:0000001 vs EX:0000003: owl:propertyDisjointWith (part of, adjacent to)") :- '
+        'edge(x, "EX:0000001", y), edge(x, "EX:0000003", y).  // disjoint: part of, adjacent to',
+    ],
 }
 MINI_SKIPPED = {
-    "functional": 1, "reflexive": 1, "irreflexive": 1, "asymmetric": 1, "property_disjoint_with": 1,
+    "functional": 1, "reflexive": 1, "irreflexive": 1, "asymmetric": 1,
     "domain": 1, "range": 1, "chain_longer_than_3": 1, "sub_property_of_trivial": 1,
     "sub_property_of_non_object": 1, "anonymous_expression": 1,
 }
@@ -125,7 +130,7 @@ def test_each_axiom_kind_gives_exactly_the_expected_rules(mini):
     assert compiled.sections == MINI_RULES
     assert compiled.rules == [rule for rules in MINI_RULES.values() for rule in rules]
     assert compiled.counts == {"transitive": 1, "symmetric": 2, "inverse_of": 1, "equivalent_property": 1,
-                               "sub_property_of": 2, "chain_2": 3, "chain_3": 1}
+                               "sub_property_of": 2, "chain_2": 3, "chain_3": 1, "property_disjoint_with": 1}
     assert compiled.rule_counts["inverse_of"] == 2
 
 
@@ -147,7 +152,7 @@ def test_labels_are_comments_english_or_untagged_only(mini):
     assert "partie de" not in text
     assert "-> EX:0000008" in text  # no label: the CURIE stands in
     program = parse_program(text, "mini.dl")  # the comments do not disturb parsing
-    assert len(program.rules) == 13
+    assert len(program.rules) == 14
 
 
 def test_header_names_source_ontology_version_and_counts(mini):
@@ -156,7 +161,7 @@ def test_header_names_source_ontology_version_and_counts(mini):
     assert "mini.ttl" in header
     assert "Ontology: http://example.org/mini.owl" in header
     assert "http://example.org/mini/2024-01-01/mini.owl (owl:versionInfo 2024-01-01)" in header
-    assert "11 axioms and SWRL rules compiled to 13 rules" in header
+    assert "12 axioms and SWRL rules compiled to 14 rules" in header
     assert RO_ATTRIBUTION not in header  # only RO carries RO's attribution
     assert compiled.version == "http://example.org/mini/2024-01-01/mini.owl"
     assert compiled.to_text(header=False).splitlines() == compiled.rules
@@ -282,14 +287,18 @@ def test_ro_counts_match_the_raw_axioms(ro, ro_graph):
     assert len(list(g.subject_objects(OWL.propertyChainAxiom))) == 160
     assert ro.counts["chain_2"] == ro.rule_counts["chain_2"] == 143
     assert ro.counts["chain_3"] == ro.rule_counts["chain_3"] == 17
-    assert {k: ro.skipped[k][0] for k in ("functional", "irreflexive", "asymmetric", "property_disjoint_with")} \
-        == {"functional": 3, "irreflexive": 9, "asymmetric": 2, "property_disjoint_with": 10}
+    assert {k: ro.skipped[k][0] for k in ("functional", "irreflexive", "asymmetric")} \
+        == {"functional": 3, "irreflexive": 9, "asymmetric": 2}
+    # 10 owl:propertyDisjointWith axioms, each one contradiction rule (tests/test_contradictions.py checks one)
+    assert len(list(g.subject_objects(OWL.propertyDisjointWith))) == 10
+    assert ro.counts["property_disjoint_with"] == ro.rule_counts["property_disjoint_with"] == 10
+    assert "property_disjoint_with" not in ro.skipped
     assert "anonymous_expression" not in ro.skipped and "chain_longer_than_3" not in ro.skipped
     # SWRL: 14 over edge/3, 9 with class atoms, 2 to owl:Nothing; 5 hasSelf (2 equivalences: 7 rules);
     # 2 rules reading type/2 from rdf:type and subClassOf edges
     assert {k: ro.counts[k] for k in ("swrl_edge", "swrl_class", "contradiction", "has_self")} \
         == {"swrl_edge": 14, "swrl_class": 9, "contradiction": 2, "has_self": 5}
-    assert len(ro.rules) == 45 + 88 + 241 + 724 + 143 + 17 + 14 + 9 + 2 + 7 + 2 == len(set(ro.rules))
+    assert len(ro.rules) == 45 + 88 + 241 + 724 + 143 + 17 + 14 + 9 + 2 + 7 + 2 + 10 == len(set(ro.rules))
 
 
 def test_ro_header_carries_version_and_attribution(ro):
@@ -298,7 +307,7 @@ def test_ro_header_carries_version_and_attribution(ro):
     assert "owl:versionInfo 2025-12-17" in header
     assert RO_ATTRIBUTION in header
     assert "2b8fb441970162c83dccae78f733a31b96f156bf (2026-08-21)" in header
-    assert "1168 axioms and SWRL rules compiled to 1292 rules" in header
+    assert "1178 axioms and SWRL rules compiled to 1302 rules" in header
 
 
 def test_shipped_ro_rules_are_a_fresh_compilation(ro):
