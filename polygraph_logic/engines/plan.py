@@ -1,0 +1,231 @@
+"""A stratified Datalog program under why-provenance, formulated as SQL statements.
+
+Rules as data: the constants of a rule are lifted into parameters, and rules of one
+*shape* (the same relations and variable pattern, different constants) become one
+statement that joins a parameter table.  The 1,292 compiled RO rules (sub-property,
+inverse, symmetric, transitive, chains of 2 and 3, SWRL) fall into a few dozen shapes,
+the rules a receipt compiles to into one shape per number of cited assertions: a
+semi-naive round is a fixed handful of joins whatever the number of axioms.
+
+Every value is interned to an integer (``Plan.values``): relations are tables of integer
+columns ``k0..`` plus ``label`` and ``exact`` (see labels.py).  A shape has one statement
+per body atom of its stratum (that atom read from the round's delta, the others from the
+whole relation, as evaluate.py's semi-naive plans) and one reading every atom whole (the
+stratum's first round).  The product of the body's labels is taken in the Python
+engine's order: the delta atom first, then the atom with the most bound variables (ties:
+the one written first).
+
+Only what the SQL plan can evaluate exactly is planned: positive atoms over variables,
+constants and wildcards.  Any other rule raises ``PolygraphError(engine_unsupported)``
+naming it, never a different answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import PolygraphError
+from ..program import Program
+from ..syntax import Atom, Constant, Rule, Variable, Wildcard
+from . import labels
+from .dialect import Dialect
+
+Pattern = tuple  # per argument: ("v", n) variable n, ("p", n) parameter n, ("_",) wildcard
+
+
+@dataclass
+class Shape:
+    """Rules that differ only in their constants: one statement, one parameter table."""
+
+    number: int
+    head: tuple[str, Pattern]
+    body: tuple[tuple[str, Pattern], ...]
+    params: list[tuple[int, ...]] = field(default_factory=list)  # one row per rule (value ids)
+    rules: list[Rule] = field(default_factory=list)
+
+    @property
+    def table(self) -> str:
+        return f"p{self.number}"
+
+    @property
+    def width(self) -> int:
+        return len(self.params[0]) if self.params else 0
+
+
+@dataclass
+class Plan:
+    """The SQL formulation of a program: its tables, values, and shapes stratum by stratum."""
+
+    program: Program
+    cap: int | None
+    relations: dict[str, int]  # name -> table number
+    values: dict = field(default_factory=dict)  # Value -> integer id
+    strata: list[tuple[frozenset[str], list[Shape]]] = field(default_factory=list)
+
+    def arity(self, relation: str) -> int:
+        return self.program.arities[relation]
+
+    def keys(self, relation: str) -> list[str]:
+        """The key columns of a relation's table (one dummy column for arity 0)."""
+        return [f"k{i}" for i in range(max(self.arity(relation), 1))]
+
+    def table(self, relation: str, delta: bool = False) -> str:
+        return f"{'d' if delta else 'r'}{self.relations[relation]}"
+
+    def intern(self, value) -> int:
+        found = self.values.get(value)
+        if found is None:
+            found = self.values[value] = len(self.values)
+        return found
+
+    def shapes(self) -> list[Shape]:
+        return [shape for _, shapes in self.strata for shape in shapes]
+
+    def variant(self, d: Dialect, shape: Shape, delta: int | None) -> str:
+        """The statement deriving (keys, label, exact) of ``shape``'s head, body atom
+        ``delta`` read from the delta (None: every atom read whole)."""
+        head_relation, head_pattern = shape.head
+        sources, where, bound = [], [], {}
+        if shape.width:
+            sources.append(f"{shape.table} AS p")
+        for i, (relation, pattern) in enumerate(shape.body):
+            sources.append(f"{self.table(relation, i == delta)} AS t{i}")
+            for k, item in enumerate(pattern):
+                column = f"t{i}.k{k}"
+                if item[0] == "p":
+                    where.append(f"{column} = p.c{item[1]}")
+                elif item[0] == "v":
+                    if item[1] in bound:
+                        where.append(f"{column} = {bound[item[1]]}")
+                    else:
+                        bound[item[1]] = column
+        heads = []
+        for k, item in enumerate(head_pattern):
+            heads.append(f"p.c{item[1]}" if item[0] == "p" else bound[item[1]])
+        keys = self.keys(head_relation)
+        if not heads:
+            heads = ["0"]
+        select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, keys))
+        order = product_order([pattern for _, pattern in shape.body], delta)
+        columns = [f"t{i}.label AS l{n}, t{i}.exact AS e{n}" for n, i in enumerate(order)]
+        text = (f"SELECT {select}, {', '.join(columns)} FROM {', '.join(sources)}"
+                + (f" WHERE {' AND '.join(where)}" if where else ""))
+        if len(order) == 1:
+            return f"SELECT {', '.join(keys)}, l0 AS label, e0 AS exact FROM ({text}) s"
+        # fold left: (l0 · l1) · l2 ..., each product minimised and capped as WhySemiring.times
+        for n in range(1, len(order)):
+            rest = [f"l{m}" for m in range(n + 1, len(order))] + [f"e{m}" for m in range(n + 1, len(order))]
+            first = "l0 AS l, e0 AS le" if n == 1 else "label AS l, exact AS le"
+            text = (f"SELECT {', '.join(keys + rest)}, {first}, l{n} AS r, e{n} AS re FROM ({text}) f{n}")
+            text = labels.times(d, text, keys + rest, self.cap)
+        return text
+
+    def contributions(self, d: Dialect, shapes: list[Shape], relation: str,
+                      deltas: set[str] | None) -> str | None:
+        """Every derivation of ``relation`` this round, one UNION ALL (None: there is none).
+
+        ``deltas`` names the relations whose delta is not empty (None: the first round)."""
+        parts = []
+        for shape in shapes:
+            if shape.head[0] != relation:
+                continue
+            if deltas is None:
+                parts.append(self.variant(d, shape, None))
+                continue
+            for i, (body_relation, _) in enumerate(shape.body):
+                if body_relation in deltas:
+                    parts.append(self.variant(d, shape, i))
+        return " UNION ALL ".join(parts) if parts else None
+
+    def merge(self, d: Dialect, relation: str, contributions: str) -> str:
+        """The changed facts of ``relation``: the round's sum (pending) added to the old label."""
+        keys = self.keys(relation)
+        pending = labels.plus_group(d, contributions, keys, self.cap)
+        on = " AND ".join(f"g.{k} = o.{k}" for k in keys)
+        joined = (f"SELECT {', '.join(f'g.{k}' for k in keys)}, "
+                  f"CASE WHEN o.label IS NULL THEN g.label "
+                  f"ELSE {d('distinct', d('concat', 'o.label', 'g.label'))} END AS p, "
+                  f"(g.exact AND coalesce(o.exact, TRUE)) AS e, o.label AS old, o.exact AS olde "
+                  f"FROM ({pending}) g LEFT JOIN {self.table(relation)} o ON {on}")
+        merged = labels.normalize(d, joined, keys + ["old", "olde"], self.cap)
+        return (f"SELECT {', '.join(keys)}, label, exact FROM ({merged}) m "
+                f"WHERE old IS NULL OR label <> old OR exact <> olde")
+
+
+def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
+    """The order the Python engine multiplies body labels in (see steps.order without a store)."""
+    remaining = list(range(len(patterns)))
+    first = delta if delta is not None else 0
+    order, bound = [first], set()
+    remaining.remove(first)
+    bound |= {item[1] for item in patterns[first] if item[0] == "v"}
+    while remaining:
+        def score(i):
+            items = patterns[i]
+            known = sum(1 for item in items if item[0] == "p" or (item[0] == "v" and item[1] in bound))
+            return -known
+        best = min(remaining, key=lambda i: (score(i), i))
+        order.append(best)
+        remaining.remove(best)
+        bound |= {item[1] for item in patterns[best] if item[0] == "v"}
+    return order
+
+
+def make_plan(program: Program, cap: int | None) -> Plan:
+    """Plans ``program``; raises PolygraphError(engine_unsupported) naming a rule it cannot plan."""
+    plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))})
+    by_head: dict[str, list[Rule]] = {}
+    for rule in program.rules:
+        by_head.setdefault(rule.head.relation, []).append(rule)
+    count = 0
+    for stratum in program.strata:
+        shapes: dict[tuple, Shape] = {}
+        for name in sorted(stratum):
+            for rule in by_head.get(name, ()):
+                key, params = _lift(rule)
+                shape = shapes.get(key)
+                if shape is None:
+                    shape = shapes[key] = Shape(count, key[0], key[1])
+                    count += 1
+                shape.params.append(tuple(plan.intern(v) for v in params))
+                shape.rules.append(rule)
+        if shapes:
+            plan.strata.append((stratum, list(shapes.values())))
+    return plan
+
+
+def _lift(rule: Rule) -> tuple[tuple, list]:
+    """Returns the rule's shape key (constants lifted into parameters) and its constants."""
+    variables: dict[str, int] = {}
+    params: list = []
+
+    def pattern(atom: Atom, head: bool) -> Pattern:
+        items = []
+        for arg in atom.args:
+            if isinstance(arg, Constant):
+                items.append(("p", len(params)))
+                params.append(arg.value)
+            elif isinstance(arg, Variable) and not (head and arg.name not in variables):
+                items.append(("v", variables.setdefault(arg.name, len(variables))))
+            elif isinstance(arg, Wildcard) and not head:
+                items.append(("_",))
+            else:
+                _unsupported(rule, f"the argument '{arg}' is not a variable or a constant")
+        return tuple(items)
+
+    body = []
+    for literal in rule.body:
+        if not isinstance(literal, Atom):
+            _unsupported(rule, f"'{literal}' is not a positive atom (negation, comparison, "
+                               "assignment and constraints are not planned)")
+        body.append((literal.relation, pattern(literal, False)))
+    if not body:
+        _unsupported(rule, "a rule without body atoms")
+    head = (rule.head.relation, pattern(rule.head, True))
+    return (head, tuple(body)), params
+
+
+def _unsupported(rule: Rule, reason: str):
+    raise PolygraphError(
+        "engine_unsupported",
+        f"the SQL engine cannot evaluate '{rule}': {reason}; use --engine python", rule.position)

@@ -1,0 +1,50 @@
+"""A Spark session for the tables engines: local mode by default, quiet, started once per process.
+
+pyspark is an optional dependency (``pip install "polygraph_logic[spark]"``); it needs a
+Java runtime (17 works).  Starting a JVM takes seconds, so one session per master is kept
+and reused (tests, benchmarks and repeated queries pay the start-up once).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..errors import PolygraphError
+
+#: shuffle partitions for local mode: Spark's default of 200 tasks per shuffle costs more
+#: than the joins of a what-if on two cores
+LOCAL_PARTITIONS = 4
+
+
+def spark_available() -> str | None:
+    """Returns None when pyspark can be imported, else why not (a line for a skip or an error)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return 'pyspark is not installed: pip install "polygraph_logic[spark]"'
+    return None
+
+
+@lru_cache(maxsize=None)
+def spark_session(master: str = "local[2]"):
+    """Returns the process's Spark session for ``master`` (``local[N]`` or ``spark://HOST:PORT``)."""
+    problem = spark_available()
+    if problem:
+        raise PolygraphError("missing_dependency", problem)
+    from pyspark.sql import SparkSession
+    builder = (SparkSession.builder.master(master).appName("polygraph")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.session.timeZone", "UTC"))
+    if master.startswith("local"):
+        builder = (builder.config("spark.sql.shuffle.partitions", str(LOCAL_PARTITIONS))
+                   .config("spark.default.parallelism", str(LOCAL_PARTITIONS))
+                   .config("spark.driver.host", "127.0.0.1")
+                   .config("spark.driver.bindAddress", "127.0.0.1"))
+    try:
+        session = builder.getOrCreate()
+    except Exception as error:  # no Java, a port in use, an unreachable master: one line, not a trace
+        raise PolygraphError("spark_error", f"cannot start Spark ({master}): "
+                                            f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}") from None
+    session.sparkContext.setLogLevel("ERROR")
+    return session

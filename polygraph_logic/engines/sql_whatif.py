@@ -1,0 +1,223 @@
+"""A what-if as SQL over the label tables (tables.py): one query text, run by DuckDB or Spark SQL.
+
+The deletion is a small table ``deletion(kind, name)`` (kind ``source``, ``relation`` or
+``assertion``) registered beside the Parquet tables; then
+
+- *deleted* = the assertion numbers the deletion names (three equi-joins on assertions);
+- *touched* = the facts whose label mentions a deleted assertion (``mentions`` joined on
+  the deleted numbers);
+- *dead* = a touched fact every one of whose support sets is hit: the number of distinct
+  hit sets equals the fact's number of sets (``facts.sets``);
+- each touched fact's artifact, with its layer and exact flag (dead on an inexact label:
+  *uncertain*).
+
+The query uses joins, ``GROUP BY`` and ``COUNT(DISTINCT ...)`` only, no array function (the
+two dialects name those differently), so the same text runs on both engines.
+
+These are the label-level verdicts of ``what_if(graph, deletion, "trust-all")``.  What the
+SQL what-if does not do (the Python what-if does, on the graph file): settle dead verdicts
+on capped labels by re-derivation (``exact``: the SQL marks them uncertain); keep a
+sentence-level summary while a sentence stands (summary trimming: the SQL judges the
+summary's own label, the product of its sentences); demote a claim whose triple the rules
+still entail (the SQL calls the claim dead by its label); the other policies and
+distrusted kinds.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import PolygraphError
+from ..graph.store import layer_order
+from .tables import FILES, read_meta, table_path
+
+ENGINES = ("duckdb", "spark")
+
+RESOLVED = """
+resolved AS (
+    SELECT d.kind, d.name, a.num FROM deletion d JOIN assertions a ON a.source = d.name WHERE d.kind = 'source'
+    UNION ALL
+    SELECT d.kind, d.name, a.num FROM deletion d JOIN assertions a ON a.predicate = d.name WHERE d.kind = 'relation'
+    UNION ALL
+    SELECT d.kind, d.name, a.num FROM deletion d JOIN assertions a ON a.id = d.name WHERE d.kind = 'assertion'
+)"""
+
+#: per deletion term, the number of assertions it names (0: unknown), and the distinct total
+RESOLVE_SQL = f"""
+WITH {RESOLVED}
+SELECT d.kind, d.name, COUNT(r.num) AS assertions
+FROM deletion d LEFT JOIN resolved r ON r.kind = d.kind AND r.name = d.name
+GROUP BY d.kind, d.name
+UNION ALL
+SELECT '*', '*', COUNT(DISTINCT num) FROM resolved
+"""
+
+#: one row per touched artifact: number, id, layer, dead by its label, exact label
+WHATIF_SQL = f"""
+WITH {RESOLVED},
+deleted AS (SELECT DISTINCT num FROM resolved),
+hits AS (
+    SELECT m.fact, COUNT(DISTINCT m.support_set) AS hit
+    FROM mentions m JOIN deleted d ON m.assertion = d.num
+    GROUP BY m.fact
+)
+SELECT a.num, a.id, a.layer, h.hit = f.sets AS dead, f.exact
+FROM hits h JOIN facts f ON f.num = h.fact JOIN artifacts a ON a.fact = h.fact
+"""
+
+
+@dataclass
+class SqlOutcome:
+    """The label-level verdicts of one deletion: touched, dead and uncertain artifact ids."""
+
+    deletion: object
+    engine: str
+    deleted: int  # the number of deleted assertions
+    rows: list[tuple[str, str, bool, bool]] = field(default_factory=list, repr=False)  # id, layer, dead, exact
+    elapsed_ms: float = 0.0
+
+    def _ids(self, keep) -> list[str]:
+        return [id_ for id_, layer, dead, exact in self.rows if keep(dead, exact)]
+
+    @property
+    def touched(self) -> list[str]:
+        return self._ids(lambda dead, exact: True)
+
+    @property
+    def dead(self) -> list[str]:
+        return self._ids(lambda dead, exact: dead)
+
+    @property
+    def kept(self) -> list[str]:
+        return self._ids(lambda dead, exact: not dead)
+
+    @property
+    def uncertain(self) -> list[str]:
+        """Dead verdicts on capped labels (the Python what-if with ``exact`` re-derives them)."""
+        return self._ids(lambda dead, exact: dead and not exact)
+
+    def by_layer(self) -> dict[str, dict[str, int]]:
+        counts: dict[str, dict[str, int]] = {}
+        for _, layer, dead, _ in self.rows:
+            entry = counts.setdefault(layer, {"touched": 0, "dead": 0, "kept": 0})
+            entry["touched"] += 1
+            entry["dead" if dead else "kept"] += 1
+        return counts
+
+    def to_json(self) -> dict:
+        return {"deletion": str(self.deletion), "engine": self.engine, "policy": "trust-all",
+                "label_level": True, "deleted_assertions": self.deleted, "touched": self.touched,
+                "dead": self.dead, "kept": self.kept, "uncertain": self.uncertain,
+                "by_layer": self.by_layer(), "elapsed_ms": round(self.elapsed_ms, 3)}
+
+
+def deletion_rows(deletion) -> list[tuple[str, str]]:
+    """Returns the ``deletion(kind, name)`` rows of a whatif.Deletion."""
+    if getattr(deletion, "kinds", ()):
+        raise PolygraphError("unsupported", "the SQL what-if does not distrust kinds; use `polygraph whatif` "
+                                            "on the graph file")
+    rows = [("source", s) for s in deletion.sources] + [("relation", r) for r in deletion.relations]
+    rows += [("assertion", a) for a in deletion.assertions]
+    if not rows:
+        raise PolygraphError("bad_argument", "name a deletion: --retract-source, --revoke-relation or --assertion")
+    return list(dict.fromkeys(rows))
+
+
+class Tables:
+    """A tables folder opened by one engine; ``what_if`` runs the SQL what-if on it."""
+
+    engine = ""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self.meta = read_meta(self.directory)
+
+    def what_if(self, deletion) -> SqlOutcome:
+        """Evaluates a deletion by SQL; unknown names are an error and nothing is evaluated."""
+        started = time.perf_counter()
+        self.register_deletion(deletion_rows(deletion))
+        resolved = self.run(RESOLVE_SQL)
+        unknown = [f"no {kind} named {name!r}" for kind, name, count in resolved if kind != "*" and not count]
+        if unknown:
+            raise PolygraphError("unknown_deletion", "; ".join(sorted(unknown)) + "; nothing was evaluated")
+        total = next(count for kind, _, count in resolved if kind == "*")
+        rows = sorted(self.run(WHATIF_SQL), key=lambda r: (layer_order(r[2]), r[1]))
+        outcome = SqlOutcome(deletion, self.engine, total, [(r[1], r[2], bool(r[3]), bool(r[4])) for r in rows])
+        outcome.elapsed_ms = (time.perf_counter() - started) * 1000
+        return outcome
+
+    def run(self, sql: str) -> list[tuple]:
+        raise NotImplementedError
+
+    def register_deletion(self, rows: list[tuple[str, str]]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class DuckDBTables(Tables):
+    """The tables read by DuckDB in place: one view per Parquet file, nothing loaded."""
+
+    engine = "duckdb"
+
+    def __init__(self, directory: str | Path, memory_limit: str | None = None):
+        super().__init__(directory)
+        from .tables import _quoted, duckdb_connection
+        self.con = duckdb_connection(memory_limit)
+        for name in FILES:
+            self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM "
+                             f"read_parquet('{_quoted(table_path(self.directory, name))}')")
+        self.con.execute("CREATE TEMP TABLE deletion(kind VARCHAR, name VARCHAR)")
+
+    def register_deletion(self, rows) -> None:
+        self.con.execute("DELETE FROM deletion")
+        self.con.executemany("INSERT INTO deletion VALUES (?, ?)", rows)
+
+    def run(self, sql: str) -> list[tuple]:
+        return self.con.execute(sql).fetchall()
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class SparkTables(Tables):
+    """The tables read by Spark SQL: one temporary view per Parquet file (names prefixed per folder
+    are not needed: a view is replaced when another folder is opened in the same session)."""
+
+    engine = "spark"
+
+    def __init__(self, directory: str | Path, master: str = "local[2]", session=None):
+        super().__init__(directory)
+        from .spark import spark_session
+        self.spark = session or spark_session(master)
+        self._views()
+
+    def _views(self) -> None:
+        for name in FILES:
+            if name != "rules":
+                self.spark.read.parquet(str(table_path(self.directory, name).resolve())).createOrReplaceTempView(name)
+
+    def register_deletion(self, rows) -> None:
+        self._views()  # another SparkTables of the same session may have replaced them
+        self.spark.createDataFrame(rows, "kind string, name string").createOrReplaceTempView("deletion")
+
+    def run(self, sql: str) -> list[tuple]:
+        return [tuple(row) for row in self.spark.sql(sql).collect()]
+
+
+def open_tables(directory: str | Path, engine: str = "duckdb", master: str = "local[2]") -> Tables:
+    """Returns a tables folder opened by ``engine`` (duckdb or spark)."""
+    if engine == "duckdb":
+        return DuckDBTables(directory)
+    if engine == "spark":
+        return SparkTables(directory, master)
+    raise PolygraphError("bad_argument", f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
