@@ -9,6 +9,7 @@ import pytest
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.records import load_assertions
 from polygraph_logic.importers import (
     edges_to_datalog,
     read_gaf,
@@ -46,7 +47,7 @@ GPAD11 = [
     "!gpa-version: 1.1",  # 1
     "!generated-by: test",  # 2
     gpad11("UniProtKB:P1", "enables", "GO:0003674", "PMID:1|DOI:10.1/x", with_from="GO:0000001"),  # 3
-    gpad11("UniProtKB:P1", "NOT|enables", "GO:0003675", "PMID:2"),  # 4: NOT, skipped
+    gpad11("UniProtKB:P1", "NOT|enables", "GO:0003675", "PMID:2"),  # 4: NOT, a negated assertion
     tabs("UniProtKB", "P2", "part_of", "GO:0005634", "GO_REF:0000024", "ECO:0000266", "", "", "20200101", "X"),  # 5
     gpad11("UniProtKB:P3", "binds", "GO:0000003", "PMID:3"),  # 6: unknown relation label
     tabs("UniProtKB", "P4", "enables", "GO:0000004", "PMID:4"),  # 7: wrong column count
@@ -69,7 +70,11 @@ GPAD11_MALFORMED = {
 
 def test_gpad11_fields_land_in_place(tmp_path):
     assertions, report = read_gpad(write(tmp_path, "a.gpad", *GPAD11))
-    assert [a.id for a in assertions] == ["gpad3", "gpad5", "gpad13"]
+    assert [a.id for a in assertions] == ["gpad3", "gpad4", "gpad5", "gpad13"]
+    assert [a.id for a in assertions if a.negated] == ["gpad4"]
+    assert assertions[1] == Assertion("gpad4", "PMID:2", "UniProtKB:P1", "RO:0002327", "GO:0003675",
+                                      "ECO:0000314", negated=True)
+    assertions.pop(1)
     first = assertions[0]
     assert (first.source, first.subject, first.predicate, first.object) == (
         "PMID:1", "UniProtKB:P1", "RO:0002327", "GO:0003674")
@@ -84,17 +89,18 @@ def test_gpad11_fields_land_in_place(tmp_path):
 def test_gpad11_report_accounts_for_every_line(tmp_path):
     _, report = read_gpad(write(tmp_path, "a.gpad", *GPAD11))
     assert report.read == len(GPAD11) == 13
-    assert (report.imported, report.skipped_not, report.comments) == (3, 1, 3)
+    assert (report.imported, report.negated, report.comments) == (4, 1, 3)
     assert report.accounted == report.read
     assert report.short_lines == 1  # line 5 left off the two optional trailing columns
     assert [line for line, _ in report.malformed] == sorted(GPAD11_MALFORMED)
     for line, reason in report.malformed:
         assert GPAD11_MALFORMED[line] in reason
-    assert report.relations == Counter({"RO:0002327": 1, "BFO:0000050": 1, "RO:0002325": 1})
+    assert report.relations == Counter({"RO:0002327": 2, "BFO:0000050": 1, "RO:0002325": 1})
     summary = report.summary()
-    assert "13 lines read: 3 imported, 1 NOT-qualified skipped, 3 comment/header, 6 malformed" in summary
+    assert ("13 lines read: 4 imported (1 NOT-qualified, kept as negated assertions), 3 comment/header, "
+            "6 malformed") in summary
     assert "malformed line 7: wrong column count" in summary
-    assert "enables (RO:0002327): 1" in summary
+    assert "enables (RO:0002327): 2" in summary
 
 
 def test_gpad_strict_raises_at_the_first_malformed_line(tmp_path):
@@ -109,10 +115,10 @@ def test_gpad_strict_raises_at_the_first_malformed_line(tmp_path):
 def test_gpad_ids_follow_physical_lines_and_prefix(tmp_path):
     path = write(tmp_path, "a.gpad", *GPAD11)
     assertions, _ = read_gpad(path, id_prefix="g")
-    assert [a.id for a in assertions] == ["g3", "g5", "g13"]
+    assert [a.id for a in assertions] == ["g3", "g4", "g5", "g13"]
     # one more comment line on top shifts every id by one: ids name lines, not counters
     shifted, _ = read_gpad(write(tmp_path, "b.gpad", "!extra", *GPAD11), id_prefix="g")
-    assert [a.id for a in shifted] == ["g4", "g6", "g14"]
+    assert [a.id for a in shifted] == ["g4", "g5", "g6", "g14"]
     assert [a.triple for a in shifted] == [a.triple for a in assertions]
 
 
@@ -147,7 +153,7 @@ GPAD20 = [
     "!gpad-version: 2.0",  # 1
     "!generated-by: MGI",  # 2
     gpad20("MGI:MGI:1", "", "RO:0002331", "GO:0008150", "PMID:10"),  # 3
-    gpad20("MGI:MGI:2", "NOT", "RO:0002327", "GO:0003674", "PMID:11"),  # 4: NOT, skipped
+    gpad20("MGI:MGI:2", "NOT", "RO:0002327", "GO:0003674", "PMID:11"),  # 4: NOT, a negated assertion
     gpad20("MGI:MGI:3", "", "part_of", "GO:0005634", "PMID:12"),  # 5: a 1.x label
     gpad20("MGI:MGI:4", "not", "RO:0002327", "GO:0003674", "PMID:13"),  # 6: bad negation
     gpad20("MGI:MGI:5", "", "RO:0002327", "GO:0003674", ""),  # 7: empty reference
@@ -160,8 +166,10 @@ def test_gpad20_layout(tmp_path):
     path = write(tmp_path, "b.gpad", *GPAD20)
     assertions, report = read_gpad(path)
     assert report.format == "GPAD 2.0"
-    assert assertions == [Assertion("gpad3", "PMID:10", "MGI:MGI:1", "RO:0002331", "GO:0008150", "ECO:0000314")]
-    assert (report.imported, report.skipped_not, report.comments) == (1, 1, 2)
+    assert assertions == [Assertion("gpad3", "PMID:10", "MGI:MGI:1", "RO:0002331", "GO:0008150", "ECO:0000314"),
+                          Assertion("gpad4", "PMID:11", "MGI:MGI:2", "RO:0002327", "GO:0003674", "ECO:0000314",
+                                    negated=True)]
+    assert (report.imported, report.negated, report.comments) == (2, 1, 2)
     reasons = dict(report.malformed)
     assert sorted(reasons) == [5, 6, 7, 8, 9]
     assert "GPAD 1.x label" in reasons[5] and "BFO:0000050" in reasons[5]
@@ -175,7 +183,7 @@ def test_gpad20_layout(tmp_path):
 def test_gpad_version_header_missing_or_unsupported(tmp_path):
     _, report = read_gpad(write(tmp_path, "a.gpad", *GPAD11[2:4]))
     assert report.format == "GPAD 1.1, assumed: no !gpa-version header"
-    assert report.imported == 1
+    assert (report.imported, report.negated) == (2, 1)
     with pytest.raises(PolygraphError) as caught:
         read_gpad(write(tmp_path, "b.gpad", "!c", "!gpa-version: 3.0", GPAD11[2]))
     assert caught.value.code == "unsupported_version"
@@ -202,8 +210,8 @@ GAF21 = [
     gaf("PomBase:S2", "", "GO:0003674", "PMID:2|GO_REF:9", "F", with_from="UniProt:Q1", trailing=0),  # 3: enables
     gaf("PomBase:S3", "", "GO:0008150", "GO_REF:0000024", "P", trailing=1),  # 4: involved_in
     gaf("PomBase:S4", "contributes_to", "GO:0003675", "PMID:4", "F"),  # 5
-    gaf("PomBase:S5", "NOT", "GO:0005635", "PMID:5", "C"),  # 6: NOT, skipped
-    gaf("PomBase:S6", "NOT|colocalizes_with", "GO:0005636", "PMID:6", "C"),  # 7: NOT, skipped
+    gaf("PomBase:S5", "NOT", "GO:0005635", "PMID:5", "C"),  # 6: NOT, negated (part_of from the aspect)
+    gaf("PomBase:S6", "NOT|colocalizes_with", "GO:0005636", "PMID:6", "C"),  # 7: NOT, negated
     gaf("PomBase:S7", "", "GO:0005637", "PMID:7", "X"),  # 8: unknown aspect
     gaf("PomBase:S8", "", "GO:0005638", "PMID:8", "C", trailing=0)[: -len("\tPomBase")],  # 9: 14 columns
     gaf("PomBase:S9", "", "GO:0005639", "PMID:9", "C", evidence=""),  # 10: empty evidence code
@@ -215,11 +223,13 @@ def test_gaf21_relations_from_qualifier_or_aspect(tmp_path):
     assertions, report = read_gaf(write(tmp_path, "a.gaf", *GAF21))
     assert report.format == "GAF 2.1"
     assert [(a.id, a.predicate) for a in assertions] == [
-        ("gaf2", "BFO:0000050"), ("gaf3", "RO:0002327"), ("gaf4", "RO:0002331"), ("gaf5", "RO:0002326")]
+        ("gaf2", "BFO:0000050"), ("gaf3", "RO:0002327"), ("gaf4", "RO:0002331"), ("gaf5", "RO:0002326"),
+        ("gaf6", "BFO:0000050"), ("gaf7", "RO:0002325")]
+    assert [a.id for a in assertions if a.negated] == ["gaf6", "gaf7"]
     second = assertions[1]
     assert (second.source, second.subject, second.object) == ("PMID:2", "PomBase:S2", "GO:0003674")
     assert second.text == "IDA with UniProt:Q1; also GO_REF:9"
-    assert (report.imported, report.skipped_not, report.comments, report.short_lines) == (4, 2, 1, 2)
+    assert (report.imported, report.negated, report.comments, report.short_lines) == (6, 2, 1, 2)
     reasons = dict(report.malformed)
     assert sorted(reasons) == [8, 9, 10, 11]
     assert "aspect 'X'" in reasons[8]
@@ -235,13 +245,14 @@ def test_gaf22_needs_the_relation_in_the_qualifier(tmp_path):
     lines = [
         "!gaf-version: 2.2",  # 1
         gaf("PomBase:S1", "located_in", "GO:0005634", "PMID:1", "C"),  # 2
-        gaf("PomBase:S2", "NOT|enables", "GO:0003674", "PMID:2", "F"),  # 3: NOT, skipped
+        gaf("PomBase:S2", "NOT|enables", "GO:0003674", "PMID:2", "F"),  # 3: NOT, a negated assertion
         gaf("PomBase:S3", "", "GO:0008150", "PMID:3", "P"),  # 4: no relation
         gaf("PomBase:S4", "acts_upstream_of_or_within", "GO:0008150", "PMID:4", "P"),  # 5
     ]
     assertions, report = read_gaf(write(tmp_path, "a.gaf", *lines), id_prefix="a")
-    assert [(a.id, a.predicate) for a in assertions] == [("a2", "RO:0001025"), ("a5", "RO:0002264")]
-    assert report.skipped_not == 1
+    assert [(a.id, a.predicate, a.negated) for a in assertions] == [
+        ("a2", "RO:0001025", False), ("a3", "RO:0002327", True), ("a5", "RO:0002264", False)]
+    assert report.negated == 1
     assert [line for line, _ in report.malformed] == [4]
     assert "GAF 2.2 needs a relation" in report.malformed[0][1]
 
@@ -250,11 +261,13 @@ def test_write_assertions_is_json_lines_and_round_trips(tmp_path):
     assertions, _ = read_gaf(write(tmp_path, "a.gaf", *GAF21))
     out = tmp_path / "assertions.jsonl"
     out.write_text("old content that must be replaced\n")
-    assert write_assertions(out, assertions) == 4
+    assert write_assertions(out, assertions) == 6
     records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
     assert records[0] == {"id": "gaf2", "source": "PMID:1", "subject": "PomBase:S1",
                           "predicate": "BFO:0000050", "object": "GO:0005634", "text": "IDA"}
     assert [Assertion(**record) for record in records] == assertions
+    assert [r.get("negated") for r in records] == [None] * 4 + [True, True]  # NOT lines, written as negated
+    assert load_assertions(out) == assertions  # and read back validated
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
 
@@ -331,8 +344,9 @@ def test_real_gpad():
     rows = data_rows(path)
     negated = [n for n, columns in rows if "NOT" in columns[2].split("|")]
     assertions, report = read_gpad(path)
-    assert len(rows) - len(negated) == len(assertions) == 1984
-    assert report.skipped_not == len(negated) and report.malformed == []
+    assert len(rows) == len(assertions) == 1984
+    # the slice has no NOT-qualified line (a NOT would be kept as a negated assertion)
+    assert report.negated == len(negated) == sum(a.negated for a in assertions) == 0 and report.malformed == []
     assert len({a.source for a in assertions}) == len({columns[4] for _, columns in rows}) == 523
     five = {"part_of": "BFO:0000050", "enables": "RO:0002327", "involved_in": "RO:0002331",
             "contributes_to": "RO:0002326", "colocalizes_with": "RO:0002325"}
@@ -350,7 +364,7 @@ def test_real_gaf_accounts_for_every_annotation_line_and_agrees_with_the_gpad():
     rows = data_rows(path)
     assertions, report = read_gaf(path)
     assert len(rows) == 370
-    assert report.imported + report.skipped_not + len(report.malformed) == 370
+    assert report.imported + len(report.malformed) == 370 and report.negated == 0
     assert report.malformed == [] and len(assertions) == 370
     assert report.read == len(path.read_text("utf-8").splitlines())
     # the GPAD states the same annotations; the aspect-derived relations must match it

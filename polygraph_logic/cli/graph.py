@@ -103,7 +103,8 @@ def register(commands) -> None:
     importer = commands.add_parser(
         "import", help="turn real annotation data into assertions or background rules",
         description="gpad/gaf: Gene Ontology annotations -> assertions (JSON Lines), one per line "
-                    "of the file (ids PREFIX + line number); NOT-qualified lines are skipped and counted. "
+                    "of the file (ids PREFIX + line number); a NOT-qualified line is a negated assertion "
+                    "(\"negated\": true). "
                     "obographs: ontology edges -> background facts edge(s, p, o) (a rule file). "
                     "rdf: an export of `polygraph export` (any format) -> a graph file (-o required).")
     importer.add_argument("format", choices=("gpad", "gaf", "obographs", "rdf"))

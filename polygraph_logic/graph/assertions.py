@@ -21,6 +21,7 @@ class Assertion:
     object: str
     text: str | None = None
     kind: str = "source_claim"
+    negated: bool = False  # it states that the triple does NOT hold (a GPAD/GAF NOT annotation)
 
     def to_json(self) -> dict:
         """Returns the JSON Lines record of DESIGN.md (``text`` only when present)."""
@@ -35,6 +36,8 @@ class Assertion:
             record["text"] = self.text
         if self.kind != "source_claim":
             record["kind"] = self.kind
+        if self.negated:
+            record["negated"] = True
         return record
 
     @property

@@ -4,6 +4,10 @@ The program's relations:
 
 - ``claim(s, p, o)``: one tracked fact per assertion (variable = assertion id); a
   triple stated by several assertions is one claim whose label is their sum.
+- ``neg_edge(s, p, o)``: one tracked fact per negated assertion (``"negated": true``, a
+  GPAD/GAF ``NOT`` annotation): the source states the triple does NOT hold.  It is not a
+  claim nor an edge and supports nothing positive; rules (``rules/contradictions.dl``)
+  pair it with an ``edge`` of the same triple into a ``contradiction``.
 - ``assertion(id)``: the same variable again, so receipts can cite assertions.
 - ``edge(s, p, o)``: every claim is an edge; ontology rules (``rules/ro.dl``) and the
   merge rules below entail more.
@@ -29,6 +33,11 @@ from .records import Receipt
 MERGE_RULES = """\
 edge(c, p, o) :- edge(m, p, o), member(m, c).
 edge(s, p, c) :- edge(s, p, m), member(m, c).
+"""
+#: the same for negated triples (a NOT about a member holds for the canonical entity)
+NEG_MERGE_RULES = """\
+neg_edge(c, p, o) :- neg_edge(m, p, o), member(m, c).
+neg_edge(s, p, c) :- neg_edge(s, p, m), member(m, c).
 """
 
 
@@ -63,7 +72,8 @@ class CompiledInputs:
     def to_text(self) -> str:
         """Returns the program as rule-language text, sections commented."""
         sections = [
-            ("assertions: one provenance variable each; claims are the distinct triples", self.assertions),
+            ("assertions: one provenance variable each; claims are the distinct triples (neg_edge: "
+             "negated assertions)", self.assertions),
             ("every claim is an edge; edges about merged members hold for the canonical entity",
              self.bridge),
             ("merges: one rule per support set; members point at the canonical entity", self.merges),
@@ -85,12 +95,17 @@ def compile_inputs(assertions: Iterable[Assertion], receipts: Iterable[Receipt],
     from ..program import parse_program  # parsing the fixed merge rules once is clearest
 
     compiled = CompiledInputs()
+    negated = False
     for a in assertions:
-        compiled.assertions.append(Fact(_atom("claim", a.subject, a.predicate, a.object), a.id))
+        relation = "neg_edge" if a.negated else "claim"
+        negated |= a.negated
+        compiled.assertions.append(Fact(_atom(relation, a.subject, a.predicate, a.object), a.id))
         compiled.assertions.append(Fact(_atom("assertion", a.id), a.id))
     s, p, o = Variable("s"), Variable("p"), Variable("o")
     compiled.bridge.append(Rule(_atom("edge", s, p, o), (_atom("claim", s, p, o),)))
     compiled.bridge.extend(parse_program(MERGE_RULES).rules)
+    if negated:  # only then: a program without negated assertions is unchanged
+        compiled.bridge.extend(parse_program(NEG_MERGE_RULES).rules)
     for receipt in receipts:
         if receipt.layer == "merge":
             _merge(receipt, compiled, cap)

@@ -184,6 +184,11 @@ def load_assertions(path: str | Path) -> list[Assertion]:
             problems.append(PolygraphError(
                 "unknown_kind", f"kind {kind!r} is not one of {', '.join(KINDS)}", where))
             continue
+        negated = record.get("negated", False)
+        if not isinstance(negated, bool):
+            problems.append(PolygraphError(
+                "bad_field", f"field 'negated' must be true or false, got {negated!r}", where))
+            continue
         if any(v is None for v in values):
             continue
         if not _CURIE.match(values[3]):
@@ -197,7 +202,7 @@ def load_assertions(path: str | Path) -> list[Assertion]:
                 where))
             continue
         seen[values[0]] = number
-        assertions.append(Assertion(*values, text=text, kind=kind))
+        assertions.append(Assertion(*values, text=text, kind=kind, negated=negated))
     if problems:
         raise LoadError(problems)
     return assertions

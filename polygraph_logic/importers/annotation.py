@@ -2,7 +2,7 @@
 
 A format module supplies a ``Layout`` per version: how many columns a line has, how
 many it must have at least (trailing optional columns are often left off), and a
-line reader that returns an ``Assertion``, ``None`` for a NOT-qualified line, or
+line reader that returns an ``Assertion`` (negated for a NOT-qualified line) or
 raises ``MalformedLine``. The loop accounts for every physical line in the report.
 """
 
@@ -30,8 +30,8 @@ class MalformedLine(Exception):
         self.reason = reason
 
 
-# (id, fields padded to the layout's column count) -> Assertion, or None if NOT-qualified
-LineReader = Callable[[str, list[str]], "Assertion | None"]
+# (id, fields padded to the layout's column count) -> Assertion (negated if NOT-qualified)
+LineReader = Callable[[str, list[str]], Assertion]
 
 
 @dataclass(frozen=True)
@@ -89,12 +89,10 @@ def read_annotation_file(
             if strict:
                 raise PolygraphError("malformed_line", error.reason, Position(path, number, 1)) from None
             continue
-        if assertion is None:
-            report.skipped_not += 1
-        else:
-            assertions.append(assertion)
-            report.imported += 1
-            report.relations[assertion.predicate] += 1
+        assertions.append(assertion)
+        report.imported += 1
+        report.negated += assertion.negated
+        report.relations[assertion.predicate] += 1
     if layout is None:
         _layout(path, form, version, report)
     return assertions, report
@@ -119,7 +117,7 @@ def _layout(path: str, form: Format, version: tuple[str, int] | None, report: Im
     return layout
 
 
-def _read_line(layout: Layout, identifier: str, text: str, report: ImportReport) -> Assertion | None:
+def _read_line(layout: Layout, identifier: str, text: str, report: ImportReport) -> Assertion:
     fields = [field.strip() for field in text.split("\t")]
     count = len(fields)
     if not layout.required_columns <= count <= layout.columns:

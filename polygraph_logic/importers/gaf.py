@@ -19,8 +19,8 @@ part_of, apply. Without a version header the 2.1 rules are used and the report s
 
 An assertion gets id ``{id_prefix}{N}`` for physical line N, source = the first
 reference of column 6, subject = ``DB:ID`` (columns 1-2), object = the GO ID
-(column 5), text = the evidence code and with/from. NOT-qualified lines are skipped
-and counted; malformed lines are reported as for GPAD (see gpad.py).
+(column 5), text = the evidence code and with/from. A NOT-qualified line is a negated
+assertion and malformed lines are reported, as for GPAD (see gpad.py).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def read_gaf(
 
 
 def _reader(relation_required: bool):
-    def read_line(identifier: str, fields: list[str]) -> Assertion | None:
+    def read_line(identifier: str, fields: list[str]) -> Assertion:
         require(fields, {0: "DB", 1: "DB object ID", 4: "GO ID", 5: "reference", 6: "evidence code", 8: "aspect"})
         aspect = fields[8]
         if aspect not in ASPECT_RELATIONS:
@@ -65,10 +65,9 @@ def _reader(relation_required: bool):
             predicate = relation_curie(ASPECT_RELATIONS[aspect])
         term = require_curie(fields[4], "GO ID", 4)
         source, others = split_references(fields[5], 5)
-        if negated:
-            return None
         subject = f"{fields[0]}:{fields[1]}"
-        return Assertion(identifier, source, subject, predicate, term, evidence_text(fields[6], fields[7], others))
+        return Assertion(identifier, source, subject, predicate, term, evidence_text(fields[6], fields[7], others),
+                         negated=negated)
 
     return read_line
 

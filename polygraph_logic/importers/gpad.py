@@ -14,7 +14,10 @@ properties) optional:
 An assertion gets id ``{id_prefix}{N}`` for physical line N, source = the first
 reference (the others, usually aliases of the same document, go into ``text``),
 subject = ``DB:ID``, predicate = the relation's RO CURIE, object = the GO term and
-text = the evidence code and with/from. NOT-qualified lines are skipped and counted.
+text = the evidence code and with/from. A NOT-qualified line is a negated assertion
+(``negated=True``: the source states the triple does not hold; it compiles to ``neg_edge``
+and rules/contradictions.dl pairs it with a positive edge of the same triple); the report
+counts them.
 Required columns are those the assertion uses: subject, relation, term, reference,
 evidence. A malformed line (wrong column count, empty required column, unknown
 relation label, a CURIE column that is not one) is reported with its line number;
@@ -48,13 +51,13 @@ def read_gpad(
     return read_annotation_file(path, GPAD, id_prefix, strict)
 
 
-def _read_1x(identifier: str, fields: list[str]) -> Assertion | None:
+def _read_1x(identifier: str, fields: list[str]) -> Assertion:
     require(fields, {0: "DB", 1: "DB object ID", 2: "qualifier", 3: "GO ID", 4: "reference", 5: "evidence code"})
     negated, predicate = qualifier_relation(fields[2], column=2)
     return _assertion(identifier, f"{fields[0]}:{fields[1]}", predicate, fields, negated)
 
 
-def _read_20(identifier: str, fields: list[str]) -> Assertion | None:
+def _read_20(identifier: str, fields: list[str]) -> Assertion:
     require(fields, {0: "DB:DB object ID", 2: "relation", 3: "GO ID", 4: "reference", 5: "evidence code"})
     subject = require_curie(fields[0], "DB:DB object ID", 0)
     if fields[1] not in ("", "NOT"):
@@ -70,15 +73,14 @@ def _read_20(identifier: str, fields: list[str]) -> Assertion | None:
 
 def _assertion(
     identifier: str, subject: str, predicate: str | None, fields: list[str], negated: bool
-) -> Assertion | None:
+) -> Assertion:
     if predicate is None:
         raise MalformedLine(f"no relation in qualifier {fields[2]!r} (column 3)")
     term = require_curie(fields[3], "GO ID", 3)
     evidence = require_curie(fields[5], "evidence code", 5)
     source, others = split_references(fields[4], 4)
-    if negated:
-        return None
-    return Assertion(identifier, source, subject, predicate, term, evidence_text(evidence, fields[6], others))
+    return Assertion(identifier, source, subject, predicate, term, evidence_text(evidence, fields[6], others),
+                     negated=negated)
 
 
 def _choose(version: str | None) -> Layout | None:

@@ -12,12 +12,13 @@ SHOWN_MALFORMED = 20  # malformed records listed by summary(); the rest are coun
 
 @dataclass
 class ImportReport:
-    """Counts of one import; ``read == imported + skipped_not + comments + len(malformed)``.
+    """Counts of one import; ``read == imported + comments + len(malformed)``.
 
     ``malformed`` holds ``(line, reason)`` pairs (line is None where the format has no
     lines to point at, as in JSON; the reason then says which record). ``relations``
     counts imported records per predicate CURIE. ``short_lines`` counts lines that
-    lacked optional trailing columns, read as empty.
+    lacked optional trailing columns, read as empty.  ``negated`` counts the imported
+    records that are NOT-qualified (kept as negated assertions, among ``imported``).
     """
 
     path: str
@@ -25,7 +26,7 @@ class ImportReport:
     unit: str = "lines"
     read: int = 0
     imported: int = 0
-    skipped_not: int = 0
+    negated: int = 0
     comments: int = 0
     short_lines: int = 0
     malformed: list[tuple[int | None, str]] = field(default_factory=list)
@@ -34,13 +35,14 @@ class ImportReport:
     @property
     def accounted(self) -> int:
         """Returns how many records the counts explain (equal to ``read`` after an import)."""
-        return self.imported + self.skipped_not + self.comments + len(self.malformed)
+        return self.imported + self.comments + len(self.malformed)
 
     def summary(self) -> str:
         """Returns a few lines of text: totals, counts per relation, malformed records."""
         counts = [f"{self.imported} imported"]
         if self.unit == "lines":  # annotation files; JSON has neither NOT qualifiers nor comments
-            counts += [f"{self.skipped_not} NOT-qualified skipped", f"{self.comments} comment/header"]
+            counts[0] += f" ({self.negated} NOT-qualified, kept as negated assertions)"
+            counts.append(f"{self.comments} comment/header")
         counts.append(f"{len(self.malformed)} malformed")
         lines = [f"{self.path} ({self.format}): {self.read} {self.unit} read: {', '.join(counts)}"]
         if self.short_lines:
