@@ -31,8 +31,8 @@ from typing import Callable, Iterator, NamedTuple
 from ..graph.build import triple_id
 from ..graph.store import Artifact, Graph, StoredFact
 from .iris import Minter
-from .namespaces import (DCTERMS, FORMAT, LAYER_CLASSES, NP, OWL, PG, PROV, RDF, RDF_JSON, RDF_TYPE, RDFS,
-                         VOID, XSD_BOOLEAN, XSD_DATETIME, XSD_INTEGER, XSD_STRING)
+from .namespaces import (DCTERMS, FORMAT, KIND_CLASSES, LAYER_CLASSES, NP, OWL, PG, PROV, RDF, RDF_JSON, RDF_TYPE,
+                         RDFS, VOID, XSD_BOOLEAN, XSD_DATETIME, XSD_INTEGER, XSD_STRING)
 
 
 class Literal(NamedTuple):
@@ -140,6 +140,7 @@ class ExportModel:
         for ordinal, a in enumerate(self.graph.assertions.values(), 1):
             node = self.m.assertion(a.id)
             yield node, RDF_TYPE, PG + "Assertion", g
+            yield node, RDF_TYPE, KIND_CLASSES[a.kind], g
             yield node, PG + "assertionId", Literal(a.id), g
             yield node, PG + "ordinal", integer(ordinal), g
             yield node, PROV + "hadPrimarySource", self.term(a.source, "source"), g

@@ -36,6 +36,11 @@ XSD_DATETIME = XSD + "dateTime"
 LAYER_CLASSES = {"claim": PG + "Claim", "merge": PG + "Merge", "edge": PG + "Edge",
                  "summary": PG + "Summary", "sentence": PG + "Sentence"}
 CLASS_LAYERS = {iri: layer for layer, iri in LAYER_CLASSES.items()}
+# the class of each assertion kind (kinds.py), a subclass of pg:Assertion; read back on import
+KIND_CLASSES = {"verification": PG + "Verification", "source_claim": PG + "SourceClaim",
+                "tool_observation": PG + "ToolObservation", "user_assertion": PG + "UserAssertion",
+                "graph_derived": PG + "GraphDerived", "model_hypothesis": PG + "ModelHypothesis"}
+CLASS_KINDS = {iri: kind for kind, iri in KIND_CLASSES.items()}
 
 FORMAT = "polygraph-rdf/1"
 

@@ -23,7 +23,8 @@ import re
 from typing import BinaryIO, Iterable
 
 from .model import Literal, Quad
-from .namespaces import LAYER_CLASSES, NP, PG, PREFIXES, PROV, RDF_TYPE, VOID, XSD_BOOLEAN, XSD_INTEGER, XSD_STRING
+from .namespaces import (KIND_CLASSES, LAYER_CLASSES, NP, PG, PREFIXES, PROV, RDF_TYPE, VOID, XSD_BOOLEAN, XSD_INTEGER,
+                         XSD_STRING)
 
 FORMATS = ("trig", "nquads", "turtle", "jsonld")
 EXTENSIONS = {"trig": ".trig", "nquads": ".nq", "turtle": ".ttl", "jsonld": ".jsonld"}
@@ -65,7 +66,7 @@ class _Shortener:
     (the cache is bounded by the vocabulary, not by the output)."""
 
     def __init__(self):
-        classes = [*LAYER_CLASSES.values(), PG + "GraphExport", PG + "Assertion", PG + "SupportSet",
+        classes = [*LAYER_CLASSES.values(), *KIND_CLASSES.values(), PG + "GraphExport", PG + "Assertion", PG + "SupportSet",
                    PG + "Deletion", PROV + "Entity", NP + "Nanopublication", VOID + "Dataset"]
         self.objects = {iri: _prefixed(iri) for iri in classes}
         self.predicates: dict[str, str] = {}

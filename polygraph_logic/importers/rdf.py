@@ -21,7 +21,7 @@ import pyoxigraph as ox
 
 from ..errors import PolygraphError
 from ..export.iris import Minter
-from ..export.namespaces import (CLASS_LAYERS, DCTERMS, FORMAT, PG, PROV, RDF, RDF_TYPE, RDFS, VOID)
+from ..export.namespaces import (CLASS_KINDS, CLASS_LAYERS, DCTERMS, FORMAT, PG, PROV, RDF, RDF_TYPE, RDFS, VOID)
 from ..graph.assertions import Assertion
 from ..graph.store import Artifact, StoredFact, write_graph
 from ..provenance import WhySemiring
@@ -193,8 +193,12 @@ def _assertions(nodes, minter: Minter) -> tuple[list[Assertion], dict[str, str]]
         if not isinstance(triple, tuple) or len(triple) != 3 or not all(isinstance(t, str) for t in triple):
             raise PolygraphError("bad_rdf", f"{what}: its triple is not three IRIs: {triple!r}")
         texts = node.get(PG + "text")
+        kinds = sorted({CLASS_KINDS[t] for t in node.get(RDF_TYPE, ()) if t in CLASS_KINDS})
+        if len(kinds) > 1:
+            raise PolygraphError("bad_rdf", f"{what} has several kinds: {', '.join(kinds)}")
         assertion = Assertion(id_, source, minter.value(triple[0]), minter.value(triple[1]),
-                              minter.value(triple[2]), _one(node, PG + "text", what) if texts else None)
+                              minter.value(triple[2]), _one(node, PG + "text", what) if texts else None,
+                              kind=kinds[0] if kinds else "source_claim")
         rows.append((int(_one(node, PG + "ordinal", what)), assertion))
         by_node[iri] = id_
     rows.sort(key=lambda row: row[0])
