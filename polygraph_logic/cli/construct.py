@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..construct import SUMMARY_TEMPLATES, construct, read_relations
-from ..llm import DEFAULT_MODEL, KEY_ENV, MODEL_ENV, ModelClient, ModelError
+from ..llm import DEFAULT_MODEL, KEY_ENV, MODEL_ENV, MissingApiKey, ModelClient, ModelError, RecordedAnswers
 
 
 def register(commands) -> None:
@@ -33,6 +33,9 @@ def register(commands) -> None:
     command.add_argument("--relations", default=None, metavar="FILE",
                          help="the predicates a claim may use, one 'CURIE label' a line "
                               "(default: a set of RO relations)")
+    command.add_argument("--replay", default=None, metavar="FILE",
+                         help="answer from recorded answers (a polygraph-recorded-answers/1 file, such as "
+                              "examples/corpus/recorded/answers.jsonl) and never call the API: no key needed")
     command.add_argument("--max-retries", type=int, default=4, metavar="N",
                          help="retries on rate limits, server errors and lost connections (default 4)")
     command.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -43,8 +46,17 @@ def _run(args: argparse.Namespace) -> int:
     options = {"summary_formats": [f.strip() for f in args.summaries.split(",") if f.strip()]}
     if args.relations:
         options["relations"] = read_relations(args.relations)
-    cache = args.cache or Path(args.output) / "cache.sqlite"
-    with ModelClient(args.model, cache=cache, max_retries=args.max_retries) as client:
+    if args.replay:
+        recorded = RecordedAnswers(args.replay)
+        client = ModelClient(args.model or recorded.model, cache=recorded, max_retries=args.max_retries)
+        cache = args.replay
+    else:
+        cache = Path(args.cache) if args.cache else Path(args.output) / "cache.sqlite"
+        if not ModelClient.has_key() and not cache.exists():  # fail before anything is read or created
+            raise MissingApiKey(f"set {KEY_ENV} to call the API, or answer from recorded answers with --replay FILE "
+                                f"(nothing was written; answers already in a --cache file need no key)")
+        client = ModelClient(args.model, cache=cache, max_retries=args.max_retries)
+    with client:
         try:
             report = construct(args.corpus, args.output, client, limit=args.limit, **options)
         except ModelError as error:

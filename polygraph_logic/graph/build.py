@@ -16,6 +16,7 @@ from ..evaluate import Model, StratumStats, evaluate, tuple_key
 from ..program import load_program
 from .assertions import Assertion
 from .compile import CompiledInputs, compile_inputs
+from .contradiction_layer import contradiction_artifacts
 from .records import Receipt, load_assertions, load_receipts
 from .store import Artifact, StoredFact, write_graph
 
@@ -156,7 +157,8 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
     Claims are the ``claim`` facts; entailed edges are the ``edge`` facts that are not
     claims and rest on at least one assertion (edges of background knowledge alone are
     part of the ontology, not of the graph); merges, summaries and sentences are the
-    facts their receipts compiled into.
+    facts their receipts compiled into; contradictions are the ``contradiction`` facts
+    that rest on an assertion (contradiction_layer.py).
     """
     tally = tally if tally is not None else Tally()
     claims = _rows(model, "claim")
@@ -187,6 +189,7 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
             raise RuntimeError(f"artifact id collision for {artifact_id}")
         seen.add(artifact_id)
         yield tally.add(Artifact(artifact_id, "edge", _content(triple), _support(model, label), label.exact))
+    yield from contradiction_artifacts(model, claims, tally)
 
 
 def _rows(model: Model, relation: str):

@@ -35,7 +35,7 @@ from .labels import decode_label, encode_label  # noqa: F401  (encode_label re-e
 from .schema import file_problem, schema_problem
 
 FORMAT = "polygraph-graph/2"
-LAYERS = ("claim", "merge", "edge", "summary", "sentence")
+LAYERS = ("claim", "merge", "edge", "summary", "sentence", "contradiction")
 TABLES = ("meta", "assertions", "facts", "mentions", "artifacts", "rules")
 
 
@@ -65,6 +65,9 @@ class Artifact:
         if self.layer in ("claim", "edge"):
             c = self.content
             return self.layer, (c["subject"], c["predicate"], c["object"])
+        if self.layer == "contradiction":  # contradiction(x, y, reason), see contradiction_layer.py
+            c = self.content
+            return self.layer, (c["subject"], c["object"], c["reason"])
         return self.layer, (self.id,)
 
 
@@ -82,6 +85,9 @@ class Assertions(Mapping):
         self._count: int | None = None
         # a graph built before kinds existed reads every assertion as a source claim
         self._COLUMNS += ", kind" if has_kind_column(graph) else ", 'source_claim'"
+        # a graph built before negated assertions existed has none
+        negated = graph.query("SELECT 1 FROM pragma_table_info('assertions') WHERE name = 'negated'").fetchone()
+        self._COLUMNS += ", negated" if negated else ", 0"
 
     _COLUMNS = "id, source, subject, predicate, object, text"
 
@@ -170,9 +176,11 @@ class Graph:
     def assertion(self, row: tuple) -> Assertion:
         """Returns an assertion from its row; a value that is not text is a bad_graph error."""
         if (not all(isinstance(v, str) for v in row[:5]) or not isinstance(row[5], (str, type(None)))
-                or not all(isinstance(v, str) for v in row[6:])):
+                or not all(isinstance(v, str) for v in row[6:7])):
             raise bad_graph(self.path, f"assertion {row[0]!r} has a value that is not text")
-        return Assertion(*row)
+        if row[7:] and row[7] not in (0, 1):
+            raise bad_graph(self.path, f"assertion {row[0]!r} has negated = {row[7]!r}, not 0 or 1")
+        return Assertion(*row[:7], negated=bool(row[7:] and row[7]))
 
     def names(self, numbers: Iterable[int]) -> dict[int, str]:
         """Returns the ids of assertion numbers."""

@@ -25,7 +25,7 @@ _TABLES = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL);
 CREATE TABLE assertions(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
     subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, text TEXT,
-    kind TEXT NOT NULL DEFAULT 'source_claim');
+    kind TEXT NOT NULL DEFAULT 'source_claim', negated INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE facts(num INTEGER PRIMARY KEY, relation TEXT NOT NULL, args TEXT NOT NULL,
     k0, k1, k2, label BLOB NOT NULL, exact INTEGER NOT NULL);
 CREATE TABLE mentions(assertion INTEGER NOT NULL, fact INTEGER NOT NULL,
@@ -119,9 +119,9 @@ class _Writer:
                 if a.id in self.number:
                     raise PolygraphError("duplicate_assertion", f"assertion id {a.id!r} occurs twice")
                 self.number[a.id] = num
-                yield num, a.id, a.source, a.subject, a.predicate, a.object, a.text, a.kind
-        self.db.executemany("INSERT INTO assertions(num, id, source, subject, predicate, object, text, kind) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows())
+                yield num, a.id, a.source, a.subject, a.predicate, a.object, a.text, a.kind, int(a.negated)
+        self.db.executemany("INSERT INTO assertions(num, id, source, subject, predicate, object, text, kind, "
+                            "negated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
         self.progress("assertions", len(self.number))
 
     def _numbers(self, support, what: str) -> list[list[int]]:

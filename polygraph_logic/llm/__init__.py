@@ -1,6 +1,6 @@
 """The model-facing layer: prompt templates, a cached and guarded Claude client, strict schemas."""
 
-from .cache import AnswerCache, cache_key
+from .cache import RECORDED_FORMAT, AnswerCache, RecordedAnswers, cache_key
 from .client import DEFAULT_MODEL, KEY_ENV, MODEL_ENV, Completion, ModelClient, Usage, resolve_model
 from .errors import (EmptyAnswer, MissingApiKey, ModelError, ModelUnavailable, QuotaBanner, Refusal,
                      SchemaViolation, UnknownCitation)
@@ -10,7 +10,7 @@ from .schemas import SCHEMAS, Shown, parse_answer
 from .templates import Template, load_template, parse_template, template_names
 
 __all__ = [
-    "AnswerCache", "cache_key",
+    "AnswerCache", "RECORDED_FORMAT", "RecordedAnswers", "cache_key",
     "DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "Completion", "ModelClient", "Usage", "resolve_model",
     "EmptyAnswer", "MissingApiKey", "ModelError", "ModelUnavailable", "QuotaBanner", "Refusal",
     "SchemaViolation", "UnknownCitation",

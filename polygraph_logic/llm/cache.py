@@ -96,3 +96,76 @@ class AnswerCache:
     def close(self) -> None:
         """Closes the database connection."""
         self._db.close()
+
+
+#: the format of a recorded answer file (``construct --replay``): JSON Lines, a header line
+#: ``{"format": RECORDED_FORMAT, "fixture": "how it was recorded"}``, then one answer a line
+RECORDED_FORMAT = "polygraph-recorded-answers/1"
+_RECORDED_FIELDS = ("model", "template", "version", "prompt_sha256", "draw", "text")
+
+
+class RecordedAnswers:
+    """Answers read from a recorded file, for a run that must not reach the API.
+
+    Used as a ModelClient's cache: ``get`` answers what was recorded and nothing else
+    (ModelClient raises ``replay_missing`` for any other question); nothing is written.
+    Each line after the header holds ``model``, ``template``, ``version``,
+    ``prompt_sha256``, ``draw`` and ``text`` (optionally ``prompt``, ``stop_reason`` and
+    token counts); ``model`` is the model the answers were recorded under.
+    """
+
+    replay = True
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            raise PolygraphError("file_error", f"cannot read recorded answers {self.path}: "
+                                               f"{getattr(error, 'strerror', None) or error}") from None
+        self.answers: dict[str, CachedAnswer] = {}
+        self.models: set[str] = set()
+        self.note = ""
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise PolygraphError("invalid_replay", f"{self.path}:{number}: not valid JSON: {error.msg}") from None
+            if number == 1:
+                if not isinstance(record, dict) or record.get("format") != RECORDED_FORMAT:
+                    raise PolygraphError("invalid_replay", f"{self.path} is not a {RECORDED_FORMAT} file (its first "
+                                                           f"line must be {{\"format\": \"{RECORDED_FORMAT}\"}})")
+                self.note = str(record.get("fixture", ""))
+                continue
+            if not isinstance(record, dict) or any(f not in record for f in _RECORDED_FIELDS) \
+                    or not isinstance(record["draw"], int) or not isinstance(record["text"], str):
+                raise PolygraphError("invalid_replay", f"{self.path}:{number}: expected an object with "
+                                                       f"{', '.join(_RECORDED_FIELDS)}")
+            key = hashlib.sha256(json.dumps([record["model"], record["template"], record["version"],
+                                             record["prompt_sha256"], record["draw"]],
+                                            separators=(",", ":")).encode("utf-8")).hexdigest()
+            self.answers[key] = CachedAnswer(record["text"], record.get("stop_reason"),
+                                             int(record.get("input_tokens", 0)), int(record.get("output_tokens", 0)))
+            self.models.add(record["model"])
+
+    @property
+    def model(self) -> str | None:
+        """The model the answers were recorded under, when there is exactly one."""
+        return next(iter(self.models)) if len(self.models) == 1 else None
+
+    def get(self, key: str) -> CachedAnswer | None:
+        return self.answers.get(key)
+
+    def put(self, key: str, **fields) -> None:
+        raise PolygraphError("replay_write", "recorded answers are read-only")
+
+    def discard(self, key: str) -> None:
+        self.answers.pop(key, None)
+
+    def __len__(self) -> int:
+        return len(self.answers)
+
+    def close(self) -> None:
+        pass

@@ -28,7 +28,7 @@ from typing import Any, Callable, Mapping
 
 
 from ..errors import PolygraphError
-from .cache import AnswerCache, CachedAnswer, cache_key
+from .cache import AnswerCache, CachedAnswer, RecordedAnswers, cache_key
 from .errors import MissingApiKey, ModelError, ModelUnavailable, QuotaBanner
 from .guards import check_answer
 from .schemas import Shown, check_schema_name, parse_answer
@@ -89,13 +89,14 @@ class Usage:
 class ModelClient:
     """Asks a Claude model through prompt templates; see the module docstring."""
 
-    def __init__(self, model: str | None = None, cache: str | Path | AnswerCache | None = None,
+    def __init__(self, model: str | None = None, cache: str | Path | AnswerCache | RecordedAnswers | None = None,
                  http_client: Any = None, max_retries: int = 4, api_key: str | None = None, *,
                  max_tokens: int = 4096, timeout: float = 300.0,
                  backoff: float = 1.0, max_backoff: float = 60.0,
                  sleep: Callable[[float], None] = time.sleep, jitter: Callable[[], float] = random.random):
         self.model = resolve_model(model)
-        self.cache = cache if isinstance(cache, AnswerCache) or cache is None else AnswerCache(cache)
+        self.cache = cache if isinstance(cache, (AnswerCache, RecordedAnswers)) or cache is None \
+            else AnswerCache(cache)
         self.max_retries, self.max_tokens = max_retries, max_tokens
         self.timeout, self.backoff, self.max_backoff = timeout, backoff, max_backoff
         self.usage = Usage()
@@ -159,6 +160,10 @@ class ModelClient:
                 self.usage.cached += 1
                 log.debug("cache hit: %s v%s draw %d", template.name, template.version, draw)
                 return self._completion(template, draw, hit, data, cached=True)
+        if getattr(self.cache, "replay", False):  # recorded answers: never reach the API
+            raise ModelError(f"{self.cache.path} holds no answer to this {template.name} v{template.version} prompt "
+                             f"(draw {draw}, model {self.model}); it was recorded for other prompts",
+                             template=template.name, draw=draw, code="replay_missing")
         answer = self._ask(prompt, template, draw)
         try:
             data = self._accept(answer, schema, shown, template, draw)
@@ -180,6 +185,11 @@ class ModelClient:
     def _accept(answer: CachedAnswer, schema: str, shown: Shown, template: Template, draw: int) -> dict:
         check_answer(answer.text, answer.stop_reason, template=template.name, draw=draw)
         return parse_answer(schema, answer.text, shown, template=template.name, draw=draw)
+
+    @staticmethod
+    def has_key(api_key: str | None = None) -> bool:
+        """Whether a call could reach the API: a key passed in or in ``$ANTHROPIC_API_KEY``."""
+        return bool(api_key or os.environ.get(KEY_ENV))
 
     def _client(self) -> anthropic.Anthropic:
         import anthropic  # here, not at the top: the SDK takes a second to import, most commands never call it

@@ -1,0 +1,95 @@
+"""The contradiction layer: every ``contradiction(x, y, reason)`` fact is an artifact, its sides named.
+
+Rules derive contradictions (rules/contradictions.dl, the ``owl:propertyDisjointWith``
+rules of rules/ro.dl, RO's SWRL rules concluding ``owl:Nothing``, or a user's own). The
+encoding: ``x`` and ``y`` are the subject and object both sides share and ``reason`` is
+``"P vs Q: why"``; the sides are the triples ``(x, P, y)`` and ``(x, Q, y)``, ``not P``
+naming the negated triple (a ``neg_edge``, from a negated assertion). A contradiction
+whose reason does not have that form (RO's SWRL ones: ``"SWRL: ..."``) keeps x, y and the
+reason, with no sides.
+
+The label of a contradiction is the product of its two sides' labels (the rule body is
+a conjunction): each support set holds evidence for both sides. A contradiction of
+background knowledge alone (label 1) rests on no assertion; like an edge of the ontology
+alone it is not an artifact of the graph (it is a fact of the stored program).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator, Sequence
+
+from ..errors import PolygraphError
+from ..evaluate import tuple_key
+from .store import Artifact
+
+LAYER = "contradiction"
+#: "P vs Q" or "P vs not P", then optionally ": why"
+_REASON = re.compile(r"(not )?(\S+) vs (not )?(\S+?)(?::\s.*)?\Z", re.DOTALL)
+
+
+def sides(subject, object_, reason) -> list[dict] | None:
+    """Returns the two sides a contradiction names, ``{"subject", "predicate", "object", "negated"}``
+    each, or None when the reason is not of the form ``"P vs Q: why"`` (see the module docstring)."""
+    if not all(isinstance(v, str) for v in (subject, object_, reason)):
+        return None
+    match = _REASON.match(reason)
+    if match is None:
+        return None
+    return [{"subject": subject, "predicate": match[2], "object": object_, "negated": bool(match[1])},
+            {"subject": subject, "predicate": match[4], "object": object_, "negated": bool(match[3])}]
+
+
+def content(args: Sequence, side_artifact) -> dict:
+    """Returns a contradiction artifact's content: subject, object, reason and (when the reason
+    names them) the sides, each positive side with the id of its claim or edge artifact
+    (``side_artifact(triple)``, None for an edge of background knowledge alone)."""
+    subject, object_, reason = args
+    found = sides(subject, object_, reason)
+    out = {"subject": subject, "object": object_, "reason": reason}
+    if found is not None:
+        for side in found:
+            if not side["negated"]:
+                side["artifact"] = side_artifact((side["subject"], side["predicate"], side["object"]))
+        out["sides"] = found
+    return out
+
+
+def fact_args(content: dict) -> tuple:
+    """Returns the ``contradiction`` fact's arguments from an artifact's content."""
+    return content["subject"], content["object"], content["reason"]
+
+
+def contradiction_rows(model) -> Iterator[tuple[tuple, object]]:
+    """Yields ``(args, label)`` of the model's contradiction facts that rest on some assertion;
+    a contradiction that is not ``(x, y, reason)`` is a ``bad_contradiction`` error."""
+    if LAYER not in model.store.relations:
+        return
+    for args, label in model.facts(LAYER).items():
+        if len(args) != 3:
+            raise PolygraphError("bad_contradiction",
+                                 f"contradiction{tuple(args)!r} has {len(args)} arguments; rules derive "
+                                 "contradiction(x, y, reason) (see rules/contradictions.dl)")
+        if not label.is_one():
+            yield tuple(args), label
+
+
+def contradiction_artifacts(model, claims, tally) -> Iterator[Artifact]:
+    """Yields the contradiction artifacts of an evaluated model (id ``contradiction:`` plus a digest
+    of its arguments, as claims and edges), counting them in ``tally`` (build.Tally)."""
+    from .build import triple_id  # build.py imports this module
+
+    edges = model.facts("edge") if "edge" in model.store.relations else {}
+
+    def side_artifact(triple):
+        if triple in claims:
+            return triple_id("claim", triple)
+        label = edges.get(triple)
+        return None if label is None or label.is_one() else triple_id("edge", triple)
+
+    for args, label in sorted(contradiction_rows(model), key=lambda row: tuple_key(row[0])):
+        support = tuple(tuple(group) for group in model.semiring.to_json(label))
+        yield tally.add(Artifact(triple_id(LAYER, args), LAYER, content(args, side_artifact), support, label.exact))
+
+
+__all__ = ["LAYER", "content", "contradiction_artifacts", "contradiction_rows", "fact_args", "sides"]
