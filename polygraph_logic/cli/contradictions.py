@@ -1,0 +1,74 @@
+"""``contradictions``: each contradiction with the smallest retractions that resolve it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .arguments import add_json, add_limit, positive_int
+
+
+def register(commands) -> None:
+    """Adds the contradictions subcommand."""
+    command = commands.add_parser(
+        "contradictions", help="contradictions and the fewest sources whose retraction resolves each",
+        description="List the graph's contradictions (rules deriving contradiction(x, y, reason): "
+                    "rules/contradictions.dl, the owl:propertyDisjointWith rules of rules/ro.dl, your own), "
+                    "each with its two sides, its label (the product of both sides) and the minimal sets "
+                    "of sources, and of assertions, whose retraction resolves it (minimal hitting sets of "
+                    "its support sets), smallest first. A capped label says so: its sets are necessary, "
+                    "and `whatif --exact` settles whether one suffices.")
+    command.add_argument("graph", metavar="GRAPH")
+    add_limit(command, None, "contradictions")
+    command.add_argument("--hitting", type=positive_int, default=3, metavar="K",
+                         help="at most K resolving sets per contradiction, of sources and of assertions "
+                              "(default 3)")
+    add_json(command, '{"contradictions": N, "listed": [{"id", "subject", "object", "reason", "sides", '
+                      '"label", "exact", "support_sets", "resolve_by_sources", "resolve_by_assertions", '
+                      '"truncated", "note"}]}')
+    command.set_defaults(run=_run)
+
+
+def _side(side: dict) -> str:
+    negated = "NOT " if side["negated"] else ""
+    return f"{side['subject']} {negated}{side['predicate']} {side['object']}"
+
+
+def print_contradiction(found, out=None) -> None:
+    """Prints one contradiction (contradictions.Contradiction) as text."""
+    out = out or sys.stdout
+    if found.sides:
+        what = f"{_side(found.sides[0])}  vs  {_side(found.sides[1])}"
+        why = found.reason.split(": ", 1)[1] if ": " in found.reason else ""
+        what += f"  ({why})" if why else ""
+    else:
+        what = f"{found.subject}, {found.object}: {found.reason}"
+    print(f"{found.id}  {what}", file=out)
+    print(f"  label: {found.label}  ({len(found.support)} support sets{'' if found.exact else ', capped'})",
+          file=out)
+    more = " ..." if found.truncated else ""
+    print(f"  resolved by retracting sources: {' | '.join('{' + ', '.join(s) + '}' for s in found.by_sources)}"
+          f"{more}", file=out)
+    print(f"  resolved by deleting assertions: "
+          f"{' | '.join('{' + ', '.join(s) + '}' for s in found.by_assertions)}{more}", file=out)
+    if found.note:
+        print(f"  note: {found.note}", file=out)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..contradictions import contradictions, count
+    from ..graph.store import Graph
+
+    with Graph(args.graph) as graph:
+        total = count(graph)
+        listed = list(contradictions(graph, args.limit, args.hitting))
+    if args.json:
+        print(json.dumps({"contradictions": total, "listed": [c.to_json() for c in listed]}, indent=2,
+                         ensure_ascii=False))
+        return 0
+    shown = f" (showing {len(listed)})" if len(listed) < total else ""
+    print(f"{total} contradictions{shown}")
+    for found in listed:
+        print_contradiction(found)
+    return 0

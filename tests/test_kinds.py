@@ -1,0 +1,221 @@
+"""Assertion kinds: validated at file:line, stored, shown by why, exported to RDF, and distrusted
+kinds checked against a from-scratch Boolean evaluation without those assertions."""
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+import rdflib
+
+from polygraph_logic import evaluate
+from polygraph_logic.cli import main
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.explain import Explainer, rests_on, robustness, why
+from polygraph_logic.export import export_graph, vocabulary_path
+from polygraph_logic.export.namespaces import KIND_CLASSES, PG
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.compile import compile_inputs
+from polygraph_logic.graph.records import load_assertions, load_receipts
+from polygraph_logic.graph.store import Graph
+from polygraph_logic.kinds import DEFAULT_KIND, KINDS, authority, kind_counts, kind_numbers
+from polygraph_logic.program import load_program
+from polygraph_logic.whatif import Deletion, what_if
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = ROOT / "examples" / "figure1"
+RO = ROOT / "rules" / "ro.dl"
+#: Figure 1 with paper B's two assertions turned into model hypotheses and a32 a tool observation
+KIND_OF = {"a20": "model_hypothesis", "a21": "model_hypothesis", "a32": "tool_observation"}
+
+
+def write_variant(directory: Path, kind_of: dict) -> Path:
+    lines = []
+    for line in (FIGURE1 / "assertions.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        if record["id"] in kind_of:
+            record["kind"] = kind_of[record["id"]]
+        lines.append(json.dumps(record))
+    path = directory / "assertions.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def variant(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("kinds")
+    assertions = load_assertions(write_variant(directory, KIND_OF))
+    receipts = load_receipts(FIGURE1 / "receipts.jsonl", {a.id for a in assertions})
+    path = directory / "kinds.graph"
+    build_graph(assertions, receipts, [RO]).write(path)
+    return assertions, receipts, path
+
+
+def truth(assertions, receipts, deleted):
+    """Facts a from-scratch Boolean evaluation derives from the assertions not in ``deleted``."""
+    surviving = [a for a in assertions if a.id not in deleted]
+    model = evaluate(compile_inputs(surviving, receipts).program(load_program(RO)), "boolean")
+    return {(name, tup) for name, rows in model.boolean().items() for tup in rows}
+
+
+def test_kinds_are_read_with_source_claim_as_the_default(variant):
+    assertions, _, _ = variant
+    assert {a.id: a.kind for a in assertions} == {a.id: KIND_OF.get(a.id, DEFAULT_KIND) for a in assertions}
+    assert Assertion("x", "s", "a", "RO:1", "b").kind == "source_claim"
+    assert "kind" not in Assertion("x", "s", "a", "RO:1", "b").to_json()
+    assert Assertion("x", "s", "a", "RO:1", "b", kind="verification").to_json()["kind"] == "verification"
+
+
+def test_the_authority_order_is_total_and_documented():
+    assert sorted(KINDS, key=authority) == list(KINDS)
+    assert set(KINDS) == {"source_claim", "graph_derived", "tool_observation", "model_hypothesis",
+                          "user_assertion", "verification"}
+    assert authority("verification") < authority("source_claim") < authority("model_hypothesis")
+    readme = (ROOT / "README.md").read_text()
+    for kind in KINDS:
+        assert f"`{kind}`" in readme
+
+
+@pytest.mark.parametrize("value", ["guess", 3, None, ["model_hypothesis"], ""])
+def test_an_unknown_kind_is_an_error_at_its_line(tmp_path, value):
+    good = {"id": "a1", "source": "s", "subject": "x", "predicate": "RO:1", "object": "y"}
+    bad = {**good, "id": "a2", "kind": value}
+    worse = {**good, "id": "a3", "kind": "hunch"}
+    path = tmp_path / "a.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in (good, bad, worse)) + "\n")
+    with pytest.raises(PolygraphError) as error:
+        load_assertions(path)
+    problems = error.value.problems
+    assert [(p.code, p.position.line) for p in problems] == [("unknown_kind", 2), ("unknown_kind", 3)]
+    assert "model_hypothesis" in problems[0].message
+
+
+def test_the_graph_stores_kinds_and_an_old_graph_reads_as_source_claims(variant, tmp_path):
+    assertions, _, path = variant
+    with Graph(path) as graph:
+        assert {a.id: a.kind for a in graph.assertions.values()} == {a.id: a.kind for a in assertions}
+        assert kind_counts(graph) == {"source_claim": 3, "tool_observation": 1, "model_hypothesis": 2}
+        assert set(kind_numbers(graph, ["model_hypothesis"]).values()) == {"a20", "a21"}
+    old = tmp_path / "old.graph"
+    old.write_bytes(path.read_bytes())
+    db = sqlite3.connect(old)
+    db.executescript("DROP INDEX assertions_by_kind; ALTER TABLE assertions DROP COLUMN kind; VACUUM;")
+    db.close()
+    with Graph(old) as graph:
+        assert {a.kind for a in graph.assertions.values()} == {"source_claim"}
+        assert kind_numbers(graph, ["model_hypothesis"]) == {}
+        assert len(kind_numbers(graph, ["source_claim"])) == len(assertions)
+        assert what_if(graph, Deletion(kinds=("model_hypothesis",))).dead == []
+
+
+@pytest.mark.parametrize("kinds", [("model_hypothesis",), ("tool_observation",),
+                                   ("model_hypothesis", "tool_observation"), ("source_claim",)])
+@pytest.mark.parametrize("policy", ["trust-all", "distrust:merge"])
+def test_distrusting_kinds_matches_a_boolean_evaluation_without_them(variant, kinds, policy):
+    assertions, receipts, path = variant
+    distrusted = {a.id for a in assertions if a.kind in kinds}
+    standing = truth(assertions, receipts, distrusted)
+    with Graph(path) as graph:
+        outcome = what_if(graph, Deletion(kinds=kinds), policy)
+        assert outcome.deleted == distrusted
+        same = what_if(graph, Deletion(assertions=tuple(sorted(distrusted))), policy)
+        assert outcome.dead == same.dead
+        if policy == "trust-all":
+            # a demoted claim's claim fact is gone too (its triple stands as an edge)
+            dead = set(outcome.dead) | {d["artifact"] for d in outcome.demoted}
+            for artifact in graph.artifacts():
+                if artifact.id in outcome.summaries:  # sentence-level: trimmed while a sentence stands
+                    continue
+                assert (artifact.id in dead) == (artifact.fact not in standing), artifact.id
+        assert set(outcome.resting) == set(outcome.dead)  # nothing else was deleted
+
+
+def test_resting_is_what_falls_only_for_the_distrusted_kinds(variant):
+    _, _, path = variant
+    with Graph(path) as graph:
+        both = what_if(graph, Deletion(sources=("PMID:40057077",), kinds=("model_hypothesis",)))
+        alone = what_if(graph, Deletion(sources=("PMID:40057077",)))
+        assert set(both.resting) == set(both.dead) - set(alone.dead)
+        assert both.resting and set(alone.dead) <= set(both.dead)
+        record = both.to_json()
+        assert record["distrusted_kinds"] == ["model_hypothesis"]
+        assert record["rests_on_distrusted_kinds"] == both.resting
+        assert "distrust-kind model_hypothesis" in record["deletion"]
+
+
+def test_rests_on_lists_exactly_the_artifacts_every_support_set_of_which_holds_the_kind(variant):
+    assertions, _, path = variant
+    kind = {a.id: a.kind for a in assertions}
+    with Graph(path) as graph:
+        result = rests_on(graph, ("model_hypothesis",))
+        expected = [a.id for a in graph.artifacts()
+                    if all(any(kind[x] == "model_hypothesis" for x in support) for support in a.support)]
+        assert sorted(e["id"] for e in result["artifacts"]) == sorted(expected)
+        assert result["assertions"] == 2 and expected
+        assert "merge:mapk-erk" not in expected  # papers A's evidence still supports the merge
+        with pytest.raises(PolygraphError) as error:
+            rests_on(graph, ("hunch",))
+        assert error.value.code == "unknown_kind"
+
+
+def test_why_shows_kinds_and_marks_sets_resting_on_distrusted_kinds(variant):
+    _, _, path = variant
+    with Graph(path) as graph:
+        result = why(graph, "merge:mapk-erk", Explainer(graph), distrust=("model_hypothesis",))
+        kinds = [[a["kind"] for a in support] for support in result["support_sets"]]
+        assert kinds == [["source_claim", "source_claim"], ["model_hypothesis", "model_hypothesis"]]
+        assert result["distrusted"] == [False, True] and result["stands"] is True
+        flat = why(graph, "summary:aim2-flat", distrust=("tool_observation", "source_claim"))
+        assert flat["distrusted"] == [True, True] and flat["stands"] is False
+        assert "distrusted" not in why(graph, "merge:mapk-erk")
+
+
+def test_robustness_counts_only_trusted_support_sets(variant):
+    _, _, path = variant
+    with Graph(path) as graph:
+        full = robustness(graph, "merge:mapk-erk")
+        trusted = robustness(graph, "merge:mapk-erk", distrust=("model_hypothesis",))
+    assert (full["n_path"], full["distrusted_kinds"] if "distrusted_kinds" in full else None) == (2, None)
+    assert trusted["n_path"] == 1 and trusted["distrusted_sets"] == 1
+    assert trusted["sources"] == ["PMID:39973430"]
+
+
+def test_cli_why_rests_on_and_whatif_with_distrusted_kinds(variant, capsys):
+    _, _, path = variant
+    assert main(["why", str(path), "merge:mapk-erk", "--distrust-kind", "model_hypothesis"]) == 0
+    out = capsys.readouterr().out
+    assert "model_hypothesis" in out and "cannot support" in out and "stands without model_hypothesis" in out
+    assert main(["rests-on", str(path), "--kind", "model_hypothesis", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed["kinds"] == ["model_hypothesis"] and listed["artifacts"]
+    assert main(["whatif", str(path), "--distrust-kind", "model_hypothesis", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(listed['artifacts'])} of the dead rest only on model_hypothesis" in out
+    assert main(["whatif", str(path), "--distrust-kind", "hunch"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("unknown_kind: ") and err.count("\n") == 1
+
+
+def test_rdf_export_types_each_assertion_with_its_kind_class(variant, tmp_path):
+    assertions, _, path = variant
+    vocabulary = rdflib.Graph().parse(vocabulary_path(), format="turtle")
+    for iri in KIND_CLASSES.values():
+        assert (rdflib.URIRef(iri), rdflib.RDFS.subClassOf, rdflib.URIRef(PG + "Assertion")) in vocabulary
+        assert vocabulary.value(rdflib.URIRef(iri), rdflib.RDFS.comment)
+    assert set(KIND_CLASSES) == set(KINDS)
+    for format, ox_format in (("trig", ox.RdfFormat.TRIG), ("nquads", ox.RdfFormat.N_QUADS)):
+        out = tmp_path / f"kinds.{format}"
+        export_graph(path, out, format)
+        data = rdflib.Dataset(default_union=True)
+        data.parse(out, format=format)
+        pg_id = rdflib.URIRef(PG + "assertionId")
+        found = {str(data.value(node, pg_id, any=True)): {str(t) for t in data.objects(node, rdflib.RDF.type)}
+                 for node in set(data.subjects(pg_id, None))}
+        for a in assertions:
+            assert KIND_CLASSES[a.kind] in found[a.id]
+            assert {KIND_CLASSES[k] for k in KINDS} & found[a.id] == {KIND_CLASSES[a.kind]}
+        typed = {(q.subject.value, q.object.value) for q in ox.parse(path=str(out), format=ox_format)
+                 if q.predicate.value == str(rdflib.RDF.type) and q.object.value in KIND_CLASSES.values()}
+        assert len(typed) == len(assertions)
