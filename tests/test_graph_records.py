@@ -88,3 +88,29 @@ def test_missing_file_is_a_file_error(tmp_path):
     with pytest.raises(PolygraphError) as caught:
         load_assertions(tmp_path / "absent.jsonl")
     assert caught.value.code == "file_error"
+
+
+def test_problems_of_both_files_are_reported_together(tmp_path, capsys):
+    from polygraph_logic.cli import main
+    from polygraph_logic.graph.records import load_inputs
+    good = {"source": "s", "subject": "x", "predicate": "RO:0002211", "object": "y"}
+    assertions = write(tmp_path, "a.jsonl", [json.dumps({"id": "a1", **good, "predicate": "bad pred"}),
+                                             json.dumps({"id": "a2", **good})])
+    receipts = write(tmp_path, "r.jsonl", [
+        json.dumps({"artifact": "merge:m", "layer": "merge", "content": {"canonical": "x", "members": ["x", "z"]},
+                    "support": [["a1"], ["a9"]]}),
+        json.dumps({"artifact": "m2", "layer": "nope", "support": [["a2"]]})])
+    with pytest.raises(LoadError) as error:
+        load_inputs(assertions, receipts)
+    together = [str(p) for p in error.value.problems]
+    # independently: each file alone, the receipts checked against every id the assertions state
+    alone = [line for _, _, line in problems(lambda: load_assertions(assertions))
+             + problems(lambda: load_receipts(receipts, {"a1", "a2"}))]
+    assert together == alone and len(together) == 3
+    assert "a.jsonl:1:1: bad_predicate" in together[0] and "'a9'" in together[1] and "layer 'nope'" in together[2]
+    assert not any("'a1'" in p for p in together)  # a bad assertion line is reported once, not by its citers
+    for command in ("build", "compile"):
+        argv = [command, "--assertions", str(assertions), "--receipts", str(receipts)]
+        assert main(argv + (["-o", str(tmp_path / "g.graph")] if command == "build" else [])) == 2
+        assert capsys.readouterr().err.splitlines() == together
+    assert not (tmp_path / "g.graph").exists()

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import PolygraphError
 from ..graph.build import build_graph
 from ..graph.compile import compile_inputs
-from ..graph.records import load_assertions, load_receipts
+from ..graph.records import load_inputs
 from ..graph.store import LAYERS, Graph, describe
 from ..ontology import class_level, compile_ontology
 from ..importers import (edges_to_datalog, import_rdf, read_gaf, read_gpad, read_obographs, write_assertions,
@@ -124,8 +124,7 @@ def _rule_paths(names) -> list[str]:
 
 
 def _run_compile(args: argparse.Namespace) -> int:
-    assertions = load_assertions(args.assertions)
-    receipts = load_receipts(args.receipts, {a.id for a in assertions}) if args.receipts else []
+    assertions, receipts = load_inputs(args.assertions, args.receipts)
     compiled = compile_inputs(assertions, receipts, args.cap)
     compiled.program()  # checks the program, as build would
     print(compiled.to_text(), end="")

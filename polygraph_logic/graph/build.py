@@ -17,7 +17,7 @@ from ..program import load_program
 from .assertions import Assertion
 from .compile import CompiledInputs, compile_inputs
 from .contradiction_layer import contradiction_artifacts
-from .records import Receipt, load_assertions, load_receipts
+from .records import Receipt, load_assertions, load_inputs, load_receipts
 from .store import Artifact, StoredFact, write_graph
 
 
@@ -120,6 +120,8 @@ def build_graph(
     under why-provenance capped at ``cap``, and returns the artifacts."""
     seconds: dict[str, float] = {}
     started = time.perf_counter()
+    if not isinstance(assertions, list) and isinstance(receipts, (str, Path)):
+        assertions, receipts = load_inputs(assertions, receipts)  # both files' problems at once
     if not isinstance(assertions, list):
         assertions = load_assertions(assertions)
     if receipts is None:

@@ -324,3 +324,42 @@ def _sentences(value: Any, known: set[str], where: Position, problems: list) -> 
             return ()
         sentences.append(Sentence(item["text"], support))
     return tuple(sentences)
+
+
+def load_inputs(assertions: str | Path, receipts: str | Path | None = None) -> tuple[list[Assertion], list[Receipt]]:
+    """Reads an assertions file and a receipts file, reporting the problems of both together.
+
+    Raises one LoadError listing every bad line of either file (assertions first). Receipts
+    are checked against every id the assertions file states, on good lines or bad ones, so
+    that a bad assertion line is reported once, not again by each receipt citing it.
+    """
+    problems: list[PolygraphError] = []
+    try:
+        loaded = load_assertions(assertions)
+        known = {a.id for a in loaded}
+    except LoadError as error:
+        problems.extend(error.problems)
+        loaded, known = [], _stated_ids(Path(assertions))
+    found: list[Receipt] = []
+    if receipts is not None:
+        try:
+            found = load_receipts(receipts, known)
+        except LoadError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise LoadError(problems)
+    return loaded, found
+
+
+def _stated_ids(path: Path) -> set[str]:
+    """Returns every string ``id`` on a line of a JSON Lines file, well-formed or not."""
+    ids: set[str] = set()
+    with path.open("rb") as handle:
+        for raw in handle:
+            try:
+                record = json.loads(raw)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                ids.add(record["id"])
+    return ids
