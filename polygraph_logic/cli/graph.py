@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import PolygraphError
-from ..graph.build import build_graph
+from ..engines import ENGINES, build_graph
 from ..graph.compile import compile_inputs
 from ..graph.records import load_inputs
 from ..graph.store import LAYERS, Graph, describe
@@ -49,6 +49,9 @@ def register(commands) -> None:
     build.add_argument("--origins", metavar="F.jsonl",
                        help="derived_from records between sources (JSON Lines), stored with the graph")
     build.add_argument("-o", "--output", required=True, metavar="GRAPH", help="the graph file to write")
+    build.add_argument("--engine", choices=ENGINES, default="python",
+                       help="python (the reference, the default) or duckdb (embedded SQL: for large graphs)")
+    build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (it spills beyond)")
     build.set_defaults(run=_run_build)
 
     info = commands.add_parser("info", help="counts per layer, label sizes, truncations of a graph")
@@ -136,7 +139,8 @@ def _run_build(args: argparse.Namespace) -> int:
     from ..origins import load_origins
     origins = load_origins(args.origins) if args.origins else None
     progress = Progress("evaluating", stream=sys.stderr)
-    build = build_graph(args.assertions, args.receipts, rules, cap=args.cap,
+    build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
+                        memory_limit=args.memory_limit,
                         progress=lambda stats: progress.step(f"{', '.join(stats.relations)[:40]}"))
     progress.done()
     build.origins = origins

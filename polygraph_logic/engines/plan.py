@@ -81,9 +81,9 @@ class Plan:
     def shapes(self) -> list[Shape]:
         return [shape for _, shapes in self.strata for shape in shapes]
 
-    def variant(self, d: Dialect, shape: Shape, delta: int | None) -> str:
-        """The statement deriving (keys, label, exact) of ``shape``'s head, body atom
-        ``delta`` read from the delta (None: every atom read whole)."""
+    def variant(self, shape: Shape, delta: int | None) -> str:
+        """The join deriving ``shape``'s head: (keys, l0, e0, l1, e1, ...) with the body's
+        labels in product order, body atom ``delta`` read from the delta (None: all whole)."""
         head_relation, head_pattern = shape.head
         sources, where, bound = [], [], {}
         if shape.width:
@@ -99,42 +99,42 @@ class Plan:
                         where.append(f"{column} = {bound[item[1]]}")
                     else:
                         bound[item[1]] = column
-        heads = []
-        for k, item in enumerate(head_pattern):
-            heads.append(f"p.c{item[1]}" if item[0] == "p" else bound[item[1]])
-        keys = self.keys(head_relation)
-        if not heads:
-            heads = ["0"]
-        select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, keys))
+        heads = [f"p.c{item[1]}" if item[0] == "p" else bound[item[1]] for item in head_pattern] or ["0"]
+        select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, self.keys(head_relation)))
         order = product_order([pattern for _, pattern in shape.body], delta)
-        columns = [f"t{i}.label AS l{n}, t{i}.exact AS e{n}" for n, i in enumerate(order)]
-        text = (f"SELECT {select}, {', '.join(columns)} FROM {', '.join(sources)}"
+        columns = ", ".join(f"t{i}.label AS l{n}, t{i}.exact AS e{n}" for n, i in enumerate(order))
+        return (f"SELECT {select}, {columns} FROM {', '.join(sources)}"
                 + (f" WHERE {' AND '.join(where)}" if where else ""))
-        if len(order) == 1:
+
+    def fold(self, d: Dialect, text: str, keys: list[str], atoms: int) -> str:
+        """Wraps ``text`` (keys, l0, e0, ...) into (keys, label, exact): the product of the
+        labels left to right, each step minimised and capped as WhySemiring.times."""
+        if atoms == 1:
             return f"SELECT {', '.join(keys)}, l0 AS label, e0 AS exact FROM ({text}) s"
-        # fold left: (l0 · l1) · l2 ..., each product minimised and capped as WhySemiring.times
-        for n in range(1, len(order)):
-            rest = [f"l{m}" for m in range(n + 1, len(order))] + [f"e{m}" for m in range(n + 1, len(order))]
+        for n in range(1, atoms):
+            rest = [f"{c}{m}" for m in range(n + 1, atoms) for c in "le"]
             first = "l0 AS l, e0 AS le" if n == 1 else "label AS l, exact AS le"
-            text = (f"SELECT {', '.join(keys + rest)}, {first}, l{n} AS r, e{n} AS re FROM ({text}) f{n}")
+            text = f"SELECT {', '.join(keys + rest)}, {first}, l{n} AS r, e{n} AS re FROM ({text}) f{n}"
             text = labels.times(d, text, keys + rest, self.cap)
         return text
 
     def contributions(self, d: Dialect, shapes: list[Shape], relation: str,
                       deltas: set[str] | None) -> str | None:
-        """Every derivation of ``relation`` this round, one UNION ALL (None: there is none).
+        """Every derivation of ``relation`` this round as (keys, label, exact), or None.
 
-        ``deltas`` names the relations whose delta is not empty (None: the first round)."""
-        parts = []
+        ``deltas`` names the relations whose delta is not empty (None: the first round).
+        The joins of bodies of one length are united before their labels are multiplied,
+        so a round multiplies once per body length, not once per rule shape."""
+        by_length: dict[int, list[str]] = {}
         for shape in shapes:
             if shape.head[0] != relation:
                 continue
-            if deltas is None:
-                parts.append(self.variant(d, shape, None))
-                continue
-            for i, (body_relation, _) in enumerate(shape.body):
-                if body_relation in deltas:
-                    parts.append(self.variant(d, shape, i))
+            variants = [None] if deltas is None else [
+                i for i, (body_relation, _) in enumerate(shape.body) if body_relation in deltas]
+            for i in variants:
+                by_length.setdefault(len(shape.body), []).append(self.variant(shape, i))
+        keys = self.keys(relation)
+        parts = [self.fold(d, " UNION ALL ".join(joins), keys, n) for n, joins in sorted(by_length.items())]
         return " UNION ALL ".join(parts) if parts else None
 
     def merge(self, d: Dialect, relation: str, contributions: str) -> str:
