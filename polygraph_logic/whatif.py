@@ -17,6 +17,9 @@ A claim that falls while the rules still entail its triple from surviving eviden
 *demoted*, not dead: it stands as an entailed edge (any policy that trusts edge labels).
 A dead verdict on a capped (inexact) label is *uncertain*; with ``exact`` it is settled
 by symbolic re-derivation over the surviving facts (see rederive.py).
+A contradiction (contradictions.py) is *resolved* when it falls: its label is the product of
+its two sides, so it falls when the deletion hits every support set; ``contradictions``
+counts those resolved and those remaining.  Nothing is overwritten: a what-if only reports.
 """
 
 from __future__ import annotations
@@ -127,6 +130,7 @@ class Outcome:
     raw_triples: dict[int, str] = field(default_factory=dict, repr=False)  # claims and edges: stored args
     decode_args: object = field(default=None, repr=False)
     summaries: dict[str, dict] = field(default_factory=dict)
+    contradictions_total: int = 0  # contradiction artifacts in the graph (see contradictions())
     settled: int = 0  # inexact dead verdicts that re-derivation examined
     revived: int = 0  # ... and found alive after all
     elapsed_ms: float = 0.0
@@ -173,6 +177,19 @@ class Outcome:
         """Dead verdicts that rest on capped labels (re-derivation with ``exact`` could change them)."""
         return self._names(self.uncertain_ranks.__contains__)
 
+    def contradictions(self, graph=None) -> dict:
+        """Returns how many contradictions the deletion resolves (their label dies under the policy)
+        and how many remain; with ``graph``, the ids of each (remaining: the graph's others too)."""
+        resolved = [self.rows[n][0] for n in self._ordered
+                    if self.rows[n][1] == "contradiction" and n in self.dead_ranks]
+        out = {"resolved": len(resolved), "remaining": self.contradictions_total - len(resolved)}
+        if graph is not None:
+            gone = set(resolved)
+            out["resolved_ids"] = resolved
+            out["remaining_ids"] = [row[0] for row in as_graph(graph).query(
+                "SELECT id FROM artifacts WHERE layer = 'contradiction' ORDER BY id") if row[0] not in gone]
+        return out
+
     def triple(self, artifact_number: int) -> list | None:
         """Returns the triple of a touched claim or edge (None for other layers)."""
         raw = self.raw_triples.get(artifact_number)
@@ -202,9 +219,10 @@ class Outcome:
             out.append(entry)
         return out
 
-    def to_json(self, listing: bool = False) -> dict:
+    def to_json(self, listing: bool = False, graph=None) -> dict:
         """Returns the outcome as JSON; ``triples`` names each dead claim's or edge's triple, and with
-        ``listing`` each dead artifact is ``{"id", "layer", "triple"}`` instead of its id alone."""
+        ``listing`` each dead artifact is ``{"id", "layer", "triple"}`` instead of its id alone.
+        ``contradictions`` counts those resolved and remaining (with their ids given ``graph``)."""
         dead = [n for n in self._ordered if n in self.dead_ranks]
         return {
             "deletion": str(self.deletion),
@@ -220,6 +238,7 @@ class Outcome:
             "uncertain": self.uncertain,
             "by_layer": self.by_layer(),
             "summaries": self.summaries,
+            "contradictions": self.contradictions(graph),
             "settled_by_rederivation": self.settled,
             "revived_by_rederivation": self.revived,
             "elapsed_ms": round(self.elapsed_ms, 3),
@@ -249,6 +268,8 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     numbers = deletion.numbers(graph)
     outcome = Outcome(deletion, frozenset(numbers.values()), policy, exact)
     decide(graph, frozenset(numbers), outcome, rederiver)
+    outcome.contradictions_total = graph.query(
+        "SELECT COUNT(*) FROM artifacts WHERE layer = 'contradiction'").fetchone()[0]
     if deletion.kinds:  # what falls only because the distrusted kinds cannot support
         rest = Deletion(deletion.sources, deletion.relations, deletion.assertions)
         retracted = what_if(graph, rest, policy, exact, rederiver).dead_ranks if rest else set()

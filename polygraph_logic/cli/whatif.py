@@ -108,20 +108,22 @@ def _run_whatif(args: argparse.Namespace) -> int:
     with Graph(args.graph) as graph:
         outcome = what_if(graph, _deletion(args), args.policy, exact=args.exact)
         if args.json:
-            print(json.dumps(outcome.to_json(listing=args.list), indent=2, ensure_ascii=False))
+            print(json.dumps(outcome.to_json(listing=args.list, graph=graph), indent=2, ensure_ascii=False))
             return 0
-        print_outcome(outcome, args.list)
+        print_outcome(outcome, args.list, graph=graph)
     return 0
 
 
-def print_outcome(outcome, listing: bool = False, out=None) -> None:
-    """Prints a what-if outcome as text: counts per layer, summaries, demotions, uncertain verdicts."""
+def print_outcome(outcome, listing: bool = False, out=None, graph=None) -> None:
+    """Prints a what-if outcome as text: counts per layer, summaries, demotions, uncertain verdicts,
+    contradictions resolved and remaining (listed with ``graph``, if the graph has any)."""
     out = out or sys.stdout
     print(f"{outcome.deletion}: {len(outcome.deleted)} assertions deleted; policy {outcome.policy}"
           f"{'; exact' if outcome.exact else ''}; {outcome.elapsed_ms:.2f} ms", file=out)
-    print(f"{'layer':10} {'touched':>8} {'dead':>6} {'kept':>6}", file=out)
+    width = max([10, *map(len, outcome.by_layer())])  # 'contradiction' is the one longer name
+    print(f"{'layer':{width}} {'touched':>8} {'dead':>6} {'kept':>6}", file=out)
     for layer, counts in outcome.by_layer().items():
-        print(f"{layer:10} {counts['touched']:>8} {counts['dead']:>6} {counts['kept']:>6}", file=out)
+        print(f"{layer:{width}} {counts['touched']:>8} {counts['dead']:>6} {counts['kept']:>6}", file=out)
     for summary, entry in sorted(outcome.summaries.items()):
         print(f"  {summary}: {entry['status']} ({entry['dead_sentences']} of {entry['sentences']} sentences dead)",
               file=out)
@@ -135,6 +137,9 @@ def print_outcome(outcome, listing: bool = False, out=None) -> None:
         print(f"{len(outcome.uncertain)} dead verdicts rest on capped labels; --exact settles them", file=out)
     if outcome.settled:
         print(f"re-derivation examined {outcome.settled} capped dead verdicts and revived {outcome.revived}", file=out)
+    if outcome.contradictions_total:
+        found = outcome.contradictions()
+        print(f"contradictions: resolved {found['resolved']}, remaining {found['remaining']}", file=out)
     if listing:
         resting = set(outcome.resting)
         for entry in outcome.listing(n for n in outcome._ordered if n in outcome.dead_ranks):
@@ -143,6 +148,9 @@ def print_outcome(outcome, listing: bool = False, out=None) -> None:
             print(f"  - {entry['id']}{triple}{mark}", file=out)
         for entry in outcome.demoted:
             print(f"  ~ {entry['artifact']}  {' '.join(map(str, entry['triple']))}  (demoted to an edge)", file=out)
+        if graph is not None and outcome.contradictions_total:
+            for remaining in outcome.contradictions(graph)["remaining_ids"]:
+                print(f"  = {remaining}  (contradiction remains)", file=out)
 
 
 def print_why(result: dict, out=None) -> None:
