@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .errors import PolygraphError
 from .files import write_text_atomically
 
 def default_data() -> Path:
@@ -187,11 +188,21 @@ def _commit() -> str:
         return "unknown"
 
 
-def plot_latency(figures: dict, path: Path) -> bool:
-    """Draws what-if latency against touched artifacts (log-log) into ``path``; False without points."""
-    import matplotlib
+def _pyplot():
+    """Returns matplotlib's pyplot (headless); matplotlib is the ``[bench]`` extra, not a core dependency."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise PolygraphError("missing_extra", 'the bench plot needs matplotlib: pip install "polygraph_logic[bench]"') \
+            from None
     matplotlib.use("Agg")  # no display needed, nothing opens a window
     from matplotlib import pyplot
+    return pyplot
+
+
+def plot_latency(figures: dict, path: Path) -> bool:
+    """Draws what-if latency against touched artifacts (log-log) into ``path``; False without points."""
+    pyplot = _pyplot()
 
     series = [(name, figures.get(name, {}).get("latency", {}).get("points")) for name in ("synthetic", "go")]
     series = [(name, points) for name, points in series if points]
@@ -221,6 +232,7 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
     ``data`` is the GO slice's folder (default: ``default_data()``); benchmarks on the GO
     slice are skipped, and say so, when it is absent.
     """
+    _pyplot()  # a missing [bench] extra fails now, not after half an hour of benchmarks
     from .benchmarks import build_graph, export, go_closure, go_whatif, scale, whatif, whole_process
 
     report_dir = Path(report_dir)

@@ -13,9 +13,6 @@ from ..engines import ENGINES, build_graph
 from ..graph.compile import compile_inputs
 from ..graph.records import load_inputs
 from ..graph.store import LAYERS, Graph, describe
-from ..ontology import class_level, compile_ontology
-from ..importers import (edges_to_datalog, import_rdf, read_gaf, read_gpad, read_obographs, write_assertions,
-                         write_background)
 from ..progress import Progress
 from ..resources import rule_file
 from .arguments import parse_cap
@@ -196,6 +193,8 @@ def _run_generate(args: argparse.Namespace) -> int:
 
 
 def _run_compile_ontology(args: argparse.Namespace) -> int:
+    from ..ontology import class_level, compile_ontology  # rdflib: only for this command
+
     compiled = compile_ontology(args.ontology)
     if args.profile == "class":
         compiled = class_level(compiled)
@@ -205,6 +204,9 @@ def _run_compile_ontology(args: argparse.Namespace) -> int:
 
 
 def _run_import(args: argparse.Namespace) -> int:
+    from ..importers import (edges_to_datalog, import_rdf, read_gaf, read_gpad, read_obographs,  # rdflib,
+                             write_assertions, write_background)                               # pyoxigraph
+
     if args.format == "rdf":
         if not args.output:
             raise PolygraphError("bad_argument", "import rdf needs -o GRAPH: the graph file to write")

@@ -11,8 +11,6 @@ from ..errors import PolygraphError
 from ..graph.index import GraphIndex
 from ..graph.store import Graph
 from ..progress import Progress
-from ..queries import generate_queries, load_queries, write_queries
-from ..retrieval import POLICIES, AuditVerdicts, Report, Retriever, evaluate_retrieval
 from ..whatif import POLICIES as ALL_POLICIES, Deletion
 
 
@@ -37,7 +35,8 @@ def register(commands) -> None:
     evaluate.add_argument("--verdicts", metavar="AUDIT.json",
                           help="audit verdicts: ground truth for merges, summaries and sentences")
     evaluate.add_argument("--policy", action="append", choices=ALL_POLICIES, metavar="POLICY",
-                          help=f"a policy to evaluate (repeatable; default {', '.join(POLICIES)})")
+                          help="a policy to evaluate (repeatable; default deployed, trust-all, distrust:summary, "
+                               "flat)")
     evaluate.add_argument("--exact", action="store_true",
                           help="policies settle dead verdicts on capped labels by re-derivation")
     evaluate.add_argument("--json", action="store_true", help="print JSON")
@@ -76,6 +75,9 @@ def deletions_from(args: argparse.Namespace) -> dict[str, Deletion]:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
+    from ..queries import load_queries  # numpy and rank-bm25: only for these commands
+    from ..retrieval import POLICIES, AuditVerdicts, Retriever, evaluate_retrieval
+
     queries = load_queries(args.queries)
     deletions = deletions_from(args)
     verdicts = AuditVerdicts.load(args.verdicts) if args.verdicts else None
@@ -144,6 +146,8 @@ def print_report(report: Report, out=None) -> None:
 
 
 def _run_queries(args: argparse.Namespace) -> int:
+    from ..queries import generate_queries, write_queries  # numpy: only for these commands
+
     graph = Graph(args.graph)
     queries = generate_queries(graph, args.n, args.seed)
     if args.output:
