@@ -7,7 +7,10 @@ and reused (tests, benchmarks and repeated queries pay the start-up once).
 
 from __future__ import annotations
 
+import os
+import tempfile
 from functools import lru_cache
+from pathlib import Path
 
 from ..errors import PolygraphError
 
@@ -25,6 +28,24 @@ def spark_available() -> str | None:
     return None
 
 
+# the JVM logs errors only, from its first line (setLogLevel comes after start-up warnings)
+_LOG4J = """rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark: %p %c{1}: %m%n
+"""
+
+
+def _log_configuration() -> Path:
+    path = Path(tempfile.gettempdir()) / f"polygraph-spark-log4j2-{os.getuid() if hasattr(os, 'getuid') else 0}.properties"
+    if not path.is_file() or path.read_text() != _LOG4J:
+        path.write_text(_LOG4J)
+    return path
+
+
 @lru_cache(maxsize=None)
 def spark_session(master: str = "local[2]"):
     """Returns the process's Spark session for ``master`` (``local[N]`` or ``spark://HOST:PORT``)."""
@@ -35,8 +56,10 @@ def spark_session(master: str = "local[2]"):
     builder = (SparkSession.builder.master(master).appName("polygraph")
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.session.timeZone", "UTC"))
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_log_configuration()}"))
     if master.startswith("local"):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no warning about the loopback host name
         builder = (builder.config("spark.sql.shuffle.partitions", str(LOCAL_PARTITIONS))
                    .config("spark.default.parallelism", str(LOCAL_PARTITIONS))
                    .config("spark.driver.host", "127.0.0.1")

@@ -44,17 +44,9 @@ resolved AS (
     SELECT d.kind, d.name, a.num FROM deletion d JOIN assertions a ON a.id = d.name WHERE d.kind = 'assertion'
 )"""
 
-#: per deletion term, the number of assertions it names (0: unknown), and the distinct total
-RESOLVE_SQL = f"""
-WITH {RESOLVED}
-SELECT d.kind, d.name, COUNT(r.num) AS assertions
-FROM deletion d LEFT JOIN resolved r ON r.kind = d.kind AND r.name = d.name
-GROUP BY d.kind, d.name
-UNION ALL
-SELECT '*', '*', COUNT(DISTINCT num) FROM resolved
-"""
-
-#: one row per touched artifact: number, id, layer, dead by its label, exact label
+#: one row per touched artifact (``artifact``: id, layer, number, dead by its label, exact label),
+#: one per deletion term (``term``: kind, name, the number of assertions it names: 0 is unknown)
+#: and one with the number of deleted assertions (``deleted``): one query, one job on Spark
 WHATIF_SQL = f"""
 WITH {RESOLVED},
 deleted AS (SELECT DISTINCT num FROM resolved),
@@ -62,9 +54,18 @@ hits AS (
     SELECT m.fact, COUNT(DISTINCT m.support_set) AS hit
     FROM mentions m JOIN deleted d ON m.assertion = d.num
     GROUP BY m.fact
+),
+terms AS (
+    SELECT d.kind, d.name, COUNT(r.num) AS assertions
+    FROM deletion d LEFT JOIN resolved r ON r.kind = d.kind AND r.name = d.name
+    GROUP BY d.kind, d.name
 )
-SELECT a.num, a.id, a.layer, h.hit = f.sets AS dead, f.exact
+SELECT 'artifact' AS row_kind, a.id, a.layer, CAST(a.num AS BIGINT) AS n, h.hit = f.sets AS dead, f.exact
 FROM hits h JOIN facts f ON f.num = h.fact JOIN artifacts a ON a.fact = h.fact
+UNION ALL
+SELECT 'term', t.kind, t.name, CAST(t.assertions AS BIGINT), FALSE, FALSE FROM terms t
+UNION ALL
+SELECT 'deleted', '', '', CAST(COUNT(*) AS BIGINT), FALSE, FALSE FROM deleted
 """
 
 
@@ -138,13 +139,14 @@ class Tables:
         """Evaluates a deletion by SQL; unknown names are an error and nothing is evaluated."""
         started = time.perf_counter()
         self.register_deletion(deletion_rows(deletion))
-        resolved = self.run(RESOLVE_SQL)
-        unknown = [f"no {kind} named {name!r}" for kind, name, count in resolved if kind != "*" and not count]
+        rows = self.run(WHATIF_SQL)
+        unknown = [f"no {kind} named {name!r}" for row_kind, kind, name, count, _, _ in rows
+                   if row_kind == "term" and not count]
         if unknown:
-            raise PolygraphError("unknown_deletion", "; ".join(sorted(unknown)) + "; nothing was evaluated")
-        total = next(count for kind, _, count in resolved if kind == "*")
-        rows = sorted(self.run(WHATIF_SQL), key=lambda r: (layer_order(r[2]), r[1]))
-        outcome = SqlOutcome(deletion, self.engine, total, [(r[1], r[2], bool(r[3]), bool(r[4])) for r in rows])
+            raise PolygraphError("unknown_deletion", "; ".join(sorted(unknown)) + "; no verdicts are given")
+        total = next(r[3] for r in rows if r[0] == "deleted")
+        touched = sorted((r for r in rows if r[0] == "artifact"), key=lambda r: (layer_order(r[2]), r[1]))
+        outcome = SqlOutcome(deletion, self.engine, total, [(r[1], r[2], bool(r[4]), bool(r[5])) for r in touched])
         outcome.elapsed_ms = (time.perf_counter() - started) * 1000
         return outcome
 
@@ -190,8 +192,8 @@ class DuckDBTables(Tables):
 
 
 class SparkTables(Tables):
-    """The tables read by Spark SQL: one temporary view per Parquet file (names prefixed per folder
-    are not needed: a view is replaced when another folder is opened in the same session)."""
+    """The tables read by Spark SQL: one temporary view per Parquet file, registered again only when
+    another folder was opened in the same session since (views are per session)."""
 
     engine = "spark"
 
@@ -201,14 +203,24 @@ class SparkTables(Tables):
         self.spark = session or spark_session(master)
         self._views()
 
+    _current: dict = {}  # session -> the folder its views read
+
     def _views(self) -> None:
+        folder = self.directory.resolve()
+        if self._current.get(id(self.spark)) == folder:
+            return
         for name in FILES:
             if name != "rules":
-                self.spark.read.parquet(str(table_path(self.directory, name).resolve())).createOrReplaceTempView(name)
+                self.spark.read.parquet(str(table_path(folder, name))).createOrReplaceTempView(name)
+        self._current[id(self.spark)] = folder
 
     def register_deletion(self, rows) -> None:
-        self._views()  # another SparkTables of the same session may have replaced them
-        self.spark.createDataFrame(rows, "kind string, name string").createOrReplaceTempView("deletion")
+        self._views()
+        # bound parameters, not a Python DataFrame: scanning one would start Python workers per query
+        values = ", ".join(f"(:k{i}, :n{i})" for i in range(len(rows)))
+        parameters = {f"{key}{i}": value for i, row in enumerate(rows) for key, value in zip("kn", row)}
+        self.spark.sql(f"SELECT * FROM VALUES {values} AS deletion(kind, name)",
+                       args=parameters).createOrReplaceTempView("deletion")
 
     def run(self, sql: str) -> list[tuple]:
         return [tuple(row) for row in self.spark.sql(sql).collect()]
