@@ -267,3 +267,10 @@ def test_replay_answers_only_what_was_recorded(tmp_path):
         with pytest.raises(PolygraphError) as error:
             client.complete("rederive-merge", {"artifact": "x", "evidence": "(none)"}, 0, "rederivation")
     assert error.value.code == "replay_missing" and client.usage.calls == 0
+
+
+def test_readme_test_command_is_what_ci_runs():
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("pip install")]
+    quick_start = [b.text.strip() for b in ALL_BLOCKS if b.document.name == "README.md"
+                   and b.text.strip().startswith("pip install") and "pytest" in b.text]
+    assert len(ci) == 1 and quick_start == [ci[0].strip()], (ci, quick_start)
