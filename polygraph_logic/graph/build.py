@@ -44,6 +44,7 @@ class Build:
     seconds: dict[str, float] = field(default_factory=dict)
     tally: "Tally | None" = field(default=None, repr=False)
     origins: object = None  # origins.Origins: the derived_from mapping stored with the graph
+    inputs: list = field(default_factory=list)  # the input files (versions.file_entry), recorded as version 1
 
     @cached_property
     def artifacts(self) -> list[Artifact]:
@@ -91,7 +92,8 @@ class Build:
         meta["background_edges"] = lambda: str(self._tally().background)
         if self.origins:
             meta["origins"] = self.origins.to_json()
-        write_graph(path, self.assertions, artifacts, meta, facts, rules, progress)
+        write_graph(path, self.assertions, artifacts, meta, facts, rules, progress,
+                    version={"action": "build", "inputs": self.inputs})
         self.seconds["write"] = time.perf_counter() - started
 
 
@@ -120,6 +122,8 @@ def build_graph(
     under why-provenance capped at ``cap``, and returns the artifacts."""
     seconds: dict[str, float] = {}
     started = time.perf_counter()
+    paths = [(role, f) for role, f in (("assertions", assertions), ("receipts", receipts))
+             if isinstance(f, (str, Path))]
     if not isinstance(assertions, list) and isinstance(receipts, (str, Path)):
         assertions, receipts = load_inputs(assertions, receipts)  # both files' problems at once
     if not isinstance(assertions, list):
@@ -129,6 +133,7 @@ def build_graph(
     elif not isinstance(receipts, list):
         receipts = load_receipts(receipts, {a.id for a in assertions})
     rule_files = [str(r) for r in rules]
+    inputs = input_files(paths, assertions, receipts)
     seconds["load"] = time.perf_counter() - started
 
     started = time.perf_counter()
@@ -146,7 +151,14 @@ def build_graph(
     model = evaluate(program, "why", cap=cap, progress=progress)
     seconds["evaluate"] = time.perf_counter() - started
 
-    return Build(assertions, receipts, cap, rule_files, compiled.over_cap, model, seconds)
+    return Build(assertions, receipts, cap, rule_files, compiled.over_cap, model, seconds, inputs=inputs)
+
+
+def input_files(paths, assertions: list, receipts: list) -> list[dict]:
+    """Returns the input files as the history records them (name, sha256, records)."""
+    from .versions import file_entry
+    counts = {"assertions": len(assertions), "receipts": len(receipts)}
+    return [file_entry(path, role, counts[role]) for role, path in paths]
 
 
 def _support(model: Model, label) -> tuple[tuple[str, ...], ...]:

@@ -118,7 +118,7 @@ class Assertions(Mapping):
 class Graph:
     """A built graph file, opened read-only; questions read only the rows they need."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, at: int | None = None):
         self.path = Path(path)
         if not self.path.is_file():
             raise PolygraphError("file_error", f"no graph file at {self.path}")
@@ -149,6 +149,13 @@ class Graph:
             self.semiring = WhySemiring(cap=None if cap == "none" else int(cap))
         except (ValueError, TypeError):
             raise bad_graph(self.path, f"meta.cap is {self.meta.get('cap')!r}, not a number") from None
+        self.at = None
+        if at is not None:  # an old version: the tables are shadowed by views of its rows (versions.py)
+            from .versions import at_views
+            stats = self._call(at_views, self._db, at, self.path)
+            self.at = at
+            if stats:
+                self.meta["stats"] = json.dumps(stats)
         self.assertions = Assertions(self)
         self._rules = None
 
@@ -197,14 +204,18 @@ class Graph:
         if not values:
             return {}
         # the index always: with few distinct predicates SQLite's statistics favour a full scan
-        return dict(self.query(f"SELECT num, id FROM assertions INDEXED BY {_INDEX_OF[column]} "
+        return dict(self.query(f"SELECT num, id FROM assertions {self._indexed(column)}"
                                f"WHERE {column} IN (SELECT value FROM json_each(?))", (json.dumps(values),)))
 
     def has(self, column: str, value: str) -> bool:
         """Returns True when some assertion's ``column`` (id, source, predicate) is ``value`` (indexed)."""
         assert column in ("id", "source", "predicate")
-        return self.query(f"SELECT 1 FROM assertions INDEXED BY {_INDEX_OF[column]} WHERE {column} = ? LIMIT 1",
+        return self.query(f"SELECT 1 FROM assertions {self._indexed(column)} WHERE {column} = ? LIMIT 1",
                           (value,)).fetchone() is not None
+
+    def _indexed(self, column: str) -> str:
+        """The INDEXED BY clause for an assertion column (none at an old version: a view has no index)."""
+        return " " if self.at is not None else f"INDEXED BY {_INDEX_OF[column]} "
 
     def distinct(self, column: str) -> list[str]:
         """Returns the distinct sources or predicates (an index scan; for completion and hints)."""

@@ -20,6 +20,7 @@ from .assertions import Assertion
 from .labels import encode_label
 from .rules import rule_rows
 from .store import FORMAT, Artifact, StoredFact, fact_key, key_value
+from .versions import ensure_ledger, first_version
 
 _TABLES = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL);
@@ -62,14 +63,15 @@ UPDATE artifacts SET summary = num
 
 def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: Iterable[Artifact],
                 meta: dict[str, str], facts: Iterable[StoredFact] = (), rules: str | Sequence = "",
-                progress: Callable[[str, int], None] | None = None) -> None:
+                progress: Callable[[str, int], None] | None = None, version: dict | None = None) -> None:
     """Writes a graph file atomically: the old file survives any failure midway.
 
     ``facts`` are every fact of the evaluated program and ``rules`` its rules (text or
     syntax trees), so that later re-derivation needs neither the inputs nor the rule
     files.  An artifact whose fact is not among ``facts`` gets one with its label.
     ``progress(stage, rows)`` is called now and then.  A ``meta`` value may be a callable,
-    called once the rows are written (for counts known only then).
+    called once the rows are written (for counts known only then).  ``version`` describes
+    version 1 for the history (versions.py): what was built from, by which command.
     """
     text, rules = _rules(rules)
     with replacing(path, ".partial") as temporary:
@@ -88,6 +90,7 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
                     *((k, v() if callable(v) else v) for k, v in meta.items()
                       if k not in ("format", "rules", "rules_tree", "stats"))]
             db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
+            ensure_ledger(db, first_version(meta, version), json.dumps(stats))
             db.commit()
         finally:
             db.close()

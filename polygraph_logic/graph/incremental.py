@@ -1,0 +1,190 @@
+"""Semi-naive evaluation seeded with new facts: the closure updated, not recomputed.
+
+The store holds the facts a previous evaluation derived (with their labels) and the
+new facts already merged in; ``evaluate_seeded`` runs each stratum from the facts whose
+labels changed (and the program's new rules in full), so the work follows what the new
+facts reach.  It uses evaluate.py's join plans and merge rule (``plus`` of the old label
+and the new derivations), so a fact's label grows exactly as the reference engine grows it.
+
+Whether the result equals a full re-evaluation, label for label, depends on the cap.
+Without truncation the why semiring is a semiring (plus and times associative,
+commutative, distributive, absorptive), so any order of derivation reaches the same
+least fixpoint: the uncapped minimal DNF, exact.  Capped labels are not order free:
+
+- ``exact`` is sticky: once a sum holds more than ``cap`` support sets, it stays
+  inexact even when later, smaller sets absorb it back below the cap; an order that
+  meets the absorbing sets first never truncates and stays exact;
+- after a truncation, one arriving set that absorbs two or more kept sets lets a dropped
+  set back into the smallest ``cap`` in one order but not in another;
+- a product of a truncated label misses the products of its dropped sets, which can
+  rank among the smallest of the product.
+
+So the reference engine's labels depend on the order derivations arrive (the input
+order, the rule order, the join plans) exactly when some label on the way exceeds the
+cap.  ``Watch`` records whether that can have happened here: a truncation, an inexact
+label taking part, or a fact whose old support sets plus the new sets it was offered
+number more than the cap (a full evaluation, meeting them in another order, could
+have truncated).  The ledger (ledger.py) then re-evaluates in full, in the rebuild's order.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from ..plan import Plan, Store
+from ..provenance.why import WhySemiring, _ONE_MONOMIALS
+from ..syntax import Atom, Rule
+
+
+class WatchedWhy(WhySemiring):
+    """The why semiring, noting whether the cap truncated a label or an inexact label took part."""
+
+    def __init__(self, cap: int | None):
+        super().__init__(cap)
+        self.truncated = False
+        self.inexact = False
+
+    def _make(self, monomials, exact):
+        monomials = monomials if isinstance(monomials, frozenset) else frozenset(monomials)
+        if self.cap is not None and len(monomials) > self.cap and monomials != _ONE_MONOMIALS:
+            self.truncated = True
+        return super()._make(monomials, exact)
+
+    def plus(self, a, b):
+        if not (a.exact and b.exact):
+            self.inexact = True
+        return super().plus(a, b)
+
+    def times(self, a, b):
+        if not (a.exact and b.exact):
+            self.inexact = True
+        return super().times(a, b)
+
+
+class Watch:
+    """What the seeded evaluation saw that could make its labels depend on order (see the module)."""
+
+    def __init__(self, semiring: WatchedWhy):
+        self.semiring = semiring
+        self.offered: dict[tuple[str, tuple], set] = defaultdict(set)  # fact -> support sets derived for it
+        self.crowded: tuple[str, tuple] | None = None
+
+    def reason(self) -> str | None:
+        """Returns why the result may differ from a full evaluation's, or None when it cannot."""
+        if self.semiring.truncated:
+            return f"the cap ({self.semiring.cap}) truncated a label the new facts reach"
+        if self.semiring.inexact:
+            return "a label the new facts reach was already truncated by the cap (inexact)"
+        if self.crowded is not None:
+            relation, args = self.crowded
+            return (f"{relation}{tuple(args)} was offered more support sets than the cap "
+                    f"({self.semiring.cap}) holds; another order could truncate them")
+        return None
+
+
+def evaluate_seeded(rules: list[Rule], strata: list[frozenset[str]], store: Store, semiring: WatchedWhy,
+                    changed: dict[str, dict[tuple, Any]], new_rules: list[Rule], old: dict) -> dict:
+    """Updates ``store`` with what follows from the ``changed`` facts (already in the store,
+    with their new labels) and from ``new_rules`` (run in full); returns every fact whose
+    label changed, ``{relation: {tuple: label}}``.  ``old`` maps (relation, tuple) to the
+    label before (absent for a new fact), for the crowding check of ``Watch``."""
+    watch = Watch(semiring)
+    changed = {relation: dict(rows) for relation, rows in changed.items() if rows}
+    by_head: dict[str, list[Rule]] = defaultdict(list)
+    for rule in rules:
+        by_head[rule.head.relation].append(rule)
+    fresh = {id(rule) for rule in new_rules}
+    for stratum in strata:
+        stratum_rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
+        if not stratum_rules:
+            continue
+        _stratum(stratum, stratum_rules, fresh, store, semiring, changed, watch, old)
+    return changed, watch
+
+
+def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> None:
+    plus = semiring.plus
+    cap = semiring.cap
+    pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
+
+    def emit(relation: str, tup: tuple, label: Any) -> None:
+        bucket = pending[relation]
+        previous = bucket.get(tup)
+        bucket[tup] = label if previous is None else plus(previous, label)
+        if cap is not None and watch.crowded is None:
+            offered = watch.offered[(relation, tup)]
+            offered.update(label.monomials)
+            before = old.get((relation, tup))
+            if len(offered | before.monomials if before is not None else offered) > cap:
+                watch.crowded = (relation, tup)
+
+    plans: dict[tuple[int, int], Plan] = {}
+    drivers = [(rule, j, atom, _constants(atom)) for rule in rules if id(rule) not in fresh
+               for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))]
+
+    def variants(delta, relations):
+        """The plans driven by a delta atom some delta tuple can match (made once, when first needed:
+        of a thousand ontology rules, a round's delta meets a few)."""
+        present = {relation: _present(rows) for relation, rows in delta.items() if relation in relations}
+        out = []
+        for rule, j, atom, constants in drivers:
+            seen = present.get(atom.relation)
+            if seen is None or any(value not in seen.get(pos, ()) for pos, value in constants):
+                continue
+            plan = plans.get((id(rule), j))
+            if plan is None:
+                plan = plans[(id(rule), j)] = Plan(rule, store, semiring, emit, delta_atom=j)
+            out.append((plan, atom.relation))
+        return out
+
+    for rule in rules:
+        if id(rule) in fresh:
+            Plan(rule, store, semiring, emit).evaluate()
+    delta, relations = changed, set(changed)
+    while True:
+        indexes: dict[str, dict] = defaultdict(dict)
+        for plan, relation in variants(delta, relations):
+            plan.evaluate(delta[relation], indexes[relation])
+        delta = _merge(pending, store, plus)
+        pending = defaultdict(dict)
+        if not delta:
+            return
+        for relation, rows in delta.items():
+            changed.setdefault(relation, {}).update(rows)
+        relations = stratum
+
+
+def _constants(atom: Atom) -> tuple[tuple[int, object], ...]:
+    from ..syntax import Constant
+    return tuple((pos, arg.value) for pos, arg in enumerate(atom.args) if isinstance(arg, Constant))
+
+
+def _present(rows: dict) -> dict[int, set]:
+    """Returns, per argument position, the values the tuples hold (to skip plans no tuple can drive)."""
+    present: dict[int, set] = defaultdict(set)
+    for tup in rows:
+        for pos, value in enumerate(tup):
+            present[pos].add(value)
+    return present
+
+
+def _merge(pending, store: Store, plus) -> dict[str, dict[tuple, Any]]:
+    """Adds a round's derivations to the store (as evaluate._merge); returns the facts whose label changed."""
+    delta = {}
+    for relation, bucket in pending.items():
+        rows = store.relations[relation]
+        grown = {}
+        for tup, label in bucket.items():
+            previous = rows.get(tup)
+            if previous is None:
+                store.add(relation, tup, label)
+                grown[tup] = label
+            else:
+                merged = plus(previous, label)
+                if merged != previous:
+                    rows[tup] = merged
+                    grown[tup] = merged
+        if grown:
+            delta[relation] = grown
+    return delta

@@ -1,0 +1,370 @@
+"""Growing a graph by versions: ``add`` new assertions and receipts, evaluated incrementally.
+
+    report = add("g.graph", assertions="new.jsonl", receipts="new-receipts.jsonl")
+    report.version, report.mode, report.changed      # 2, "incremental", {"edge": 130, ...}
+
+New records are checked against the graph (the same errors as ``build``, at the file's
+line), then the closure is updated from the new facts only (incremental.py): the facts
+the program's rules can join are loaded from the store, the new facts seed a
+semi-naive evaluation, and only the facts whose labels changed are written, as a new
+version (version_write.py).  The result is the graph a full build from the union of the
+inputs would be, label for label; where the cap makes the labels depend on the order
+derivations arrive (incremental.py says when), or where a negation or an aggregate
+ranges over tracked relations, ``add`` re-evaluates the union in full, in the rebuild's
+order, from the recorded inputs, and says so (``mode = "full"``, ``reason``).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import PolygraphError, Position
+from ..plan import Store
+from ..provenance.why import Polynomial
+from ..stratify import stratify
+from ..syntax import Atom, Negation, Rule
+from .build import build_graph, input_files, iter_artifacts, triple_id
+from .compile import compile_inputs
+from .incremental import WatchedWhy, evaluate_seeded
+from .labels import decode_label
+from .records import LoadError, _records, load_assertions, load_receipts
+from .store import Graph, fact_key
+from .version_write import VersionWriter
+from .versions import command_line, release, sha256, version_rows
+
+#: the relations new records become (compile.py)
+SEEDS = ("claim", "neg_edge", "assertion", "merge", "member", "summary", "sentence")
+ARTIFACT_LAYERS = ("claim", "edge", "merge", "summary", "sentence")
+
+
+@dataclass
+class AddReport:
+    """What ``add`` did: the version written, how (incremental or full, and why), what changed."""
+
+    version: int
+    mode: str
+    reason: str | None = None
+    assertions: int = 0
+    receipts: int = 0
+    changed: dict[str, int] = field(default_factory=dict)  # relation -> facts new or with a changed label
+    artifacts: int = 0  # artifacts added
+    retired: int = 0  # artifacts removed (an entailed edge now stated: a claim)
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: str | Path | None = None,
+        progress: Callable[[str], None] | None = None, full: bool = False, command: str | None = None) -> AddReport:
+    """Appends a version holding new assertions and receipts (files) to a graph; returns what it did."""
+    say = progress or (lambda message: None)
+    with Graph(graph_path) as graph:
+        if graph.at is not None:
+            raise PolygraphError("bad_argument", "add appends to the latest version")
+        new_assertions, new_receipts = _load(graph, assertions, receipts)
+        cap = graph.semiring.cap
+        rules = graph.rules()
+        compiled = compile_inputs(new_assertions, new_receipts, cap)
+        known = {str(r) for r in rules}
+        new_rules = [r for r in [*compiled.bridge, *compiled.merges, *compiled.summaries] if str(r) not in known]
+        all_rules = [*rules, *new_rules]
+        reason = "asked for a full re-evaluation" if full else _order_dependent(all_rules)
+        state = None
+        if reason is None:
+            say("evaluating from the new facts")
+            state = _incremental(graph, all_rules, new_rules, compiled, cap)
+            reason = state.reason
+        record = {"action": "add", "inputs": _inputs(assertions, receipts, new_assertions, new_receipts),
+                  "cap": "none" if cap is None else str(cap), "release": release()}
+    db = sqlite3.connect(graph_path)
+    try:
+        writer = VersionWriter(db)
+        numbers = {a.id: writer.assertion(a) for a in new_assertions}
+        numbers.update(_numbers(db))
+        writer.rules(new_rules)
+        if reason is None:
+            report = _write_incremental(writer, state, numbers, new_receipts)
+        else:
+            say(f"re-evaluating in full: {reason}")
+            report = _write_full(writer, graph_path, new_assertions, new_receipts, numbers, cap)
+        report.reason = reason
+        report.assertions, report.receipts = len(new_assertions), len(new_receipts)
+        writer.link_summaries()
+        record.update(mode=report.mode, reason=reason)
+        report.version = writer.finish("add", command or command_line(), record)
+        db.commit()
+    finally:
+        db.close()
+    return report
+
+
+# --- checking the new records -----------------------------------------------------------
+def _load(graph: Graph, assertions, receipts):
+    new_assertions = load_assertions(assertions) if assertions is not None else []
+    problems = []
+    if assertions is not None:
+        lines = {r.get("id"): n for n, r in _records(Path(assertions), []) if isinstance(r, dict)}
+        for a in new_assertions:
+            if a.id in graph.assertions:
+                problems.append(PolygraphError("duplicate_assertion", f"assertion id {a.id!r} is already in the graph "
+                                               f"{graph.path}", Position(str(assertions), lines.get(a.id, 0), 1)))
+    if problems:
+        raise LoadError(problems)
+    new_receipts = []
+    if receipts is not None:
+        ids = _KnownIds(graph, {a.id for a in new_assertions})
+        new_receipts = load_receipts(receipts, ids)
+        lines = {r.get("artifact"): n for n, r in _records(Path(receipts), []) if isinstance(r, dict)}
+        for r in new_receipts:
+            for artifact in (r.artifact, *(r.sentence_id(i) for i in range(1, len(r.sentences) + 1))):
+                if graph.has_artifact(artifact):
+                    problems.append(PolygraphError("duplicate_artifact", f"artifact {artifact!r} is already in "
+                                                   f"the graph {graph.path}",
+                                                   Position(str(receipts), lines.get(r.artifact, 0), 1)))
+    if problems:
+        raise LoadError(problems)
+    return new_assertions, new_receipts
+
+
+class _KnownIds(set):
+    """The new assertion ids, and the graph's (looked up one at a time, indexed)."""
+
+    def __init__(self, graph: Graph, new: set[str]):
+        super().__init__(new)
+        self.graph = graph
+
+    def __contains__(self, name) -> bool:
+        return super().__contains__(name) or name in self.graph.assertions
+
+
+def _inputs(assertions, receipts, new_assertions, new_receipts) -> list[dict]:
+    paths = [(role, f) for role, f in (("assertions", assertions), ("receipts", receipts)) if f is not None]
+    return input_files(paths, new_assertions, new_receipts)
+
+
+def _numbers(db) -> dict[str, int]:
+    return {name: num for num, name in db.execute("SELECT num, id FROM assertions")}
+
+
+# --- when the order of derivations matters ----------------------------------------------
+def _order_dependent(rules: list[Rule]) -> str | None:
+    """Returns why the program needs a full re-evaluation (negation or aggregates over tracked relations)."""
+    from ..program import _body_atoms, aggregates_in, literal_terms
+    tracked = set(SEEDS)
+    grown = True
+    while grown:
+        grown = False
+        for rule in rules:
+            if rule.head.relation not in tracked and any(
+                    isinstance(lit, Atom) and lit.relation in tracked for lit in rule.body):
+                tracked.add(rule.head.relation)
+                grown = True
+    for rule in rules:
+        for literal in rule.body:
+            if isinstance(literal, Negation) and literal.atom.relation in tracked:
+                return f"'{rule}' negates {literal.atom.relation}, which depends on assertions"
+            for term in literal_terms(literal):
+                for aggregate in aggregates_in(term):
+                    if any(atom.relation in tracked for atom in _body_atoms(aggregate.body)):
+                        return f"'{rule}' aggregates over relations that depend on assertions"
+    return None
+
+
+# --- the incremental path ---------------------------------------------------------------
+@dataclass
+class _State:
+    semiring: WatchedWhy
+    store: Store
+    changed: dict
+    reason: str | None
+
+
+def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compiled, cap) -> _State:
+    arities = _arities(rules, compiled)
+    semiring = WatchedWhy(cap)
+    store = Store(arities)
+    names = dict(graph.query("SELECT num, id FROM assertions"))
+    labels: dict[tuple, Polynomial] = {}  # many facts share a label (the edges one claim entails)
+    for relation in sorted(_needed(rules, {f.atom.relation for f in compiled.assertions} |
+                                   {r.head.relation for r in new_rules})):
+        rows = store.relations.setdefault(relation, {})
+        store._indexes.setdefault(relation, {})
+        for args, blob, exact in graph.query("SELECT args, label, exact FROM facts WHERE relation = ? ORDER BY num",
+                                             (relation,)):
+            label = labels.get((blob, exact))
+            if label is None:
+                label = labels[(blob, exact)] = _label(semiring, graph.decode(blob), names, bool(exact))
+            rows[graph.args(args)] = label
+    old = {(relation, tup): label for relation, rows in store.relations.items() for tup, label in rows.items()}
+    changed: dict[str, dict] = defaultdict(dict)
+    for fact in compiled.assertions:
+        relation, tup = fact.atom.relation, tuple(arg.value for arg in fact.atom.args)
+        label = semiring.variable(fact.variable)
+        previous = store.relations[relation].get(tup)
+        if previous is None:
+            store.add(relation, tup, label)
+        else:
+            label = store.relations[relation][tup] = semiring.plus(previous, label)
+        changed[relation][tup] = label
+    strata = stratify(rules, arities)
+    changed, watch = evaluate_seeded(rules, strata, store, semiring, changed, new_rules, old)
+    return _State(semiring, store, changed, watch.reason())
+
+
+def _label(semiring: WatchedWhy, groups: list[list[int]], names: dict[int, str], exact: bool) -> Polynomial:
+    intern = semiring.table.intern
+    if groups == [[]]:
+        return semiring.one()
+    return Polynomial(frozenset(frozenset(intern(names[n]) for n in g) for g in groups), exact, semiring.table)
+
+
+def _arities(rules: list[Rule], compiled) -> dict[str, int]:
+    arities = {}
+    for rule in rules:
+        for atom in (rule.head, *(lit for lit in rule.body if isinstance(lit, Atom)),
+                     *(lit.atom for lit in rule.body if isinstance(lit, Negation))):
+            arities.setdefault(atom.relation, len(atom.args))
+    for fact in compiled.assertions:
+        arities.setdefault(fact.atom.relation, len(fact.atom.args))
+    return arities
+
+
+def _needed(rules: list[Rule], seeds: set[str]) -> set[str]:
+    """Returns the relations to load: what the seeds reach, and every relation their rules join."""
+    reached = set(seeds)
+    grown = True
+    while grown:
+        grown = False
+        for rule in rules:
+            if rule.head.relation not in reached and any(
+                    isinstance(lit, Atom) and lit.relation in reached for lit in rule.body):
+                reached.add(rule.head.relation)
+                grown = True
+    needed = set(reached)
+    for rule in rules:
+        if rule.head.relation in reached:
+            needed.update(lit.relation for lit in rule.body if isinstance(lit, Atom))
+            needed.update(lit.atom.relation for lit in rule.body if isinstance(lit, Negation))
+    needed.add("claim")  # an edge is an artifact only when it is not a claim
+    return needed
+
+
+def _groups(semiring, label, numbers: dict[str, int]) -> list[list[int]]:
+    return [[numbers[name] for name in names] for names in semiring.to_json(label)]
+
+
+def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) -> AddReport:
+    report = AddReport(0, "incremental")
+    semiring, claims = state.semiring, state.store.relations.get("claim", {})
+    by_id = {r.artifact: r for r in receipts}
+    contents = {s_id: {"summary": r.artifact, "index": i, "text": s.text}
+                for r in receipts for i, s in enumerate(r.sentences, 1) for s_id in (r.sentence_id(i),)}
+    for relation in sorted(state.changed):
+        rows = state.changed[relation]
+        report.changed[relation] = len(rows)
+        for tup, label in rows.items():
+            num, before = writer.fact(relation, tup, _groups(semiring, label, numbers), label.exact)
+            if before is not None or relation not in ARTIFACT_LAYERS:
+                continue
+            if relation == "claim":
+                writer.artifact(triple_id("claim", tup), "claim", _content(tup), num)
+                report.artifacts += 1
+                if writer.db.execute("SELECT 1 FROM artifacts WHERE id = ?", (triple_id("edge", tup),)).fetchone():
+                    writer.retire_artifact(triple_id("edge", tup))
+                    report.retired += 1
+            elif relation == "edge":
+                if tup not in claims and not label.is_one():
+                    writer.artifact(triple_id("edge", tup), "edge", _content(tup), num)
+                    report.artifacts += 1
+            elif relation == "sentence":
+                writer.artifact(tup[0], "sentence", contents[tup[0]], num)
+                report.artifacts += 1
+            else:
+                writer.artifact(tup[0], relation, by_id[tup[0]].content, num)
+                report.artifacts += 1
+    return report
+
+
+def _content(triple) -> dict:
+    subject, predicate, object_ = triple
+    return {"subject": subject, "predicate": predicate, "object": object_}
+
+
+# --- the full path ----------------------------------------------------------------------
+def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts, numbers, cap) -> AddReport:
+    """Evaluates the union of the recorded inputs as ``build`` would and writes what differs."""
+    report = AddReport(0, "full")
+    with Graph(graph_path) as graph:
+        assertions = list(graph.assertions.values())
+        receipts = recorded_receipts(graph_path, keep=lambda r: graph.has_artifact(r.artifact))
+        rule_files = recorded_rules(graph_path)
+    build = build_graph([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap)
+    model = build.model
+    semiring = model.semiring
+    facts = {}
+    for name in model.relations():
+        for tup, label in model.facts(name).items():
+            num, before = writer.fact(name, tup, _groups(semiring, label, numbers), label.exact)
+            facts[(name, tup)] = num
+            if before is None or before != writer.db.execute("SELECT label FROM facts WHERE num = ?",
+                                                             (num,)).fetchone()[0]:
+                report.changed[name] = report.changed.get(name, 0) + 1
+    stored = {row[0] for row in writer.db.execute("SELECT id FROM artifacts")}
+    current = set()
+    for artifact in iter_artifacts(model, [*receipts, *new_receipts]):
+        current.add(artifact.id)
+        if artifact.id not in stored:
+            relation, args = artifact.fact
+            writer.artifact(artifact.id, artifact.layer, artifact.content, facts[(relation, tuple(args))])
+            report.artifacts += 1
+    for artifact_id in sorted(stored - current):
+        writer.retire_artifact(artifact_id)
+        report.retired += 1
+    return report
+
+
+def recorded_receipts(graph_path, keep=lambda receipt: True) -> list:
+    """Returns the receipts of every recorded input file, in version order (hashes checked)."""
+    receipts = []
+    for entry in recorded(graph_path, "receipts"):
+        with Graph(graph_path) as graph:
+            ids = _KnownIds(graph, set())
+            receipts.extend(r for r in load_receipts(entry["file"], ids) if keep(r))
+    return receipts
+
+
+def recorded_rules(graph_path) -> list[str]:
+    """Returns the recorded rule files of version 1 (hashes checked)."""
+    rows = version_rows(sqlite3.connect(f"file:{Path(graph_path).resolve()}?mode=ro", uri=True))
+    files = rows[0]["record"].get("rules", [])
+    for entry in files:
+        _check(entry, 1)
+    return [entry["file"] for entry in files]
+
+
+def recorded(graph_path, role: str) -> list[dict]:
+    """Returns the recorded input files of a role across versions, each checked against its hash."""
+    rows = version_rows(sqlite3.connect(f"file:{Path(graph_path).resolve()}?mode=ro", uri=True))
+    out = []
+    for row in rows:
+        for entry in row["record"].get("inputs", []):
+            if entry["role"] == role:
+                _check(entry, row["version"])
+                out.append(entry)
+    return out
+
+
+def _check(entry: dict, version: int) -> None:
+    found = sha256(entry["file"])
+    if found is None:
+        raise PolygraphError("input_changed", f"{entry['file']} (recorded by version {version}) is missing")
+    if found != entry["sha256"]:
+        raise PolygraphError("input_changed", f"{entry['file']} changed since version {version} recorded it "
+                                              f"(sha256 {found[:12]}..., recorded {entry['sha256'][:12]}...)")
+
+
+__all__ = ["AddReport", "add", "fact_key"]
