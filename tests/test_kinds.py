@@ -219,3 +219,18 @@ def test_rdf_export_types_each_assertion_with_its_kind_class(variant, tmp_path):
         typed = {(q.subject.value, q.object.value) for q in ox.parse(path=str(out), format=ox_format)
                  if q.predicate.value == str(rdflib.RDF.type) and q.object.value in KIND_CLASSES.values()}
         assert len(typed) == len(assertions)
+
+
+def test_check_reports_a_stored_kind_that_is_not_a_kind(variant, tmp_path, capsys):
+    _, _, path = variant
+    damaged = tmp_path / "damaged.graph"
+    damaged.write_bytes(path.read_bytes())
+    db = sqlite3.connect(damaged)
+    db.execute("UPDATE assertions SET kind = 'hunch' WHERE id = 'a20'")
+    db.commit()
+    db.close()
+    assert main(["check", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["check", str(damaged)]) == 2
+    err = capsys.readouterr().err
+    assert "assertions of an unknown kind: row" in err and "'hunch'" in err

@@ -100,6 +100,11 @@ def _types(graph: Graph, report: CheckReport) -> None:
                        "OR typeof(label) != 'blob'")):
         for (num,) in graph.query(sql):
             report.add(what, f"row {num}")
+    from ..kinds import KINDS, has_kind_column
+    if has_kind_column(graph):  # graphs built before kinds have no column: every assertion a source claim
+        for num, kind in graph.query("SELECT num, kind FROM assertions WHERE kind IS NULL OR kind NOT IN "
+                                     "(SELECT value FROM json_each(?))", (json.dumps(list(KINDS)),)):
+            report.add("assertions of an unknown kind", f"row {num} ({kind!r})")
 
 
 def _facts(graph: Graph, known, report: CheckReport) -> None:
