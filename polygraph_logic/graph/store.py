@@ -204,7 +204,7 @@ class Graph:
         if not values:
             return {}
         # the index always: with few distinct predicates SQLite's statistics favour a full scan
-        return dict(self.query(f"SELECT num, id FROM assertions {self._indexed(column)}"
+        return dict(self.query(f"SELECT num, id FROM assertions {self._indexed(column)} "
                                f"WHERE {column} IN (SELECT value FROM json_each(?))", (json.dumps(values),)))
 
     def has(self, column: str, value: str) -> bool:
