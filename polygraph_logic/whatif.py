@@ -127,6 +127,7 @@ class Outcome:
     demotions: dict[int, dict] = field(default_factory=dict, repr=False)
     uncertain_ranks: set[int] = field(default_factory=set, repr=False)
     resting_ranks: set[int] = field(default_factory=set, repr=False)  # dead only for the distrusted kinds
+    distrusted: frozenset[str] = frozenset()  # the deleted assertions of distrusted kinds
     raw_triples: dict[int, str] = field(default_factory=dict, repr=False)  # claims and edges: stored args
     decode_args: object = field(default=None, repr=False)
     summaries: dict[str, dict] = field(default_factory=dict)
@@ -242,8 +243,8 @@ class Outcome:
             "settled_by_rederivation": self.settled,
             "revived_by_rederivation": self.revived,
             "elapsed_ms": round(self.elapsed_ms, 3),
-            **({"distrusted_kinds": list(self.deletion.kinds), "rests_on_distrusted_kinds": self.resting}
-               if self.deletion.kinds else {}),
+            **({"distrusted_kinds": list(self.deletion.kinds), "distrusted_assertions": sorted(self.distrusted),
+                "rests_on_distrusted_kinds": self.resting} if self.deletion.kinds else {}),
         }
 
 
@@ -274,5 +275,7 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
         rest = Deletion(deletion.sources, deletion.relations, deletion.assertions)
         retracted = what_if(graph, rest, policy, exact, rederiver).dead_ranks if rest else set()
         outcome.resting_ranks = outcome.dead_ranks - retracted
+        from .kinds import kind_numbers
+        outcome.distrusted = frozenset(kind_numbers(graph, deletion.kinds).values())
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome

@@ -142,6 +142,8 @@ def test_resting_is_what_falls_only_for_the_distrusted_kinds(variant):
         record = both.to_json()
         assert record["distrusted_kinds"] == ["model_hypothesis"]
         assert record["rests_on_distrusted_kinds"] == both.resting
+        assert record["distrusted_assertions"] == ["a20", "a21"]
+        assert set(record["deleted_assertions"]) == {"a20", "a21", "a31"}
         assert "distrust-kind model_hypothesis" in record["deletion"]
 
 
@@ -192,7 +194,8 @@ def test_cli_why_rests_on_and_whatif_with_distrusted_kinds(variant, capsys):
     assert listed["kinds"] == ["model_hypothesis"] and listed["artifacts"]
     assert main(["whatif", str(path), "--distrust-kind", "model_hypothesis", "--list"]) == 0
     out = capsys.readouterr().out
-    assert f"{len(listed['artifacts'])} of the dead rest only on model_hypothesis" in out
+    assert f"{len(listed['artifacts'])} of the dead rest only on them" in out
+    assert "2 assertions of model_hypothesis distrusted (none retracted)" in out
     assert main(["whatif", str(path), "--distrust-kind", "hunch"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("unknown_kind: ") and err.count("\n") == 1

@@ -131,8 +131,9 @@ def print_outcome(outcome, listing: bool = False, out=None, graph=None) -> None:
         print(f"{len(outcome.demoted)} claims demoted: every stating assertion is deleted, but the rules still "
               "entail the triple (it stands as an edge)", file=out)
     if outcome.deletion.kinds:
-        print(f"{len(outcome.resting)} of the dead rest only on {', '.join(outcome.deletion.kinds)}: nothing "
-              "retracted them, no other evidence supports them", file=out)
+        print(f"{len(outcome.distrusted)} assertions of {', '.join(outcome.deletion.kinds)} distrusted (none "
+              f"retracted); {len(outcome.resting)} of the dead rest only on them: no other evidence supports them",
+              file=out)
     if outcome.uncertain:
         print(f"{len(outcome.uncertain)} dead verdicts rest on capped labels; --exact settles them", file=out)
     if outcome.settled:
