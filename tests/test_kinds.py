@@ -237,3 +237,25 @@ def test_check_reports_a_stored_kind_that_is_not_a_kind(variant, tmp_path, capsy
     assert main(["check", str(damaged)]) == 2
     err = capsys.readouterr().err
     assert "assertions of an unknown kind: row" in err and "'hunch'" in err
+
+
+def test_a_verified_hypothesis_stops_resting_on_hypotheses_in_the_new_version_only(variant, tmp_path):
+    from polygraph_logic.graph.ledger import add
+    assertions, receipts, path = variant
+    grown = tmp_path / "grown.graph"
+    grown.write_bytes(path.read_bytes())
+    check = Assertion("v1", "lab:check-1", "MAPK/ERK", "RO:0002213", "cell proliferation", kind="verification")
+    new = tmp_path / "new.jsonl"
+    new.write_text(json.dumps(check.to_json()) + "\n")
+    add(grown, new)
+    rebuilt = tmp_path / "rebuilt.graph"  # the oracle: a full build from the union of the inputs
+    build_graph([*assertions, check], receipts, [RO]).write(rebuilt)
+    with Graph(path) as before, Graph(grown, at=1) as first, Graph(grown) as latest, Graph(rebuilt) as union:
+        ids = {g: {e["id"] for e in rests_on(g, ("model_hypothesis",))["artifacts"]}
+               for g in (before, first, latest, union)}
+        assert ids[first] == ids[before] and ids[latest] == ids[union]
+        assert ids[latest] < ids[before]
+        claim = next(a.id for a in latest.artifacts("claim") if a.fact[1] == check.triple)
+        assert claim in ids[before] and claim not in ids[latest]
+        assert latest.assertions["v1"].kind == "verification"
+        assert kind_counts(first) == {"source_claim": 3, "tool_observation": 1, "model_hypothesis": 2}

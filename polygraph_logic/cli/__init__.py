@@ -16,7 +16,7 @@ from .. import __version__
 from ..errors import PolygraphError, visible
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
-COMMAND_MODULES = ("program", "graph", "whatif", "contradictions", "export", "serve", "construct", "audit",
+COMMAND_MODULES = ("program", "graph", "ledger", "whatif", "contradictions", "export", "serve", "construct", "audit",
                    "retrieval", "bench")
 # the module that registers each command: a command imports its own module only, so that
 # `polygraph whatif` does not pay for rdflib, numpy or the model SDK (test_cli checks this map)
@@ -24,6 +24,7 @@ COMMANDS = {
     "eval": "program",
     "compile": "graph", "build": "graph", "info": "graph", "check": "graph", "show": "graph", "import": "graph",
     "compile-ontology": "graph", "generate": "graph",
+    "add": "ledger", "log": "ledger", "replay": "ledger",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
     "repl": "whatif", "rests-on": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "construct": "construct",
     "audit": "audit", "queries": "retrieval", "evaluate": "retrieval", "bench": "bench",

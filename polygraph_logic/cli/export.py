@@ -10,6 +10,7 @@ from ..errors import PolygraphError
 from ..export import DEFAULT_BASE, EXTENSIONS, FORMATS, export_graph
 from ..graph.store import Graph
 from ..progress import Progress
+from .ledger import add_at
 from .whatif import _deletion, _deletion_arguments
 
 
@@ -23,6 +24,7 @@ def register(commands) -> None:
                     "every artifact gets its status under the policy and the deletion, a prov:Activity, "
                     "invalidates the dead ones. Turtle has no named graphs; JSON-LD no triple terms.")
     export.add_argument("graph", metavar="GRAPH")
+    add_at(export)
     export.add_argument("--format", choices=FORMATS, default=None,
                         help="default: from the extension of -o (.trig .nq .ttl .jsonld), else trig")
     export.add_argument("-o", "--output", metavar="FILE", help="where to write (default: standard output)")
@@ -56,7 +58,7 @@ def _run_export(args: argparse.Namespace) -> int:
     if not deletion and (args.exact or args.policy != "trust-all"):
         raise PolygraphError("bad_argument", "--policy and --exact apply to a deletion: add --retract-source, "
                                              "--revoke-relation or --assertion")
-    with Graph(args.graph) as graph:
+    with Graph(args.graph, at=args.at) as graph:
         progress = Progress("exporting", total=sum(graph.counts().values()), stream=sys.stderr)
         report = export_graph(graph, args.output, _format(args), base=args.base, deletion=deletion,
                               policy=args.policy, exact=args.exact, rdf12=args.rdf12, facts=not args.no_facts,

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import PolygraphError
+from .ledger import add_at
 from ..engines import ENGINES, build_graph
 from ..graph.compile import compile_inputs
 from ..graph.records import load_inputs
@@ -53,6 +54,7 @@ def register(commands) -> None:
 
     info = commands.add_parser("info", help="counts per layer, label sizes, truncations of a graph")
     info.add_argument("graph", metavar="GRAPH")
+    add_at(info)
     info.add_argument("--json", action="store_true", help="print JSON")
     info.set_defaults(run=_run_info)
 
@@ -66,6 +68,7 @@ def register(commands) -> None:
 
     show = commands.add_parser("show", help="list a graph's artifacts with their labels")
     show.add_argument("graph", metavar="GRAPH")
+    add_at(show)
     show.add_argument("--layer", choices=LAYERS, action="append", help="only this layer (repeatable)")
     show.add_argument("--limit", type=int, default=None, metavar="N", help="at most N artifacts per layer")
     show.set_defaults(run=_run_show)
@@ -153,7 +156,7 @@ def _run_build(args: argparse.Namespace) -> int:
 
 
 def _run_info(args: argparse.Namespace) -> int:
-    with Graph(args.graph) as graph:
+    with Graph(args.graph, at=args.at) as graph:
         info = graph.info()
     if args.json:
         print(json.dumps(info, indent=2))
@@ -231,7 +234,7 @@ def _run_import(args: argparse.Namespace) -> int:
 
 
 def _run_show(args: argparse.Namespace) -> int:
-    with Graph(args.graph) as graph:
+    with Graph(args.graph, at=args.at) as graph:
         counts = graph.counts()
         for layer in args.layer or LAYERS:
             if not counts.get(layer):

@@ -10,6 +10,7 @@ from ..errors import PolygraphError
 from ..graph.store import LAYERS, Graph
 from ..kinds import KINDS, check_kinds
 from ..whatif import POLICIES, Deletion, what_if
+from .ledger import add_at
 
 
 def _deletion_arguments(command: argparse.ArgumentParser) -> None:
@@ -41,6 +42,7 @@ def register(commands) -> None:
         description="Evaluate a deletion without changing the graph: touched, dead and kept artifacts "
                     "per layer under a cleanup policy. Unknown names are an error; nothing is evaluated.")
     whatif.add_argument("graph", metavar="GRAPH")
+    add_at(whatif)
     _deletion_arguments(whatif)
     whatif.add_argument("--exact", action="store_true",
                         help="settle dead verdicts on capped labels by symbolic re-derivation")
@@ -50,6 +52,7 @@ def register(commands) -> None:
 
     explain = commands.add_parser("why", help="an artifact's support sets, sources and derivation tree")
     explain.add_argument("graph", metavar="GRAPH")
+    add_at(explain)
     explain.add_argument("artifact", metavar="ARTIFACT")
     explain.add_argument("--trees", type=int, default=1, metavar="N", help="derivation trees for N support sets")
     _distrust_argument(explain)
@@ -58,6 +61,7 @@ def register(commands) -> None:
 
     broken = commands.add_parser("whynot", help="which deleted sources broke each support set of an artifact")
     broken.add_argument("graph", metavar="GRAPH")
+    add_at(broken)
     broken.add_argument("artifact", metavar="ARTIFACT")
     _deletion_arguments(broken)
     broken.add_argument("--json", action="store_true", help="print JSON")
@@ -65,6 +69,7 @@ def register(commands) -> None:
 
     robust = commands.add_parser("robustness", help="fewest sources that kill an artifact; echo flag")
     robust.add_argument("graph", metavar="GRAPH")
+    add_at(robust)
     robust.add_argument("artifact", metavar="ARTIFACT")
     _distrust_argument(robust)
     robust.add_argument("--origins", metavar="F.jsonl", help="derived_from records to use instead of the graph's")
@@ -73,6 +78,7 @@ def register(commands) -> None:
 
     top = commands.add_parser("top-sources", help="the sources whose retraction kills the most artifacts")
     top.add_argument("graph", metavar="GRAPH")
+    add_at(top)
     top.add_argument("--limit", type=int, default=10, metavar="N")
     top.add_argument("--policy", default="trust-all", choices=POLICIES)
     top.add_argument("--by", default="source", choices=("source", "origin"),
@@ -86,6 +92,7 @@ def register(commands) -> None:
         description="List the artifacts every support set of which holds an assertion of KIND: with that "
                     "kind distrusted nothing else supports them (a hypothesis-only conclusion).")
     rests.add_argument("graph", metavar="GRAPH")
+    add_at(rests)
     rests.add_argument("--kind", action="append", required=True, metavar="KIND",
                        help=f"the kind (repeatable: resting on any of them): {', '.join(KINDS)}")
     rests.add_argument("--exact", action="store_true",
@@ -105,7 +112,7 @@ def _require(graph: Graph, artifact: str) -> None:
 
 
 def _run_whatif(args: argparse.Namespace) -> int:
-    with Graph(args.graph) as graph:
+    with Graph(args.graph, at=args.at) as graph:
         outcome = what_if(graph, _deletion(args), args.policy, exact=args.exact)
         if args.json:
             print(json.dumps(outcome.to_json(listing=args.list, graph=graph), indent=2, ensure_ascii=False))
@@ -178,7 +185,7 @@ def print_why(result: dict, out=None) -> None:
 
 def _run_why(args: argparse.Namespace) -> int:
     from ..explain import Explainer, why
-    graph = Graph(args.graph)
+    graph = Graph(args.graph, at=args.at)
     _require(graph, args.artifact)
     result = why(graph, args.artifact, Explainer(graph), trees=args.trees, distrust=tuple(args.distrust_kind))
     if args.json:
@@ -202,7 +209,7 @@ def print_whynot(result: dict, out=None) -> None:
 
 def _run_whynot(args: argparse.Namespace) -> int:
     from ..explain import whynot
-    graph = Graph(args.graph)
+    graph = Graph(args.graph, at=args.at)
     _require(graph, args.artifact)
     result = whynot(graph, args.artifact, _deletion(args), args.policy)
     print(json.dumps(result, indent=2)) if args.json else print_whynot(result)
@@ -232,7 +239,7 @@ def print_robustness(result: dict, out=None) -> None:
 
 def _run_robustness(args: argparse.Namespace) -> int:
     from ..explain import robustness
-    graph = Graph(args.graph)
+    graph = Graph(args.graph, at=args.at)
     _require(graph, args.artifact)
     result = robustness(graph, args.artifact, origins=args.origins, distrust=tuple(args.distrust_kind))
     print(json.dumps(result, indent=2)) if args.json else print_robustness(result)
@@ -241,7 +248,7 @@ def _run_robustness(args: argparse.Namespace) -> int:
 
 def _run_top(args: argparse.Namespace) -> int:
     from ..explain import top_sources
-    rows = top_sources(Graph(args.graph), args.limit, args.policy, by=args.by, origins=args.origins)
+    rows = top_sources(Graph(args.graph, at=args.at), args.limit, args.policy, by=args.by, origins=args.origins)
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -256,7 +263,7 @@ def _run_top(args: argparse.Namespace) -> int:
 
 def _run_rests_on(args: argparse.Namespace) -> int:
     from ..explain import rests_on
-    with Graph(args.graph) as graph:
+    with Graph(args.graph, at=args.at) as graph:
         result = rests_on(graph, tuple(args.kind), exact=args.exact)
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
