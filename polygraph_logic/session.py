@@ -6,17 +6,18 @@ Every REPL command is a method here, so a notebook can do the same:
     >>> s.retract("PMID:39973430"); s.diff().by_layer()
     >>> s.why("merge:mapk-erk"); s.undo(); s.apply("figure1-cleaned.graph")
 
-The stored graph is never changed; ``apply`` writes a new snapshot.
+The stored graph is never changed; ``apply`` writes a copy with the deletion as one more version.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .errors import PolygraphError
 from .explain import Explainer, robustness, top_sources, why, whynot
-from .graph.store import Artifact, Graph, write_graph
+from .graph.store import Artifact, Graph
 from .whatif import Deletion, Outcome, check_policy, what_if
 
 
@@ -33,9 +34,9 @@ class Session:
     _explainer: Explainer | None = field(default=None, repr=False)
 
     @classmethod
-    def open(cls, path: str | Path, policy: str = "trust-all") -> "Session":
-        """Opens a graph file for a session."""
-        return cls(Graph(path), check_policy(policy))
+    def open(cls, path: str | Path, policy: str = "trust-all", at: int | None = None) -> "Session":
+        """Opens a graph file for a session (at an old version, with ``at``)."""
+        return cls(Graph(path, at=at), check_policy(policy))
 
     # --- building the deletion ---------------------------------------------------------
     def _change(self, deletion: Deletion, command: str) -> Outcome:
@@ -122,28 +123,58 @@ class Session:
 
     # --- applying it -----------------------------------------------------------------
     def apply(self, path: str | Path) -> Outcome:
-        """Writes the graph with the deletion applied as a new snapshot (never in place).
+        """Writes the graph with the deletion applied to ``path`` (never in place): a copy of the
+        graph file, history and all, with one more version recording the deletion and policy.
 
-        Dead artifacts are dropped, labels lose the deleted assertions, trimmed
-        summaries keep their surviving sentences; returns the outcome applied.
+        Dead artifacts are dropped, labels lose the deleted assertions, trimmed summaries
+        keep their surviving sentences; what they were stays readable (``--at``) in the
+        copy, and the original file is unchanged.  Returns the outcome applied.
         """
+        from .graph.replay import apply_version
         graph = self.graph
         target = Path(path).resolve()
         if target == graph.path.resolve():
             raise PolygraphError("in_place", "apply writes a new snapshot; choose a path other than the graph's own")
+        if graph.at is not None:
+            raise PolygraphError("bad_argument", f"the session reads version {graph.at}; apply a deletion to the "
+                                                 "latest version")
         outcome = self.diff()
-        deleted, dead = outcome.deleted, set(outcome.dead)
-        trimmed = {s for s, entry in outcome.summaries.items() if entry["status"] == "trimmed"}
-        assertions = (a for a in graph.assertions.values() if a.id not in deleted)
-        artifacts = (_trimmed(a, graph, deleted, dead) if a.id in trimmed else _restricted(a, deleted)
-                     for a in graph.artifacts() if a.id not in dead)
-        facts = (replace(f, support=tuple(g for g in f.support if not deleted.intersection(g)))
-                 for f in graph.facts())
-        meta = {k: v for k, v in graph.meta.items() if k not in ("format", "stats")}
-        meta["applied"] = f"{outcome.deletion} under {outcome.policy}"
-        write_graph(target, assertions, artifacts, meta, facts, graph.rules())
+        apply_version(target, outcome, copy_of=graph.path, command=f"apply {path}")
         self.history.append(f"apply {path}")
         return outcome
+
+
+@dataclass
+class AppliedRows:
+    """What applying a deletion changes, as rows: assertions and artifacts to drop, labels to write."""
+
+    assertions: list[int]
+    dead: list[str]
+    facts: list[tuple[str, tuple, list[list[int]], bool]]
+    contents: list[tuple[str, dict]]  # trimmed summaries: their new content
+
+
+def applied_rows(graph: Graph, outcome: Outcome) -> AppliedRows:
+    """Returns the rows an applied deletion changes (see Session.apply)."""
+    deleted = outcome.deleted
+    gone = set(graph.numbers("id", deleted))
+    dead = sorted(set(outcome.dead))
+    trimmed = sorted(s for s, entry in outcome.summaries.items() if entry["status"] == "trimmed")
+    numbers = {name: num for num, name in graph.query("SELECT num, id FROM assertions")}
+    labels: dict[tuple[str, tuple], tuple[list[list[int]], bool]] = {}
+    rows = graph.query("SELECT relation, args, label, exact FROM facts WHERE num IN "
+                       "(SELECT fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?))) ORDER BY num",
+                       (json.dumps(sorted(gone)),))
+    for relation, args, blob, exact in rows:
+        groups = [g for g in graph.decode(blob) if gone.isdisjoint(g)]
+        labels[(relation, graph.args(args))] = (groups, bool(exact))
+    contents = []
+    for summary_id in trimmed:
+        artifact = _trimmed(graph.artifact(summary_id), graph, deleted, set(dead))
+        contents.append((summary_id, artifact.content))
+        labels[artifact.fact] = ([[numbers[a] for a in g] for g in artifact.support], artifact.exact)
+    facts = [(relation, args, groups, exact) for (relation, args), (groups, exact) in labels.items()]
+    return AppliedRows(sorted(gone), dead, facts, contents)
 
 
 def _restricted(artifact: Artifact, deleted: frozenset[str]) -> Artifact:
