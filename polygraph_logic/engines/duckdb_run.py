@@ -195,6 +195,7 @@ class _Runner:
             semiring.table.intern(name)  # variable number = rank, as in the tables
         one = semiring.one()
         decode = list(plan.values)
+        made: dict[tuple, Polynomial] = {}
         store = Store(plan.program.arities)
         # labels come back as text ("3,5;7"): DuckDB hands nested lists to Python one
         # object at a time, several times slower than one string per fact
@@ -206,12 +207,17 @@ class _Runner:
             cursor = self.con.execute(f"SELECT {keys}{', ' if keys else ''}{text}, exact FROM {plan.table(relation)}")
             while batch := cursor.fetchmany(100_000):
                 for row in batch:
-                    label, exact = row[-2], row[-1]
-                    tup = tuple(decode[v] for v in row[:arity])
-                    if not label:
-                        rows[tup] = one
-                    else:
-                        rows[tup] = Polynomial(frozenset(frozenset(map(int, m.split(","))) if m else frozenset()
-                                                         for m in label.split(";")), exact, semiring.table)
+                    key = row[-2:]  # facts share labels: one (immutable) Polynomial per distinct label
+                    label = made.get(key)
+                    if label is None:
+                        label = made[key] = _polynomial(key[0], key[1], semiring, one)
+                    rows[tuple(map(decode.__getitem__, row[:arity]))] = label
         return Model(plan.program, semiring, store)
 
+
+def _polynomial(text: str, exact: bool, semiring: WhySemiring, one: Polynomial) -> Polynomial:
+    """The label written as text by ``model`` ("3,5;7": monomials split by ';')."""
+    if not text:
+        return one
+    return Polynomial(frozenset(frozenset(map(int, m.split(","))) if m else frozenset()
+                                for m in text.split(";")), exact, semiring.table)
