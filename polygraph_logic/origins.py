@@ -190,13 +190,25 @@ def fewest_to_kill(groups: list[frozenset]) -> list[str]:
 
 
 def _hit(groups: list[frozenset], size: int, chosen: frozenset) -> frozenset | None:
-    missed = next((g for g in groups if g.isdisjoint(chosen)), None)
-    if missed is None:
+    missed = [g for g in groups if g.isdisjoint(chosen)]
+    if not missed:
         return chosen
-    if size == 0:
+    if _disjoint_greedily(missed) > size:  # each of those pairwise disjoint groups needs its own element
         return None
+    missed = min(missed, key=len)  # branch on the fewest elements
     for element in sorted(missed):
         found = _hit(groups, size - 1, chosen | {element})
         if found is not None:
             return found
     return None
+
+
+def _disjoint_greedily(groups: list[frozenset]) -> int:
+    """Returns the size of a pairwise disjoint subfamily picked greedily (a lower bound on any hitting set)."""
+    used: set = set()
+    count = 0
+    for group in sorted(groups, key=len):
+        if used.isdisjoint(group):
+            used |= group
+            count += 1
+    return count
