@@ -68,6 +68,8 @@ def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, polic
                        help="delete every assertion with predicate P (repeatable)")
     group.add_argument("--assertion", action="append", default=[], metavar="ID",
                        help="delete one assertion by id (repeatable)")
+    group.add_argument("--distrust-kind", action="append", default=[], metavar="KIND",
+                       help="assertions of KIND cannot support (repeatable; see polygraph_logic/kinds.py)")
     if policy:
         from ..whatif import POLICIES  # noqa: PLC0415  (only commands with a policy pay for it)
 
@@ -85,15 +87,17 @@ def deletion_sources(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def has_deletion(args: argparse.Namespace) -> bool:
-    return bool(args.retract_source or args.retract_source_file or args.revoke_relation or args.assertion)
+    return bool(args.retract_source or args.retract_source_file or args.revoke_relation or args.assertion
+                or getattr(args, "distrust_kind", None))
 
 
 def deletion(args: argparse.Namespace):
     """The one deletion the flags of ``add_deletion`` name (a ``whatif.Deletion``)."""
+    from ..kinds import check_kinds  # noqa: PLC0415
     from ..whatif import Deletion  # noqa: PLC0415
 
     return Deletion(deletion_sources(args), tuple(dict.fromkeys(args.revoke_relation)),
-                    tuple(dict.fromkeys(args.assertion)))
+                    tuple(dict.fromkeys(args.assertion)), check_kinds(getattr(args, "distrust_kind", ())))
 
 
 def read_names(path: str) -> list[str]:
