@@ -340,3 +340,24 @@ def test_go_slice_not_annotations_give_contradictions_with_their_resolving_sourc
         for retracted in c.by_sources:
             outcome = what_if(graph, Deletion(sources=tuple(retracted)))
             assert c.id in outcome.contradictions(graph)["resolved_ids"]
+
+
+def test_contradictions_and_negations_round_trip_through_rdf(variant, tmp_path, capsys):
+    import rdflib
+
+    from polygraph_logic.export.namespaces import PG
+
+    _, graph = variant
+    assert cli_main(["export", str(graph.path), "-o", str(tmp_path / "v.trig")]) == 0
+    assert cli_main(["import", "rdf", str(tmp_path / "v.trig"), "-o", str(tmp_path / "back.graph")]) == 0
+    capsys.readouterr()
+    back = Graph(tmp_path / "back.graph")
+    assert list(back.artifacts()) == list(graph.artifacts())
+    assert list(back.assertions.values()) == list(graph.assertions.values()) and back.assertions["a41"].negated
+    parsed = rdflib.Dataset()
+    parsed.parse(tmp_path / "v.trig", format="trig")  # re-read by rdflib, not by our importer
+    typed = {str(s) for s, _, _, _ in parsed.quads((None, rdflib.RDF.type, rdflib.URIRef(PG + "Contradiction"), None))}
+    assert len(typed) == 3  # the three artifacts (each typed in its provenance graph)
+    negated = {str(s) for s, _, o, _ in parsed.quads((None, rdflib.URIRef(PG + "negated"), None, None))
+               if o.toPython() is True}
+    assert len(negated) == 1 and next(iter(negated)).endswith("a41")

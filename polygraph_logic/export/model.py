@@ -153,6 +153,8 @@ class ExportModel:
                 yield node, RDF + "object", o, g
             if a.text is not None:
                 yield node, PG + "text", Literal(a.text), g
+            if a.negated:
+                yield node, PG + "negated", TRUE, g
 
     def _deletion(self) -> Iterator[Quad]:
         status, g = self.status, self.deletion
@@ -249,7 +251,7 @@ class ExportModel:
     def _is_artifact(self, fact: StoredFact) -> bool:
         """Returns True when an artifact carries this fact (same key, label and flag): an import
         rebuilds it from the artifact."""
-        if fact.relation in ("claim", "edge") and len(fact.args) == 3:
+        if fact.relation in ("claim", "edge", "contradiction") and len(fact.args) == 3:
             artifact_id = triple_id(fact.relation, fact.args)
         elif fact.relation in LAYER_CLASSES and len(fact.args) == 1 and isinstance(fact.args[0], str):
             artifact_id = fact.args[0]

@@ -34,7 +34,7 @@ XSD_DATETIME = XSD + "dateTime"
 
 # the class of each layer; the layer of an imported artifact is read back from it
 LAYER_CLASSES = {"claim": PG + "Claim", "merge": PG + "Merge", "edge": PG + "Edge",
-                 "summary": PG + "Summary", "sentence": PG + "Sentence"}
+                 "summary": PG + "Summary", "sentence": PG + "Sentence", "contradiction": PG + "Contradiction"}
 CLASS_LAYERS = {iri: layer for layer, iri in LAYER_CLASSES.items()}
 # the class of each assertion kind (kinds.py), a subclass of pg:Assertion; read back on import
 KIND_CLASSES = {"verification": PG + "Verification", "source_claim": PG + "SourceClaim",

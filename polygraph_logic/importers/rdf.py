@@ -36,7 +36,7 @@ _WANTED = frozenset([RDF_TYPE, RDF + "subject", RDF + "predicate", RDF + "object
                     + [PG + name for name in ("artifactId", "assertionId", "ordinal", "content", "polynomial",
                                               "exact", "index", "member", "text", "format", "graphMeta", "rulesText",
                                               "fact", "artifactCount", "assertionCount", "factsIncluded",
-                                              "status", "policy")])
+                                              "status", "policy", "negated")])
 
 
 @dataclass
@@ -198,7 +198,8 @@ def _assertions(nodes, minter: Minter) -> tuple[list[Assertion], dict[str, str]]
             raise PolygraphError("bad_rdf", f"{what} has several kinds: {', '.join(kinds)}")
         assertion = Assertion(id_, source, minter.value(triple[0]), minter.value(triple[1]),
                               minter.value(triple[2]), _one(node, PG + "text", what) if texts else None,
-                              kind=kinds[0] if kinds else "source_claim")
+                              kind=kinds[0] if kinds else "source_claim",
+                              negated=PG + "negated" in node and _one(node, PG + "negated", what) in ("true", "1"))
         rows.append((int(_one(node, PG + "ordinal", what)), assertion))
         by_node[iri] = id_
     rows.sort(key=lambda row: row[0])
