@@ -86,8 +86,9 @@ class Assertions(Mapping):
         # a graph built before kinds existed reads every assertion as a source claim
         self._COLUMNS += ", kind" if has_kind_column(graph) else ", 'source_claim'"
         # a graph built before negated assertions existed has none
-        negated = graph.query("SELECT 1 FROM pragma_table_info('assertions') WHERE name = 'negated'").fetchone()
-        self._COLUMNS += ", negated" if negated else ", 0"
+        self.has_negated = graph.query("SELECT 1 FROM pragma_table_info('assertions') WHERE name = 'negated'"
+                                        ).fetchone() is not None
+        self._COLUMNS += ", negated" if self.has_negated else ", 0"
 
     _COLUMNS = "id, source, subject, predicate, object, text"
 
@@ -229,10 +230,11 @@ class Graph:
             f"SELECT DISTINCT {column} FROM assertions WHERE {column} >= ? AND {column} < ? ORDER BY {column} LIMIT ?",
             (prefix, prefix + "\U0010ffff", limit))]
 
-    def stating(self, triple: tuple) -> dict[int, str]:
-        """Returns {number: id} of the assertions stating a triple."""
-        return dict(self.query("SELECT num, id FROM assertions WHERE subject = ? AND predicate = ? AND object = ?",
-                               tuple(triple)))
+    def stating(self, triple: tuple, negated: bool = False) -> dict[int, str]:
+        """Returns {number: id} of the assertions stating a triple (with ``negated``: denying it)."""
+        flag = "negated" if self.assertions.has_negated else "0"
+        return dict(self.query("SELECT num, id FROM assertions WHERE subject = ? AND predicate = ? AND object = ? "
+                               f"AND {flag} = ?", (*triple, int(negated))))
 
     # --- labels and artifacts --------------------------------------------------------
     def decode(self, blob: bytes) -> list[list[int]]:
