@@ -1,0 +1,244 @@
+"""The ledger: ``add`` against a full build from the union, ``--at`` against a build of that
+version's inputs, ``replay`` of five versions, applied deletions as versions, bad new input.
+
+The reference everywhere is an independent full build (graph.build.build_graph) of the
+union of the inputs, compared label for label: every fact's support sets (by assertion
+id) and exact flag, and the artifact ids.
+"""
+
+import json
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.labels import decode_label
+from polygraph_logic.graph.ledger import add
+from polygraph_logic.graph.replay import compare_labels, replay
+from polygraph_logic.graph.store import Graph
+from polygraph_logic.resources import rule_file
+from polygraph_logic.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = ROOT / "examples" / "figure1"
+GO = ROOT.parent / "shared" / "data" / "go-pombase"
+
+
+def lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.strip()]
+
+
+def cited(receipt: str) -> set[str]:
+    record = json.loads(receipt)
+    sets = record.get("support") or [g for s in record.get("sentences", []) for g in s["support"]]
+    return {a for g in sets for a in g}
+
+
+def batches(assertions: list[str], receipts: list[str], count: int, rng: random.Random, directory: Path):
+    """Splits records into ``count`` random batches (a receipt goes with its last cited assertion);
+    writes them as files; returns [(assertions file, receipts file)]."""
+    order = list(range(len(assertions)))
+    rng.shuffle(order)
+    cuts = sorted(rng.sample(range(1, len(assertions)), count - 1))
+    parts = [sorted(order[a:b]) for a, b in zip([0, *cuts], [*cuts, len(assertions)])]
+    batch_of = {json.loads(assertions[i])["id"]: n for n, part in enumerate(parts) for i in part}
+    receipt_parts = [[] for _ in parts]
+    for receipt in receipts:
+        receipt_parts[max((batch_of[a] for a in cited(receipt)), default=0)].append(receipt)
+    files = []
+    for n, part in enumerate(parts):
+        a, r = directory / f"a{n}.jsonl", directory / f"r{n}.jsonl"
+        a.write_text("".join(assertions[i] + "\n" for i in part))
+        r.write_text("".join(line + "\n" for line in receipt_parts[n]))
+        files.append((a, r))
+    return files
+
+
+def union(files, directory: Path, upto: int | None = None) -> tuple[Path, Path]:
+    a, r = directory / f"union{upto}-a.jsonl", directory / f"union{upto}-r.jsonl"
+    a.write_text("".join(p.read_text() for p, _ in files[:upto]))
+    r.write_text("".join(q.read_text() for _, q in files[:upto]))
+    return a, r
+
+
+def labels(path: Path) -> tuple[dict, set]:
+    """Every fact's (support sets by id, exact), and the artifact ids, read straight from the file."""
+    db = sqlite3.connect(path)
+    names = dict(db.execute("SELECT num, id FROM assertions"))
+    facts = {(r, a): (sorted(sorted(names[n] for n in g) for g in decode_label(blob)), exact)
+             for r, a, blob, exact in db.execute("SELECT relation, args, label, exact FROM facts")}
+    artifacts = {row[0] for row in db.execute("SELECT id FROM artifacts")}
+    db.close()
+    return facts, artifacts
+
+
+def grow(files, rules, cap, path: Path) -> list:
+    build_graph(files[0][0], files[0][1], rules, cap=cap).write(path)
+    return [add(path, a, r) for a, r in files[1:]]
+
+
+def assert_same(grown: Path, rebuilt: Path) -> None:
+    facts, artifacts = labels(grown)
+    expected, expected_artifacts = labels(rebuilt)
+    differing = sorted(k for k in facts.keys() | expected.keys() if facts.get(k) != expected.get(k))
+    assert not differing, [(k, facts.get(k), expected.get(k)) for k in differing[:5]]
+    assert artifacts == expected_artifacts
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_add_in_random_batches_equals_a_full_build_on_figure1(tmp_path, seed):
+    files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 3,
+                    random.Random(seed), tmp_path)
+    rules = [rule_file("ro")]
+    reports = grow(files, rules, 8, tmp_path / "grown.graph")
+    assert [r.version for r in reports] == [2, 3]
+    assert all(r.mode == "incremental" for r in reports)  # no label of Figure 1 reaches the cap
+    build_graph(*union(files, tmp_path), rules).write(tmp_path / "rebuilt.graph")
+    assert_same(tmp_path / "grown.graph", tmp_path / "rebuilt.graph")
+    with Graph(tmp_path / "grown.graph") as grown, Graph(tmp_path / "rebuilt.graph") as rebuilt:
+        assert grown.info()["layers"] == rebuilt.info()["layers"]
+
+
+def test_add_equals_a_full_build_on_the_synthetic_paper_scale_graph(tmp_path):
+    from polygraph_logic.graph.synthetic import generate
+    source = generate(seed=3).write(tmp_path / "synthetic")
+    assertions, receipts = lines(source / "assertions.jsonl"), lines(source / "receipts.jsonl")
+    rng = random.Random(3)
+    held = set(rng.sample(range(len(assertions)), 56))  # 2%, added in two batches of 1%
+    held_ids = {json.loads(assertions[i])["id"] for i in held}
+    kept = [a for i, a in enumerate(assertions) if i not in held]
+    held_lines = [a for i, a in enumerate(assertions) if i in held]
+    files = [(tmp_path / "a0.jsonl", tmp_path / "r0.jsonl")]
+    files[0][0].write_text("".join(a + "\n" for a in kept))
+    files[0][1].write_text("".join(r + "\n" for r in receipts if not cited(r) & held_ids))
+    for n, part in enumerate((held_lines[:28], held_lines[28:]), 1):
+        ids = {json.loads(a)["id"] for a in part}
+        earlier = {json.loads(a)["id"] for a in held_lines[:28]} if n == 2 else set()
+        files.append((tmp_path / f"a{n}.jsonl", tmp_path / f"r{n}.jsonl"))
+        files[n][0].write_text("".join(a + "\n" for a in part))
+        files[n][1].write_text("".join(r + "\n" for r in receipts
+                                       if cited(r) & ids and cited(r) & held_ids <= ids | earlier))
+    rules = [rule_file("ro")]
+    grow(files, rules, 8, tmp_path / "grown.graph")
+    build_graph(*union(files, tmp_path), rules).write(tmp_path / "rebuilt.graph")
+    assert_same(tmp_path / "grown.graph", tmp_path / "rebuilt.graph")
+
+
+@pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the GO slice is not at {GO}")
+def test_add_equals_a_full_build_on_the_go_slice(tmp_path):
+    from polygraph_logic.importers import read_gpad, read_obographs, write_background
+    records, _ = read_gpad(GO / "truncated-pombase.gpad")
+    edges, _, _ = read_obographs(GO / "go-truncated-pombase.json")
+    write_background(tmp_path / "background.dl", edges)
+    rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
+    assertions = [json.dumps(a.to_json()) for a in records]
+    files = batches(assertions, [], 3, random.Random(0), tmp_path)
+    grow(files, rules, 8, tmp_path / "grown.graph")
+    build_graph(*union(files, tmp_path), rules).write(tmp_path / "rebuilt.graph")
+    assert_same(tmp_path / "grown.graph", tmp_path / "rebuilt.graph")
+
+
+def test_at_reads_each_version_as_a_build_of_its_inputs(tmp_path):
+    files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 3,
+                    random.Random(7), tmp_path)
+    rules = [rule_file("ro")]
+    grow(files, rules, 8, tmp_path / "grown.graph")
+    for version in (1, 2, 3):
+        build_graph(*union(files, tmp_path, version), rules).write(tmp_path / f"v{version}.graph")
+        with Graph(tmp_path / "grown.graph", at=version) as old, Graph(tmp_path / f"v{version}.graph") as built:
+            assert {a.id: (sorted(map(sorted, a.support)), a.exact) for a in old.artifacts()} == \
+                   {a.id: (sorted(map(sorted, a.support)), a.exact) for a in built.artifacts()}
+            assert old.info()["layers"] == built.info()["layers"]
+            assert len(old.assertions) == len(built.assertions)
+            assert sorted((f.relation, f.args, sorted(map(sorted, f.support)), f.exact) for f in old.facts()) == \
+                   sorted((f.relation, f.args, sorted(map(sorted, f.support)), f.exact) for f in built.facts())
+    with pytest.raises(PolygraphError, match="no_version|versions 1 to 3"):
+        Graph(tmp_path / "grown.graph", at=4)
+
+
+def test_replay_of_five_versions_is_identical_and_names_a_changed_input(tmp_path):
+    files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 4,
+                    random.Random(2), tmp_path)
+    graph = tmp_path / "grown.graph"
+    grow(files, [rule_file("ro")], 8, graph)
+    session = Session.open(graph, "trust-all")
+    session.retract("PMID:39973430")
+    session.apply(tmp_path / "applied.graph")  # version 5, in the copy; the original keeps 4 versions
+    with Graph(graph) as original, Graph(tmp_path / "applied.graph") as applied:
+        assert original.query("SELECT COUNT(*) FROM versions").fetchone()[0] == 4
+        assert applied.query("SELECT action FROM versions WHERE num = 5").fetchone()[0] == "apply"
+        assert not any(a.source == "PMID:39973430" for a in applied.assertions.values())
+    with Graph(tmp_path / "applied.graph", at=4) as before:
+        assert any(a.source == "PMID:39973430" for a in before.assertions.values())
+    report = replay(tmp_path / "applied.graph", tmp_path / "replayed.graph")
+    assert report.versions == 5 and report.changed == [] and report.identical, report
+    assert compare_labels(tmp_path / "applied.graph", tmp_path / "replayed.graph") == []
+    files[2][0].write_text(files[2][0].read_text() + files[2][0].read_text().splitlines()[0].replace('"id": "', '"id": "x') + "\n")
+    report = replay(tmp_path / "applied.graph", tmp_path / "replayed2.graph")
+    assert report.identical is None and any(str(files[2][0]) in c and "changed" in c for c in report.changed)
+
+
+def test_bad_new_input_is_an_error_at_its_line(tmp_path):
+    graph = tmp_path / "g.graph"
+    build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")]).write(graph)
+    first = lines(FIGURE1 / "assertions.jsonl")[0]
+    again = tmp_path / "again.jsonl"
+    again.write_text(json.dumps({**json.loads(first), "id": "fresh"}) + "\n" + first + "\n")
+    with pytest.raises(PolygraphError) as error:
+        add(graph, again)
+    assert "duplicate_assertion" in str(error.value) and f"{again}:2:1" in str(error.value)
+    receipts = tmp_path / "r.jsonl"
+    receipts.write_text(json.dumps({"artifact": "merge:new", "layer": "merge",
+                                    "content": {"canonical": "X", "members": ["X", "Y"]},
+                                    "support": [["nowhere"]]}) + "\n")
+    with pytest.raises(PolygraphError) as error:
+        add(graph, None, receipts)
+    assert "nowhere" in str(error.value) and f"{receipts}:1" in str(error.value)
+    with Graph(graph) as unchanged:
+        assert unchanged.query("SELECT COUNT(*) FROM versions").fetchone()[0] == 1
+
+
+# --- random programs: the incremental path, the cap, and the fall back to a full evaluation ---
+RULES = """\
+edge(x, "T:1", z) :- edge(x, "T:1", y), edge(y, "T:1", z).
+edge(x, "T:2", z) :- edge(x, "T:1", y), edge(y, "T:2", z).
+edge(y, "T:3", x) :- edge(x, "T:2", y).
+edge(x, "T:1", y) :- edge(x, "T:3", y).
+"""
+
+
+@st.composite
+def graphs(draw):
+    entities = [f"e{i}" for i in range(draw(st.integers(2, 5)))]
+    triples = st.tuples(st.sampled_from(entities), st.sampled_from(["T:1", "T:2", "T:3"]), st.sampled_from(entities))
+    stated = draw(st.lists(triples, min_size=2, max_size=12))
+    assertions = [{"id": f"a{i}", "source": f"s{i % 3}", "subject": s, "predicate": p, "object": o}
+                  for i, (s, p, o) in enumerate(stated)]
+    ids = [a["id"] for a in assertions]
+    merges = draw(st.lists(st.lists(st.lists(st.sampled_from(ids), min_size=1, max_size=3), min_size=1, max_size=5),
+                           max_size=2))
+    receipts = [{"artifact": f"merge:m{n}", "layer": "merge",
+                 "content": {"canonical": entities[0], "members": [entities[0], entities[-1]]}, "support": support}
+                for n, support in enumerate(merges)]
+    cap = draw(st.sampled_from([1, 2, 3, None]))
+    return assertions, receipts, cap, draw(st.integers(2, 4)), draw(st.integers(0, 10 ** 6))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(graphs())
+def test_add_equals_a_full_build_on_random_programs_and_caps(tmp_path_factory, drawn):
+    assertions, receipts, cap, count, seed = drawn
+    directory = tmp_path_factory.mktemp("random")
+    (directory / "rules.dl").write_text(RULES)
+    files = batches([json.dumps(a) for a in assertions], [json.dumps(r) for r in receipts],
+                    min(count, len(assertions)), random.Random(seed), directory)
+    reports = grow(files, [directory / "rules.dl"], cap, directory / "grown.graph")
+    if cap is None:  # without a cap the semiring is order free: always incremental
+        assert all(r.mode == "incremental" for r in reports)
+    build_graph(*union(files, directory), [directory / "rules.dl"], cap=cap).write(directory / "rebuilt.graph")
+    assert_same(directory / "grown.graph", directory / "rebuilt.graph")
