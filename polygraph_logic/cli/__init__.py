@@ -17,7 +17,7 @@ from ..errors import PolygraphError, visible
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
 COMMAND_MODULES = ("program", "graph", "ledger", "whatif", "contradictions", "export", "serve", "construct", "audit",
-                   "retrieval", "bench")
+                   "retrieval", "bench", "tables")
 # the module that registers each command: a command imports its own module only, so that
 # `polygraph whatif` does not pay for rdflib, numpy or the model SDK (test_cli checks this map)
 COMMANDS = {
@@ -28,6 +28,7 @@ COMMANDS = {
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
     "repl": "whatif", "rests-on": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "construct": "construct",
     "audit": "audit", "queries": "retrieval", "evaluate": "retrieval", "bench": "bench",
+    "export-tables": "tables", "import-tables": "tables", "sql-whatif": "tables",
 }
 
 
