@@ -18,7 +18,7 @@ info string is a kind, then optional attributes.
 
 Attributes: ``needs=data`` runs the block only when the shared data folder
 (``../shared/data`` or ``$POLYGRAPH_DATA``) is there, as ``$DATA``, and skips saying so
-otherwise; ``needs=key`` only when ``ANTHROPIC_API_KEY`` is set (no block of the offline
+otherwise (such blocks are marked slow: they build from the real data); ``needs=key`` only when ``ANTHROPIC_API_KEY`` is set (no block of the offline
 tour needs one); ``not-run`` is a block that installs or runs this very suite, or waits on
 a server (shown, never run). Comparing output: trailing spaces and blank lines are
 ignored; ``…`` stands for any text within a line (timings, sizes) and a line holding only
@@ -201,7 +201,8 @@ def test_the_convention_itself():
     assert strip_install('pip install ".[test]" && python -m x\n') == "python -m x\n"
 
 
-@pytest.mark.parametrize("block", RUN_BLOCKS, ids=[b.name for b in RUN_BLOCKS])
+@pytest.mark.parametrize("block", [pytest.param(b, marks=pytest.mark.slow) if b.attributes.get("needs") == "data"
+                                   else b for b in RUN_BLOCKS], ids=[b.name for b in RUN_BLOCKS])
 def test_block_runs_as_printed(block: Block, workspaces):
     if "not-run" in block.attributes:
         pytest.skip(f"{block.name} is marked not-run (it installs or runs this suite, or needs a server)")
