@@ -82,10 +82,10 @@ class GoalPlans:
 
 
 def stated_by(graph: Graph, fact: FactKey) -> dict[int, str]:
-    """Returns {number: id} of the assertions that state a fact (claims and assertion facts)."""
+    """Returns {number: id} of the assertions that state a fact (claims, negated triples and assertion facts)."""
     relation, args = fact
-    if relation == "claim" and len(args) == 3:
-        return graph.stating(args)
+    if relation in ("claim", "neg_edge") and len(args) == 3:
+        return graph.stating(args, negated=relation == "neg_edge")
     if relation == "assertion" and len(args) == 1:
         return graph.numbers("id", [args[0]])
     return {}

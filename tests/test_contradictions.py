@@ -361,3 +361,24 @@ def test_contradictions_and_negations_round_trip_through_rdf(variant, tmp_path, 
     negated = {str(s) for s, _, o, _ in parsed.quads((None, rdflib.URIRef(PG + "negated"), None, None))
                if o.toPython() is True}
     assert len(negated) == 1 and next(iter(negated)).endswith("a41")
+
+
+def test_a_negated_assertion_does_not_state_its_claim(variant):
+    """Re-derivation, the deployed policy and the edge audit read the stored assertions: a NOT of a
+    claimed triple must not count as stating it."""
+    from polygraph_logic.audit.edges import EdgeRederivation
+    from polygraph_logic.rederive import stated_by
+
+    _, graph = variant
+    triple = ("AIM2", "RO:0001025", "cytosol")
+    assert set(graph.stating(triple).values()) == {"a32"}
+    assert set(graph.stating(triple, negated=True).values()) == {"a41"}
+    assert set(stated_by(graph, ("neg_edge", triple)).values()) == {"a41"}
+    # without a32, nothing derives the edge, whatever the NOT; the NOT stays a neg_edge
+    edges = EdgeRederivation(graph)
+    assert triple not in edges.edges(frozenset({"a32"}), "ours")
+    assert triple in edges.edges(frozenset({"a41"}), "ours")
+    inputs = {(f.atom.relation, tuple(a.value for a in f.atom.args)) for f in edges.inputs(frozenset())}
+    assert ("neg_edge", triple) in inputs and ("claim", triple) in inputs  # a32's claim, a41's negation
+    outcome = what_if(graph, Deletion(sources=("example:paper-C",)), "deployed")
+    assert triple_id("claim", triple) in outcome.dead

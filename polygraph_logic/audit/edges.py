@@ -69,7 +69,7 @@ class EdgeRederivation:
         facts = list(self.background)
         for assertion in self.graph.assertions.values():
             if assertion.id not in deleted:
-                facts.append(_fact("claim", assertion.triple))
+                facts.append(_fact("neg_edge" if assertion.negated else "claim", assertion.triple))
                 facts.append(_fact("assertion", (assertion.id,)))
         return facts
 
