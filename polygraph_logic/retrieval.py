@@ -277,7 +277,8 @@ def ground_truth(index: GraphIndex, deletion: Deletion, verdicts: AuditVerdicts 
     demoted = {entry["artifact"] for entry in exact.demoted}  # the rules still entail the triple
     stating: dict[tuple, list[str]] = {}
     for assertion in index.graph.assertions.values():
-        stating.setdefault(assertion.triple, []).append(assertion.id)
+        if not assertion.negated:  # a NOT annotation denies its triple, it does not state it
+            stating.setdefault(assertion.triple, []).append(assertion.id)
     found = verdicts.for_deletion(deletion) if verdicts else None
     given = found[1] if found else {}
     unknown = sorted(a for a in given if a not in index.artifacts)
@@ -289,12 +290,12 @@ def ground_truth(index: GraphIndex, deletion: Deletion, verdicts: AuditVerdicts 
     counts.update({layer: {"artifacts": 0, "verdicts": 0, "undecided": 0} for layer in MODEL_LAYERS})
     for entry in index.ranked:
         layer, artifact = entry.layer, entry.id
-        row = counts[layer]
+        row = counts.setdefault(layer, {"artifacts": 0})  # contradiction: only when the graph has some
         row["artifacts"] += 1
         verdict = given.get(artifact) if layer in MODEL_LAYERS else None
         if layer == "claim":
             is_dead = artifact not in demoted and all(a in exact.deleted for a in stating.get(entry.fact[1], ()))
-        elif layer == "edge":
+        elif layer in ("edge", "contradiction"):  # rule-derived: their exact labels decide
             is_dead = artifact in label_dead
         elif verdict in ("alive", "dead"):
             row["verdicts"] += 1
@@ -314,7 +315,7 @@ def ground_truth(index: GraphIndex, deletion: Deletion, verdicts: AuditVerdicts 
         if layer == "claim":
             row["truth"] = ("assertions: dead iff every stating assertion is deleted and the rules no longer "
                             "entail the triple")
-        elif layer == "edge":
+        elif layer in ("edge", "contradiction"):  # a contradiction falls (is resolved) as an edge does
             row.update(truth="symbolic re-derivation", settled=exact.settled, revived=exact.revived)
         else:
             row["labels"] = row["artifacts"] - row["verdicts"]

@@ -382,3 +382,18 @@ def test_a_negated_assertion_does_not_state_its_claim(variant):
     assert ("neg_edge", triple) in inputs and ("claim", triple) in inputs  # a32's claim, a41's negation
     outcome = what_if(graph, Deletion(sources=("example:paper-C",)), "deployed")
     assert triple_id("claim", triple) in outcome.dead
+
+
+def test_retrieval_ground_truth_counts_contradictions_and_ignores_negations(variant):
+    from polygraph_logic.graph.index import GraphIndex
+    from polygraph_logic.retrieval import ground_truth
+
+    _, graph = variant
+    index = GraphIndex(graph)
+    truth = ground_truth(index, Deletion(sources=("example:paper-D",)))
+    resolved = {c.id for c in contradictions(graph) if c.subject != "AIM2"}
+    assert truth.sources["contradiction"]["artifacts"] == 3 and truth.sources["contradiction"]["dead"] == 2
+    assert resolved <= truth.dead
+    # a32 is the only assertion stating AIM2 located in cytosol: the NOT a41 does not keep the claim
+    truth = ground_truth(index, Deletion(sources=("example:paper-C",)))
+    assert triple_id("claim", ("AIM2", "RO:0001025", "cytosol")) in truth.dead

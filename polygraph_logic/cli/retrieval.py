@@ -127,7 +127,7 @@ def print_report(report: Report, out=None) -> None:
         print(f"{kind}: {', '.join(named[:3])}{f' and {len(named) - 3} more' if len(named) > 3 else ''}; "
               f"{entry['deleted_assertions']} assertions deleted{audited}", file=out)
         for layer, row in entry["truth"].items():
-            if layer == "edge":
+            if layer in ("edge", "contradiction"):
                 how = (f"symbolic re-derivation ({row['settled']} capped dead labels settled, "
                        f"{row['revived']} revived)")
             elif layer == "claim":
