@@ -397,3 +397,11 @@ def test_retrieval_ground_truth_counts_contradictions_and_ignores_negations(vari
     # a32 is the only assertion stating AIM2 located in cytosol: the NOT a41 does not keep the claim
     truth = ground_truth(index, Deletion(sources=("example:paper-C",)))
     assert triple_id("claim", ("AIM2", "RO:0001025", "cytosol")) in truth.dead
+
+
+def test_an_oracle_sees_a_negated_assertion_as_a_denial():
+    from polygraph_logic.llm.evidence import evidence_line
+
+    denial = Assertion("a41", "S", "AIM2", "RO:0001025", "cytosol", "not in the cytosol", negated=True)
+    assert evidence_line(denial) == "[a41] AIM2 | NOT RO:0001025 | cytosol | not in the cytosol"
+    assert evidence_line(Assertion("a32", "S", "AIM2", "RO:0001025", "cytosol")) == "[a32] AIM2 | RO:0001025 | cytosol | "

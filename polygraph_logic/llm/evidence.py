@@ -8,9 +8,11 @@ from ..graph.assertions import Assertion
 
 
 def evidence_line(assertion: Assertion) -> str:
-    """Returns ``[a20] MAPK/ERK | RO:0002213 | cell proliferation | <text>`` for one assertion."""
+    """Returns ``[a20] MAPK/ERK | RO:0002213 | cell proliferation | <text>`` for one assertion
+    (``NOT RO:0002213`` for a negated one: the source denies the triple)."""
     text = " ".join((assertion.text or "").split())  # one line per assertion, whatever the span
-    return (f"[{assertion.id}] {assertion.subject} | {assertion.predicate} | "
+    predicate = f"NOT {assertion.predicate}" if assertion.negated else assertion.predicate
+    return (f"[{assertion.id}] {assertion.subject} | {predicate} | "
             f"{assertion.object} | {text}")
 
 
