@@ -163,11 +163,12 @@ def _run_info(args: argparse.Namespace) -> int:
         return 0
     print(f"{info['file']}: {info['artifacts']} artifacts over {info['assertions']} assertions "
           f"from {info['sources']} sources ({info['file_bytes']:,} bytes)")
-    print(f"{'layer':10} {'artifacts':>9} {'inexact':>8} {'label B/artifact':>17}  support sets: count")
+    width = max([10, *map(len, info["layers"])])  # 'contradiction' is the one longer name
+    print(f"{'layer':{width}} {'artifacts':>9} {'inexact':>8} {'label B/artifact':>17}  support sets: count")
     for layer, entry in info["layers"].items():
         sizes = "  ".join(f"{k}:{v}" for k, v in entry["support_sets"].items())
         per = entry["label_bytes"] / entry["artifacts"]
-        print(f"{layer:10} {entry['artifacts']:>9} {entry['inexact']:>8} {per:>17.1f}  {sizes}")
+        print(f"{layer:{width}} {entry['artifacts']:>9} {entry['inexact']:>8} {per:>17.1f}  {sizes}")
     print(f"labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average; "
           f"cap {info['meta'].get('cap')}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
     return 0
