@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -52,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
         cache = args.replay
     else:
         cache = Path(args.cache) if args.cache else Path(args.output) / "cache.sqlite"
-        if not ModelClient.has_key() and not cache.exists():  # fail before anything is read or created
+        if not os.environ.get(KEY_ENV) and not cache.exists():  # fail before anything is read or created
             raise MissingApiKey(f"set {KEY_ENV} to call the API, or answer from recorded answers with --replay FILE "
                                 f"(nothing was written; answers already in a --cache file need no key)")
         client = ModelClient(args.model, cache=cache, max_retries=args.max_retries)

@@ -186,11 +186,6 @@ class ModelClient:
         check_answer(answer.text, answer.stop_reason, template=template.name, draw=draw)
         return parse_answer(schema, answer.text, shown, template=template.name, draw=draw)
 
-    @staticmethod
-    def has_key(api_key: str | None = None) -> bool:
-        """Whether a call could reach the API: a key passed in or in ``$ANTHROPIC_API_KEY``."""
-        return bool(api_key or os.environ.get(KEY_ENV))
-
     def _client(self) -> anthropic.Anthropic:
         import anthropic  # here, not at the top: the SDK takes a second to import, most commands never call it
 
