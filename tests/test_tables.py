@@ -92,17 +92,22 @@ def random_deletions(graph: Graph, rng: random.Random, count: int) -> list[Delet
     return out
 
 
-def label_verdicts(graph: Graph, deletion: Deletion) -> tuple[set, set, set]:
+def labels(graph: Graph) -> list[tuple[str, str, tuple, bool]]:
+    """Every artifact as (id, layer, support sets of assertion ids, exact), read once."""
+    return [(a.id, a.layer, a.support, a.exact) for a in graph.artifacts()]
+
+
+def label_verdicts(graph: Graph, deletion: Deletion, artifacts=None) -> tuple[set, set, set]:
     """(touched, dead, uncertain) artifact ids by brute force over every artifact's label."""
     deleted = deletion.resolve(graph)
     touched, dead, uncertain = set(), set(), set()
-    for artifact in graph.artifacts():
-        if any(x in deleted for group in artifact.support for x in group):
-            touched.add(artifact.id)
-            if all(set(group) & deleted for group in artifact.support):
-                dead.add(artifact.id)
-                if not artifact.exact:
-                    uncertain.add(artifact.id)
+    for id_, _, support, exact in artifacts if artifacts is not None else labels(graph):
+        if any(x in deleted for group in support for x in group):
+            touched.add(id_)
+            if all(set(group) & deleted for group in support):
+                dead.add(id_)
+                if not exact:
+                    uncertain.add(id_)
     return touched, dead, uncertain
 
 
@@ -165,20 +170,25 @@ def test_the_imported_graph_answers_what_ifs_as_the_original(converted):
 def test_sql_what_if_equals_brute_force_and_the_python_label_verdicts(converted):
     path, tables, _ = converted
     with Graph(path) as graph, DuckDBTables(tables) as sql:
-        for deletion in random_deletions(graph, random.Random(3), 24):
+        artifacts = labels(graph)
+        layer = {id_: layer for id_, layer, _, _ in artifacts}
+        for deletion in random_deletions(graph, random.Random(3), 20):
             where = str(deletion)
             outcome = sql.what_if(deletion)
-            touched, dead, uncertain = label_verdicts(graph, deletion)
+            touched, dead, uncertain = label_verdicts(graph, deletion, artifacts)
             assert set(outcome.touched) == touched and len(outcome.touched) == len(touched), where
             assert set(outcome.dead) == dead and set(outcome.uncertain) == uncertain, where
             assert outcome.deleted == len(deletion.resolve(graph)), where
             python = what_if(graph, deletion, "trust-all")
             assert outcome.touched == python.touched, where  # the same order too: layer, then id
             # the Python what-if goes further: demoted claims stand, summaries are trimmed
-            trimmed = {name for name, entry in python.summaries.items()}
+            trimmed = set(python.summaries)
             demoted = {entry["artifact"] for entry in python.demoted}
             assert set(python.dead) - trimmed == dead - demoted - trimmed, where
-            assert set(python.uncertain) - trimmed - set(python.touched) == set(), where
+            # on edges and merges (neither demoted nor trimmed) the verdicts are the same
+            plain = {id_ for id_ in touched if layer[id_] in ("edge", "merge")}
+            assert set(python.dead) & plain == dead & plain, where
+            assert set(python.uncertain) & plain == uncertain & plain, where
             layers = {layer: counts["touched"] for layer, counts in python.by_layer().items()}
             assert {layer: counts["touched"] for layer, counts in outcome.by_layer().items()} == layers, where
 
