@@ -17,6 +17,12 @@ listing says when it stopped early (``truncated``). A capped (inexact) label lis
 the smallest support sets: a hitting set of those is necessary, not always sufficient,
 since a dropped support set may survive it (``whatif --exact`` settles it); the report
 says so in ``note``.
+
+Nothing is ever resolved by itself: the listing only says what would resolve each. One
+precedence policy is available, opt-in and named: ``prefer:KIND`` (``prefer=KIND``) keeps the
+evidence of kind KIND and of every more authoritative kind (kinds.py) and lists the smallest
+sets of the other assertions whose deletion resolves the contradiction (``preferred``); when
+a support set holds only kept evidence the policy cannot decide it (``preferred`` is empty).
 """
 
 from __future__ import annotations
@@ -110,13 +116,17 @@ class Contradiction:
     by_sources: list[tuple[str, ...]] = field(default_factory=list)
     by_assertions: list[tuple[str, ...]] = field(default_factory=list)
     truncated: bool = False  # a listing stopped at the limit or the budget: there may be more
+    prefer: str | None = None  # the precedence policy's kind (prefer:KIND), when asked for
+    preferred: list[tuple[str, ...]] = field(default_factory=list)  # its resolving assertion sets
 
     @property
     def note(self) -> str | None:
         return None if self.exact else INEXACT_NOTE
 
     def to_json(self) -> dict:
-        return {
+        policy = {} if self.prefer is None else {"policy": f"prefer:{self.prefer}",
+                                                 "preferred": [list(s) for s in self.preferred]}
+        return {**policy,
             "id": self.id, "subject": self.subject, "object": self.object, "reason": self.reason,
             "sides": self.sides, "label": self.label, "exact": self.exact, "support_sets": len(self.support),
             "resolve_by_sources": [list(s) for s in self.by_sources],
@@ -132,8 +142,10 @@ def sources_of(graph: Graph, assertion_ids: Iterable[str]) -> dict[str, str]:
                             (json.dumps(ids),)))
 
 
-def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, budget: int = BUDGET) -> Contradiction:
-    """Returns a contradiction artifact with its smallest resolving source and assertion sets."""
+def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, budget: int = BUDGET,
+            prefer: str | None = None) -> Contradiction:
+    """Returns a contradiction artifact with its smallest resolving source and assertion sets
+    (and, with ``prefer``, those the precedence policy prefer:KIND allows)."""
     from .graph.contradiction_layer import sides
 
     c = artifact.content
@@ -141,20 +153,40 @@ def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, bud
     by_assertions, cut_a = minimal_hitting_sets(artifact.support, hitting, budget)
     by_sources, cut_s = minimal_hitting_sets(({source[a] for a in group} for group in artifact.support),
                                              hitting, budget)
-    return Contradiction(
+    found = Contradiction(
         artifact.id, c["subject"], c["object"], c["reason"], c.get("sides") or sides(c["subject"], c["object"],
                                                                                     c["reason"]),
         artifact.support, artifact.exact, str(graph.label(artifact)),
         [_order(s) for s in by_sources], [_order(s) for s in by_assertions], cut_a or cut_s)
+    if prefer is not None:
+        found.prefer, found.preferred, cut = _preferred(graph, artifact.support, prefer, hitting, budget)
+        found.truncated |= cut
+    return found
+
+
+def _preferred(graph: Graph, support, prefer: str, hitting, budget) -> tuple[str, list[tuple[str, ...]], bool]:
+    """prefer:KIND: the minimal sets of assertions less authoritative than KIND that resolve it."""
+    from .kinds import KINDS, authority, check_kinds, kinds_of
+
+    (prefer,) = check_kinds([prefer])
+    kept = set(list(KINDS)[:authority(prefer) + 1])
+    kind = kinds_of(graph, (a for group in support for a in group))
+    family = [frozenset(a for a in group if kind[a] not in kept) for group in support]
+    sets, cut = minimal_hitting_sets(family, hitting, budget)
+    return prefer, [_order(s) for s in sets], cut
 
 
 def contradictions(graph: Graph, limit: int | None = None, hitting: int | None = HITTING,
-                   budget: int = BUDGET) -> Iterator[Contradiction]:
-    """Yields the graph's contradictions in build order (at most ``limit``), each resolved."""
+                   budget: int = BUDGET, prefer: str | None = None) -> Iterator[Contradiction]:
+    """Yields the graph's contradictions in build order (at most ``limit``), each resolved
+    (``prefer``: the kind of the opt-in precedence policy prefer:KIND, see the module docstring)."""
+    if prefer is not None:
+        from .kinds import check_kinds
+        check_kinds([prefer])  # an unknown kind is an error before anything is read
     for n, artifact in enumerate(graph.artifacts("contradiction")):
         if limit is not None and n >= limit:
             return
-        yield resolve(graph, artifact, hitting, budget)
+        yield resolve(graph, artifact, hitting, budget, prefer)
 
 
 def count(graph: Graph) -> int:

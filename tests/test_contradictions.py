@@ -404,4 +404,32 @@ def test_an_oracle_sees_a_negated_assertion_as_a_denial():
 
     denial = Assertion("a41", "S", "AIM2", "RO:0001025", "cytosol", "not in the cytosol", negated=True)
     assert evidence_line(denial) == "[a41] AIM2 | NOT RO:0001025 | cytosol | not in the cytosol"
-    assert evidence_line(Assertion("a32", "S", "AIM2", "RO:0001025", "cytosol")) == "[a32] AIM2 | RO:0001025 | cytosol | "
+    plain = Assertion("a32", "S", "AIM2", "RO:0001025", "cytosol")
+    assert evidence_line(plain) == "[a32] AIM2 | RO:0001025 | cytosol | "
+
+
+def test_prefer_is_an_opt_in_named_precedence_policy(tmp_path):
+    records = [Assertion("h1", "model:gpt", "X", POS, "Y", kind="model_hypothesis"),
+               Assertion("v1", "lab:check", "X", NEG, "Y", kind="verification"),
+               Assertion("s1", "PMID:7", "X", POS, "Y")]
+    build_graph(records, [], [rule_file("contradictions")]).write(tmp_path / "k.graph")
+    graph = Graph(tmp_path / "k.graph")
+    (plain,) = contradictions(graph)
+    assert plain.prefer is None and "policy" not in plain.to_json()  # nothing unless asked
+    assert plain.label == "h1·v1 + s1·v1" and plain.by_assertions == [("v1",), ("h1", "s1")]
+    kinds = {a.id: a.kind for a in records}
+    order = ["verification", "source_claim", "tool_observation", "user_assertion", "graph_derived",
+             "model_hypothesis"]
+    for prefer in order:
+        (found,) = contradictions(graph, prefer=prefer)
+        deletable = sorted(a for a in kinds if order.index(kinds[a]) > order.index(prefer))
+        # brute force: the minimal sets of deletable assertions that hit every support set
+        hitting = [set(c) for k in range(len(deletable) + 1) for c in itertools.combinations(deletable, k)
+                   if all(set(c) & set(g) for g in found.support)]
+        minimal = {frozenset(h) for h in hitting if not any(o < h for o in hitting)}
+        assert {frozenset(s) for s in found.preferred} == minimal, prefer
+        assert found.to_json()["policy"] == f"prefer:{prefer}"
+    assert [list(c.preferred) for c in contradictions(graph, prefer="verification")] == [[("h1", "s1")]]
+    with pytest.raises(PolygraphError) as caught:
+        list(contradictions(graph, prefer="rumour"))
+    assert caught.value.code == "unknown_kind"

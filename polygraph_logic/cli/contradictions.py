@@ -24,9 +24,13 @@ def register(commands) -> None:
     command.add_argument("--hitting", type=positive_int, default=3, metavar="K",
                          help="at most K resolving sets per contradiction, of sources and of assertions "
                               "(default 3)")
+    command.add_argument("--prefer", metavar="KIND",
+                         help="opt-in precedence policy prefer:KIND: also list the smallest sets of assertions "
+                              "less authoritative than KIND (kinds: verification, source_claim, tool_observation, "
+                              "user_assertion, graph_derived, model_hypothesis) whose deletion resolves each")
     add_json(command, '{"contradictions": N, "listed": [{"id", "subject", "object", "reason", "sides", '
                       '"label", "exact", "support_sets", "resolve_by_sources", "resolve_by_assertions", '
-                      '"truncated", "note"}]}')
+                      '"truncated", "note"; with --prefer: "policy", "preferred"}]}')
     command.set_defaults(run=_run)
 
 
@@ -52,6 +56,10 @@ def print_contradiction(found, out=None) -> None:
           f"{more}", file=out)
     print(f"  resolved by deleting assertions: "
           f"{' | '.join('{' + ', '.join(s) + '}' for s in found.by_assertions)}{more}", file=out)
+    if found.prefer is not None:
+        chosen = " | ".join("{" + ", ".join(s) + "}" for s in found.preferred) or "none: every support set holds " \
+            f"only evidence of {found.prefer} or above (the policy does not decide it)"
+        print(f"  prefer:{found.prefer}: delete {chosen}", file=out)
     if found.note:
         print(f"  note: {found.note}", file=out)
 
@@ -62,7 +70,7 @@ def _run(args: argparse.Namespace) -> int:
 
     with Graph(args.graph) as graph:
         total = count(graph)
-        listed = list(contradictions(graph, args.limit, args.hitting))
+        listed = list(contradictions(graph, args.limit, args.hitting, prefer=args.prefer))
     if args.json:
         print(json.dumps({"contradictions": total, "listed": [c.to_json() for c in listed]}, indent=2,
                          ensure_ascii=False))
