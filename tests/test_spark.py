@@ -1,7 +1,7 @@
 """Spark SQL on the Parquet label tables: it reads the labels DuckDB wrote, and its what-if equals
 DuckDB's, a brute-force label verdict and the Python what-if's touched set.
 
-Skips when pyspark is not installed (pip install ".[spark]"); one local[2] session for every test.
+Marked slow; skips when pyspark or Java is missing (pip install ".[spark]"); one local[2] session for every test.
 """
 
 import random
@@ -21,6 +21,8 @@ from spark_session import spark  # noqa: E402,F401  (the session-scoped fixture)
 from test_tables import build_figure1, build_synthetic, label_verdicts, labels, random_deletions  # noqa: E402
 
 duckdb = pytest.importorskip("duckdb")
+# a JVM start (about 25 s on the shared 2-core machine) and a Spark job per what-if: .ci/run runs them
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module", params=["figure1", "synthetic"])

@@ -8,6 +8,7 @@ and reused (tests, benchmarks and repeated queries pay the start-up once).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,8 @@ def spark_available() -> str | None:
         import pyspark  # noqa: F401
     except ImportError:
         return 'pyspark is not installed: pip install "polygraph_logic[spark]"'
+    if not os.environ.get("JAVA_HOME") and shutil.which("java") is None:
+        return "Spark needs a Java runtime (17 or later): no java on PATH and JAVA_HOME is unset"
     return None
 
 
