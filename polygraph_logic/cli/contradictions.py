@@ -49,7 +49,8 @@ def print_contradiction(found, out=None) -> None:
     else:
         what = f"{found.subject}, {found.object}: {found.reason}"
     print(f"{found.id}  {what}", file=out)
-    print(f"  label: {found.label}  ({len(found.support)} support sets{'' if found.exact else ', capped'})",
+    count = len(found.support)
+    print(f"  label: {found.label}  ({count} support set{'s' * (count != 1)}{'' if found.exact else ', capped'})",
           file=out)
     more = " ..." if found.truncated else ""
     print(f"  resolved by retracting sources: {' | '.join('{' + ', '.join(s) + '}' for s in found.by_sources)}"
