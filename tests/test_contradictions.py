@@ -38,19 +38,12 @@ RO_OWL = DATA / "ro" / "ro.owl"
 GO = DATA / "go-pombase"
 POS, NEG = "RO:0002213", "RO:0002212"
 
-# Figure 1 plus a negative regulation that the merge carries onto MAPK/ERK, and a NOT
-VARIANT = [
-    {"id": "a40", "source": "example:paper-D", "subject": "ERK1/2 cascade", "predicate": NEG,
-     "object": "cell proliferation", "text": "ERK1/2 signalling restrains proliferation"},
-    {"id": "a41", "source": "example:paper-E", "subject": "AIM2", "predicate": "RO:0001025", "object": "cytosol",
-     "negated": True, "text": "AIM2 is not found in the cytosol"},
-]
-
-
 def variant_inputs(tmp_path: Path) -> tuple[Path, Path]:
+    """Figure 1 plus examples/figure1/contradicting.jsonl (README's variant): a40, paper D's negative
+    regulation of proliferation by ERK1/2 (which the merge carries onto MAPK/ERK), and a41, paper E's NOT."""
     assertions = tmp_path / "assertions.jsonl"
-    lines = (FIGURE1 / "assertions.jsonl").read_text("utf-8").splitlines()
-    assertions.write_text("\n".join(lines + [json.dumps(r) for r in VARIANT]) + "\n", "utf-8")
+    text = "".join((FIGURE1 / name).read_text("utf-8") for name in ("assertions.jsonl", "contradicting.jsonl"))
+    assertions.write_text(text, "utf-8")
     return assertions, FIGURE1 / "receipts.jsonl"
 
 
