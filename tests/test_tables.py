@@ -216,6 +216,9 @@ def test_a_foreign_or_damaged_folder_is_refused(tmp_path, converted):
     with pytest.raises(PolygraphError) as error:
         export_tables(path, tmp_path / "other")
     assert error.value.code == "file_exists" and (tmp_path / "other" / "notes.txt").read_text() == "mine"
+    with pytest.raises(PolygraphError) as error:
+        export_tables(path, tmp_path / "missing" / "tables")
+    assert error.value.code == "io_error" and "does not exist" in str(error.value)
     meta = json.loads((tables / "meta.json").read_text())
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "meta.json").write_text(json.dumps(meta))

@@ -26,6 +26,7 @@ distrusted kinds.
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -126,7 +127,7 @@ def deletion_rows(deletion) -> list[tuple[str, str]]:
     return list(dict.fromkeys(rows))
 
 
-class Tables:
+class Tables(ABC):
     """A tables folder opened by one engine; ``what_if`` runs the SQL what-if on it."""
 
     engine = ""
@@ -150,11 +151,13 @@ class Tables:
         outcome.elapsed_ms = (time.perf_counter() - started) * 1000
         return outcome
 
+    @abstractmethod
     def run(self, sql: str) -> list[tuple]:
-        raise NotImplementedError
+        """Returns the rows of one query."""
 
+    @abstractmethod
     def register_deletion(self, rows: list[tuple[str, str]]) -> None:
-        raise NotImplementedError
+        """Makes ``rows`` the table ``deletion(kind, name)`` the query reads."""
 
     def close(self) -> None:
         pass

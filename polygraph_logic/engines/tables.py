@@ -103,15 +103,19 @@ def export_tables(graph: str | Path | Graph, directory: str | Path,
                   progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
     """Writes a graph file's rows as a tables folder (replacing one written before);
     returns the number of rows per table.  The folder appears only once complete."""
-    opened = graph if isinstance(graph, Graph) else Graph(graph)
     target = Path(directory)
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise PolygraphError("io_error", f"cannot write {target}: {folder} {what} (create the folder first)")
     if target.exists() and not (target / "meta.json").is_file():
         if not target.is_dir() or any(target.iterdir()):
             raise PolygraphError("file_exists", f"{target} exists and is not a tables folder; "
                                                 "name a new folder or an earlier export")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    opened = graph if isinstance(graph, Graph) else Graph(graph)
+    partial = None
     try:
+        partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=folder))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(partial, 0o777 & ~umask)  # mkdtemp makes 0700; this is an ordinary folder
@@ -121,8 +125,12 @@ def export_tables(graph: str | Path | Graph, directory: str | Path,
         if target.exists():
             shutil.rmtree(target)
         os.replace(partial, target)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
+    except BaseException as error:
+        if partial is not None:
+            shutil.rmtree(partial, ignore_errors=True)
+        if isinstance(error, OSError) or type(error).__module__.startswith("duckdb"):
+            reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
+            raise PolygraphError("io_error", f"cannot write {target}: {reason}") from None
         raise
     finally:
         if opened is not graph:
