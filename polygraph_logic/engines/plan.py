@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from ..errors import PolygraphError
 from ..program import Program
 from ..syntax import Atom, Constant, Rule, Variable, Wildcard
-from . import labels
+from . import labels, pairs
 from .dialect import Dialect
 
 Pattern = tuple  # per argument: ("v", n) variable n, ("p", n) parameter n, ("_",) wildcard
@@ -124,15 +124,23 @@ class Plan:
 
         ``deltas`` names the relations whose delta is not empty (None: the first round).
         The joins of bodies of one length are united before their labels are multiplied,
-        so a round multiplies once per body length, not once per rule shape."""
+        so a round multiplies once per body length, not once per rule shape; two-atom
+        rules driven by a delta share joins (pairs.py)."""
         by_length: dict[int, list[str]] = {}
+        pair_groups: dict[tuple, list[str]] = {}
         for shape in shapes:
             if shape.head[0] != relation:
                 continue
             variants = [None] if deltas is None else [
                 i for i, (body_relation, _) in enumerate(shape.body) if body_relation in deltas]
             for i in variants:
-                by_length.setdefault(len(shape.body), []).append(self.variant(shape, i))
+                if i is not None and len(shape.body) == 2:
+                    key, text = pairs.driver(self, shape, i)
+                    pair_groups.setdefault(key, []).append(text)
+                else:
+                    by_length.setdefault(len(shape.body), []).append(self.variant(shape, i))
+        for key, drivers in pair_groups.items():
+            by_length.setdefault(2, []).append(pairs.grouped(self, relation, key, drivers))
         keys = self.keys(relation)
         parts = [self.fold(d, " UNION ALL ".join(joins), keys, n) for n, joins in sorted(by_length.items())]
         return " UNION ALL ".join(parts) if parts else None
