@@ -70,21 +70,25 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fraction", type=float, default=0.01)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cap", default="8", help="the cap of both graphs: a number, or none")
+    parser.add_argument("--overcap-merges", type=int, default=None,
+                        help="merge receipts with more support sets than the cap (generator default: 3%%)")
     args = parser.parse_args(argv)
+    cap = None if args.cap == "none" else int(args.cap)
     rules = [rule_file("ro.dl")]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        source = generate(seed=args.seed).write(tmp / "synthetic")
+        source = generate(seed=args.seed, overcap_merges=args.overcap_merges).write(tmp / "synthetic")
         assertions = [l for l in (source / "assertions.jsonl").read_text().splitlines() if l.strip()]
         receipts = [l for l in (source / "receipts.jsonl").read_text().splitlines() if l.strip()]
         kept_a, kept_r, new_a, new_r = hold_out(assertions, receipts, args.fraction, args.seed)
         files = {name: write(tmp / f"{name}.jsonl", lines) for name, lines in
                  (("base_a", kept_a), ("base_r", kept_r), ("new_a", new_a), ("new_r", new_r),
                   ("union_a", kept_a + new_a), ("union_r", kept_r + new_r))}
-        print(f"synthetic paper-scale graph (seed {args.seed}): {len(assertions):,} assertions, "
+        print(f"synthetic paper-scale graph (seed {args.seed}, cap {args.cap}): {len(assertions):,} assertions, "
               f"{len(receipts)} receipts; held out {len(new_a)} assertions and {len(new_r)} receipts")
         base = tmp / "base.graph"
-        build_graph(files["base_a"], files["base_r"], rules).write(base)
+        build_graph(files["base_a"], files["base_r"], rules, cap=cap).write(base)
         add_times, build_times, report = [], [], None
         for _ in range(args.repeat):  # alternating, so both see the same machine load
             grown = tmp / "grown.graph"
@@ -93,7 +97,7 @@ def main(argv=None) -> int:
             report = add(grown, files["new_a"], files["new_r"])
             add_times.append(time.perf_counter() - started)
             started = time.perf_counter()
-            build_graph(files["union_a"], files["union_r"], rules).write(tmp / "union.graph")
+            build_graph(files["union_a"], files["union_r"], rules, cap=cap).write(tmp / "union.graph")
             build_times.append(time.perf_counter() - started)
         grown_facts, grown_artifacts = labels(tmp / "grown.graph")
         union_facts, union_artifacts = labels(tmp / "union.graph")

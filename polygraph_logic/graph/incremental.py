@@ -34,7 +34,7 @@ from typing import Any
 
 from ..plan import Plan, Store
 from ..provenance.why import WhySemiring, _ONE_MONOMIALS
-from ..syntax import Atom, Rule
+from ..syntax import Atom, Rule, Variable
 
 
 class WatchedWhy(WhySemiring):
@@ -74,8 +74,6 @@ class Watch:
         """Returns why the result may differ from a full evaluation's, or None when it cannot."""
         if self.semiring.truncated:
             return f"the cap ({self.semiring.cap}) truncated a label the new facts reach"
-        if self.semiring.inexact:
-            return "a label the new facts reach was already truncated by the cap (inexact)"
         if self.crowded is not None:
             relation, args = self.crowded
             return (f"{relation}{tuple(args)} was offered more support sets than the cap "
@@ -99,8 +97,51 @@ def evaluate_seeded(rules: list[Rule], strata: list[frozenset[str]], store: Stor
         stratum_rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
         if not stratum_rules:
             continue
-        _stratum(stratum, stratum_rules, fresh, store, semiring, changed, watch, old)
+        if _ground(stratum, stratum_rules):
+            _ground_stratum(stratum_rules, fresh, store, semiring, changed)
+        else:
+            _stratum(stratum, stratum_rules, fresh, store, semiring, changed, watch, old)
     return changed, watch
+
+
+def _ground(stratum, rules: list[Rule]) -> bool:
+    """True for a stratum of ground rules that do not read the stratum (receipts: merge, member,
+    summary, sentence): the reference engine derives each fact in one round, in rule order."""
+    return all(not any(isinstance(arg, Variable) for atom in (rule.head, *rule.body) if isinstance(atom, Atom)
+                       for arg in atom.args)
+               and all(isinstance(lit, Atom) and lit.relation not in stratum for lit in rule.body)
+               for rule in rules)
+
+
+def _ground_stratum(rules, fresh, store, semiring, changed) -> None:
+    """Derives again, from scratch, every fact of a ground stratum that a new rule or a changed
+    body fact reaches: its label is the sum of its rules' products in rule order, as the reference
+    engine sums them (so a truncation by the cap is the one a full evaluation makes)."""
+    by_fact: dict[tuple, list[Rule]] = defaultdict(list)
+    for rule in rules:
+        by_fact[(rule.head.relation, tuple(arg.value for arg in rule.head.args))].append(rule)
+    reached = {key for key, derived in by_fact.items() for rule in derived
+               if id(rule) in fresh or any(tuple(arg.value for arg in lit.args) in changed.get(lit.relation, ())
+                                           for lit in rule.body)}
+    truncated, inexact = semiring.truncated, semiring.inexact  # ground sums are not order dependent
+    for relation, tup in sorted(reached, key=repr):
+        label = None
+
+        def emit(_relation, _tup, value):
+            nonlocal label
+            label = value if label is None else semiring.plus(label, value)
+
+        for rule in by_fact[(relation, tup)]:
+            Plan(rule, store, semiring, emit).evaluate()
+        rows = store.relations[relation]
+        if label is None or rows.get(tup) == label:
+            continue
+        if tup in rows:
+            rows[tup] = label
+        else:
+            store.add(relation, tup, label)
+        changed.setdefault(relation, {})[tup] = label
+    semiring.truncated, semiring.inexact = truncated, inexact
 
 
 def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> None:

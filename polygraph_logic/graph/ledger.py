@@ -23,14 +23,13 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import PolygraphError, Position
-from ..plan import Store
-from ..provenance.why import Polynomial
 from ..stratify import stratify
 from ..syntax import Atom, Negation, Rule
 from .build import build_graph, input_files, iter_artifacts, triple_id
 from .compile import compile_inputs
 from .incremental import WatchedWhy, evaluate_seeded
-from .labels import decode_label
+from .lazy_store import LazyStore
+from .labels import decode_label, encode_label
 from .records import LoadError, _records, load_assertions, load_receipts
 from .store import Graph, fact_key
 from .version_write import VersionWriter
@@ -178,7 +177,7 @@ def _order_dependent(rules: list[Rule]) -> str | None:
 @dataclass
 class _State:
     semiring: WatchedWhy
-    store: Store
+    store: LazyStore
     changed: dict
     reason: str | None
 
@@ -186,20 +185,7 @@ class _State:
 def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compiled, cap) -> _State:
     arities = _arities(rules, compiled)
     semiring = WatchedWhy(cap)
-    store = Store(arities)
-    names = dict(graph.query("SELECT num, id FROM assertions"))
-    labels: dict[tuple, Polynomial] = {}  # many facts share a label (the edges one claim entails)
-    for relation in sorted(_needed(rules, {f.atom.relation for f in compiled.assertions} |
-                                   {r.head.relation for r in new_rules})):
-        rows = store.relations.setdefault(relation, {})
-        store._indexes.setdefault(relation, {})
-        for args, blob, exact in graph.query("SELECT args, label, exact FROM facts WHERE relation = ? ORDER BY num",
-                                             (relation,)):
-            label = labels.get((blob, exact))
-            if label is None:
-                label = labels[(blob, exact)] = _label(semiring, graph.decode(blob), names, bool(exact))
-            rows[graph.args(args)] = label
-    old = {(relation, tup): label for relation, rows in store.relations.items() for tup, label in rows.items()}
+    store = LazyStore(arities, graph, semiring)
     changed: dict[str, dict] = defaultdict(dict)
     for fact in compiled.assertions:
         relation, tup = fact.atom.relation, tuple(arg.value for arg in fact.atom.args)
@@ -211,15 +197,8 @@ def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compile
             label = store.relations[relation][tup] = semiring.plus(previous, label)
         changed[relation][tup] = label
     strata = stratify(rules, arities)
-    changed, watch = evaluate_seeded(rules, strata, store, semiring, changed, new_rules, old)
+    changed, watch = evaluate_seeded(rules, strata, store, semiring, changed, new_rules, store.old)
     return _State(semiring, store, changed, watch.reason())
-
-
-def _label(semiring: WatchedWhy, groups: list[list[int]], names: dict[int, str], exact: bool) -> Polynomial:
-    intern = semiring.table.intern
-    if groups == [[]]:
-        return semiring.one()
-    return Polynomial(frozenset(frozenset(intern(names[n]) for n in g) for g in groups), exact, semiring.table)
 
 
 def _arities(rules: list[Rule], compiled) -> dict[str, int]:
@@ -231,26 +210,6 @@ def _arities(rules: list[Rule], compiled) -> dict[str, int]:
     for fact in compiled.assertions:
         arities.setdefault(fact.atom.relation, len(fact.atom.args))
     return arities
-
-
-def _needed(rules: list[Rule], seeds: set[str]) -> set[str]:
-    """Returns the relations to load: what the seeds reach, and every relation their rules join."""
-    reached = set(seeds)
-    grown = True
-    while grown:
-        grown = False
-        for rule in rules:
-            if rule.head.relation not in reached and any(
-                    isinstance(lit, Atom) and lit.relation in reached for lit in rule.body):
-                reached.add(rule.head.relation)
-                grown = True
-    needed = set(reached)
-    for rule in rules:
-        if rule.head.relation in reached:
-            needed.update(lit.relation for lit in rule.body if isinstance(lit, Atom))
-            needed.update(lit.atom.relation for lit in rule.body if isinstance(lit, Negation))
-    needed.add("claim")  # an edge is an artifact only when it is not a claim
-    return needed
 
 
 def _groups(semiring, label, numbers: dict[str, int]) -> list[list[int]]:
@@ -277,7 +236,7 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
                     writer.retire_artifact(triple_id("edge", tup))
                     report.retired += 1
             elif relation == "edge":
-                if tup not in claims and not label.is_one():
+                if not _is_claim(writer, claims, tup) and not label.is_one():
                     writer.artifact(triple_id("edge", tup), "edge", _content(tup), num)
                     report.artifacts += 1
             elif relation == "sentence":
@@ -287,6 +246,12 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
                 writer.artifact(tup[0], relation, by_id[tup[0]].content, num)
                 report.artifacts += 1
     return report
+
+
+def _is_claim(writer: VersionWriter, claims: dict, triple: tuple) -> bool:
+    """True when the triple is stated (a claim now, in memory, or stored before)."""
+    return dict.__contains__(claims, triple) or writer.db.execute(
+        "SELECT 1 FROM facts WHERE relation = 'claim' AND args = ?", (fact_key(triple),)).fetchone() is not None
 
 
 def _content(triple) -> dict:
@@ -305,14 +270,18 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
     build = build_graph([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap)
     model = build.model
     semiring = model.semiring
+    rows = {(relation, args): (num, blob, exact) for num, relation, args, blob, exact in
+            writer.db.execute("SELECT num, relation, args, label, exact FROM facts")}
     facts = {}
     for name in model.relations():
         for tup, label in model.facts(name).items():
-            num, before = writer.fact(name, tup, _groups(semiring, label, numbers), label.exact)
-            facts[(name, tup)] = num
-            if before is None or before != writer.db.execute("SELECT label FROM facts WHERE num = ?",
-                                                             (num,)).fetchone()[0]:
-                report.changed[name] = report.changed.get(name, 0) + 1
+            groups = _groups(semiring, label, numbers)
+            row = rows.get((name, fact_key(tup)))
+            if row is not None and row[1] == encode_label(groups) and row[2] == int(label.exact):
+                facts[(name, tup)] = row[0]
+                continue
+            facts[(name, tup)], _ = writer.fact(name, tup, groups, label.exact)
+            report.changed[name] = report.changed.get(name, 0) + 1
     stored = {row[0] for row in writer.db.execute("SELECT id FROM artifacts")}
     current = set()
     for artifact in iter_artifacts(model, [*receipts, *new_receipts]):
