@@ -102,7 +102,7 @@ def test_receipts_may_cite_a_negated_assertion(tmp_path):
 def test_variant_contradictions_are_the_products_of_their_sides(variant):
     _, graph = variant
     reason = f"{POS} vs {NEG}: positively and negatively regulates"
-    negation = "RO:0001025 vs not RO:0001025: stated and negated"
+    negation = "RO:0001025"  # P alone: "P vs not P"
     # (ERK1/2, +, cp) is a21 and (ERK1/2, -, cp) is a40: a21·a40.  On MAPK/ERK the positive side
     # is a20 + a21·M and the negative side a40·M, with M = a12·a13 + a20·a21 (the merge):
     # (a20 + a21·M)·a40·M = a20·a21·a40 + a12·a13·a20·a40 + a12·a13·a21·a40 (absorbed).
@@ -426,3 +426,14 @@ def test_prefer_is_an_opt_in_named_precedence_policy(tmp_path):
     with pytest.raises(PolygraphError) as caught:
         list(contradictions(graph, prefer="rumour"))
     assert caught.value.code == "unknown_kind"
+
+
+def test_the_duckdb_engine_finds_the_same_contradictions(tmp_path, capsys):
+    pytest.importorskip("duckdb")
+    assertions, receipts = variant_inputs(tmp_path)
+    for engine in ("python", "duckdb"):
+        assert cli_main(["build", "--assertions", str(assertions), "--receipts", str(receipts), "--rules", "ro",
+                         "--rules", "contradictions", "--engine", engine, "-o", str(tmp_path / f"{engine}.graph")]) == 0
+    capsys.readouterr()
+    python, duckdb = (list(Graph(tmp_path / f"{e}.graph").artifacts("contradiction")) for e in ("python", "duckdb"))
+    assert len(python) == 5 and python == duckdb

@@ -45,6 +45,7 @@ def print_contradiction(found, out=None) -> None:
     if found.sides:
         what = f"{_side(found.sides[0])}  vs  {_side(found.sides[1])}"
         why = found.reason.split(": ", 1)[1] if ": " in found.reason else ""
+        why = why or ("stated and negated" if found.sides[1]["negated"] else "")
         what += f"  ({why})" if why else ""
     else:
         what = f"{found.subject}, {found.object}: {found.reason}"

@@ -4,7 +4,9 @@ Rules derive contradictions (rules/contradictions.dl, the ``owl:propertyDisjoint
 rules of rules/ro.dl, RO's SWRL rules concluding ``owl:Nothing``, or a user's own). The
 encoding: ``x`` and ``y`` are the subject and object both sides share and ``reason`` is
 ``"P vs Q: why"``; the sides are the triples ``(x, P, y)`` and ``(x, Q, y)``, ``not P``
-naming the negated triple (a ``neg_edge``, from a negated assertion). A contradiction
+naming the negated triple (a ``neg_edge``, from a negated assertion); a reason that is a
+predicate alone (a CURIE or IRI, no space) is short for ``"P vs not P"``, an edge and its
+negation (the rule then needs no string function: every engine evaluates it). A contradiction
 whose reason does not have that form (RO's SWRL ones: ``"SWRL: ..."``) keeps x, y and the
 reason, with no sides.
 
@@ -24,8 +26,9 @@ from ..evaluate import tuple_key
 from .store import Artifact
 
 LAYER = "contradiction"
-#: "P vs Q" or "P vs not P", then optionally ": why"
+#: "P vs Q" or "P vs not P", then optionally ": why"; or P alone, a CURIE such as RO:0002213 (or an IRI)
 _REASON = re.compile(r"(not )?(\S+) vs (not )?(\S+?)(?::\s.*)?\Z", re.DOTALL)
+_PREDICATE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*:\S+\Z")
 
 
 def sides(subject, object_, reason) -> list[dict] | None:
@@ -33,6 +36,9 @@ def sides(subject, object_, reason) -> list[dict] | None:
     each, or None when the reason is not of the form ``"P vs Q: why"`` (see the module docstring)."""
     if not all(isinstance(v, str) for v in (subject, object_, reason)):
         return None
+    if _PREDICATE.match(reason):  # P alone: an edge and its negation
+        return [{"subject": subject, "predicate": reason, "object": object_, "negated": False},
+                {"subject": subject, "predicate": reason, "object": object_, "negated": True}]
     match = _REASON.match(reason)
     if match is None:
         return None
