@@ -31,14 +31,20 @@ def spark_available() -> str | None:
     return None
 
 
-# the JVM logs errors only, from its first line (setLogLevel comes after start-up warnings)
-_LOG4J = """rootLogger.level = error
+# the JVM's log from its first line (setLogLevel comes after start-up warnings): the root at warn,
+# which Spark takes as the shell level it would otherwise announce on stderr, and the loggers
+# that warn on every start (no native Hadoop library, the host name) at error
+_LOG4J = """rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = console
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = spark: %p %c{1}: %m%n
+logger.native.name = org.apache.hadoop.util.NativeCodeLoader
+logger.native.level = error
+logger.utils.name = org.apache.spark.util.Utils
+logger.utils.level = error
 """
 
 
