@@ -437,3 +437,21 @@ def test_the_duckdb_engine_finds_the_same_contradictions(tmp_path, capsys):
     capsys.readouterr()
     python, duckdb = (list(Graph(tmp_path / f"{e}.graph").artifacts("contradiction")) for e in ("python", "duckdb"))
     assert len(python) == 5 and python == duckdb
+
+
+def test_a_capped_label_says_its_resolving_sets_may_not_suffice(tmp_path, capsys):
+    records = [Assertion(f"p{i}", f"S{i}", "X", POS, "Y") for i in (1, 2, 3)] + [Assertion("n1", "T", "X", NEG, "Y")]
+    build_graph(records, [], [rule_file("contradictions")], cap=1).write(tmp_path / "c.graph")
+    graph = Graph(tmp_path / "c.graph")
+    (found,) = contradictions(graph, hitting=None)
+    assert not found.exact and found.note and "whatif --exact" in found.note
+    assert len(found.support) == 1 and "n1" in found.support[0]  # the cap kept one of p1·n1, p2·n1, p3·n1
+    # n1 resolves it; a positive assertion alone hits the listed set but not the dropped ones
+    verdicts = {}
+    for chosen in found.by_assertions:
+        outcome = what_if(graph, Deletion(assertions=chosen), exact=True)
+        verdicts[chosen] = found.id in outcome.contradictions(graph)["resolved_ids"]
+    assert verdicts == {("n1",): True, tuple(a for a in found.support[0] if a != "n1"): False}
+    assert cli_main(["contradictions", str(tmp_path / "c.graph")]) == 0
+    text = capsys.readouterr().out
+    assert "(1 support set, capped)" in text and "note: the label is capped" in text
