@@ -139,7 +139,39 @@ def test_random_programs_identical_labels(text, cap):
         return  # e.g. a rule that defines a relation with another arity; not what is tested here
     expected = labels_of(evaluate(program, "why", cap=cap))
     model, _ = evaluate_duckdb(parse_program(text), cap)
-    assert labels_of(model) == expected
+    got = labels_of(model)
+    if got != expected and cap is not None:
+        # under a cap the Python engine's labels can depend on the order its facts come in
+        # (see test_capped_sum_does_not_depend_on_fact_order); compare only where it does not
+        facts, rules = [line for line in text.splitlines() if ":-" not in line], \
+            [line for line in text.splitlines() if ":-" in line]
+        other = labels_of(evaluate(parse_program("\n".join(facts[::-1] + rules)), "why", cap=cap))
+        if other != expected:
+            return
+    assert got == expected
+
+
+def test_capped_sum_does_not_depend_on_fact_order():
+    """t("x") has the support sets a·b, a·c, a·d and a: minimal, only {a} remains.
+
+    The Python engine sums a round's derivations one at a time and caps as it goes: when
+    a·b, a·c, a·d come first, cap 2 drops one of them before a absorbs all three, and the
+    label is marked inexact though nothing is missing; in the other order it is exact.
+    The SQL plan sums a round's derivations as a set, then caps: exact in both orders.
+    """
+    results = []
+    for order in ([1, 2, 3, 4], [4, 3, 2, 1]):
+        names = {1: "b", 2: "c", 3: "d", 4: None}
+        lines = []
+        for i in order:
+            lines.append(f'a :: e("x", "{i}").')
+            lines.append(f'{names[i]} :: g("{i}").' if names[i] else f'g("{i}").')
+        text = "\n".join(lines + ["t(X) :- e(X, Y), g(Y)."])
+        label = evaluate_duckdb(parse_program(text), 2)[0].label("t", ("x",))
+        python = evaluate(parse_program(text), "why", cap=2).label("t", ("x",))
+        assert python.support_sets() == label.support_sets() == [frozenset({"a"})]
+        results.append(label.exact)
+    assert results == [True, True]
 
 
 def test_uncovered_rule_is_refused_by_name():
