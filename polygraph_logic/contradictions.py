@@ -135,6 +135,16 @@ class Contradiction:
         }
 
 
+def side_artifact(graph: Graph, triple: tuple) -> str | None:
+    """Returns the id of the claim or edge artifact of a side's triple (None: background knowledge)."""
+    from .graph.build import triple_id
+
+    for layer in ("claim", "edge"):
+        if graph.has_artifact(triple_id(layer, triple)):
+            return triple_id(layer, triple)
+    return None
+
+
 def sources_of(graph: Graph, assertion_ids: Iterable[str]) -> dict[str, str]:
     """Returns {assertion id: source} for the given ids (one indexed query)."""
     ids = sorted(set(assertion_ids))
@@ -149,14 +159,16 @@ def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, bud
     from .graph.contradiction_layer import sides
 
     c = artifact.content
+    found_sides = c.get("sides") or sides(c["subject"], c["object"], c["reason"])
+    for side in found_sides or ():
+        if not side["negated"]:
+            side["artifact"] = side_artifact(graph, (side["subject"], side["predicate"], side["object"]))
     source = sources_of(graph, (a for group in artifact.support for a in group))
     by_assertions, cut_a = minimal_hitting_sets(artifact.support, hitting, budget)
     by_sources, cut_s = minimal_hitting_sets(({source[a] for a in group} for group in artifact.support),
                                              hitting, budget)
     found = Contradiction(
-        artifact.id, c["subject"], c["object"], c["reason"], c.get("sides") or sides(c["subject"], c["object"],
-                                                                                    c["reason"]),
-        artifact.support, artifact.exact, str(graph.label(artifact)),
+        artifact.id, c["subject"], c["object"], c["reason"], found_sides, artifact.support, artifact.exact, str(graph.label(artifact)),
         [_order(s) for s in by_sources], [_order(s) for s in by_assertions], cut_a or cut_s)
     if prefer is not None:
         found.prefer, found.preferred, cut = _preferred(graph, artifact.support, prefer, hitting, budget)
@@ -195,4 +207,4 @@ def count(graph: Graph) -> int:
 
 
 __all__ = ["BUDGET", "HITTING", "Contradiction", "contradictions", "count", "minimal_hitting_sets", "resolve",
-           "sources_of"]
+           "side_artifact", "sources_of"]

@@ -455,3 +455,18 @@ def test_a_capped_label_says_its_resolving_sets_may_not_suffice(tmp_path, capsys
     assert cli_main(["contradictions", str(tmp_path / "c.graph")]) == 0
     text = capsys.readouterr().out
     assert "(1 support set, capped)" in text and "note: the label is capped" in text
+
+
+def test_add_finds_the_contradictions_a_full_build_finds(tmp_path, capsys):
+    """Figure 1, then the contradicting batch by `polygraph add` (incremental): the same artifacts,
+    contradictions included, as one build of both."""
+    assertions, receipts = variant_inputs(tmp_path)
+    rules = ["--rules", "ro", "--rules", "contradictions"]
+    base = ["--receipts", str(receipts), *rules]
+    assert cli_main(["build", "--assertions", str(assertions), *base, "-o", str(tmp_path / "full.graph")]) == 0
+    assert cli_main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), *base,
+                     "-o", str(tmp_path / "grown.graph")]) == 0
+    assert cli_main(["add", str(tmp_path / "grown.graph"), "--assertions", str(FIGURE1 / "contradicting.jsonl")]) == 0
+    capsys.readouterr()
+    full, grown = (sorted(Graph(tmp_path / f"{n}.graph").artifacts(), key=lambda a: a.id) for n in ("full", "grown"))
+    assert full == grown and sum(a.layer == "contradiction" for a in grown) == 5

@@ -203,7 +203,7 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
             raise RuntimeError(f"artifact id collision for {artifact_id}")
         seen.add(artifact_id)
         yield tally.add(Artifact(artifact_id, "edge", _content(triple), _support(model, label), label.exact))
-    yield from contradiction_artifacts(model, claims, tally)
+    yield from contradiction_artifacts(model, tally)
 
 
 def _rows(model: Model, relation: str):

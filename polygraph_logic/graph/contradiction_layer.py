@@ -46,17 +46,18 @@ def sides(subject, object_, reason) -> list[dict] | None:
             {"subject": subject, "predicate": match[4], "object": object_, "negated": bool(match[3])}]
 
 
-def content(args: Sequence, side_artifact) -> dict:
+def content(args: Sequence) -> dict:
     """Returns a contradiction artifact's content: subject, object, reason and (when the reason
-    names them) the sides, each positive side with the id of its claim or edge artifact
-    (``side_artifact(triple)``, None for an edge of background knowledge alone)."""
+    names them) the sides; a function of the fact alone, so an incremental add writes what a
+    full build writes. A contradiction that is not ``(x, y, reason)`` is ``bad_contradiction``."""
+    if len(args) != 3:
+        raise PolygraphError("bad_contradiction",
+                             f"contradiction{tuple(args)!r} has {len(args)} arguments; rules derive "
+                             "contradiction(x, y, reason) (see rules/contradictions.dl)")
     subject, object_, reason = args
     found = sides(subject, object_, reason)
     out = {"subject": subject, "object": object_, "reason": reason}
     if found is not None:
-        for side in found:
-            if not side["negated"]:
-                side["artifact"] = side_artifact((side["subject"], side["predicate"], side["object"]))
         out["sides"] = found
     return out
 
@@ -66,36 +67,18 @@ def fact_args(content: dict) -> tuple:
     return content["subject"], content["object"], content["reason"]
 
 
-def contradiction_rows(model) -> Iterator[tuple[tuple, object]]:
-    """Yields ``(args, label)`` of the model's contradiction facts that rest on some assertion;
-    a contradiction that is not ``(x, y, reason)`` is a ``bad_contradiction`` error."""
-    if LAYER not in model.store.relations:
-        return
-    for args, label in model.facts(LAYER).items():
-        if len(args) != 3:
-            raise PolygraphError("bad_contradiction",
-                                 f"contradiction{tuple(args)!r} has {len(args)} arguments; rules derive "
-                                 "contradiction(x, y, reason) (see rules/contradictions.dl)")
-        if not label.is_one():
-            yield tuple(args), label
-
-
-def contradiction_artifacts(model, claims, tally) -> Iterator[Artifact]:
-    """Yields the contradiction artifacts of an evaluated model (id ``contradiction:`` plus a digest
-    of its arguments, as claims and edges), counting them in ``tally`` (build.Tally)."""
+def contradiction_artifacts(model, tally) -> Iterator[Artifact]:
+    """Yields the contradiction artifacts of an evaluated model that rest on some assertion (id
+    ``contradiction:`` plus a digest of its arguments, as claims and edges), counting them in
+    ``tally`` (build.Tally)."""
     from .build import triple_id  # build.py imports this module
 
-    edges = model.facts("edge") if "edge" in model.store.relations else {}
-
-    def side_artifact(triple):
-        if triple in claims:
-            return triple_id("claim", triple)
-        label = edges.get(triple)
-        return None if label is None or label.is_one() else triple_id("edge", triple)
-
-    for args, label in sorted(contradiction_rows(model), key=lambda row: tuple_key(row[0])):
+    rows = model.facts(LAYER) if LAYER in model.store.relations else {}
+    for args, label in sorted(rows.items(), key=lambda row: tuple_key(row[0])):
+        if label.is_one():
+            continue
         support = tuple(tuple(group) for group in model.semiring.to_json(label))
-        yield tally.add(Artifact(triple_id(LAYER, args), LAYER, content(args, side_artifact), support, label.exact))
+        yield tally.add(Artifact(triple_id(LAYER, args), LAYER, content(args), support, label.exact))
 
 
-__all__ = ["LAYER", "content", "contradiction_artifacts", "contradiction_rows", "fact_args", "sides"]
+__all__ = ["LAYER", "content", "contradiction_artifacts", "fact_args", "sides"]

@@ -27,6 +27,7 @@ from ..stratify import stratify
 from ..syntax import Atom, Negation, Rule
 from .build import build_graph, input_files, iter_artifacts, triple_id
 from .compile import compile_inputs
+from .contradiction_layer import content as contradiction_content
 from .incremental import WatchedWhy, evaluate_seeded
 from .lazy_store import LazyStore
 from .labels import decode_label, encode_label
@@ -37,7 +38,7 @@ from .versions import command_line, release, sha256, version_rows
 
 #: the relations new records become (compile.py)
 SEEDS = ("claim", "neg_edge", "assertion", "merge", "member", "summary", "sentence")
-ARTIFACT_LAYERS = ("claim", "edge", "merge", "summary", "sentence")
+ARTIFACT_LAYERS = ("claim", "edge", "merge", "summary", "sentence", "contradiction")
 
 
 @dataclass
@@ -187,6 +188,9 @@ def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compile
     semiring = WatchedWhy(cap)
     store = LazyStore(arities, graph, semiring)
     changed: dict[str, dict] = defaultdict(dict)
+    # a triple stated again: its label is the sum in input order, old assertions first, as a build
+    # sums it (so a truncation by the cap here is the build's own)
+    semiring.stop = False
     for fact in compiled.assertions:
         relation, tup = fact.atom.relation, tuple(arg.value for arg in fact.atom.args)
         label = semiring.variable(fact.variable)
@@ -196,6 +200,7 @@ def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compile
         else:
             label = store.relations[relation][tup] = semiring.plus(previous, label)
         changed[relation][tup] = label
+    semiring.stop, semiring.truncated = True, False
     strata = stratify(rules, arities)
     changed, watch = evaluate_seeded(rules, strata, store, semiring, changed, new_rules, store.old)
     return _State(semiring, store, changed, watch.reason())
@@ -242,6 +247,10 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
             elif relation == "sentence":
                 writer.artifact(tup[0], "sentence", contents[tup[0]], num)
                 report.artifacts += 1
+            elif relation == "contradiction":  # as build writes it (contradiction_layer.py)
+                if not label.is_one():
+                    writer.artifact(triple_id("contradiction", tup), "contradiction", contradiction_content(tup), num)
+                    report.artifacts += 1
             else:
                 writer.artifact(tup[0], relation, by_id[tup[0]].content, num)
                 report.artifacts += 1
