@@ -168,7 +168,8 @@ def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, bud
     by_sources, cut_s = minimal_hitting_sets(({source[a] for a in group} for group in artifact.support),
                                              hitting, budget)
     found = Contradiction(
-        artifact.id, c["subject"], c["object"], c["reason"], found_sides, artifact.support, artifact.exact, str(graph.label(artifact)),
+        artifact.id, c["subject"], c["object"], c["reason"], found_sides, artifact.support, artifact.exact,
+        str(graph.label(artifact)),
         [_order(s) for s in by_sources], [_order(s) for s in by_assertions], cut_a or cut_s)
     if prefer is not None:
         found.prefer, found.preferred, cut = _preferred(graph, artifact.support, prefer, hitting, budget)
