@@ -81,6 +81,7 @@ def test_why_polynomials_are_the_minimal_support_sets(case):
     check_against_brute_force(*case)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_minimal_support_sets_with_twelve_tracked_facts(seed):
     rng = random.Random(seed)

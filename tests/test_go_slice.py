@@ -36,6 +36,7 @@ def go(tmp_path_factory):
     return assertions, rules, build, GraphIndex(Graph(directory / "go.graph"))
 
 
+@pytest.mark.slow
 def test_the_slice_builds_end_to_end(go):
     assertions, _, build, index = go
     counts = build.counts()
@@ -55,6 +56,7 @@ def test_the_slice_builds_end_to_end(go):
     assert checked > 50
 
 
+@pytest.mark.slow
 def test_every_support_set_rederives_its_edge_by_itself(go):
     assertions, rules, build, index = go
     rng = random.Random(1)
@@ -69,6 +71,7 @@ def test_every_support_set_rederives_its_edge_by_itself(go):
         assert triple in model.boolean()["edge"], (artifact.id, support)
 
 
+@pytest.mark.slow
 def test_exact_what_if_equals_boolean_recompute(go):
     assertions, rules, build, index = go
     rule_program = load_program(*[str(r) for r in rules])
@@ -83,6 +86,7 @@ def test_exact_what_if_equals_boolean_recompute(go):
             assert (artifact_id in outcome.dead) == (not entailed), artifact_id
 
 
+@pytest.mark.slow
 def test_exact_what_if_settles_capped_verdicts_as_recompute_does(go):
     """The source whose retraction leaves the most dead verdicts on capped labels."""
     assertions, rules, build, index = go
@@ -101,6 +105,7 @@ def test_exact_what_if_settles_capped_verdicts_as_recompute_does(go):
         assert (artifact_id in outcome.dead) == (not entailed), artifact_id
 
 
+@pytest.mark.slow
 def test_disk_path_equals_the_reference_for_every_policy(go):
     import sys
     sys.path.insert(0, str(Path(__file__).resolve().parent))

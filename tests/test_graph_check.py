@@ -50,6 +50,7 @@ def test_a_sound_graph_checks_ok(graph_file, capsys):
     assert capsys.readouterr().out.startswith(f"{graph_file}: ok (6 assertions")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sql, parameters, kind", [
     ("UPDATE artifacts SET content = '{not json' WHERE num = 1", (), "artifacts whose content is not JSON"),
     ("UPDATE artifacts SET content = '[1]' WHERE num = 2", (), "artifacts whose content is not a JSON object"),

@@ -40,6 +40,7 @@ def contents(path):
         }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format, rdf12", VARIANTS)
 @pytest.mark.parametrize("name", ["figure1", "synthetic"])
 def test_build_export_import_gives_the_same_graph(graphs, tmp_path, name, format, rdf12):

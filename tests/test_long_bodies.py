@@ -43,6 +43,7 @@ def test_a_receipt_with_a_thousand_support_members_builds_with_its_label(tmp_pat
     assert [sorted(s) for s in label.support_sets()] == [sorted(f"a{i}" for i in range(1, n + 1))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("length", [45, 2000])
 def test_long_binding_chains_derive_the_facts_worked_out_by_hand(length):
     # e is a path 0 -> 1 -> ... -> length + 9; the body walks `length` edges, so p holds

@@ -267,6 +267,7 @@ def ro_graph():
     return rdflib.Graph().parse(ro_path(), format="xml")
 
 
+@pytest.mark.slow
 def test_ro_counts_match_the_raw_axioms(ro, ro_graph):
     g = ro_graph
     assert ro.counts["transitive"] == len(set(g.subjects(RDF.type, OWL.TransitiveProperty))) == 45
@@ -301,6 +302,7 @@ def test_ro_counts_match_the_raw_axioms(ro, ro_graph):
     assert len(ro.rules) == 45 + 88 + 241 + 724 + 143 + 17 + 14 + 9 + 2 + 7 + 2 + 10 == len(set(ro.rules))
 
 
+@pytest.mark.slow
 def test_ro_header_carries_version_and_attribution(ro):
     header = ro.to_text().split("\n\n// ---")[0]
     assert "Ontology: http://purl.obolibrary.org/obo/ro.owl" in header
@@ -310,6 +312,7 @@ def test_ro_header_carries_version_and_attribution(ro):
     assert "1178 axioms and SWRL rules compiled to 1302 rules" in header
 
 
+@pytest.mark.slow
 def test_shipped_ro_rules_are_a_fresh_compilation(ro):
     assert RO_DL.read_text(encoding="utf-8") == ro.to_text(), (
         "rules/ro.dl is stale: regenerate it with polygraph compile-ontology ro.owl -o rules/ro.dl")
@@ -420,6 +423,7 @@ def test_existential_rules_meet_ro_chains(ro_program):
 # --- cross-check against pyDatalog ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_boolean_closure_agrees_with_pydatalog():
     """pyDatalog resolves top down; on all of ro.dl over the one relation edge it did not finish
     in ten minutes (nor on the 19 located in / part of rules). So it gets only the rules that can

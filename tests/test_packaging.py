@@ -38,6 +38,7 @@ def installed(tmp_path_factory):
     return python, base
 
 
+@pytest.mark.slow
 def test_wheel_ships_grammar_rules_and_prompts(installed):
     python, base = installed
     code = ("import polygraph_logic, pathlib; p = pathlib.Path(polygraph_logic.__file__).parent; "
@@ -50,6 +51,7 @@ def test_wheel_ships_grammar_rules_and_prompts(installed):
         assert (Path(package_dir) / folder / name).is_file()
 
 
+@pytest.mark.slow
 def test_installed_console_script_evaluates_the_example(installed):
     python, base = installed
     script = python.parent / "polygraph"

@@ -233,6 +233,7 @@ def test_bad_verdict_files_are_errors(figure1, tmp_path):
         ground_truth(index, AIM2, verdicts)
 
 
+@pytest.mark.slow
 def test_ground_truth_equals_a_from_scratch_boolean_evaluation_on_capped_labels(tmp_path):
     path, assertions, receipts = build(tmp_path, cap=1)
     index = GraphIndex(Graph(path))
@@ -259,6 +260,7 @@ def synthetic(tmp_path_factory):
     return index, Retriever(index), queries, graph.retracted
 
 
+@pytest.mark.slow
 def test_orderings_between_policies_that_must_hold(synthetic):
     index, retriever, queries, retracted = synthetic
     relation = Counter(a.predicate for a in index.graph.assertions.values()).most_common(1)[0][0]

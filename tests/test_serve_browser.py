@@ -123,6 +123,7 @@ def search(browser: Browser, text: str, kind: str, value: str, shot: str | None 
     browser.click(item)
 
 
+@pytest.mark.slow
 def test_figure1_search_retract_policy_undo(browser, graphs):
     graph = graphs["figure1"]
     server = Server(graph)
@@ -172,6 +173,7 @@ def test_figure1_search_retract_policy_undo(browser, graphs):
         server.stop()
 
 
+@pytest.mark.slow
 def test_synthetic_pasted_retractions_summaries_and_entity(browser, graphs):
     graph = graphs["synthetic"]
     retracted = (ROOT / "examples" / "synthetic" / "retracted.txt").read_text().split()
@@ -233,6 +235,7 @@ def largest_source(graph: Path) -> str:
         return g.query("SELECT source FROM assertions GROUP BY source ORDER BY COUNT(*) DESC, source LIMIT 1").fetchone()[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", ["paper", "go"])
 def test_round_trip_at_scale(browser, tmp_path, scale):
     """Prints the click -> updated view time of a what-if on the paper-scale synthetic graph and

@@ -148,6 +148,7 @@ def test_support_sets_of_an_artifact(exports, name):
             assert rows == sorted(rows, key=lambda r: (int(r[0]), r[1])) and sorted(rows) == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["figure1", "synthetic"])
 def test_what_dies_if_a_source_is_retracted(exports, name):
     path, engines = exports[name]

@@ -62,6 +62,7 @@ def assert_same(graph: Graph, reference: ReferenceGraph, deletion: Deletion, pol
     assert outcome.deleted == frozenset(reference.deleted(deletion)), where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example, cap", [("figure1", 8), ("figure1", 1), ("synthetic", 8), ("synthetic", 1)])
 def test_disk_path_equals_the_reference_for_every_policy(tmp_path, example, cap):
     path = build(tmp_path, ROOT / "examples" / example, cap)

@@ -313,6 +313,7 @@ def test_shipped_ro_class_rules_are_a_fresh_compilation(ro):
 # --- the Gene Ontology slice: what the new rules add -----------------------------------------------
 
 
+@pytest.mark.slow
 def test_go_slice_new_edges_from_swrl_and_has_self(tmp_path):
     """The GO slice under the class profile gains 220 edges, all from the hasSelf restrictions of
     kinase and ubiquitin-protein transferase activity: a self edge on each subclass, its

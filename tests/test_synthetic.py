@@ -192,6 +192,7 @@ def _sample(build, count: int, seed: int) -> list:
     return rng.sample(joint, count // 2) + rng.sample(edges, count - count // 2)
 
 
+@pytest.mark.slow
 def test_every_support_set_rederives_its_edge_alone(example):
     build, program, _ = example
     checked = 0
@@ -202,6 +203,7 @@ def test_every_support_set_rederives_its_edge_alone(example):
     assert checked >= 16
 
 
+@pytest.mark.slow
 def test_exact_support_sets_are_minimal(example):
     build, program, _ = example
     checked = 0

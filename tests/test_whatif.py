@@ -111,6 +111,7 @@ def assert_demotions_are_entailed(outcome, index, alive):
         assert fact not in alive and ("edge", fact[1]) in alive, entry
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cap", [1, 2])
 def test_exact_what_if_equals_boolean_recompute_on_capped_labels(tmp_path, cap):
     assertions, receipts, index = built(tmp_path, FIGURE1, cap)
@@ -135,6 +136,7 @@ def test_exact_what_if_equals_boolean_recompute_on_capped_labels(tmp_path, cap):
     assert revived > 0  # the caps did truncate, and re-derivation did settle verdicts
 
 
+@pytest.mark.slow
 def test_exact_what_if_on_a_synthetic_graph_equals_recompute(tmp_path):
     assertions, receipts, index = built(tmp_path, ROOT / "examples" / "synthetic", 1)
     rng = random.Random(7)
