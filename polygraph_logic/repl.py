@@ -13,7 +13,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from .errors import PolygraphError
+from .errors import PolygraphError, visible
 from .session import Session
 from .whatif import POLICIES, Outcome
 
@@ -59,7 +59,12 @@ class Repl(cmd.Cmd):
         except PolygraphError as error:
             self._say(str(error))
         except KeyError as error:  # the CLI's mapping (cli.main): a name looked up and not found
-            self._say(f"not_found: {error.args[0] if error.args else error}")
+            self._say(f"not_found: {visible(error.args[0] if error.args else error)}")
+        except UnicodeError as error:  # a lone surrogate from the terminal, as the CLI reports it
+            self._say(f"encoding_error: {error.reason} ({visible(repr(error.object[error.start:error.end]))}): "
+                      "text must be UTF-8 without lone surrogates")
+        except ValueError as error:
+            self._say(f"bad_argument: {visible(error)}")
         return False
 
     def emptyline(self) -> bool:
@@ -93,9 +98,8 @@ class Repl(cmd.Cmd):
     def _usage(self, command: str) -> str:
         return (getattr(self, f"do_{command}").__doc__ or command).split(":")[0]
 
-    def _choice(self, command: str, arg: str, choices: tuple[str, ...], default: str | None) -> str:
-        words = self._arguments(command, arg, 0 if default is not None else 1, 1)
-        word = words[0] if words else default
+    def _choice(self, command: str, arg: str, choices: tuple[str, ...]) -> str:
+        word = self._one(command, arg)
         if word not in choices:
             raise PolygraphError("bad_argument", f"{command} takes {' or '.join(choices)}, not {word!r}; "
                                                  f"usage: {self._usage(command)}")
@@ -130,7 +134,7 @@ class Repl(cmd.Cmd):
 
     def do_diff(self, arg: str) -> None:
         """diff [list]: touched, dead and kept artifacts per layer (list: name the dead ones)"""
-        listing = bool(self._arguments("diff", arg, 0, 1)) and self._choice("diff", arg, ("list",), None) == "list"
+        listing = bool(self._arguments("diff", arg, 0, 1)) and self._choice("diff", arg, ("list",)) == "list"
         self._diff(self.session.diff(exact=self.exact), listing=listing)
 
     def do_policy(self, arg: str) -> None:
@@ -139,7 +143,7 @@ class Repl(cmd.Cmd):
 
     def do_exact(self, arg: str) -> None:
         """exact on|off: settle dead verdicts on capped labels by re-derivation in diff"""
-        self.exact = self._choice("exact", arg, ("on", "off"), None) == "on"
+        self.exact = self._choice("exact", arg, ("on", "off")) == "on"
         self._say(f"exact re-derivation {'on' if self.exact else 'off'}")
 
     def do_why(self, arg: str) -> None:
