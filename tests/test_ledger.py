@@ -39,12 +39,13 @@ def cited(receipt: str) -> set[str]:
     return {a for g in sets for a in g}
 
 
-def batches(assertions: list[str], receipts: list[str], count: int, rng: random.Random, directory: Path):
-    """Splits records into ``count`` random batches (a receipt goes with its last cited assertion);
-    writes them as files; returns [(assertions file, receipts file)]."""
+def batches(assertions: list[str], receipts: list[str], count: int, rng: random.Random, directory: Path,
+            cuts: list[int] | None = None):
+    """Splits records into ``count`` random batches (at random ``cuts`` unless given; a receipt goes
+    with its last cited assertion); writes them as files; returns [(assertions file, receipts file)]."""
     order = list(range(len(assertions)))
     rng.shuffle(order)
-    cuts = sorted(rng.sample(range(1, len(assertions)), count - 1))
+    cuts = cuts or sorted(rng.sample(range(1, len(assertions)), count - 1))
     parts = [sorted(order[a:b]) for a, b in zip([0, *cuts], [*cuts, len(assertions)])]
     batch_of = {json.loads(assertions[i])["id"]: n for n, part in enumerate(parts) for i in part}
     receipt_parts = [[] for _ in parts]
@@ -137,7 +138,8 @@ def test_add_equals_a_full_build_on_the_go_slice(tmp_path):
     write_background(tmp_path / "background.dl", edges)
     rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
     assertions = [json.dumps(a.to_json()) for a in records]
-    files = batches(assertions, [], 3, random.Random(0), tmp_path)
+    n = len(assertions)  # built from 90%, then two random batches of 5% added
+    files = batches(assertions, [], 3, random.Random(0), tmp_path, cuts=[n * 90 // 100, n * 95 // 100])
     grow(files, rules, 8, tmp_path / "grown.graph")
     build_graph(*union(files, tmp_path), rules).write(tmp_path / "rebuilt.graph")
     assert_same(tmp_path / "grown.graph", tmp_path / "rebuilt.graph")

@@ -37,18 +37,26 @@ from ..provenance.why import WhySemiring, _ONE_MONOMIALS
 from ..syntax import Atom, Rule, Variable
 
 
+class Truncated(Exception):
+    """The cap truncated a label outside a ground stratum: the seeded result may depend on order."""
+
+
 class WatchedWhy(WhySemiring):
-    """The why semiring, noting whether the cap truncated a label or an inexact label took part."""
+    """The why semiring, noting whether the cap truncated a label or an inexact label took part;
+    with ``stop``, a truncation raises Truncated at once (the caller evaluates in full instead)."""
 
     def __init__(self, cap: int | None):
         super().__init__(cap)
         self.truncated = False
         self.inexact = False
+        self.stop = True
 
     def _make(self, monomials, exact):
         monomials = monomials if isinstance(monomials, frozenset) else frozenset(monomials)
         if self.cap is not None and len(monomials) > self.cap and monomials != _ONE_MONOMIALS:
             self.truncated = True
+            if self.stop:
+                raise Truncated()
         return super()._make(monomials, exact)
 
     def plus(self, a, b):
@@ -82,13 +90,22 @@ class Watch:
 
 
 def evaluate_seeded(rules: list[Rule], strata: list[frozenset[str]], store: Store, semiring: WatchedWhy,
-                    changed: dict[str, dict[tuple, Any]], new_rules: list[Rule], old: dict) -> dict:
+                    changed: dict[str, dict[tuple, Any]], new_rules: list[Rule], old: dict) -> tuple[dict, "Watch"]:
     """Updates ``store`` with what follows from the ``changed`` facts (already in the store,
     with their new labels) and from ``new_rules`` (run in full); returns every fact whose
-    label changed, ``{relation: {tuple: label}}``.  ``old`` maps (relation, tuple) to the
+    label changed, ``{relation: {tuple: label}}``, and the Watch (its ``reason()`` is None
+    when the result equals a full evaluation's; else the evaluation stopped there).  ``old`` maps (relation, tuple) to the
     label before (absent for a new fact), for the crowding check of ``Watch``."""
     watch = Watch(semiring)
     changed = {relation: dict(rows) for relation, rows in changed.items() if rows}
+    try:
+        _strata(rules, strata, store, semiring, changed, new_rules, old, watch)
+    except Truncated:
+        pass  # watch.reason() says so
+    return changed, watch
+
+
+def _strata(rules, strata, store, semiring, changed, new_rules, old, watch) -> None:
     by_head: dict[str, list[Rule]] = defaultdict(list)
     for rule in rules:
         by_head[rule.head.relation].append(rule)
@@ -101,7 +118,6 @@ def evaluate_seeded(rules: list[Rule], strata: list[frozenset[str]], store: Stor
             _ground_stratum(stratum_rules, fresh, store, semiring, changed)
         else:
             _stratum(stratum, stratum_rules, fresh, store, semiring, changed, watch, old)
-    return changed, watch
 
 
 def _ground(stratum, rules: list[Rule]) -> bool:
@@ -123,7 +139,8 @@ def _ground_stratum(rules, fresh, store, semiring, changed) -> None:
     reached = {key for key, derived in by_fact.items() for rule in derived
                if id(rule) in fresh or any(tuple(arg.value for arg in lit.args) in changed.get(lit.relation, ())
                                            for lit in rule.body)}
-    truncated, inexact = semiring.truncated, semiring.inexact  # ground sums are not order dependent
+    truncated, inexact, stop = semiring.truncated, semiring.inexact, semiring.stop
+    semiring.stop = False  # a ground stratum's sums are made in the reference engine's order
     for relation, tup in sorted(reached, key=repr):
         label = None
 
@@ -141,7 +158,7 @@ def _ground_stratum(rules, fresh, store, semiring, changed) -> None:
         else:
             store.add(relation, tup, label)
         changed.setdefault(relation, {})[tup] = label
-    semiring.truncated, semiring.inexact = truncated, inexact
+    semiring.truncated, semiring.inexact, semiring.stop = truncated, inexact, stop
 
 
 def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> None:
@@ -159,6 +176,7 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
             before = old.get((relation, tup))
             if len(offered | before.monomials if before is not None else offered) > cap:
                 watch.crowded = (relation, tup)
+                raise Truncated()
 
     plans: dict[tuple[int, int], Plan] = {}
     drivers = [(rule, j, atom, _constants(atom)) for rule in rules if id(rule) not in fresh
