@@ -249,4 +249,5 @@ def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "so
 
 def _assertion(graph: Graph, assertion_id: str) -> dict:
     a = graph.assertions[assertion_id]
-    return {"id": a.id, "source": a.source, "kind": a.kind, "triple": [a.subject, a.predicate, a.object]}
+    negated = {"negated": True} if a.negated else {}  # it denies the triple (a NOT annotation)
+    return {"id": a.id, "source": a.source, "kind": a.kind, "triple": [a.subject, a.predicate, a.object], **negated}

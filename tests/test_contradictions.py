@@ -470,3 +470,15 @@ def test_add_finds_the_contradictions_a_full_build_finds(tmp_path, capsys):
     capsys.readouterr()
     full, grown = (sorted(Graph(tmp_path / f"{n}.graph").artifacts(), key=lambda a: a.id) for n in ("full", "grown"))
     assert full == grown and sum(a.layer == "contradiction" for a in grown) == 5
+
+
+def test_why_marks_a_negated_assertion(variant, capsys):
+    from polygraph_logic.explain import Explainer, why
+
+    _, graph = variant
+    (aim2,) = [c for c in contradictions(graph) if c.subject == "AIM2"]
+    result = why(graph, aim2.id, Explainer(graph), trees=0)
+    entries = {a["id"]: a for group in result["support_sets"] for a in group}
+    assert entries["a41"].get("negated") is True and "negated" not in entries["a32"]
+    assert cli_main(["why", str(graph.path), aim2.id, "--trees", "0"]) == 0
+    assert "AIM2 NOT RO:0001025 cytosol" in capsys.readouterr().out

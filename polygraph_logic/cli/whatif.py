@@ -172,7 +172,9 @@ def print_why(result: dict, out=None) -> None:
         note = f"  [rests on {'/'.join(result['distrusted_kinds'])}: cannot support]" if distrusted else ""
         print(f"  support set {i}:{note}", file=out)
         for a in support:
-            print(f"    {a['id']:10} {a['source']:24} {a['kind']:16} {' '.join(a['triple'])}", file=out)
+            s, p, o = a["triple"]
+            print(f"    {a['id']:10} {a['source']:24} {a['kind']:16} {s} {'NOT ' * a.get('negated', False)}{p} {o}",
+                  file=out)
     if "stands" in result:
         print(f"  {'stands' if result['stands'] else 'does not stand'} without "
               f"{', '.join(result['distrusted_kinds'])}", file=out)
