@@ -281,16 +281,18 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
     semiring = model.semiring
     rows = {(relation, args): (num, blob, exact) for num, relation, args, blob, exact in
             writer.db.execute("SELECT num, relation, args, label, exact FROM facts")}
-    facts = {}
+    facts, changes = {}, []
     for name in model.relations():
         for tup, label in model.facts(name).items():
             groups = _groups(semiring, label, numbers)
             row = rows.get((name, fact_key(tup)))
-            if row is not None and row[1] == encode_label(groups) and row[2] == int(label.exact):
+            if row is not None:
                 facts[(name, tup)] = row[0]
-                continue
-            facts[(name, tup)], _ = writer.fact(name, tup, groups, label.exact)
+                if row[1] == encode_label(groups) and row[2] == int(label.exact):
+                    continue
+            changes.append((name, tup, groups, label.exact, row))
             report.changed[name] = report.changed.get(name, 0) + 1
+    facts.update(writer.facts(changes))
     stored = {row[0] for row in writer.db.execute("SELECT id FROM artifacts")}
     current = set()
     for artifact in iter_artifacts(model, [*receipts, *new_receipts]):

@@ -16,6 +16,9 @@ Tables (format ``polygraph-graph/2``):
 
 Opening a graph reads ``meta`` only; every question reads the rows it needs. Writing
 goes to a temporary file that replaces the target only once complete (store_write.py).
+A graph grows by versions (versions.py: the ``versions`` table, ``since`` on every row,
+superseded rows kept in ``TABLE_history``); ``Graph(path, at=V)`` reads version V
+through the same queries.
 """
 
 from __future__ import annotations

@@ -78,6 +78,44 @@ class VersionWriter:
         self._restat(num, old, old_exact, blob, exact)
         return num, old
 
+    def facts(self, changes: list[tuple]) -> dict[tuple[str, tuple], int]:
+        """Writes many labels at once: ``(relation, args, groups, exact, old)`` with ``old`` the stored
+        ``(num, label, exact)`` or None for a new fact; returns the numbers of the new facts."""
+        version, db = self.version, self.db
+        layers = dict(db.execute("SELECT fact, layer FROM artifacts"))
+        updates, history, retired, mentioned, numbers = [], [], [], [], {}
+        num = db.execute("SELECT MAX(n) FROM (SELECT MAX(num) AS n FROM facts UNION ALL "
+                         "SELECT MAX(num) FROM facts_history)").fetchone()[0] or 0
+        inserts = []
+        for relation, args, groups, exact, old in changes:
+            blob = encode_label(groups)
+            after = {n for g in groups for n in g}
+            if old is None:
+                num += 1
+                keys = [key_value(v) for v in args[:3]] + [None] * (3 - min(len(args), 3))
+                inserts.append((num, relation, fact_key(args), *keys, blob, int(exact), version))
+                mentioned.extend((n, num, version) for n in sorted(after))
+                numbers[(relation, args)] = num
+                continue
+            fact, old_blob, old_exact = old
+            history.append((version, fact))
+            updates.append((blob, int(exact), version, fact))
+            before = {n for g in decode_label(old_blob) for n in g}
+            retired.extend((n, fact) for n in before - after)
+            mentioned.extend((n, fact, version) for n in sorted(after - before))
+            if fact in layers:
+                self._count(layers[fact], old_blob, old_exact, -1)
+                self._count(layers[fact], blob, exact, +1)
+        db.executemany("INSERT INTO facts_history SELECT *, ? FROM facts WHERE num = ?", history)
+        db.executemany("UPDATE facts SET label = ?, exact = ?, since = ? WHERE num = ?", updates)
+        db.executemany("INSERT INTO facts(num, relation, args, k0, k1, k2, label, exact, since) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", inserts)
+        db.executemany("INSERT INTO mentions_history SELECT *, ? FROM mentions WHERE assertion = ? AND fact = ?",
+                       ((version, n, fact) for n, fact in retired))
+        db.executemany("DELETE FROM mentions WHERE assertion = ? AND fact = ?", retired)
+        db.executemany("INSERT INTO mentions(assertion, fact, since) VALUES (?, ?, ?)", mentioned)
+        return numbers
+
     def _mentions(self, fact: int, before: set[int], after: set[int]) -> None:
         for n in before - after:
             self._retire("mentions", "assertion = ? AND fact = ?", (n, fact))
