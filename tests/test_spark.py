@@ -63,3 +63,16 @@ def test_spark_names_unknown_deletions(spark, tables):
     with pytest.raises(PolygraphError) as error:
         SparkTables(folder, session=spark).what_if(Deletion(assertions=("no-such-assertion",)))
     assert error.value.code == "unknown_deletion" and "no-such-assertion" in str(error.value)
+
+
+def test_sql_whatif_command_on_spark(spark, tables, capsys):
+    import json
+
+    from polygraph_logic.cli import main
+    path, folder = tables
+    with Graph(path) as graph:
+        source = graph.distinct("source")[0]
+        touched, dead, _ = label_verdicts(graph, Deletion(sources=(source,)))
+    assert main(["sql-whatif", str(folder), "--engine", "spark", "--retract-source", source, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["engine"] == "spark" and (set(report["touched"]), set(report["dead"])) == (touched, dead)
