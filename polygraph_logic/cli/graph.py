@@ -94,7 +94,8 @@ def register(commands) -> None:
         description="Read an OWL ontology (RDF/XML or Turtle) and write Datalog rules over "
                     "edge(subject, predicate, object) for transitive, symmetric, inverse, sub-property "
                     "and property-chain axioms, SWRL rules (class atoms read type(x, C); owl:Nothing gives "
-                    "contradiction(x, y, reason)) and hasSelf restrictions; every axiom or SWRL rule "
+                    "contradiction(x, y, reason)), hasSelf restrictions and propertyDisjointWith (a "
+                    "contradiction(x, y, \"P vs Q: ...\") when both hold); every axiom or SWRL rule "
                     "with no rule is listed with the reason.")
     ontology.add_argument("ontology", metavar="ONTOLOGY.owl")
     ontology.add_argument("-o", "--output", required=True, metavar="RULES.dl")
