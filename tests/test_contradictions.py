@@ -482,3 +482,24 @@ def test_why_marks_a_negated_assertion(variant, capsys):
     assert entries["a41"].get("negated") is True and "negated" not in entries["a32"]
     assert cli_main(["why", str(graph.path), aim2.id, "--trees", "0"]) == 0
     assert "AIM2 NOT RO:0001025 cytosol" in capsys.readouterr().out
+
+
+def test_add_carries_a_first_negation_across_a_merge(tmp_path, capsys):
+    """The merge rules for neg_edge are compiled only once a negated assertion exists: an add that
+    brings the first one, about a merged member, still reaches the canonical entity as a build does."""
+    batch = tmp_path / "neg.jsonl"
+    batch.write_text(json.dumps({"id": "a50", "source": "example:paper-F", "subject": "ERK1/2 cascade",
+                                 "predicate": POS, "object": "cell proliferation", "negated": True}) + "\n", "utf-8")
+    both = tmp_path / "both.jsonl"
+    both.write_text((FIGURE1 / "assertions.jsonl").read_text("utf-8") + batch.read_text("utf-8"), "utf-8")
+    common = ["--receipts", str(FIGURE1 / "receipts.jsonl"), "--rules", "contradictions"]
+    assert cli_main(["build", "--assertions", str(both), *common, "-o", str(tmp_path / "full.graph")]) == 0
+    assert cli_main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), *common,
+                     "-o", str(tmp_path / "grown.graph")]) == 0
+    assert cli_main(["add", str(tmp_path / "grown.graph"), "--assertions", str(batch)]) == 0
+    capsys.readouterr()
+    full, grown = (Graph(tmp_path / f"{n}.graph") for n in ("full", "grown"))
+    assert sorted(full.artifacts(), key=lambda a: a.id) == sorted(grown.artifacts(), key=lambda a: a.id)
+    assert _labels(grown) == {
+        ("ERK1/2 cascade", "cell proliferation", POS): "a21·a50",
+        ("MAPK/ERK", "cell proliferation", POS): "a20·a21·a50 + a12·a13·a20·a50 + a12·a13·a21·a50"}
