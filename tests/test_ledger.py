@@ -244,3 +244,27 @@ def test_add_equals_a_full_build_on_random_programs_and_caps(tmp_path_factory, d
         assert all(r.mode == "incremental" for r in reports)
     build_graph(*union(files, directory), [directory / "rules.dl"], cap=cap).write(directory / "rebuilt.graph")
     assert_same(directory / "grown.graph", directory / "rebuilt.graph")
+
+
+def test_the_commands_add_log_at_and_replay(tmp_path, capsys):
+    from polygraph_logic.cli import main
+    files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 2,
+                    random.Random(5), tmp_path)
+    graph = str(tmp_path / "g.graph")
+    assert main(["build", "--assertions", str(files[0][0]), "--receipts", str(files[0][1]),
+                 "--rules", str(rule_file("ro")), "-o", graph]) == 0
+    assert main(["add", graph, "--assertions", str(files[1][0]), "--receipts", str(files[1][1])]) == 0
+    assert "version 2: added" in capsys.readouterr().out
+    assert main(["log", graph, "--json"]) == 0
+    log = json.loads(capsys.readouterr().out)
+    assert [v["action"] for v in log] == ["build", "add"]
+    assert log[1]["record"]["inputs"][0]["file"] == str(files[1][0].resolve())
+    assert main(["info", graph, "--at", "1", "--json"]) == 0
+    at_one = json.loads(capsys.readouterr().out)
+    assert at_one["assertions"] == len(lines(files[0][0]))
+    assert main(["show", graph, "--at", "3"]) == 2
+    assert "no_version" in capsys.readouterr().err
+    assert main(["add", graph, "--assertions", str(files[1][0])]) == 2
+    assert "duplicate_assertion" in capsys.readouterr().err
+    assert main(["replay", graph, "-o", str(tmp_path / "copy.graph")]) == 0
+    assert "identical: 2 versions" in capsys.readouterr().out
