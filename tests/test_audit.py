@@ -167,6 +167,7 @@ def test_printed_table_has_the_shape_of_table_2(index):
     assert "61 touched, 61 agree with their labels" in text  # the edges under the MAPK retraction
 
 
+@pytest.mark.slow
 def test_pooling_over_several_deletions_sums_every_adjudication(index):
     deletions = [Deletion(sources=(AIM2_ABSTRACT,)), Deletion(sources=(RETRACTED_ABSTRACT,)),
                  Deletion(relations=("RO:0002211",)), *random_retractions(index, 0.5, 0, repeat=3)]

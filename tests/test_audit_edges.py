@@ -46,6 +46,7 @@ def graph_path(tmp_path_factory) -> Path:
     return build(tmp_path_factory.mktemp("edges"))
 
 
+@pytest.mark.slow
 def test_engines_agree_on_figure1_and_with_every_edge_label(graph_path):
     report = audit(graph_path, DELETIONS, ScriptedOracle(never), draws=1, edge_oracle="pydatalog")
     assert report.findings == []

@@ -279,6 +279,7 @@ def test_property_disjoint_with_is_compiled_from_ro(tmp_path):
 needs_go = pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"{GO} is absent")
 
 
+@pytest.mark.slow
 @needs_go
 def test_go_slice_not_annotations_give_contradictions_with_their_resolving_sources(tmp_path):
     """The slice has no NOT line (so no contradiction of its own, checked here); NOT-qualified

@@ -226,6 +226,7 @@ def _script(path: Path):
     return module
 
 
+@pytest.mark.slow
 def test_recorded_fixtures_are_what_their_scripts_write(tmp_path):
     """The offline tour's recorded answers are written by scripts from the corpus; a changed
     prompt template or pipeline must show up here, not as a replay_missing in the tour."""

@@ -60,6 +60,7 @@ def assert_same_graph(tmp_path: Path, assertions, receipts, rules, cap=8) -> int
     return len(python[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cap", [1, 2, 8, None])
 def test_figure1_identical_graph_files(tmp_path, cap):
     rows = assert_same_graph(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
@@ -76,6 +77,7 @@ def test_synthetic_paper_scale_identical_graph_files(tmp_path):
     assert rows > 30_000
 
 
+@pytest.mark.slow
 def test_small_synthetic_identical_graph_files(tmp_path):
     from polygraph_logic.graph.synthetic import generate
     generate(seed=3, documents=40, assertions=400, merges=25, summaries=10).write(tmp_path / "inputs")
@@ -130,6 +132,7 @@ def programs(draw):
     return "\n".join(lines)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=programs(), cap=st.sampled_from([1, 2, 3, None]))
 def test_random_programs_identical_labels(text, cap):

@@ -120,6 +120,7 @@ def test_the_hostile_examples_round_trip_in_every_format(tmp_path):
     assert all(minter.value(iri) == i and iri == minter.artifact(i) for iri, i in named)  # encoded in the IRI
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(values=st.lists(names, min_size=3, max_size=6, unique=True),

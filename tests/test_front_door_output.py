@@ -81,6 +81,7 @@ def _same_as_pydatalog(text: str) -> dict:
     return ours
 
 
+@pytest.mark.slow
 def test_generated_university_program_agrees_with_pydatalog():
     text, shape = lubm_program(1500, seed=1)
     assert shape["facts"] == 1500 and shape["rules"] == 56
@@ -121,6 +122,7 @@ def _written_order_closure(program) -> dict[str, set[tuple]]:
             model.setdefault(name, set()).update(rows)
 
 
+@pytest.mark.slow
 def test_generated_points_to_program_agrees_with_a_written_order_fixpoint():
     # pyDatalog does not finish this program even at 300 facts; the reference here joins
     # each body as written

@@ -105,6 +105,7 @@ def test_add_in_random_batches_equals_a_full_build_on_figure1(tmp_path, seed):
         assert grown.info()["layers"] == rebuilt.info()["layers"]
 
 
+@pytest.mark.slow
 def test_add_equals_a_full_build_on_the_synthetic_paper_scale_graph(tmp_path):
     from polygraph_logic.graph.synthetic import generate
     source = generate(seed=3).write(tmp_path / "synthetic")
@@ -130,6 +131,7 @@ def test_add_equals_a_full_build_on_the_synthetic_paper_scale_graph(tmp_path):
     assert_same(tmp_path / "grown.graph", tmp_path / "rebuilt.graph")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the GO slice is not at {GO}")
 def test_add_equals_a_full_build_on_the_go_slice(tmp_path):
     from polygraph_logic.importers import read_gpad, read_obographs, write_background
@@ -163,6 +165,7 @@ def test_at_reads_each_version_as_a_build_of_its_inputs(tmp_path):
         Graph(tmp_path / "grown.graph", at=4)
 
 
+@pytest.mark.slow
 def test_replay_of_five_versions_is_identical_and_names_a_changed_input(tmp_path):
     files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 4,
                     random.Random(2), tmp_path)
@@ -231,6 +234,7 @@ def graphs(draw):
     return assertions, receipts, cap, draw(st.integers(2, 4)), draw(st.integers(0, 10 ** 6))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(graphs())
 def test_add_equals_a_full_build_on_random_programs_and_caps(tmp_path_factory, drawn):
@@ -268,3 +272,20 @@ def test_the_commands_add_log_at_and_replay(tmp_path, capsys):
     assert "duplicate_assertion" in capsys.readouterr().err
     assert main(["replay", graph, "-o", str(tmp_path / "copy.graph")]) == 0
     assert "identical: 2 versions" in capsys.readouterr().out
+
+
+def test_a_full_evaluation_needs_recorded_inputs(tmp_path):
+    from polygraph_logic.graph.assertions import Assertion
+    from polygraph_logic.graph.records import load_receipts
+    (tmp_path / "rules.dl").write_text(RULES)
+    records = [Assertion("a1", "s", "x", "T:1", "y"), Assertion("a2", "s", "y", "T:1", "z")]
+    (tmp_path / "r.jsonl").write_text(json.dumps({"artifact": "merge:m", "layer": "merge", "content": {
+        "canonical": "x", "members": ["x", "w"]}, "support": [["a1"]]}) + "\n")
+    receipts = load_receipts(tmp_path / "r.jsonl", {"a1", "a2"})
+    build_graph(records, receipts, [tmp_path / "rules.dl"], cap=1).write(tmp_path / "g.graph")  # from memory
+    (tmp_path / "new.jsonl").write_text(json.dumps({"id": "a3", "source": "t", "subject": "x", "predicate": "T:1",
+                                                    "object": "z"}) + "\n")  # x-z: a3, and a1·a2 over the cap
+    with pytest.raises(PolygraphError, match="unrecorded_inputs"):
+        add(tmp_path / "g.graph", tmp_path / "new.jsonl")
+    with Graph(tmp_path / "g.graph") as unchanged:
+        assert len(unchanged.assertions) == 2

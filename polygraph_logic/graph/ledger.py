@@ -90,7 +90,7 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
             report = _write_incremental(writer, state, numbers, new_receipts)
         else:
             say(f"re-evaluating in full: {reason}")
-            report = _write_full(writer, graph_path, new_assertions, new_receipts, numbers, cap)
+            report = _write_full(writer, graph_path, new_assertions, new_receipts, numbers, cap, reason)
         report.reason = reason
         report.assertions, report.receipts = len(new_assertions), len(new_receipts)
         writer.link_summaries()
@@ -269,13 +269,19 @@ def _content(triple) -> dict:
 
 
 # --- the full path ----------------------------------------------------------------------
-def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts, numbers, cap) -> AddReport:
+def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts, numbers, cap,
+                reason: str) -> AddReport:
     """Evaluates the union of the recorded inputs as ``build`` would and writes what differs."""
     report = AddReport(0, "full")
     with Graph(graph_path) as graph:
         assertions = list(graph.assertions.values())
         receipts = recorded_receipts(graph_path, keep=lambda r: graph.has_artifact(r.artifact))
         rule_files = recorded_rules(graph_path)
+        stored = graph.query("SELECT COUNT(*) FROM artifacts WHERE layer IN ('merge', 'summary')").fetchone()[0]
+        if len(receipts) < stored:  # built from records in memory, or before versions were recorded
+            raise PolygraphError("unrecorded_inputs", f"{graph_path} must be evaluated in full ({reason}), but its "
+                                                      "receipts were not recorded as files; rebuild it with "
+                                                      "`polygraph build` from the files, then add")
     build = build_graph([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap)
     model = build.model
     semiring = model.semiring
