@@ -1,6 +1,7 @@
 """Evaluation engines beside the Python reference: the why-provenance closure in SQL.
 
 - ``plan``: a program as SQL statements (rules as data, labels as lists of monomials);
+- ``pairs``: two-atom rules driven by a delta, many rule shapes per join;
 - ``labels``: the why-semiring's product, sum, absorption and cap in SQL;
 - ``dialect``: the list functions and lambdas each SQL engine spells its own way;
 - ``duckdb_run``: the plan run on DuckDB (memory limit, spilling, per-round statistics);

@@ -36,7 +36,7 @@ def build_graph(
 
     ``memory_limit`` (DuckDB: "4GB") bounds the engine's memory; beyond it DuckDB spills
     to a temporary directory.  ``rounds`` receives each semi-naive round's statistics
-    (DuckDB only).  The returned Build's ``stats`` lists them.
+    (DuckDB only); the returned Build's ``rounds`` lists them too.
     """
     if engine == "python":
         if memory_limit is not None:
@@ -70,4 +70,6 @@ def build_graph(
     started = time.perf_counter()
     model, stats = evaluate_duckdb(program, cap, memory_limit, progress, rounds)
     seconds["evaluate"] = time.perf_counter() - started
-    return python_build.Build(assertions, receipts, cap, rule_files, compiled.over_cap, model, seconds)
+    build = python_build.Build(assertions, receipts, cap, rule_files, compiled.over_cap, model, seconds)
+    build.rounds = stats  # per semi-naive round: delta facts, monomials, seconds
+    return build
