@@ -8,6 +8,7 @@ skips when ../shared/data is absent.
 
 import json
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,9 @@ from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.evaluate import evaluate  # noqa: E402
 from polygraph_logic.program import parse_program  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from spark_session import spark  # noqa: E402,F401  (the session-scoped fixture; skips without pyspark)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -214,3 +218,46 @@ def test_memory_limit_is_checked(tmp_path):
     assert error.value.code == "bad_argument"
     with pytest.raises(PolygraphError):
         build_graph(FIGURE1 / "assertions.jsonl", None, [], engine="python", memory_limit="4GB")
+
+
+def _random_label(rng) -> list[list[int]]:
+    monomials = {tuple(sorted(rng.sample(range(6), rng.randint(0, 3)))) for _ in range(rng.randint(1, 4))}
+    return [list(m) for m in monomials]
+
+
+@pytest.mark.slow
+def test_spark_dialect_labels_equal_duckdb(spark):
+    """The label SQL in the Spark dialect (transform, filter, array_sort, ...) gives DuckDB's
+    products and sums, on random labels under caps 1, 2 and none."""
+    import random
+
+    import duckdb
+
+    from polygraph_logic.engines import labels
+    from polygraph_logic.engines.dialect import DUCKDB, SPARK
+
+    rng = random.Random(1)
+    rows = [(i, _random_label(rng), rng.random() < 0.8, _random_label(rng), rng.random() < 0.8) for i in range(200)]
+
+    def spark_list(label):
+        return "array(" + ", ".join(f"cast(array({', '.join(map(str, m))}) AS ARRAY<INT>)" for m in label) + ")"
+
+    def duck_list(label):
+        return "[" + ", ".join(f"[{', '.join(map(str, m))}]::INTEGER[]" for m in label) + "]"
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES " + ", ".join(
+        f"({i}, {duck_list(l)}, {le}, {duck_list(r)}, {re})" for i, l, le, r, re in rows) + ") v(k0, l, le, r, re)")
+    spark.sql("SELECT * FROM VALUES " + ", ".join(
+        f"({i}, {spark_list(l)}, {le}, {spark_list(r)}, {re})" for i, l, le, r, re in rows)
+        + " AS v(k0, l, le, r, re)").createOrReplaceTempView("engines_labels")
+
+    def rows_of(result):
+        return sorted((k, [list(m) for m in label], exact) for k, label, exact in result)
+
+    summed = "SELECT k0 % 40 AS k0, l AS label, le AS exact FROM {}"
+    for cap in (1, 2, None):
+        for make, source in ((labels.times, "SELECT * FROM {}"), (labels.plus_group, summed)):
+            duck = rows_of(con.execute(make(DUCKDB, source.format("t"), ["k0"], cap)).fetchall())
+            sparked = rows_of(tuple(r) for r in spark.sql(make(SPARK, source.format("engines_labels"), ["k0"], cap)).collect())
+            assert duck == sparked and duck
