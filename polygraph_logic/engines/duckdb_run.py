@@ -38,8 +38,7 @@ class RoundStats:
 
 def connect(memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None):
     """Returns a DuckDB connection set up for a build (memory limit, spilling, threads)."""
-    import duckdb
-
+    duckdb = require_duckdb()
     con = duckdb.connect()
     try:
         if memory_limit:
@@ -55,6 +54,16 @@ def connect(memory_limit: str | None = None, temp_directory: str | None = None, 
     return con
 
 
+def require_duckdb():
+    """Returns the duckdb module, or raises PolygraphError(missing_dependency) saying how to get it."""
+    try:
+        import duckdb
+    except ImportError:
+        raise PolygraphError("missing_dependency",
+                             'the DuckDB engine needs duckdb: pip install "polygraph_logic[duckdb]"') from None
+    return duckdb
+
+
 def _size(text: str) -> str:
     value = str(text).strip()
     if not value or not (value[0].isdigit()) or any(c in value for c in "';"):
@@ -68,8 +77,7 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
                     threads: int | None = None) -> tuple[Model, list[RoundStats]]:
     """Evaluates ``program`` under why-provenance capped at ``cap`` on DuckDB; returns the
     Model (the same labels as ``evaluate(program, "why", cap)``) and per-round statistics."""
-    import duckdb
-
+    duckdb = require_duckdb()
     program.check_provenance_negation()
     plan = make_plan(program, cap)
     with tempfile.TemporaryDirectory(prefix="polygraph-duckdb-") as work:
@@ -110,6 +118,8 @@ class _Runner:
                             f"({columns}, label INTEGER[][], exact BOOLEAN)")
         intern = plan.intern
         for relation, table in plan.program.fact_tables().items():
+            if not table.rows:
+                continue
             variables = table.variables or [None] * len(table.rows)
             arity = plan.arity(relation)
             rows = ([*(intern(v) for v in tup), self.numbers[var] if var else -1] if arity else [0, self.numbers[var] if var else -1]
