@@ -2,10 +2,11 @@
 
 Rules as data: the constants of a rule are lifted into parameters, and rules of one
 *shape* (the same relations and variable pattern, different constants) become one
-statement that joins a parameter table.  The 1,292 compiled RO rules (sub-property,
-inverse, symmetric, transitive, chains of 2 and 3, SWRL) fall into a few dozen shapes,
-the rules a receipt compiles to into one shape per number of cited assertions: a
-semi-naive round is a fixed handful of joins whatever the number of axioms.
+statement that joins a parameter table.  The 1,302 rules of rules/ro.dl (sub-property,
+inverse, symmetric, transitive, chains of 2 and 3, SWRL) fall into 22 shapes, the rules
+a receipt compiles to into one shape per number of cited assertions, and two-atom shapes
+driven by a delta share joins (pairs.py): a semi-naive round is a fixed handful of joins
+whatever the number of axioms.
 
 Every value is interned to an integer (``Plan.values``): relations are tables of integer
 columns ``k0..`` plus ``label`` and ``exact`` (see labels.py).  A shape has one statement
@@ -13,7 +14,10 @@ per body atom of its stratum (that atom read from the round's delta, the others 
 whole relation, as evaluate.py's semi-naive plans) and one reading every atom whole (the
 stratum's first round).  The product of the body's labels is taken in the Python
 engine's order: the delta atom first, then the atom with the most bound variables (ties:
-the one written first).
+the one written first).  Under a cap, a round's derivations of one fact are summed as a
+set (then capped), where the Python engine sums them one at a time and caps as it goes;
+the two agree except where that engine's answer depends on the order of its facts (see
+tests/test_engines.py, test_capped_sum_does_not_depend_on_fact_order).
 
 Only what the SQL plan can evaluate exactly is planned: positive atoms over variables,
 constants and wildcards.  Any other rule raises ``PolygraphError(engine_unsupported)``
