@@ -289,3 +289,17 @@ def test_a_full_evaluation_needs_recorded_inputs(tmp_path):
         add(tmp_path / "g.graph", tmp_path / "new.jsonl")
     with Graph(tmp_path / "g.graph") as unchanged:
         assert len(unchanged.assertions) == 2
+
+
+def test_the_reference_engine_depends_on_order_only_when_the_cap_truncates():
+    """Why add cannot always sum new support into old labels (graph/incremental.py): f's
+    derivations {a1,a2} and {a1,a3} met first overflow cap 1 and leave f inexact although {a1}
+    absorbs both; met after {a1} they never overflow.  Without a cap the order is free."""
+    from polygraph_logic.evaluate import evaluate
+    from polygraph_logic.program import parse_program
+    facts = 'a1 :: x("c").\na2 :: y("c").\na3 :: z("c").\ng(v) :- x(v).\n'
+    rules = ["f(v) :- x(v), y(v).", "f(v) :- x(v), z(v).", "f(v) :- g(v)."]
+    labels = {cap: [evaluate(parse_program(facts + "\n".join(order)), "why", cap=cap).label("f", ("c",))
+                    for order in (rules, rules[::-1])] for cap in (1, None)}
+    assert [(str(label), label.exact) for label in labels[1]] == [("a1", False), ("a1", True)]
+    assert [(str(label), label.exact) for label in labels[None]] == [("a1", True), ("a1", True)]
