@@ -7,8 +7,8 @@ Printed: seconds per stage, peak RSS, the ratios Python / DuckDB, whether the tw
 files hold identical fact tables, and DuckDB's semi-naive rounds (delta facts,
 monomials, seconds) for the largest stratum.
 
-With ``--hubs H`` the copies share the H busiest entities of the first copy instead of
-being disjoint, as a real graph's hub entities are: RO chains through a hub
+With ``--hubs H`` the copies share the H busiest located_in / part_of targets of the
+first copy instead of being disjoint, as a real graph's hub entities are: RO chains through a hub
 (located_in ∘ inverse(located_in), has_part ∘ part_of) then relate every pair of their
 neighbours, and the closure grows faster than the input; the counts show how much.
 
@@ -53,12 +53,19 @@ def child(engine: str, directory: Path, cap: int | None, memory_limit: str | Non
                       "rounds": [[r.stratum, r.round, r.delta_facts, r.monomials, r.seconds] for r in rounds]}))
 
 
+#: the chains that grow through a hub: located_in ∘ inverse(located_in) and has_part ∘ part_of
+#: meet at the object of located_in and part_of (the subject of has_part)
+HUB_SIDES = {"RO:0001025": "object", "BFO:0000050": "object", "BFO:0000051": "subject"}
+
+
 def share_hubs(graph, hubs: int):
-    """The copies with the ``hubs`` busiest entities of the first copy shared (prefix dropped)."""
+    """The copies with the ``hubs`` busiest located_in / part_of targets of the first copy
+    shared (their copy prefix dropped), so that every copy's edges meet there."""
     degree = Counter()
     for a in graph.assertions:
-        if not a.id.startswith("copy"):
-            degree.update((a.subject, a.object))
+        side = HUB_SIDES.get(a.predicate)
+        if side and not a.id.startswith("copy"):
+            degree[getattr(a, side)] += 1
     shared = {name for name, _ in degree.most_common(hubs)}
 
     def unprefix(name: str) -> str:
