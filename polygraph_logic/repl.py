@@ -223,9 +223,10 @@ class Repl(cmd.Cmd):
     complete_whynot = complete_robustness = complete_why
 
 
-def run_repl(path: str, policy: str = "trust-all", stdin=None, stdout=None) -> int:
-    """Runs the REPL on a graph file until quit or end of input; returns the exit status."""
-    session = Session.open(path, policy)
+def run_repl(path: str, policy: str = "trust-all", stdin=None, stdout=None, at: int | None = None) -> int:
+    """Runs the REPL on a graph file (at version ``at``, if given) until quit or end of input; returns the
+    exit status."""
+    session = Session.open(path, policy, at=at)
     repl = Repl(session, stdin=stdin, stdout=stdout)
     readline = None
     if stdin is None and sys.stdin.isatty():

@@ -303,3 +303,22 @@ def test_the_reference_engine_depends_on_order_only_when_the_cap_truncates():
                     for order in (rules, rules[::-1])] for cap in (1, None)}
     assert [(str(label), label.exact) for label in labels[1]] == [("a1", False), ("a1", True)]
     assert [(str(label), label.exact) for label in labels[None]] == [("a1", True), ("a1", True)]
+
+
+def test_the_explorer_and_the_repl_read_an_old_version(tmp_path):
+    import io
+    from polygraph_logic.repl import run_repl
+    from polygraph_logic.serve import GraphApi
+    files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 2,
+                    random.Random(1), tmp_path)
+    grow(files, [rule_file("ro")], 8, tmp_path / "g.graph")
+    build_graph(files[0][0], files[0][1], [rule_file("ro")]).write(tmp_path / "v1.graph")
+    api = GraphApi(tmp_path / "g.graph", at=1)
+    try:
+        with Graph(tmp_path / "v1.graph") as v1:
+            assert api.graph.info()["layers"] == v1.info()["layers"]
+            assert sorted(a.id for a in api.graph.artifacts()) == sorted(a.id for a in v1.artifacts())
+    finally:
+        api.close()
+    out = io.StringIO()
+    assert run_repl(str(tmp_path / "g.graph"), stdin=io.StringIO("quit\n"), stdout=out, at=1) == 0

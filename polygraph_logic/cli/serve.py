@@ -7,6 +7,7 @@ import ipaddress
 import sys
 
 from ..errors import PolygraphError
+from .ledger import add_at
 
 
 def register(commands) -> None:
@@ -18,6 +19,7 @@ def register(commands) -> None:
                     "with policies side by side, and the sources whose retraction kills the most. The file "
                     "is never changed. JSON endpoints under /api/ (see the README).")
     serve.add_argument("graph", metavar="GRAPH")
+    add_at(serve)
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default 127.0.0.1: this machine only)")
@@ -33,7 +35,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         print(f"warning: listening on {args.host}: anyone who can reach it can read the graph "
               "(the server never writes)", file=sys.stderr)
     try:
-        serve(args.graph, args.host, args.port, args.verbose)
+        serve(args.graph, args.host, args.port, args.verbose, at=args.at)
     except OSError as error:
         raise PolygraphError("serve_error", f"cannot listen on {args.host}:{args.port} ({error.strerror or error}); "
                                             "choose another --port or --host") from None

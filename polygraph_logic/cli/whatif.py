@@ -102,6 +102,7 @@ def register(commands) -> None:
 
     repl = commands.add_parser("repl", help="an interactive session of what-if deletions")
     repl.add_argument("graph", metavar="GRAPH")
+    add_at(repl)
     repl.add_argument("--policy", default="trust-all", choices=POLICIES)
     repl.set_defaults(run=_run_repl)
 
@@ -282,4 +283,4 @@ def _run_rests_on(args: argparse.Namespace) -> int:
 
 def _run_repl(args: argparse.Namespace) -> int:
     from ..repl import run_repl
-    return run_repl(args.graph, policy=args.policy)
+    return run_repl(args.graph, policy=args.policy, at=args.at)

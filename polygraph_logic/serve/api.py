@@ -33,8 +33,8 @@ _LEAN_OMITS = ("triples", "kept")
 class GraphApi:
     """The explorer's endpoints over one graph file, opened read-only."""
 
-    def __init__(self, path: str | Path):
-        self.graph = Graph(path)
+    def __init__(self, path: str | Path, at: int | None = None):
+        self.graph = Graph(path, at=at)
         self.lock = threading.RLock()
         self._explainer = None
         self._outcomes: OrderedDict[tuple, Outcome] = OrderedDict()

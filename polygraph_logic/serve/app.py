@@ -155,8 +155,9 @@ class ExplorerServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, graph: str | Path, host: str = "127.0.0.1", port: int = 8000, verbose: bool = False):
-        self.api = GraphApi(graph)
+    def __init__(self, graph: str | Path, host: str = "127.0.0.1", port: int = 8000, verbose: bool = False,
+                 at: int | None = None):
+        self.api = GraphApi(graph, at=at)
         self.static = static_files()
         self.verbose = verbose
         if ":" in host:
@@ -178,8 +179,9 @@ class ExplorerServer(ThreadingHTTPServer):
         self.api.close()
 
 
-def serve(graph: str | Path, host: str = "127.0.0.1", port: int = 8000, verbose: bool = False) -> None:
-    """Serves the explorer until Ctrl-C."""
-    with ExplorerServer(graph, host, port, verbose) as server:
+def serve(graph: str | Path, host: str = "127.0.0.1", port: int = 8000, verbose: bool = False,
+          at: int | None = None) -> None:
+    """Serves the explorer until Ctrl-C (the graph as it was at version ``at``, if given)."""
+    with ExplorerServer(graph, host, port, verbose, at=at) as server:
         print(f"serving {graph} at {server.url} (read-only; Ctrl-C stops)", file=sys.stderr, flush=True)
         server.serve_forever()
