@@ -94,6 +94,9 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
 
 
 class _Runner:
+    """One evaluation: tables r<n> (a relation), d<n> (its last round's delta), c<n> (its
+    derivations this round), p<n> (a shape's parameters), all in one connection."""
+
     def __init__(self, con, plan: Plan, work: Path, on_round):
         self.con, self.plan, self.work, self.on_round = con, plan, work, on_round
         self.stats: list[RoundStats] = []
@@ -122,8 +125,9 @@ class _Runner:
                 continue
             variables = table.variables or [None] * len(table.rows)
             arity = plan.arity(relation)
-            rows = ([*(intern(v) for v in tup), self.numbers[var] if var else -1] if arity else [0, self.numbers[var] if var else -1]
-                    for tup, var in zip(table.rows, variables))
+            numbers = self.numbers
+            rows = ([*(map(intern, tup) if arity else [0]), numbers[var] if var else -1]
+                    for tup, var in zip(table.rows, variables))  # -1: background (label 1)
             path = self._csv(f"facts{plan.relations[relation]}", rows)
             keys = plan.keys(relation)
             names = ", ".join(f"'{k}': 'INTEGER'" for k in keys)
