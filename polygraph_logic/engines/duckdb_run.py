@@ -36,10 +36,14 @@ class RoundStats:
     seconds: float
 
 
-def connect(memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None):
-    """Returns a DuckDB connection set up for a build (memory limit, spilling, threads)."""
+def connect(memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
+            database: str = ":memory:"):
+    """Returns a DuckDB connection set up for a build (memory limit, spilling, threads).
+
+    A build's database is a file in its temporary directory (``database``), so that its
+    tables, not only intermediate results, can leave memory under ``memory_limit``."""
     duckdb = require_duckdb()
-    con = duckdb.connect()
+    con = duckdb.connect(database)
     try:
         if memory_limit:
             con.execute(f"SET memory_limit = '{_size(memory_limit)}'")
@@ -81,14 +85,15 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
     program.check_provenance_negation()
     plan = make_plan(program, cap)
     with tempfile.TemporaryDirectory(prefix="polygraph-duckdb-") as work:
-        con = connect(memory_limit, str(Path(work) / "spill"), threads)
+        con = connect(memory_limit, str(Path(work) / "spill"), threads, str(Path(work) / "build.duckdb"))
         try:
             runner = _Runner(con, plan, Path(work), rounds)
             runner.load()
             runner.run(progress)
             return runner.model(), runner.stats
         except duckdb.OutOfMemoryException as error:
-            raise PolygraphError("out_of_memory", f"DuckDB ran out of memory ({error}); raise --memory-limit") from None
+            first = str(error).splitlines()[0]
+            raise PolygraphError("out_of_memory", f"DuckDB ran out of memory ({first}); raise --memory-limit") from None
         finally:
             con.close()
 
