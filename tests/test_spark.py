@@ -76,3 +76,17 @@ def test_sql_whatif_command_on_spark(spark, tables, capsys):
     assert main(["sql-whatif", str(folder), "--engine", "spark", "--retract-source", source, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["engine"] == "spark" and (set(report["touched"]), set(report["dead"])) == (touched, dead)
+
+
+def test_a_spark_failure_is_one_error_line(spark, tables, tmp_path):
+    import shutil
+    _, folder = tables
+    copy = tmp_path / "tables"
+    shutil.copytree(folder, copy)
+    sql = SparkTables(copy, session=spark)
+    (copy / "mentions.parquet").unlink()  # after the views were registered: the query's scan fails
+    with Graph(tables[0]) as graph:
+        source = graph.distinct("source")[0]
+    with pytest.raises(PolygraphError) as error:
+        sql.what_if(Deletion(sources=(source,)))
+    assert error.value.code == "spark_error" and "\n" not in str(error.value)

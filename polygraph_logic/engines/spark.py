@@ -18,6 +18,9 @@ from ..errors import PolygraphError
 #: shuffle partitions for local mode: Spark's default of 200 tasks per shuffle costs more
 #: than the joins of a what-if on two cores
 LOCAL_PARTITIONS = 4
+#: the heap of a local session (driver and executors are one JVM): Spark's 1 GB default ran out
+#: building a broadcast for a what-if on the x40 tables (2.3 M mention rows)
+LOCAL_MEMORY = os.environ.get("POLYGRAPH_SPARK_MEMORY", "4g")
 
 
 def spark_available() -> str | None:
@@ -69,7 +72,8 @@ def spark_session(master: str = "local[2]"):
                .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{_log_configuration()}"))
     if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no warning about the loopback host name
-        builder = (builder.config("spark.sql.shuffle.partitions", str(LOCAL_PARTITIONS))
+        builder = (builder.config("spark.driver.memory", LOCAL_MEMORY)
+                   .config("spark.sql.shuffle.partitions", str(LOCAL_PARTITIONS))
                    .config("spark.default.parallelism", str(LOCAL_PARTITIONS))
                    .config("spark.driver.host", "127.0.0.1")
                    .config("spark.driver.bindAddress", "127.0.0.1"))
