@@ -240,3 +240,157 @@ def test_serve_is_a_registered_command():
     from polygraph_logic.cli import build_parser
     args = build_parser("serve").parse_args(["serve", "x.graph"])
     assert (args.host, args.port) == ("127.0.0.1", 8000)
+
+
+# --- what the ledger added: versions, kinds, negations, origins, contradictions ----------------------
+LEDGER = ROOT / "examples" / "ledger"
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def ledger_path(tmp_path_factory) -> Path:
+    """examples/ledger grown over three batches: versions 1, 2 and 3 (README, "A graph that grows")."""
+    path = tmp_path_factory.mktemp("serve-ledger") / "ledger.graph"
+    assert cli(["build", "--assertions", str(LEDGER / "batch1.jsonl"), "--receipts",
+                str(LEDGER / "batch1-receipts.jsonl"), "--rules", "ro", "--rules", "contradictions",
+                "--origins", str(LEDGER / "origins.jsonl"), "-o", str(path)]) == 0
+    assert cli(["add", str(path), "--assertions", str(LEDGER / "batch2.jsonl"), "--receipts",
+                str(LEDGER / "batch2-receipts.jsonl")]) == 0
+    assert cli(["add", str(path), "--assertions", str(LEDGER / "batch3.jsonl")]) == 0
+    return path
+
+
+def _serving(path: Path, at: int | None = None):
+    server = ExplorerServer(path, "127.0.0.1", 0, at=at)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server, thread
+
+
+@pytest.fixture(scope="module")
+def ledger_servers(ledger_path):
+    """The explorer over the grown graph, at its latest version and at version 2."""
+    servers = {at: _serving(ledger_path, at) for at in (None, 2)}
+    yield {at: server for at, (server, _) in servers.items()}
+    for server, thread in servers.values():
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+def test_info_says_which_version_it_reads(ledger_servers, ledger_path):
+    latest = get(ledger_servers[None], "/api/info")
+    assert (latest["version"], latest["latest"], latest["at"]) == (3, 3, None)
+    assert [(v["version"], v["action"], v["parent"]) for v in latest["versions"]] == [
+        (1, "build", None), (2, "add", 1), (3, "add", 2)]
+    old = get(ledger_servers[2], "/api/info")
+    assert (old["version"], old["latest"], old["at"]) == (2, 3, 2)
+    with Graph(ledger_path, at=2) as at2, Graph(ledger_path) as now:
+        assert old["layers"] == at2.counts() and latest["layers"] == now.counts()
+    # batch 3 brought two assertions and the contradictions; version 2 has neither
+    assert latest["assertions"] - old["assertions"] == len(_records(LEDGER / "batch3.jsonl"))
+    assert latest["layers"]["contradiction"] == 2 and not old["layers"].get("contradiction")
+
+
+def test_info_of_a_graph_without_additions_is_version_1(server):
+    info = get(server, "/api/info")
+    assert (info["version"], info["latest"], info["at"]) == (1, 1, None)
+    assert [v["action"] for v in info["versions"]] == ["build"]
+
+
+def test_support_sets_carry_each_assertion_kind_as_its_input_says(ledger_servers):
+    stated = {r["id"]: r.get("kind", "source_claim") for name in ("batch1", "batch2", "batch3")
+              for r in _records(LEDGER / f"{name}.jsonl")}
+    found = get(ledger_servers[None], "/api/search?q=" + urllib.request.quote("HIF-1α") + "&limit=100")
+    claim = next(a for a in found["artifacts"]
+                 if a["layer"] == "claim" and a["triple"] == ["HIF-1α", "RO:0002213", "MCT4"])
+    data = get(ledger_servers[None], "/api/artifact?id=" + claim["id"])
+    sets = [[(a["id"], a["kind"], a["negated"]) for a in s] for s in data["support_sets"]]
+    assert sorted(sets) == [[("h5", "model_hypothesis", False)], [("h8", "verification", False)]]
+    assert all(a["kind"] == stated[a["id"]] for s in data["support_sets"] for a in s)
+    # at version 2 the verification is not there yet: the hypothesis is the only support
+    before = get(ledger_servers[2], "/api/artifact?id=" + claim["id"])
+    assert [[(a["id"], a["kind"]) for a in s] for s in before["support_sets"]] == [[("h5", "model_hypothesis")]]
+    assert [[a["id"] for a in s] for s in before["support_sets"]] == [["h5"]]
+
+
+def test_robustness_reports_n_path_and_n_prov_with_the_stored_origins(ledger_servers):
+    found = get(ledger_servers[None], "/api/search?q=" + urllib.request.quote("HIF-1α") + "&limit=100")
+    claim = next(a for a in found["artifacts"]
+                 if a["layer"] == "claim" and a["triple"] == ["HIF-1α", "RO:0002213", "glycolysis"])
+    r = get(ledger_servers[None], "/api/artifact?id=" + claim["id"])["robustness"]
+    # by hand: h1 (paper-1) and h7 (news-1) state it, and origins.jsonl derives news-1 from paper-1
+    origins = {o["source"]: o["derived_from"] for o in _records(LEDGER / "origins.jsonl")}
+    assert origins == {"example:news-1": "example:paper-1"}
+    assert (r["n_path"], r["n_prov"], r["echo"]) == (2, 1, True)
+    assert r["fewest_origins_to_kill"] == ["example:paper-1"] and len(r["fewest_sources_to_kill"]) == 2
+
+
+def _brute_resolving(support_sets: list[list[dict]], field: str) -> list[list[str]]:
+    """The minimal sets of sources (or assertion ids) meeting every support set, by brute force."""
+    from itertools import combinations
+    groups = [{a[field] for a in s} for s in support_sets]
+    names = sorted(set().union(*groups))
+    hitting = [set(c) for n in range(1, len(names) + 1) for c in combinations(names, n)
+               if all(set(c) & g for g in groups)]
+    return sorted(sorted(h) for h in hitting if not any(o < h for o in hitting))
+
+
+def test_a_contradiction_shows_its_sides_and_what_resolves_it(ledger_servers, ledger_path):
+    with Graph(ledger_path) as g:
+        ids = [a.id for a in g.artifacts("contradiction")]
+    assert len(ids) == 2
+    for cid in ids:
+        data = get(ledger_servers[None], "/api/artifact?id=" + cid)
+        c = data["contradiction"]
+        assert data["layer"] == "contradiction"
+        assert [s["negated"] for s in c["sides"]] == [False, False]
+        for side in c["sides"]:  # each side is the claim or edge of its triple
+            other = get(ledger_servers[None], "/api/artifact?id=" + side["artifact"])
+            assert other["triple"] == [side["subject"], side["predicate"], side["object"]]
+        assert sorted(map(sorted, c["resolve_by_sources"])) == _brute_resolving(data["support_sets"], "source")
+        assert sorted(map(sorted, c["resolve_by_assertions"])) == _brute_resolving(data["support_sets"], "id")
+        assert " vs " in data["text"] and "{" not in data["text"]  # a line, not the JSON content
+    first = get(ledger_servers[None], "/api/artifact?id=" + ids[0])
+    assert first["text"] == ("HIF-1α RO:0002213 glycolysis  vs  HIF-1α RO:0002212 glycolysis  "
+                             "(positively and negatively regulates)")
+    assert sorted(map(sorted, first["contradiction"]["resolve_by_sources"])) == [
+        ["example:news-1", "example:paper-1"], ["example:paper-5"]]
+    assert get(ledger_servers[None], "/api/describe", {"id": ids})["described"][ids[0]] == first["text"]
+
+
+def test_whatif_counts_the_contradiction_layer(ledger_servers, ledger_path):
+    data = get(ledger_servers[None], "/api/whatif", {"source": ["example:paper-5"], "policy": ["trust-all"]})
+    with Graph(ledger_path) as g:
+        expected = what_if(g, Deletion(sources=("example:paper-5",)), "trust-all").to_json()
+    got = data["outcomes"][0]
+    assert got["by_layer"] == expected["by_layer"]
+    assert got["by_layer"]["contradiction"] == {"touched": 2, "dead": 2, "kept": 0}
+    assert get(ledger_servers[None], "/api/top-sources")["layers"][-1] == "contradiction"
+
+
+def test_a_negated_assertion_is_marked_in_its_support_set(tmp_path):
+    variant = tmp_path / "variant.jsonl"
+    variant.write_text((FIGURE1 / "assertions.jsonl").read_text() + (FIGURE1 / "contradicting.jsonl").read_text())
+    path = tmp_path / "variant.graph"
+    assert cli(["build", "--assertions", str(variant), "--receipts", str(FIGURE1 / "receipts.jsonl"),
+                "--rules", "ro", "--rules", "contradictions", "-o", str(path)]) == 0
+    negated = {r["id"] for r in _records(FIGURE1 / "contradicting.jsonl") if r.get("negated")}
+    assert negated == {"a41"}
+    server, thread = _serving(path)
+    try:
+        with Graph(path) as g:
+            cid = next(a.id for a in g.artifacts("contradiction") if a.content["sides"][1]["negated"])
+        data = get(server, "/api/artifact?id=" + cid)
+        marks = {a["id"]: a["negated"] for s in data["support_sets"] for a in s}
+        assert marks == {"a32": False, "a41": True}
+        assert data["text"] == "AIM2 RO:0001025 cytosol  vs  AIM2 NOT RO:0001025 cytosol  (stated and negated)"
+        assert [s["negated"] for s in data["contradiction"]["sides"]] == [False, True]
+        assert "artifact" not in data["contradiction"]["sides"][1]  # a denial is no claim or edge
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)

@@ -14,11 +14,11 @@ from collections import OrderedDict
 from pathlib import Path
 
 from ..errors import PolygraphError
-from ..graph.store import LAYERS, Graph, describe
+from ..graph.store import LAYERS, Graph
 from ..whatif import POLICIES, Deletion, Outcome, what_if
 from . import params as P
-from .lookup import (describe_ids, entity_artifacts, find_entities, find_named_artifacts, known, name_counts,
-                     sentences_of, sentences_of_many)
+from .lookup import (describe_ids, entity_artifacts, explain, find_entities, find_named_artifacts, known,
+                     name_counts, sentences_of, sentences_of_many)
 from .params import ApiError, Params
 
 FORMATS = {"trig": ("application/trig", ".trig"), "nquads": ("application/n-quads", ".nq"),
@@ -48,12 +48,17 @@ class GraphApi:
     # --- the graph ---------------------------------------------------------------------
     def info(self, params: Params) -> dict:
         """Returns the graph's counts per layer, assertions, sources, and the policies it knows."""
+        from ..graph.versions import version_rows
         with self.lock:
             info = self.graph.info()
+            versions = self.graph._call(version_rows, self.graph._db)
+        latest = versions[-1]["version"]
         return {"file": Path(info["file"]).name, "assertions": info["assertions"], "sources": info["sources"],
                 "artifacts": info["artifacts"], "layers": {k: v["artifacts"] for k, v in info["layers"].items()},
                 "inexact": {k: v.get("inexact", 0) for k, v in info["layers"].items()},
-                "policies": list(POLICIES), "formats": list(FORMATS)}
+                "policies": list(POLICIES), "formats": list(FORMATS),
+                "version": self.graph.at or latest, "latest": latest, "at": self.graph.at,
+                "versions": [{k: v[k] for k in ("version", "time", "action", "parent")} for v in versions]}
 
     def search(self, params: Params) -> dict:
         """Returns completions for ``q``: artifacts (by id, or claims and edges by an entity's
@@ -121,7 +126,8 @@ class GraphApi:
             tree = result["derivations"][0] if result["derivations"] else None
             supports = [[_evidence(graph, a["id"]) for a in support] for support in result["support_sets"]]
             around = _around(graph, artifact)
-            return {**_brief(artifact), "content": artifact.content, "label": result["label"],
+            extra = {"contradiction": _contradiction(graph, artifact)} if artifact.layer == "contradiction" else {}
+            return {**_brief(artifact), **extra, "content": artifact.content, "label": result["label"],
                     "exact": result["exact"], "support_sets": supports,
                     "derivation": _tree(tree) if tree is not None else None,
                     "robustness": robustness(graph, artifact_id),
@@ -274,7 +280,7 @@ def _variants(query: str) -> list[str]:
 
 
 def _brief(artifact) -> dict:
-    out = {"id": artifact.id, "layer": artifact.layer, "text": describe(artifact)}
+    out = {"id": artifact.id, "layer": artifact.layer, "text": explain(artifact)}
     if artifact.layer in ("claim", "edge"):
         out["triple"] = list(artifact.fact[1])
     return out
@@ -282,7 +288,17 @@ def _brief(artifact) -> dict:
 
 def _evidence(graph: Graph, assertion_id: str) -> dict:
     a = graph.assertions[assertion_id]
-    return {"id": a.id, "source": a.source, "triple": [a.subject, a.predicate, a.object], "text": a.text}
+    return {"id": a.id, "source": a.source, "triple": [a.subject, a.predicate, a.object], "text": a.text,
+            "kind": a.kind, "negated": a.negated}
+
+
+def _contradiction(graph: Graph, artifact) -> dict:
+    """Returns a contradiction's sides (each with its claim or edge artifact) and the smallest
+    sets of sources and of assertions whose retraction resolves it (contradictions.resolve)."""
+    from ..contradictions import resolve
+    found = resolve(graph, artifact).to_json()
+    return {k: found[k] for k in ("reason", "sides", "resolve_by_sources", "resolve_by_assertions", "truncated",
+                                  "note")}
 
 
 def _tree(node) -> dict:

@@ -113,7 +113,22 @@ def describe_ids(graph: Graph, ids: list[str]) -> dict[str, str]:
     out = {}
     for id_, layer, content in rows:
         try:
-            out[id_] = describe(Artifact(id_, layer, json.loads(content), (), True))
+            out[id_] = explain(Artifact(id_, layer, json.loads(content), (), True))
         except (ValueError, KeyError, TypeError, AttributeError):
             out[id_] = ""
     return out
+
+
+def explain(artifact: Artifact) -> str:
+    """Returns an artifact's one-line description (store.describe), a contradiction as its two
+    sides and its reason, as `polygraph contradictions` prints it, instead of its JSON content."""
+    content = artifact.content
+    if artifact.layer != "contradiction" or not content.get("sides"):
+        return describe(artifact)
+
+    def side(s: dict) -> str:
+        return f"{s['subject']} {'NOT ' if s['negated'] else ''}{s['predicate']} {s['object']}"
+    reason = str(content.get("reason", ""))
+    why = reason.split(": ", 1)[1] if ": " in reason else ""
+    why = why or ("stated and negated" if content["sides"][1]["negated"] else "")
+    return f"{side(content['sides'][0])}  vs  {side(content['sides'][1])}" + (f"  ({why})" if why else "")

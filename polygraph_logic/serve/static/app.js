@@ -246,6 +246,11 @@ async function start() {
   App.info = await request("/api/info");
   document.getElementById("graph-name").textContent =
     `${App.info.file}: ${plural(App.info.artifacts, "artifact")} over ${plural(App.info.assertions, "assertion")} from ${plural(App.info.sources, "source")}`;
+  const version = App.info.at ? `version ${App.info.at} of ${App.info.latest} (--at ${App.info.at})`
+    : `version ${App.info.version}${App.info.latest > 1 ? " (latest)" : ""}`;
+  const history = (App.info.versions || []).map(v => `${v.version}: ${v.action}${v.time ? ` ${v.time}` : ""}`).join("\n");
+  document.getElementById("graph-name").append(h("span", {id: "graph-version", class: `badge${App.info.at ? " trimmed" : ""}`,
+                                                          title: history}, version));
   const policy = document.getElementById("policy");
   clear(policy, App.info.policies.map(p => h("option", {value: p}, p)));
   policy.addEventListener("change", e => App.change({policy: policy.value}, e.timeStamp));

@@ -1,7 +1,7 @@
 // polygraph explorer: the views (what-if, artifact, entity, top sources), rendered from App's state.
 "use strict";
 
-const LAYERS = ["claim", "merge", "edge", "summary", "sentence"];
+const LAYERS = ["claim", "merge", "edge", "summary", "sentence", "contradiction"];
 const artifactCache = new Map();
 
 function statusOf(id, status) {
@@ -286,7 +286,8 @@ function chunks(list, size) {
 }
 
 function layerColour(layer) {
-  return {claim: "#1565c0", merge: "#6a1b9a", edge: "#90a4ae", summary: "#ef6c00", sentence: "#f9a825"}[layer];
+  return {claim: "#1565c0", merge: "#6a1b9a", edge: "#90a4ae", summary: "#ef6c00", sentence: "#f9a825",
+          contradiction: "#ad1457"}[layer];
 }
 
 function contentCard(data, status) {
@@ -295,6 +296,7 @@ function contentCard(data, status) {
   if (data.triple) body = h("p", {}, link(entityHref(c.subject), c.subject), ` ${c.predicate} `, link(entityHref(c.object), c.object));
   else if (data.layer === "merge") body = h("p", {}, "canonical ", link(entityHref(c.canonical), c.canonical), "; members: ",
     c.members.map((m, i) => [i ? ", " : "", link(entityHref(m), m)]));
+  else if (data.contradiction) body = contradictionBody(data.contradiction, status);
   else if (data.layer === "sentence") body = h("p", {}, `"${c.text}" (sentence ${c.index} of `, link(artifactHref(c.summary), c.summary), ")");
   else if (data.sentences.length) body = h("ol", {id: "sentences"}, data.sentences.map(s =>
     h("li", {class: status.dead.has(s.id) ? "dead" : "", "data-id": s.id}, s.text, " ", link(artifactHref(s.id), "→"))));
@@ -302,12 +304,35 @@ function contentCard(data, status) {
   return h("div", {class: "card", id: "content"}, h("h3", {}, "Content"), body);
 }
 
+// a contradiction: its two sides (each linked to its claim or edge), the reason, and the smallest
+// sets of sources and of assertions whose retraction resolves it (each a click away as a what-if)
+function contradictionBody(c, status) {
+  const side = s => h("span", {class: "side"}, s.artifact ? link(artifactHref(s.artifact), s.subject) : s.subject,
+    " ", s.negated ? h("b", {class: "not"}, "NOT ") : "", s.predicate, " ", s.object);
+  const sets = (title, found, kind) => h("div", {class: "resolving", "data-kind": kind}, h("span", {class: "muted"}, title),
+    found.length ? found.map((set, i) => [i ? " | " : " ", h("a", {href: "#", title: "switch these off",
+      onclick: e => { e.preventDefault(); App.change({[kind]: [...new Set([...App.state[kind], ...set])]}, e.timeStamp); }},
+      `{${set.join(", ")}}`)]) : " none found");
+  const sides = c.sides || [];
+  return h("div", {id: "contradiction"},
+    sides.length === 2 ? h("p", {}, side(sides[0]), h("b", {}, "  vs  "), side(sides[1])) : null,
+    h("p", {class: "muted"}, `reason: ${c.reason}`),
+    sets("resolved by retracting sources:", c.resolve_by_sources, "sources"),
+    sets("resolved by deleting assertions:", c.resolve_by_assertions, "assertions"),
+    c.note ? h("p", {class: "muted"}, c.note) : null);
+}
+
 function robustnessCard(r) {
   return h("div", {class: "card", id: "robustness"}, h("h3", {}, "Robustness"),
     h("p", {}, `Fewest sources whose retraction kills it${r.exact ? "" : " (capped label: at least)"}: `,
       h("b", {}, r.fewest_sources_to_kill.length), ` (${r.fewest_sources_to_kill.join(", ")}); `,
       `independent sources: ${r.independent_sources}; ${plural(r.support_sets, "support set")} over ${plural(r.sources.length, "source")}`,
-      r.echo ? h("span", {class: "badge dead"}, "echo: several support sets, one origin") : ""));
+      r.echo ? h("span", {class: "badge dead"}, "echo: several support sets, one origin") : ""),
+    h("p", {id: "provenance"}, "N_path ", h("b", {id: "n-path"}, r.n_path), " support sets, N_prov ",
+      h("b", {id: "n-prov"}, r.n_prov), " independent origins; fewest origins whose retraction kills it: ",
+      h("b", {}, r.fewest_origins_to_kill.length), ` (${r.fewest_origins_to_kill.join(", ")})`),
+    Object.entries(r.origins || {}).filter(([o, members]) => members.length > 1).map(([o, members]) =>
+      h("p", {class: "muted origin"}, `origin ${o}: ${members.join(", ")}`)));
 }
 
 function supportSet(set, i, status) {
@@ -319,7 +344,10 @@ function supportSet(set, i, status) {
         onchange: e => App.toggle("assertions", a.id, e.timeStamp)}), " ", a.id)),
       h("td", {}, h("a", {href: "#", onclick: e => { e.preventDefault(); App.toggle("sources", a.source, e.timeStamp); },
                          title: "switch this source off or on"}, a.source)),
-      h("td", {}, a.triple.join(" ")), h("td", {class: "evidence"}, a.text || "")))));
+      h("td", {class: "kind"}, h("span", {class: `badge kind ${a.kind}`}, a.kind)),
+      h("td", {class: "triple"}, a.negated ? [a.triple[0], " ", h("b", {class: "not"}, "NOT"), ` ${a.triple[1]} ${a.triple[2]}`]
+                                           : a.triple.join(" ")),
+      h("td", {class: "evidence"}, a.text || "")))));
 }
 
 function treeNode(node) {
