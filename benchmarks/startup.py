@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     core = [r for r in requires if "extra ==" not in r]
     core_set = closure(core)
-    print(f"installed size of the core's dependencies ({len(core_set)} distributions): {size(core_set) / 2**20:.1f} MiB")
+    print(f"installed size of the core's dependencies ({len(core_set)} distributions): "
+          f"{size(core_set) / 2**20:.1f} MiB")
     extras = sorted({m.group(1) for r in requires for m in [re.search(r'extra == "([^"]+)"', r)] if m})
     for extra in extras:
         wanted = [r.split(";")[0] for r in requires if f'extra == "{extra}"' in r]

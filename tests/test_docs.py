@@ -18,10 +18,12 @@ info string is a kind, then optional attributes.
 
 Attributes: ``needs=data`` runs the block only when the shared data folder
 (``../shared/data`` or ``$POLYGRAPH_DATA``) is there, as ``$DATA``, and skips saying so
-otherwise (such blocks are marked slow: they build from the real data); ``needs=key`` only when ``ANTHROPIC_API_KEY`` is set (no block of the offline
-tour needs one); ``not-run`` is a block that installs or runs this very suite, or waits on
-a server (shown, never run). Comparing output: trailing spaces and blank lines are
-ignored; ``…`` stands for any text within a line (timings, sizes) and a line holding only
+otherwise (such blocks are marked slow: they build from the real data); ``needs=key``
+only when ``ANTHROPIC_API_KEY`` is set (no block of the offline tour needs one); ``not-run``
+is a block that installs or runs this very suite, waits on a server or benchmarks for
+minutes (shown, never run). Comparing output: the temporary folder's path is left out
+(paths read as relative ones), trailing spaces and blank lines at the end are ignored;
+``…`` stands for any text within a line (timings, sizes) and a line holding only
 ``…`` for any number of lines.
 """
 
@@ -197,7 +199,8 @@ def test_the_convention_itself():
     assert not matches("wrote x: 3 artifacts\n", "wrote x: 4 artifacts\n")
     assert matches("a\n…\nz\n", "a\nb\nc\nz\n") and matches("a\n…\nz\n", "a\nz\n")
     assert not matches("a\n…\nz\n", "a\nb\n")
-    assert console_parts("$ polygraph a \\\n    --b\nout\n$ c\nmore\n") == ("polygraph a \\\n    --b\nc\n", "out\nmore\n")
+    assert console_parts("$ polygraph a \\\n    --b\nout\n$ c\nmore\n") == (
+        "polygraph a \\\n    --b\nc\n", "out\nmore\n")
     assert strip_install('pip install ".[test]" && python -m x\n') == "python -m x\n"
 
 
@@ -246,9 +249,9 @@ def test_recorded_fixtures_are_what_their_scripts_write(tmp_path):
 def test_construct_without_a_key_fails_at_once_and_writes_nothing(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "ANTHROPIC_API_KEY"}
     env["PYTHONPATH"] = str(ROOT)
-    result = subprocess.run([sys.executable, "-m", "polygraph_logic.cli", "construct", str(ROOT / "examples" / "corpus"),
-                             "-o", str(tmp_path / "out")], capture_output=True, text=True, env=env, cwd=tmp_path,
-                            timeout=120)
+    result = subprocess.run([sys.executable, "-m", "polygraph_logic.cli", "construct",
+                             str(ROOT / "examples" / "corpus"), "-o", str(tmp_path / "out")],
+                            capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert result.returncode == 2
     assert result.stderr.startswith("missing_api_key: set ANTHROPIC_API_KEY")
     assert list(tmp_path.iterdir()) == []  # no out/, no cache.sqlite
