@@ -208,7 +208,8 @@ def test_the_convention_itself():
                                    else b for b in RUN_BLOCKS], ids=[b.name for b in RUN_BLOCKS])
 def test_block_runs_as_printed(block: Block, workspaces):
     if "not-run" in block.attributes:
-        pytest.skip(f"{block.name} is marked not-run (it installs or runs this suite, or needs a server)")
+        pytest.skip(f"{block.name} is marked not-run (it installs or runs this suite, waits on a server or "
+                    "benchmarks for minutes)")
     if block.attributes.get("needs") == "data" and data_folder() is None:
         pytest.skip(f"{block.name} needs the shared data folder (../shared/data or $POLYGRAPH_DATA), absent here")
     if block.attributes.get("needs") == "key" and not os.environ.get("ANTHROPIC_API_KEY"):
