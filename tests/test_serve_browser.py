@@ -49,10 +49,10 @@ def dead_listed(graph: Path, *args: str) -> set[str]:
 class Server:
     """`polygraph serve GRAPH --port P` in a child process."""
 
-    def __init__(self, graph: Path):
+    def __init__(self, graph: Path, *options: str):
         port = free_port()
         self.process = subprocess.Popen([sys.executable, "-m", "polygraph_logic.cli", "serve", str(graph),
-                                         "--port", str(port)], stderr=subprocess.PIPE, text=True)
+                                         "--port", str(port), *options], stderr=subprocess.PIPE, text=True)
         line = self.process.stderr.readline()
         assert "serving" in line, line + self.process.stderr.read()
         self.url = f"http://127.0.0.1:{port}/"
@@ -213,6 +213,78 @@ def test_synthetic_pasted_retractions_summaries_and_entity(browser, graphs):
         browser.click("#nav-top")
         browser.wait("return document.querySelectorAll('.top-row').length > 0")
         browser.screenshot(SHOTS / "synthetic-top-sources.png")
+    finally:
+        server.stop()
+
+
+def build_ledger(tmp: Path) -> Path:
+    """examples/ledger grown in three batches, as the README's "A graph that grows" does."""
+    graph, folder = tmp / "ledger.graph", ROOT / "examples" / "ledger"
+    polygraph("build", "--assertions", str(folder / "batch1.jsonl"), "--receipts",
+              str(folder / "batch1-receipts.jsonl"), "--rules", "ro", "--rules", "contradictions",
+              "--origins", str(folder / "origins.jsonl"), "-o", str(graph))
+    polygraph("add", str(graph), "--assertions", str(folder / "batch2.jsonl"), "--receipts",
+              str(folder / "batch2-receipts.jsonl"))
+    polygraph("add", str(graph), "--assertions", str(folder / "batch3.jsonl"))
+    return graph
+
+
+def claim_id(graph: Path, triple: tuple[str, str, str]) -> str:
+    from polygraph_logic.graph.store import Graph
+    with Graph(graph) as g:
+        return next(a.id for a in g.artifacts("claim") if a.fact[1] == triple)
+
+
+def show_artifact(browser: Browser, artifact: str) -> None:
+    browser.run("location.hash = arguments[0]", f"#/artifact/{artifact}")
+    browser.wait("return document.getElementById('artifact-id')?.textContent === arguments[0]", artifact)
+
+
+@pytest.mark.slow
+def test_ledger_versions_kinds_origins_and_a_contradiction_resolved(browser, tmp_path):
+    graph = build_ledger(tmp_path)
+    verified = claim_id(graph, ("HIF-1α", "RO:0002213", "MCT4"))
+    echoed = claim_id(graph, ("HIF-1α", "RO:0002213", "glycolysis"))
+    contradictions = json.loads(polygraph("contradictions", str(graph), "--json"))["listed"]
+    server = Server(graph)
+    try:
+        open_app(browser, server.url)
+        assert browser.run("return document.getElementById('graph-version').textContent") == "version 3 (latest)"
+        show_artifact(browser, verified)
+        kinds = browser.run("return [...document.querySelectorAll('#support-sets tr[data-assertion]')]"
+                            ".map(r => [r.dataset.assertion, r.querySelector('.kind').textContent])")
+        assert sorted(kinds) == [["h5", "model_hypothesis"], ["h8", "verification"]]
+        show_artifact(browser, echoed)
+        assert browser.run("return [document.getElementById('n-path').textContent, "
+                           "document.getElementById('n-prov').textContent]") == ["2", "1"]
+        assert "origin example:paper-1: example:news-1, example:paper-1" in browser.run(
+            "return document.getElementById('robustness').textContent")
+
+        first = contradictions[0]
+        show_artifact(browser, first["id"])
+        text = browser.run("return document.getElementById('contradiction').textContent")
+        assert "HIF-1α RO:0002213 glycolysis  vs  HIF-1α RO:0002212 glycolysis" in text
+        assert browser.run("return document.getElementById('artifact-status').textContent") == "alive"
+        browser.screenshot(SHOTS / "ledger-contradiction.png")
+        took = act(browser, '#contradiction .resolving[data-kind="sources"] a')  # the first: {example:paper-5}
+        print(f"\nledger: resolve a contradiction by its first resolving set, click -> updated view: {took:.1f} ms")
+        assert first["resolve_by_sources"][0] == ["example:paper-5"]
+        assert browser.run("return App.state.sources") == ["example:paper-5"]
+        assert browser.run("return document.getElementById('artifact-status').textContent") == "dead"
+        assert marked_dead(browser) == dead_listed(graph, "--retract-source", "example:paper-5")
+        counts = browser.run("return document.querySelector('.policy-column.main .bar-row[data-layer=\"contradiction\"] "
+                             ".counts').dataset")
+        assert (counts["dead"], counts["touched"]) == ("2", "2")
+        browser.screenshot(SHOTS / "ledger-whatif.png")
+    finally:
+        server.stop()
+    server = Server(graph, "--at", "2")
+    try:
+        open_app(browser, server.url)
+        assert browser.run("return document.getElementById('graph-version').textContent") == "version 2 of 3 (--at 2)"
+        show_artifact(browser, verified)
+        assert browser.run("return [...document.querySelectorAll('#support-sets tr[data-assertion]')]"
+                           ".map(r => r.dataset.assertion)") == ["h5"]
     finally:
         server.stop()
 

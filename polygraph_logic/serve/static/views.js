@@ -40,7 +40,7 @@ const WhatifView = {
     this.touchedNote = h("span", {class: "muted"});
     this.tbodies = [];
     this.table = h("table", {id: "touched", hidden: true},
-      h("colgroup", {}, h("col", {style: "width:110px"}), h("col", {style: "width:80px"}), h("col", {style: "width:190px"}), h("col", {})),
+      h("colgroup", {}, h("col", {style: "width:110px"}), h("col", {style: "width:104px"}), h("col", {style: "width:190px"}), h("col", {})),
       h("thead", {}, h("tr", {}, h("th", {}, "status"), h("th", {}, "layer"), h("th", {}, "artifact"), h("th", {}, "content"))));
     this.nothing = h("p", {class: "muted"}, "Nothing is touched: switch off a source, a relation or an assertion on the left.");
     this.more = h("button", {type: "button", id: "touched-more", hidden: true, onclick: () => this.showMore()});
@@ -307,8 +307,10 @@ function contentCard(data, status) {
 // a contradiction: its two sides (each linked to its claim or edge), the reason, and the smallest
 // sets of sources and of assertions whose retraction resolves it (each a click away as a what-if)
 function contradictionBody(c, status) {
-  const side = s => h("span", {class: "side"}, s.artifact ? link(artifactHref(s.artifact), s.subject) : s.subject,
-    " ", s.negated ? h("b", {class: "not"}, "NOT ") : "", s.predicate, " ", s.object);
+  const side = s => {
+    const triple = [s.subject, " ", s.negated ? h("b", {class: "not"}, "NOT ") : "", s.predicate, " ", s.object];
+    return h("span", {class: "side"}, s.artifact ? h("a", {href: artifactHref(s.artifact), title: s.artifact}, triple) : triple);
+  };
   const sets = (title, found, kind) => h("div", {class: "resolving", "data-kind": kind}, h("span", {class: "muted"}, title),
     found.length ? found.map((set, i) => [i ? " | " : " ", h("a", {href: "#", title: "switch these off",
       onclick: e => { e.preventDefault(); App.change({[kind]: [...new Set([...App.state[kind], ...set])]}, e.timeStamp); }},
