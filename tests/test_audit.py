@@ -377,8 +377,8 @@ def test_cli_replays_a_recorded_audit(index, graph_path, tmp_path, capsys):
     audit(index, deletions, ScriptedOracle(figure1_answer)).write(recorded)
     out = tmp_path / "AUDIT.json"
     status = main(["audit", str(graph_path), "--retract-source", AIM2_ABSTRACT, "--retract-source",
-                   RETRACTED_ABSTRACT, "--random-retraction", "0.5", "--seed", "3", "--repeat", "2",
-                   "--oracle", f"replay:{recorded}", "-o", str(out)])
+                   RETRACTED_ABSTRACT, "--separately", "--random-retraction", "0.5", "--seed", "3", "--repeat",
+                   "2", "--oracle", f"replay:{recorded}", "-o", str(out)])
     printed = capsys.readouterr().out
     assert status == 0
     assert "pooled over 4 deletions" in printed and "random-retraction 0.5 seed 4" in printed
@@ -389,6 +389,24 @@ def test_cli_replays_a_recorded_audit(index, graph_path, tmp_path, capsys):
                  "--json"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed["deletions"][0]["artifacts"] == theirs["deletions"][0]["artifacts"]
+
+
+def test_cli_sources_named_together_are_one_deletion_unless_separately(index, graph_path, tmp_path, capsys):
+    """--retract-source S repeated is ONE deletion, as in every command; --separately audits each."""
+    recorded = tmp_path / "recorded.json"
+    both = Deletion(sources=(AIM2_ABSTRACT, RETRACTED_ABSTRACT))
+    each = [Deletion(sources=(AIM2_ABSTRACT,)), Deletion(sources=(RETRACTED_ABSTRACT,))]
+    audit(index, [both, *each], ScriptedOracle(figure1_answer)).write(recorded)
+    argv = ["audit", str(graph_path), "--retract-source", AIM2_ABSTRACT, "--retract-source", RETRACTED_ABSTRACT,
+            "--oracle", f"replay:{recorded}", "--json"]
+    assert main(argv) == 0
+    together = json.loads(capsys.readouterr().out)["deletions"]
+    assert [d["deleted_assertions"] for d in together] == [len(both.resolve(index.graph))]
+    assert main([*argv, "--separately"]) == 0
+    separate = json.loads(capsys.readouterr().out)["deletions"]
+    assert [d["deleted_assertions"] for d in separate] == [len(d.resolve(index.graph)) for d in each]
+    assert main(["audit", str(graph_path), "--separately", "--oracle", f"replay:{recorded}"]) == 2
+    assert capsys.readouterr().err.startswith("bad_argument: --separately")
 
 
 def test_cli_errors_say_what_to_do(graph_path, tmp_path, capsys, monkeypatch):

@@ -340,30 +340,41 @@ def run(capsys, *argv):
 
 def test_cli_queries_and_evaluate(figure1, tmp_path, capsys):
     path = figure1[0]
-    status, out, _ = run(capsys, "queries", path, "-n", "5", "--seed", "4")
+    status, out, _ = run(capsys, "queries", path, "--limit", "5", "--seed", "4")
     assert status == 0
     lines = [json.loads(line) for line in out.splitlines()]
     assert [q["text"] for q in lines] == [q.text for q in generate_queries(Graph(path), 5, 4)]
-    assert run(capsys, "queries", path, "-n", "5", "--seed", "4", "-o", tmp_path / "q.jsonl")[0] == 0
+    assert run(capsys, "queries", path, "--limit", "5", "--seed", "4", "-o", tmp_path / "q.jsonl")[0] == 0
     assert [q.text for q in load_queries(tmp_path / "q.jsonl")] == [q["text"] for q in lines]
 
     (tmp_path / "hand.txt").write_text("cytosol\noral carcinoma\n")
     (tmp_path / "sources.txt").write_text("PMID:40057077\n")
     audit = audit_file(tmp_path / "audit.json", {"summary:aim2-flat": "dead"})
-    status, out, _ = run(capsys, "evaluate", path, "--queries", tmp_path / "hand.txt", "--k", "200",
+    status, out, _ = run(capsys, "evaluate", path, "--queries", tmp_path / "hand.txt", "--limit", "200",
                          "--retract-source-file", tmp_path / "sources.txt", "--revoke-relation", "RO:0001025",
-                         "--verdicts", audit)
+                         "--verdicts", audit, "--by-kind")
     assert status == 0
     table = {line.split()[0]: line.split()[1:] for line in out.splitlines()}
     assert table["policy"] == ["tainted@200", "recall@200", "tainted@200", "recall@200"]
     assert table["trust-all"][:2] == ["100.0%", "100.0%"] and table["distrust:summary"][:2] == ["0.0%", "50.0%"]
     assert "audit verdicts 1, labels 1" in out
-    status, out, _ = run(capsys, "evaluate", path, "--queries", tmp_path / "hand.txt", "-k", "200",
+    status, out, _ = run(capsys, "evaluate", path, "--queries", tmp_path / "hand.txt", "--limit", "200",
                          "--retract-source", "PMID:40057077", "--policy", "trust-all", "--json")
     data = json.loads(out)
     assert [row["view"] for row in data["rows"]] == ["before cleanup", "trust-all"]
     assert data["rows"][1]["results"]["retract-source"]["tainted"] == 0.0
     assert data["deletions"]["retract-source"]["deletion"]["sources"] == ["PMID:40057077"]
+
+    # without --by-kind the flags name ONE deletion, as in every command: one column
+    status, out, _ = run(capsys, "evaluate", path, "--queries", tmp_path / "hand.txt", "--limit", "200",
+                         "--retract-source-file", tmp_path / "sources.txt", "--revoke-relation", "RO:0001025",
+                         "--policy", "trust-all", "--json")
+    data = json.loads(out)
+    assert list(data["deletions"]) == ["deletion"]
+    assert data["deletions"]["deletion"]["deletion"]["sources"] == ["PMID:40057077"]
+    assert data["deletions"]["deletion"]["deletion"]["relations"] == ["RO:0001025"]
+    assert data["deletions"]["deletion"]["deleted_assertions"] == len(
+        Deletion(("PMID:40057077",), ("RO:0001025",)).resolve(Graph(path)))
 
     status, _, err = run(capsys, "evaluate", path, "--queries", tmp_path / "hand.txt")
     assert status == 2 and "--retract-source" in err

@@ -4,7 +4,8 @@
   line, ``#`` lines are comments), ``--revoke-relation P`` (repeatable), ``--assertion ID`` (repeatable):
   together they name ONE deletion; a command that evaluates several deletions says so with
   its own explicit flag (``audit --separately``);
-- ``--policy POLICY``, ``--limit N`` (a positive integer), ``--cap K|none``;
+- ``--policy POLICY`` (an unknown name is ``unknown_policy``, as in the API), ``--limit N`` (a
+  positive integer: at most N of what the command lists), ``--cap K|none`` (0 is refused);
 - ``--json``: the command's report as one JSON document (its shape is documented in the
   command's help and in README's "JSON output" section; numbers are numbers, no absolute paths).
 
@@ -14,6 +15,8 @@ This module imports nothing heavy: ``polygraph --help`` loads it.
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 
 from ..errors import PolygraphError
@@ -44,6 +47,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def natural(text: str) -> int:
+    """A count that may be zero, such as ``why --trees 0`` (no trees) or ``--max-retries 0``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected 0 or a positive integer, not {text!r}")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or a positive integer, not {text!r}")
+    return value
+
+
 def add_limit(command: argparse.ArgumentParser, default: int | None, what: str) -> None:
     """``--limit N``: at most N of ``what`` (a positive integer)."""
     shown = "all" if default is None else str(default)
@@ -52,8 +66,57 @@ def add_limit(command: argparse.ArgumentParser, default: int | None, what: str) 
 
 
 def add_json(command: argparse.ArgumentParser, shape: str) -> None:
-    """``--json``: print the report as one JSON document of the given ``shape``."""
-    command.add_argument("--json", action="store_true", help=f"print JSON: {shape}")
+    """``--json``: print the report as one JSON document; ``shape`` is a command of shapes.SHAPES
+    (its documented top-level keys) or the shape itself."""
+    from .shapes import SHAPES, describe  # noqa: PLC0415
+
+    shown = describe(shape) if shape in SHAPES else shape
+    command.add_argument("--json", action="store_true", help=f"print the report as JSON: {shown}")
+
+
+def print_json(data, out=None) -> None:
+    """Prints one JSON document (UTF-8 as is, indented) on standard output."""
+    out = out or sys.stdout
+    json.dump(data, out, indent=2, ensure_ascii=False)
+    out.write("\n")
+
+
+def add_cap(command: argparse.ArgumentParser, what: str = "label", default: int | None = 8) -> None:
+    """``--cap K|none``: keep at most K support sets per ``what``, the smallest."""
+    shown = "none" if default is None else str(default)
+    command.add_argument("--cap", type=parse_cap, default=default, metavar="K|none",
+                         help=f"keep at most K support sets per {what}, the smallest ('none': no cap; "
+                              f"default {shown})")
+
+
+def add_graph(command: argparse.ArgumentParser) -> None:
+    """The positional ``GRAPH``: a graph file written by ``polygraph build``."""
+    command.add_argument("graph", metavar="GRAPH", help="a graph file (written by `polygraph build`)")
+
+
+def policy_name(text: str) -> str:
+    """``--policy POLICY``: a cleanup policy of whatif.POLICIES; any other name is ``unknown_policy``,
+    the code the Python API and the REPL give."""
+    from ..whatif import POLICIES  # noqa: PLC0415
+
+    if text not in POLICIES:
+        raise PolygraphError("unknown_policy", f"unknown policy {text!r}; choose one of: {', '.join(POLICIES)}")
+    return text
+
+
+def add_policy(command, *, repeatable: bool = False, default: str | None = "trust-all",
+               policies=None) -> None:
+    """``--policy POLICY``: the cleanup policy (``repeatable``: several, each evaluated)."""
+    from ..whatif import POLICIES  # noqa: PLC0415  (only commands with a policy pay for it)
+
+    names = tuple(policies or POLICIES)
+    if repeatable:
+        command.add_argument("--policy", action="append", type=policy_name, metavar="POLICY",
+                             help=f"a cleanup policy to evaluate (repeatable): {', '.join(names)} "
+                                  f"(default {default})")
+    else:
+        command.add_argument("--policy", default=default, type=policy_name, metavar="POLICY",
+                             help=f"cleanup policy: {', '.join(names)} (default {default})")
 
 
 def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, policies=None) -> None:
@@ -68,14 +131,26 @@ def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, polic
                        help="delete every assertion with predicate P (repeatable)")
     group.add_argument("--assertion", action="append", default=[], metavar="ID",
                        help="delete one assertion by id (repeatable)")
-    group.add_argument("--distrust-kind", action="append", default=[], metavar="KIND",
-                       help="assertions of KIND cannot support (repeatable; see polygraph_logic/kinds.py)")
+    add_distrust(group)
     if policy:
-        from ..whatif import POLICIES  # noqa: PLC0415  (only commands with a policy pay for it)
+        add_policy(group, policies=policies)
 
-        names = tuple(policies or POLICIES)
-        group.add_argument("--policy", default="trust-all", choices=names, metavar="POLICY",
-                           help=f"cleanup policy: {', '.join(names)} (default trust-all)")
+
+def separate(one) -> list:
+    """``--separately``: each source, relation, assertion and kind of ``one`` deletion as its own
+    deletion, in the order named (``audit``)."""
+    from ..whatif import Deletion  # noqa: PLC0415
+
+    return ([Deletion(sources=(s,)) for s in one.sources] + [Deletion(relations=(p,)) for p in one.relations]
+            + [Deletion(assertions=(a,)) for a in one.assertions] + [Deletion(kinds=(k,)) for k in one.kinds])
+
+
+def add_distrust(command) -> None:
+    """``--distrust-kind KIND`` (repeatable): assertions of KIND cannot support."""
+    from ..kinds import KINDS  # noqa: PLC0415  (a dict of names: light)
+
+    command.add_argument("--distrust-kind", action="append", default=[], metavar="KIND",
+                         help=f"assertions of KIND cannot support (repeatable): {', '.join(KINDS)}")
 
 
 def deletion_sources(args: argparse.Namespace) -> tuple[str, ...]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -12,7 +11,7 @@ from ..errors import PolygraphError
 from ..graph.index import GraphIndex
 from ..graph.store import Graph
 from ..progress import Progress
-from ..whatif import Deletion
+from .arguments import add_deletion, add_graph, add_json, deletion, has_deletion, positive_int, print_json, separate
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 
@@ -28,19 +27,21 @@ def register(commands) -> None:
                     "over-deleted (shares of the decided artifacts, 95% Wilson intervals) and undecided per "
                     "deletion and layer, pooled over the deletions. Exit status 1 when an edge label or the "
                     "two edge engines disagree (a finding), 2 on an error.")
-    command.add_argument("graph", metavar="GRAPH")
-    command.add_argument("--retract-source", nargs="+", action="append", default=[], metavar="S",
-                         help="one deletion retracting every assertion of these sources (repeatable: one "
-                              "deletion per use)")
-    command.add_argument("--revoke-relation", nargs="+", action="append", default=[], metavar="P",
-                         help="one deletion revoking every assertion with these predicates (repeatable)")
+    add_graph(command)
+    add_deletion(command, policy=False)
+    command.add_argument("--separately", action="store_true",
+                         help="audit each source, relation, assertion and kind named above as its own deletion "
+                              "(pooled), instead of all of them as one deletion")
     command.add_argument("--random-retraction", type=float, metavar="FRACTION",
                          help="retract this fraction of the sources, drawn at random with --seed")
     command.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the random retraction (default 0)")
-    command.add_argument("--repeat", type=int, default=1, metavar="K",
+    command.add_argument("--repeat", type=positive_int, default=1, metavar="K",
                          help="K random retractions, seeds N..N+K-1, pooled (default 1)")
-    command.add_argument("--draws", type=int, default=5, metavar="R", help="re-derivations per artifact (default 5)")
-    command.add_argument("--tau", type=float, default=0.2, help="verdict threshold (default 0.2)")
+    command.add_argument("--draws", type=positive_int, default=5, metavar="R",
+                         help="re-derivations per artifact (default 5)")
+    command.add_argument("--tau", type=float, default=0.2, metavar="TAU",
+                         help="verdict threshold: alive when at least 1-TAU of the draws re-derive, dead when at "
+                              "most TAU do (default 0.2)")
     command.add_argument("--oracle", default="anthropic", metavar="anthropic|replay:FILE",
                          help="who re-derives: a Claude model (needs ANTHROPIC_API_KEY) or the answers recorded "
                               "in an AUDIT.json or a JSON Lines file (default anthropic)")
@@ -54,7 +55,7 @@ def register(commands) -> None:
     command.add_argument("--cache", default=None, metavar="FILE",
                          help="SQLite answer cache of the anthropic oracle; cached answers need no key")
     command.add_argument("-o", "--output", metavar="AUDIT.json", help="write the audit as JSON")
-    command.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    add_json(command, "audit")
     command.set_defaults(run=_run_audit)
 
 
@@ -79,13 +80,19 @@ def _oracle(args: argparse.Namespace):
 
 
 def _deletions(args: argparse.Namespace, index: GraphIndex) -> list:
-    deletions: list = [Deletion(sources=tuple(group)) for group in args.retract_source]
-    deletions += [Deletion(relations=tuple(group)) for group in args.revoke_relation]
+    deletions: list = []
+    if has_deletion(args):
+        named = deletion(args)
+        deletions += separate(named) if args.separately else [named]
+    elif args.separately:
+        raise PolygraphError("bad_argument", "--separately splits the deletion named by --retract-source, "
+                                             "--revoke-relation, --assertion or --distrust-kind: name one")
     if args.random_retraction is not None:
         deletions += random_retractions(index, args.random_retraction, args.seed, args.repeat)
     if not deletions:
-        raise PolygraphError("no_deletion", "say what to delete: --retract-source S..., --revoke-relation P... "
-                                            "or --random-retraction FRACTION --seed N")
+        raise PolygraphError("no_deletion", "say what to delete: --retract-source S, --revoke-relation P (each "
+                                            "repeatable; with --separately one deletion per name) or "
+                                            "--random-retraction FRACTION --seed N")
     return deletions
 
 
@@ -114,7 +121,7 @@ def _run_audit(args: argparse.Namespace) -> int:
     if args.output:
         report.write(args.output)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        print_json(report.to_json())
     else:
         print(report.table_text())
     return 1 if report.findings else 0

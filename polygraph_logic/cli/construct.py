@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
 
 from ..construct import SUMMARY_TEMPLATES, construct, read_relations
+from .arguments import add_json, add_limit, natural, print_json
 from ..llm import DEFAULT_MODEL, KEY_ENV, MODEL_ENV, MissingApiKey, ModelClient, ModelError, RecordedAnswers
 
 
@@ -22,12 +22,13 @@ def register(commands) -> None:
                     f"malformed answers are reported, never cached. The API key is read from {KEY_ENV}.")
     command.add_argument("corpus", metavar="CORPUS_DIR", help="*.txt (first line 'source: ID'), *.json "
                          "or *.jsonl ({\"source\", \"text\"}) documents")
-    command.add_argument("-o", "--output", required=True, metavar="OUT_DIR")
+    command.add_argument("-o", "--output", required=True, metavar="OUT_DIR",
+                         help="the folder to write assertions.jsonl and receipts.jsonl to")
     command.add_argument("--model", default=None,
                          help=f"model id (default ${MODEL_ENV}, else {DEFAULT_MODEL})")
     command.add_argument("--cache", default=None, metavar="FILE",
                          help="the answer cache, SQLite (default OUT_DIR/cache.sqlite)")
-    command.add_argument("--limit", type=int, default=None, metavar="N", help="only the first N documents")
+    add_limit(command, None, "documents, the first ones")
     command.add_argument("--summaries", default="sentences", metavar="FORMATS",
                          help=f"comma-separated summary formats: {', '.join(SUMMARY_TEMPLATES)} "
                               "(default sentences)")
@@ -37,9 +38,9 @@ def register(commands) -> None:
     command.add_argument("--replay", default=None, metavar="FILE",
                          help="answer from recorded answers (a polygraph-recorded-answers/1 file, such as "
                               "examples/corpus/recorded/answers.jsonl) and never call the API: no key needed")
-    command.add_argument("--max-retries", type=int, default=4, metavar="N",
+    command.add_argument("--max-retries", type=natural, default=4, metavar="N",
                          help="retries on rate limits, server errors and lost connections (default 4)")
-    command.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json(command, "construct")
     command.set_defaults(run=_run)
 
 
@@ -62,12 +63,12 @@ def _run(args: argparse.Namespace) -> int:
             report = construct(args.corpus, args.output, client, limit=args.limit, **options)
         except ModelError as error:
             usage = client.usage
-            print(f"polygraph construct stopped after {usage.calls} calls ({usage.cached} cached answers "
+            print(f"note: construct stopped after {usage.calls} calls ({usage.cached} cached answers "
                   f"reused); the answers so far are in {cache}: run the same command again to resume",
                   file=sys.stderr)
             raise
     if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        print_json(report.to_json())
     else:
         print("\n".join(report.lines()))
         print(f"wrote {', '.join(report.files)}")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from .arguments import add_json, add_limit, positive_int
+from .arguments import add_graph, add_json, add_limit, positive_int, print_json
 
 
 def register(commands) -> None:
@@ -19,7 +18,7 @@ def register(commands) -> None:
                     "of sources, and of assertions, whose retraction resolves it (minimal hitting sets of "
                     "its support sets), smallest first. A capped label says so: its sets are necessary, "
                     "and `whatif --exact` settles whether one suffices.")
-    command.add_argument("graph", metavar="GRAPH")
+    add_graph(command)
     add_limit(command, None, "contradictions")
     command.add_argument("--hitting", type=positive_int, default=3, metavar="K",
                          help="at most K resolving sets per contradiction, of sources and of assertions "
@@ -28,9 +27,7 @@ def register(commands) -> None:
                          help="opt-in precedence policy prefer:KIND: also list the smallest sets of assertions "
                               "less authoritative than KIND (kinds: verification, source_claim, tool_observation, "
                               "user_assertion, graph_derived, model_hypothesis) whose deletion resolves each")
-    add_json(command, '{"contradictions": N, "listed": [{"id", "subject", "object", "reason", "sides", '
-                      '"label", "exact", "support_sets", "resolve_by_sources", "resolve_by_assertions", '
-                      '"truncated", "note"; with --prefer: "policy", "preferred"}]}')
+    add_json(command, "contradictions")
     command.set_defaults(run=_run)
 
 
@@ -74,8 +71,7 @@ def _run(args: argparse.Namespace) -> int:
         total = count(graph)
         listed = list(contradictions(graph, args.limit, args.hitting, prefer=args.prefer))
     if args.json:
-        print(json.dumps({"contradictions": total, "listed": [c.to_json() for c in listed]}, indent=2,
-                         ensure_ascii=False))
+        print_json({"contradictions": total, "listed": [c.to_json() for c in listed]})
         return 0
     shown = f" (showing {len(listed)})" if len(listed) < total else ""
     print(f"{total} contradictions{shown}")

@@ -11,7 +11,7 @@ from ..export import DEFAULT_BASE, EXTENSIONS, FORMATS, export_graph
 from ..graph.store import Graph
 from ..progress import Progress
 from .ledger import add_at
-from .whatif import _deletion, _deletion_arguments
+from .arguments import add_deletion, add_graph, add_json, deletion as deletion_of, print_json
 
 
 def register(commands) -> None:
@@ -23,7 +23,7 @@ def register(commands) -> None:
                     "derivation listing its assertions, the polynomial, the exact flag). With a deletion, "
                     "every artifact gets its status under the policy and the deletion, a prov:Activity, "
                     "invalidates the dead ones. Turtle has no named graphs; JSON-LD no triple terms.")
-    export.add_argument("graph", metavar="GRAPH")
+    add_graph(export)
     add_at(export)
     export.add_argument("--format", choices=FORMATS, default=None,
                         help="default: from the extension of -o (.trig .nq .ttl .jsonld), else trig")
@@ -36,9 +36,10 @@ def register(commands) -> None:
                              "through pyoxigraph; rdflib cannot read the result")
     export.add_argument("--no-facts", action="store_true",
                         help="leave out the program's non-artifact facts (an import then cannot re-derive)")
-    _deletion_arguments(export)
+    add_deletion(export)
     export.add_argument("--exact", action="store_true",
                         help="with a deletion: settle dead verdicts on capped labels by re-derivation")
+    add_json(export, "export")
     export.set_defaults(run=_run_export)
 
 
@@ -54,7 +55,10 @@ def _format(args: argparse.Namespace) -> str:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    deletion = _deletion(args)
+    deletion = deletion_of(args)
+    if args.json and not args.output:
+        raise PolygraphError("bad_argument", "--json prints the export's report: give the file to write with -o "
+                                             "(standard output carries the RDF)")
     if not deletion and (args.exact or args.policy != "trust-all"):
         raise PolygraphError("bad_argument", "--policy and --exact apply to a deletion: add --retract-source, "
                                              "--revoke-relation or --assertion")
@@ -64,5 +68,11 @@ def _run_export(args: argparse.Namespace) -> int:
                               policy=args.policy, exact=args.exact, rdf12=args.rdf12, facts=not args.no_facts,
                               progress=progress.step)
         progress.done()
-    print(report.summary(), file=sys.stderr)
+    if args.json:
+        print_json({"output": report.path, "format": report.format, "rdf12": report.rdf12,
+                    "artifacts": report.artifacts, "assertions": report.assertions, "quads": report.quads,
+                    "bytes": report.bytes, "seconds": round(report.seconds, 3), "deletion": report.deletion,
+                    "policy": report.policy, "dead": report.dead})
+    else:
+        print(report.summary(), file=sys.stderr)
     return 0

@@ -16,14 +16,13 @@ from ..graph.records import load_inputs
 from ..graph.store import LAYERS, Graph, describe
 from ..progress import Progress
 from ..resources import rule_file
-from .arguments import parse_cap
+from .arguments import add_cap, add_graph, add_json, add_limit, print_json
 
 
 def _inputs(command: argparse.ArgumentParser, rules: bool) -> None:
     command.add_argument("--assertions", required=True, metavar="A.jsonl", help="assertions (JSON Lines)")
     command.add_argument("--receipts", metavar="R.jsonl", help="receipts for merges and summaries (JSON Lines)")
-    command.add_argument("--cap", type=parse_cap, default=8, metavar="K",
-                         help="keep at most K support sets per label, the smallest (default 8)")
+    add_cap(command)
     if rules:
         command.add_argument("--rules", action="append", default=[], metavar="FILE.dl",
                              help="rule files (repeatable); a bare name such as 'ro' or 'existential' "
@@ -50,12 +49,17 @@ def register(commands) -> None:
     build.add_argument("--engine", choices=ENGINES, default="python",
                        help="python (the reference, the default) or duckdb (embedded SQL: for large graphs)")
     build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (it spills beyond)")
+    add_json(build, "build")
     build.set_defaults(run=_run_build)
 
-    info = commands.add_parser("info", help="counts per layer, label sizes, truncations of a graph")
-    info.add_argument("graph", metavar="GRAPH")
+    info = commands.add_parser(
+        "info", help="counts per layer, label sizes, truncations of a graph",
+        description="Print a graph's assertions, sources and artifacts, per layer the artifacts, the "
+                    "inexact (capped) labels, label bytes and the distribution of support-set counts, and "
+                    "how it was built (cap, rule files, receipts over the cap).")
+    add_graph(info)
     add_at(info)
-    info.add_argument("--json", action="store_true", help="print JSON")
+    add_json(info, "info")
     info.set_defaults(run=_run_info)
 
     check = commands.add_parser(
@@ -63,14 +67,20 @@ def register(commands) -> None:
         description="Run SQLite's integrity check and read every row: labels decode and cite existing "
                     "assertions, artifacts have their facts, known layers and JSON content, mentions and "
                     "rules load. Prints one bad_graph line per kind of damage and exits 2, or 'ok'.")
-    check.add_argument("graph", metavar="GRAPH")
+    add_graph(check)
+    add_json(check, "check")
     check.set_defaults(run=_run_check)
 
-    show = commands.add_parser("show", help="list a graph's artifacts with their labels")
-    show.add_argument("graph", metavar="GRAPH")
+    show = commands.add_parser(
+        "show", help="list a graph's artifacts with their labels",
+        description="List the artifacts of each layer (claims, merges, edges, summaries, sentences, "
+                    "contradictions): id, content and label (support sets), '[capped]' where the cap "
+                    "truncated the label.")
+    add_graph(show)
     add_at(show)
     show.add_argument("--layer", choices=LAYERS, action="append", help="only this layer (repeatable)")
-    show.add_argument("--limit", type=int, default=None, metavar="N", help="at most N artifacts per layer")
+    add_limit(show, None, "artifacts per layer")
+    add_json(show, "show")
     show.set_defaults(run=_run_show)
 
     generate_ = commands.add_parser(
@@ -78,15 +88,22 @@ def register(commands) -> None:
         description="Generate assertions, receipts (merges, sentence-level summaries) and a list of "
                     "retracted sources shaped like the PolyGraph study's biomedical graph. The same "
                     "seed and parameters always give the same files.")
-    generate_.add_argument("-o", "--output", required=True, metavar="DIR")
-    generate_.add_argument("--seed", type=int, default=0)
-    generate_.add_argument("--documents", type=int, default=300)
-    generate_.add_argument("--assertions", type=int, default=2800)
-    generate_.add_argument("--merges", type=int, default=165)
-    generate_.add_argument("--summaries", type=int, default=59)
+    generate_.add_argument("-o", "--output", required=True, metavar="DIR",
+                           help="the folder to write assertions.jsonl, receipts.jsonl and retracted.txt to")
+    generate_.add_argument("--seed", type=int, default=0, metavar="N",
+                           help="random seed: the same seed and parameters give the same files (default 0)")
+    generate_.add_argument("--documents", type=int, default=300, metavar="N",
+                           help="source documents (default 300)")
+    generate_.add_argument("--assertions", type=int, default=2800, metavar="N",
+                           help="assertions, spread over the documents (default 2800)")
+    generate_.add_argument("--merges", type=int, default=165, metavar="N",
+                           help="merge receipts: entities merged under one canonical name (default 165)")
+    generate_.add_argument("--summaries", type=int, default=59, metavar="N",
+                           help="community summaries, each with sentence-level receipts (default 59)")
     generate_.add_argument("--copies", type=int, default=1, metavar="N",
                            help="the graph plus N-1 disjoint copies (copy k: seed + k, names prefixed copyK/); "
                                 "for scale measurements")
+    add_json(generate_, "generate")
     generate_.set_defaults(run=_run_generate)
 
     ontology = commands.add_parser(
@@ -97,26 +114,30 @@ def register(commands) -> None:
                     "contradiction(x, y, reason)), hasSelf restrictions and propertyDisjointWith (a "
                     "contradiction(x, y, \"P vs Q: ...\") when both hold); every axiom or SWRL rule "
                     "with no rule is listed with the reason.")
-    ontology.add_argument("ontology", metavar="ONTOLOGY.owl")
-    ontology.add_argument("-o", "--output", required=True, metavar="RULES.dl")
+    ontology.add_argument("ontology", metavar="ONTOLOGY.owl", help="the ontology: RDF/XML or Turtle")
+    ontology.add_argument("-o", "--output", required=True, metavar="RULES.dl", help="the rule file to write")
     ontology.add_argument("--profile", choices=("instance", "class"), default="instance",
                           help="instance: every rule (graphs of individuals, the default); class: only "
                                "rules sound between classes read existentially (GO-style annotations)")
+    add_json(ontology, "compile-ontology")
     ontology.set_defaults(run=_run_compile_ontology)
 
     importer = commands.add_parser(
-        "import", help="turn real annotation data into assertions or background rules",
+        "import", help="GO annotations (gpad, gaf) into assertions, obographs into background rules, "
+                       "an RDF export (rdf) back into a graph file",
         description="gpad/gaf: Gene Ontology annotations -> assertions (JSON Lines), one per line "
                     "of the file (ids PREFIX + line number); a NOT-qualified line is a negated assertion "
                     "(\"negated\": true). "
                     "obographs: ontology edges -> background facts edge(s, p, o) (a rule file). "
                     "rdf: an export of `polygraph export` (any format) -> a graph file (-o required).")
-    importer.add_argument("format", choices=("gpad", "gaf", "obographs", "rdf"))
-    importer.add_argument("file", metavar="FILE")
+    importer.add_argument("format", choices=("gpad", "gaf", "obographs", "rdf"),
+                          help="the input's format: gpad, gaf, obographs or rdf")
+    importer.add_argument("file", metavar="FILE", help="the file to read")
     importer.add_argument("-o", "--output", metavar="OUT",
                           help="where to write (default: standard output)")
     importer.add_argument("--prefix", help="assertion id prefix (default: the format name)")
     importer.add_argument("--strict", action="store_true", help="stop at the first malformed line")
+    add_json(importer, "import")
     importer.set_defaults(run=_run_import)
 
 
@@ -139,16 +160,29 @@ def _run_build(args: argparse.Namespace) -> int:
     rules = _rule_paths(args.rules)
     from ..origins import load_origins
     origins = load_origins(args.origins) if args.origins else None
-    progress = Progress("evaluating", stream=sys.stderr)
+    progress = Progress("building", stream=sys.stderr, unit="strata evaluated")
+    progress.phase("reading and compiling the inputs")
+
+    def evaluated(stats) -> None:
+        relations = ", ".join(stats.relations)
+        relations = relations if len(relations) <= 40 else relations[:37] + "..."
+        progress.step(f"last: {relations} ({stats.facts:,} facts, {stats.rounds} rounds)")
+
     build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
-                        memory_limit=args.memory_limit,
-                        progress=lambda stats: progress.step(f"{', '.join(stats.relations)[:40]}"))
+                        memory_limit=args.memory_limit, progress=evaluated)
     progress.done()
     build.origins = origins
-    writing = Progress("writing", stream=sys.stderr)
-    build.write(args.output, progress=lambda stage, rows: writing.step(f"{stage} {rows:,}"))
+    writing = Progress(f"writing {args.output}", stream=sys.stderr)
+    writing.phase("collecting the artifacts")
+    build.write(args.output, progress=lambda stage, rows: writing.phase(f"{stage}: {rows:,} rows"))
     writing.done()
     counts = build.counts()
+    if args.json:
+        print_json({"output": args.output, "engine": args.engine, "cap": args.cap,
+                    "artifacts": sum(counts.values()), "layers": {layer: counts.get(layer, 0) for layer in LAYERS},
+                    "truncated": build.truncated(), "receipts_over_cap": build.over_cap,
+                    "seconds": {stage: round(value, 3) for stage, value in build.seconds.items()}})
+        return 0
     print(f"wrote {args.output}: {sum(counts.values())} artifacts "
           f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
           f"{build.truncated()} labels truncated at cap {args.cap}, {build.over_cap} receipts over the cap; "
@@ -156,11 +190,40 @@ def _run_build(args: argparse.Namespace) -> int:
     return 0
 
 
+def info_json(info: dict) -> dict:
+    """``Graph.info()`` as ``info --json`` prints it: meta values as numbers and lists (the cap a
+    number or null), rule files as given or by their shipped name (never a site-packages path)."""
+    meta = dict(info["meta"])
+    for key, value in meta.items():
+        if isinstance(value, str) and value.isdigit():
+            meta[key] = int(value)
+    if "cap" in meta:
+        meta["cap"] = None if meta["cap"] == "none" else meta["cap"]
+    if "rule_files" in meta:
+        try:
+            files = json.loads(meta["rule_files"])
+        except (TypeError, ValueError):
+            files = []
+        meta["rule_files"] = [shipped_name(str(name)) for name in files]
+    return {**info, "meta": meta}
+
+
+def shipped_name(path: str) -> str:
+    """A rule file's path as shown: its file name when it is a shipped rule file, else as given."""
+    from ..resources import resource_dir
+    try:
+        shipped = resource_dir("rules").resolve()
+    except FileNotFoundError:
+        return path
+    resolved = Path(path).resolve()
+    return resolved.name if resolved.parent == shipped else path
+
+
 def _run_info(args: argparse.Namespace) -> int:
     with Graph(args.graph, at=args.at) as graph:
-        info = graph.info()
+        info = info_json(graph.info())
     if args.json:
-        print(json.dumps(info, indent=2))
+        print_json(info)
         return 0
     print(f"{info['file']}: {info['artifacts']} artifacts over {info['assertions']} assertions "
           f"from {info['sources']} sources ({info['file_bytes']:,} bytes)")
@@ -171,13 +234,18 @@ def _run_info(args: argparse.Namespace) -> int:
         per = entry["label_bytes"] / entry["artifacts"]
         print(f"{layer:{width}} {entry['artifacts']:>9} {entry['inexact']:>8} {per:>17.1f}  {sizes}")
     print(f"labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average; "
-          f"cap {info['meta'].get('cap')}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
+          f"cap {info['meta'].get('cap') or 'none'}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
     return 0
 
 
 def _run_check(args: argparse.Namespace) -> int:
     from ..graph.check import check_graph
     report = check_graph(args.graph)
+    if args.json:
+        print_json({"file": report.path, "ok": report.ok, "rows": dict(report.rows),
+                    "problems": {kind: {"count": count, "examples": report.examples[kind]}
+                                 for kind, count in report.problems.items()}})
+        return 0 if report.ok else 2
     for line in report.lines():
         print(line, file=sys.stderr)
     print(report.summary(), file=sys.stdout if report.ok else sys.stderr)
@@ -193,6 +261,9 @@ def _run_generate(args: argparse.Namespace) -> int:
         raise PolygraphError("bad_argument", str(error)) from None
     graph.write(args.output)
     counts = graph.counts()
+    if args.json:
+        print_json({"output": args.output, "seed": args.seed, "copies": args.copies, "counts": counts})
+        return 0
     print(f"wrote {args.output}: " + ", ".join(f"{v} {k}" for k, v in counts.items()), file=sys.stderr)
     return 0
 
@@ -204,6 +275,14 @@ def _run_compile_ontology(args: argparse.Namespace) -> int:
     if args.profile == "class":
         compiled = class_level(compiled)
     compiled.write(args.output)
+    if args.json:
+        print_json({"source": args.ontology, "output": args.output, "profile": args.profile,
+                    "compiled": dict(compiled.counts), "rules": len(compiled.rules),
+                    "skipped": {kind: {"count": count, "reason": reason,
+                                       "items": sorted(compiled.skipped_items.get(kind, []))}
+                                for kind, (count, reason) in sorted(compiled.skipped.items())},
+                    "notes": list(compiled.notes)})
+        return 0
     print(compiled.report(), file=sys.stderr)
     return 0
 
@@ -212,10 +291,24 @@ def _run_import(args: argparse.Namespace) -> int:
     from ..importers import (edges_to_datalog, import_rdf, read_gaf, read_gpad, read_obographs,  # rdflib,
                              write_assertions, write_background)                               # pyoxigraph
 
+    if args.json and not args.output:
+        raise PolygraphError("bad_argument", "--json prints the import's report: give the file to write with -o "
+                                             "(standard output carries the import)")
     if args.format == "rdf":
         if not args.output:
             raise PolygraphError("bad_argument", "import rdf needs -o GRAPH: the graph file to write")
-        print(import_rdf(args.file, args.output).summary(), file=sys.stderr)
+        imported = import_rdf(args.file, args.output)
+        if args.json:
+            layers: dict[str, int] = {}
+            for artifact in imported.artifacts:
+                layers[artifact.layer] = layers.get(artifact.layer, 0) + 1
+            print_json({"file": args.file, "format": "rdf", "output": args.output, "unit": "quads",
+                        "read": imported.quads, "imported": len(imported.assertions), "malformed": [],
+                        "rdf_format": imported.format, "artifacts": len(imported.artifacts), "layers": layers,
+                        "facts": len(imported.facts), "facts_included": imported.facts_included,
+                        "deletion": imported.deletion, "dead": imported.dead})
+        else:
+            print(imported.summary(), file=sys.stderr)
         return 0
     if args.format == "obographs":
         edges, _labels, report = read_obographs(args.file)
@@ -231,6 +324,13 @@ def _run_import(args: argparse.Namespace) -> int:
         else:
             for assertion in assertions:
                 print(json.dumps(assertion.to_json(), ensure_ascii=False))
+    if args.json:
+        print_json({"file": args.file, "format": args.format, "output": args.output, "unit": report.unit,
+                    "read": report.read, "imported": report.imported,
+                    "malformed": [{"line": line, "reason": reason} for line, reason in report.malformed],
+                    "negated": report.negated, "comments": report.comments, "short_lines": report.short_lines,
+                    "relations": dict(sorted(report.relations.items()))})
+        return 0
     print(report.summary(), file=sys.stderr)
     return 0
 
@@ -238,14 +338,17 @@ def _run_import(args: argparse.Namespace) -> int:
 def _run_show(args: argparse.Namespace) -> int:
     with Graph(args.graph, at=args.at) as graph:
         counts = graph.counts()
-        for layer in args.layer or LAYERS:
-            if not counts.get(layer):
-                continue
+        layers = [layer for layer in args.layer or LAYERS if counts.get(layer)]
+        if args.json:
+            listed = [{"id": artifact.id, "layer": layer, "text": describe(artifact),
+                       "label": str(graph.label(artifact)), "exact": artifact.exact}
+                      for layer in layers for artifact in itertools.islice(graph.artifacts(layer), args.limit)]
+            print_json({"counts": {layer: counts[layer] for layer in layers}, "artifacts": listed})
+            return 0
+        for layer in layers:
             print(f"{layer} ({counts[layer]})")
             for artifact in itertools.islice(graph.artifacts(layer), args.limit):  # streamed
                 label = graph.label(artifact)
                 marker = "" if artifact.exact else "  [capped]"
                 print(f"  {artifact.id}  {describe(artifact)}\n      {label}{marker}")
     return 0
-
-

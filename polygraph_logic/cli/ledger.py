@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ..errors import PolygraphError
+from .arguments import add_graph, add_json, print_json
 
 
 def register(commands) -> None:
@@ -19,17 +19,20 @@ def register(commands) -> None:
                     "the union of the inputs, label for label; where the cap makes labels depend on the order "
                     "derivations arrive, or a rule negates or aggregates over assertions, the union is "
                     "re-evaluated in full from the recorded inputs, and the command says so.")
-    add.add_argument("graph", metavar="GRAPH")
+    add_graph(add)
     add.add_argument("--assertions", metavar="NEW.jsonl", help="new assertions (JSON Lines)")
     add.add_argument("--receipts", metavar="NEW.jsonl", help="new receipts, citing old or new assertions")
     add.add_argument("--full", action="store_true", help="re-evaluate the union in full (as build would)")
-    add.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json(add, "add")
     add.set_defaults(run=_run_add)
 
-    log = commands.add_parser("log", help="list a graph's versions: what each added or deleted, when, how")
-    log.add_argument("graph", metavar="GRAPH")
-    log.add_argument("--json", action="store_true",
-                     help="print [{version, time, command, action, parent, record, stats}] as JSON")
+    log = commands.add_parser(
+        "log", help="list a graph's versions: what each added or deleted, when, how",
+        description="List the versions of a graph file, oldest first: the command that made each, its "
+                    "input files with their sha256, an applied deletion and its policy, whether an add was "
+                    "evaluated incrementally or in full, and the counts per layer after it.")
+    add_graph(log)
+    add_json(log, "log")
     log.set_defaults(run=_run_log)
 
     replay = commands.add_parser(
@@ -38,10 +41,10 @@ def register(commands) -> None:
                     "add's files, each applied deletion), in order, into COPY, and compare the label tables row "
                     "by row. Says whether the result is identical, or which input changed (a file missing or "
                     "with another sha256, another release).")
-    replay.add_argument("graph", metavar="GRAPH")
-    replay.add_argument("-o", "--output", required=True, metavar="COPY")
+    add_graph(replay)
+    replay.add_argument("-o", "--output", required=True, metavar="COPY", help="the graph file to rebuild into")
     replay.add_argument("--force", action="store_true", help="replay even when an input's hash changed")
-    replay.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_json(replay, "replay")
     replay.set_defaults(run=_run_replay)
 
 
@@ -68,8 +71,7 @@ def _run_add(args: argparse.Namespace) -> int:
     report = add(args.graph, args.assertions, args.receipts, full=args.full,
                  progress=lambda message: print(message, file=sys.stderr))
     if args.json:
-        json.dump(report.to_json(), sys.stdout, indent=2)
-        print()
+        print_json(report.to_json())
         return 0
     changed = ", ".join(f"{relation} {count:,}" for relation, count in sorted(report.changed.items()))
     how = "incrementally" if report.mode == "incremental" else f"in full ({report.reason})"
@@ -87,8 +89,7 @@ def _run_log(args: argparse.Namespace) -> int:
     with Graph(args.graph) as graph:
         rows = version_rows(graph._db)
     if args.json:
-        json.dump(rows, sys.stdout, indent=2, ensure_ascii=False)
-        print()
+        print_json(rows)
         return 0
     for row in rows:
         record = row["record"]
@@ -116,8 +117,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     from ..graph.replay import replay
     report = replay(args.graph, args.output, force=args.force)
     if args.json:
-        json.dump(report.to_json(), sys.stdout, indent=2)
-        print()
+        print_json({"output": args.output, **report.to_json()})
     else:
         for line in report.changed:
             print(f"input changed: {line}")

@@ -13,7 +13,7 @@ from ..evaluate import Model, StratumStats, evaluate, tuple_key, what_if
 from ..program import load_program
 from ..provenance import SEMIRINGS
 from ..souffle_io import write_outputs
-from .arguments import parse_cap
+from .arguments import add_cap, add_json, positive_int
 
 
 def register(commands) -> None:
@@ -28,9 +28,8 @@ def register(commands) -> None:
     ev.add_argument("files", nargs="+", metavar="FILE.dl", help="rule files, read as one program")
     ev.add_argument("--semiring", choices=SEMIRINGS, default="why",
                     help="boolean: facts only; why: minimal support sets (default); lineage: flat sets")
-    ev.add_argument("--cap", type=parse_cap, default=8, metavar="K",
-                    help="keep at most K support sets per fact, the smallest (default 8; 'none' = no cap)")
-    ev.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_cap(ev, "fact")
+    add_json(ev, "eval")
     ev.add_argument("--relation", action="append", metavar="NAME",
                     help="print only this relation (repeatable)")
     ev.add_argument("--delete", action="append", metavar="ID[,ID...]",
@@ -41,7 +40,7 @@ def register(commands) -> None:
     ev.add_argument("-D", "--output-dir", metavar="DIR",
                     help="write the .output relations to DIR/REL.csv as Souffle does ('-': stdout) and "
                     "print .printsize lines, instead of printing every relation")
-    ev.add_argument("--max-facts", type=int, default=DEFAULT_MAX_FACTS, metavar="N",
+    ev.add_argument("--max-facts", type=positive_int, default=DEFAULT_MAX_FACTS, metavar="N",
                     help=f"stop when a relation passes N facts (default {DEFAULT_MAX_FACTS:,})")
     ev.add_argument("--timeout", type=float, metavar="SECONDS", help="stop evaluating after SECONDS")
     ev.set_defaults(run=_run_eval)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from ..errors import PolygraphError
 from ..graph.index import GraphIndex
 from ..graph.store import Graph
 from ..progress import Progress
-from ..whatif import POLICIES as ALL_POLICIES, Deletion
+from ..whatif import Deletion
+from .arguments import add_deletion, add_graph, add_json, add_policy, deletion, has_deletion, positive_int, print_json
 
 
 def register(commands) -> None:
@@ -21,57 +21,54 @@ def register(commands) -> None:
         description="For each deletion kind given and each cleanup policy: tainted@k (the fraction of queries "
                     "whose BM25 top k holds content dead by ground truth) and recall@k against a perfect "
                     "maintainer's graph, with the raw graph as the 'before cleanup' row.")
-    evaluate.add_argument("graph", metavar="GRAPH")
+    add_graph(evaluate)
     evaluate.add_argument("--queries", required=True, metavar="FILE",
                           help="queries: JSON Lines with a \"text\" field, or plain text one a line "
                                "(see `polygraph queries`)")
-    evaluate.add_argument("-k", "--k", type=int, default=10, metavar="K", help="results per query (default 10)")
-    evaluate.add_argument("--retract-source", action="append", default=[], metavar="S",
-                          help="a source of the retract-source deletion (repeatable)")
-    evaluate.add_argument("--retract-source-file", metavar="FILE",
-                          help="more sources of the retract-source deletion, one a line")
-    evaluate.add_argument("--revoke-relation", action="append", default=[], metavar="P",
-                          help="a predicate of the revoke-relation deletion (repeatable)")
+    evaluate.add_argument("--limit", type=positive_int, default=10, metavar="N",
+                          help="results per query: the k of tainted@k and recall@k (default 10)")
+    add_deletion(evaluate, policy=False)
+    evaluate.add_argument("--by-kind", action="store_true",
+                          help="evaluate the named sources together, the named relations together (and the "
+                               "assertions, the kinds) as separate deletions, one column each (Table 4's "
+                               "retract-source and revoke-relation columns), instead of one deletion")
     evaluate.add_argument("--verdicts", metavar="AUDIT.json",
                           help="audit verdicts: ground truth for merges, summaries and sentences")
-    evaluate.add_argument("--policy", action="append", choices=ALL_POLICIES, metavar="POLICY",
-                          help="a policy to evaluate (repeatable; default deployed, trust-all, distrust:summary, "
-                               "flat)")
+    add_policy(evaluate, repeatable=True, default="deployed, trust-all, distrust:summary, flat")
     evaluate.add_argument("--exact", action="store_true",
                           help="policies settle dead verdicts on capped labels by re-derivation")
-    evaluate.add_argument("--json", action="store_true", help="print JSON")
+    add_json(evaluate, "evaluate")
     evaluate.set_defaults(run=_run_evaluate)
 
     queries = commands.add_parser(
         "queries", help="a query set from the graph's own entity names and relation labels",
         description="Draws queries from the entity names of the graph (weighted by mentions) and the labels "
                     "of their relations; the same graph and seed give the same queries. JSON Lines out.")
-    queries.add_argument("graph", metavar="GRAPH")
-    queries.add_argument("-n", type=int, default=300, metavar="N", help="number of queries (default 300)")
+    add_graph(queries)
+    queries.add_argument("--limit", type=positive_int, default=300, metavar="N",
+                         help="at most N queries (default 300; a small graph yields fewer)")
     queries.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     queries.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
     queries.set_defaults(run=_run_queries)
 
 
+KINDS = (("retract-source", "sources"), ("revoke-relation", "relations"), ("assertion", "assertions"),
+         ("distrust-kind", "kinds"))
+
+
 def deletions_from(args: argparse.Namespace) -> dict[str, Deletion]:
-    """Returns the deletions of the command line by kind: all sources together, all relations together."""
-    sources = list(args.retract_source)
-    if args.retract_source_file:
-        try:
-            text = Path(args.retract_source_file).read_text("utf-8")
-        except OSError as error:
-            raise PolygraphError("file_error", f"cannot read {args.retract_source_file}: "
-                                               f"{error.strerror or error}") from None
-        sources += [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
-    deletions = {}
-    if sources:
-        deletions["retract-source"] = Deletion(sources=tuple(dict.fromkeys(sources)))
-    if args.revoke_relation:
-        deletions["revoke-relation"] = Deletion(relations=tuple(dict.fromkeys(args.revoke_relation)))
-    if not deletions:
+    """Returns the deletions of the command line by column name: the one deletion the flags name
+    (its column named by its kind when it has one kind, else ``deletion``), or with ``--by-kind``
+    one deletion per kind named (all sources together, all relations together, ...)."""
+    if not has_deletion(args):
         raise PolygraphError("bad_argument", "give the deletion to evaluate: --retract-source S (or "
-                                             "--retract-source-file FILE) and/or --revoke-relation P")
-    return deletions
+                                             "--retract-source-file FILE), --revoke-relation P, --assertion ID "
+                                             "or --distrust-kind KIND")
+    named = deletion(args)
+    parts = {kind: Deletion(**{field: getattr(named, field)}) for kind, field in KINDS if getattr(named, field)}
+    if args.by_kind or len(parts) == 1:
+        return parts
+    return {"deletion": named}
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
@@ -85,16 +82,13 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     retriever = Retriever(index)
     progress = Progress("evaluating queries", total=len(queries))
     try:
-        report = evaluate_retrieval(index, queries, deletions, k=args.k, verdicts=verdicts,
+        report = evaluate_retrieval(index, queries, deletions, k=args.limit, verdicts=verdicts,
                                     policies=tuple(dict.fromkeys(args.policy or POLICIES)),
                                     exact=args.exact, retriever=retriever, progress=progress)
     finally:
         progress.done()
     if args.json:
-        data = report.to_json()
-        data["graph"] = args.graph
-        data["verdicts"] = args.verdicts
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        print_json({**report.to_json(), "graph": args.graph, "verdicts": args.verdicts})
     else:
         print_report(report)
     return 0
@@ -122,7 +116,7 @@ def print_report(report: Report, out=None) -> None:
     for kind in kinds:
         entry = report.deletions[kind]
         deletion = entry["deletion"]
-        named = deletion["sources"] or deletion["relations"]
+        named = deletion["sources"] + deletion["relations"] + deletion["assertions"]
         audited = f"; audit verdicts of '{entry['audited_deletion']}'" if entry["audited_deletion"] else ""
         print(f"{kind}: {', '.join(named[:3])}{f' and {len(named) - 3} more' if len(named) > 3 else ''}; "
               f"{entry['deleted_assertions']} assertions deleted{audited}", file=out)
@@ -149,13 +143,13 @@ def _run_queries(args: argparse.Namespace) -> int:
     from ..queries import generate_queries, write_queries  # numpy: only for these commands
 
     graph = Graph(args.graph)
-    queries = generate_queries(graph, args.n, args.seed)
+    queries = generate_queries(graph, args.limit, args.seed)
     if args.output:
         write_queries(queries, args.output)
         print(f"wrote {len(queries)} queries to {args.output}")
     else:
         for query in queries:
             print(json.dumps(query.to_json(), ensure_ascii=False))
-    if len(queries) < args.n:
-        print(f"polygraph: the graph yields only {len(queries)} distinct queries", file=sys.stderr)
+    if len(queries) < args.limit:
+        print(f"note: the graph yields only {len(queries)} distinct queries", file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ import ipaddress
 import sys
 
 from ..errors import PolygraphError
+from .arguments import add_graph
 from .ledger import add_at
 
 
@@ -18,7 +19,7 @@ def register(commands) -> None:
                     "an artifact's support sets, derivation and robustness drawn as a graph, live what-if "
                     "with policies side by side, and the sources whose retraction kills the most. The file "
                     "is never changed. JSON endpoints under /api/ (see the README).")
-    serve.add_argument("graph", metavar="GRAPH")
+    add_graph(serve)
     add_at(serve)
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1",

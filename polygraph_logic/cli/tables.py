@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from .arguments import add_deletion, add_json, deletion
+from .arguments import add_deletion, add_graph, add_json, deletion, print_json
 
 
 def register(commands) -> None:
@@ -18,8 +18,9 @@ def register(commands) -> None:
                     "natively: assertions, facts (label as list<list<int32>> of assertion numbers, exact, "
                     "sets), mentions (assertion, fact, support_set), artifacts, rules, and meta.json. "
                     "An earlier export in DIR is replaced; any other non-empty DIR is refused.")
-    export.add_argument("graph", metavar="GRAPH")
-    export.add_argument("-o", "--output", required=True, metavar="DIR")
+    add_graph(export)
+    export.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write the tables to")
+    add_json(export, "export-tables")
     export.set_defaults(run=_run_export)
 
     import_ = commands.add_parser(
@@ -27,8 +28,9 @@ def register(commands) -> None:
         description="Write a graph file from a folder written by export-tables (or by an engine that "
                     "writes the same tables): the same assertions, facts, labels, artifacts and rules, so "
                     "that whatif, why and export work on it as on the original.")
-    import_.add_argument("tables", metavar="DIR")
-    import_.add_argument("-o", "--output", required=True, metavar="GRAPH")
+    import_.add_argument("tables", metavar="DIR", help="a folder written by export-tables")
+    import_.add_argument("-o", "--output", required=True, metavar="GRAPH", help="the graph file to write")
+    add_json(import_, "import-tables")
     import_.set_defaults(run=_run_import)
 
     sql = commands.add_parser(
@@ -38,20 +40,22 @@ def register(commands) -> None:
                     "ones (dead on a capped label). These are the label-level verdicts of `polygraph whatif "
                     "--policy trust-all`; re-derivation (--exact), summary trimming and demotion of claims "
                     "still entailed need the graph file and `polygraph whatif`.")
-    sql.add_argument("tables", metavar="DIR")
+    sql.add_argument("tables", metavar="DIR", help="a folder written by export-tables")
     add_deletion(sql, policy=False)
     sql.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
                      help="duckdb (embedded, default) or spark (pyspark: pip install \"polygraph_logic[spark]\")")
     sql.add_argument("--master", default="local[2]", metavar="URL",
                      help="with --engine spark: local[N] or spark://HOST:PORT (default local[2])")
-    add_json(sql, '{"deletion", "engine", "policy", "label_level", "deleted_assertions", "touched", "dead", '
-                  '"kept", "uncertain", "by_layer", "elapsed_ms"}')
+    add_json(sql, "sql-whatif")
     sql.set_defaults(run=_run_sql_whatif)
 
 
 def _run_export(args: argparse.Namespace) -> int:
     from ..engines.tables import export_tables
     counts = export_tables(args.graph, args.output)
+    if args.json:
+        print_json({"output": args.output, "rows": dict(counts)})
+        return 0
     print(f"wrote {args.output}: " + ", ".join(f"{n:,} {name}" for name, n in counts.items()), file=sys.stderr)
     return 0
 
@@ -59,6 +63,13 @@ def _run_export(args: argparse.Namespace) -> int:
 def _run_import(args: argparse.Namespace) -> int:
     from ..engines.tables import import_tables
     import_tables(args.tables, args.output)
+    if args.json:
+        from ..graph.store import Graph
+        with Graph(args.output) as graph:
+            info = graph.info()
+        print_json({"tables": args.tables, "output": args.output, "assertions": info["assertions"],
+                    "artifacts": info["artifacts"]})
+        return 0
     print(f"wrote {args.output} from {args.tables}", file=sys.stderr)
     return 0
 

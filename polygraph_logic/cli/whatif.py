@@ -8,31 +8,10 @@ import sys
 
 from ..errors import PolygraphError
 from ..graph.store import LAYERS, Graph
-from ..kinds import KINDS, check_kinds
-from ..whatif import POLICIES, Deletion, what_if
+from ..kinds import KINDS
+from ..whatif import what_if
+from .arguments import add_deletion, add_distrust, add_graph, add_json, add_limit, add_policy, deletion, natural
 from .ledger import add_at
-
-
-def _deletion_arguments(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--retract-source", action="append", default=[], metavar="S",
-                         help="delete every assertion of source S (repeatable)")
-    command.add_argument("--revoke-relation", action="append", default=[], metavar="P",
-                         help="delete every assertion with predicate P (repeatable)")
-    command.add_argument("--assertion", action="append", default=[], metavar="ID",
-                         help="delete one assertion by id (repeatable)")
-    command.add_argument("--policy", default="trust-all", metavar="POLICY",
-                         help=f"cleanup policy: {', '.join(POLICIES)} (default trust-all)")
-    _distrust_argument(command)
-
-
-def _distrust_argument(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--distrust-kind", action="append", default=[], metavar="KIND",
-                         help=f"assertions of KIND cannot support (repeatable): {', '.join(KINDS)}")
-
-
-def _deletion(args: argparse.Namespace) -> Deletion:
-    return Deletion(tuple(args.retract_source), tuple(args.revoke_relation), tuple(args.assertion),
-                    check_kinds(args.distrust_kind))
 
 
 def register(commands) -> None:
@@ -41,69 +20,88 @@ def register(commands) -> None:
         "whatif", help="what stands and what falls if sources, relations or assertions are deleted",
         description="Evaluate a deletion without changing the graph: touched, dead and kept artifacts "
                     "per layer under a cleanup policy. Unknown names are an error; nothing is evaluated.")
-    whatif.add_argument("graph", metavar="GRAPH")
+    add_graph(whatif)
     add_at(whatif)
-    _deletion_arguments(whatif)
+    add_deletion(whatif)
     whatif.add_argument("--exact", action="store_true",
                         help="settle dead verdicts on capped labels by symbolic re-derivation")
-    whatif.add_argument("--json", action="store_true", help="print JSON")
+    add_json(whatif, "whatif")
     whatif.add_argument("--list", action="store_true", help="list the dead artifacts")
     whatif.set_defaults(run=_run_whatif)
 
-    explain = commands.add_parser("why", help="an artifact's support sets, sources and derivation tree")
-    explain.add_argument("graph", metavar="GRAPH")
+    explain = commands.add_parser(
+        "why", help="an artifact's support sets, sources and derivation tree",
+        description="Print an artifact's label: each support set with its assertions (id, source, kind, "
+                    "triple), and the derivation tree of the first N support sets (--trees). With "
+                    "--distrust-kind, marks the support sets that rest on a distrusted kind.")
+    add_graph(explain)
     add_at(explain)
-    explain.add_argument("artifact", metavar="ARTIFACT")
-    explain.add_argument("--trees", type=int, default=1, metavar="N", help="derivation trees for N support sets")
-    _distrust_argument(explain)
-    explain.add_argument("--json", action="store_true", help="print JSON")
+    explain.add_argument("artifact", metavar="ARTIFACT", help="an artifact id, e.g. merge:mapk-erk")
+    explain.add_argument("--trees", type=natural, default=1, metavar="N",
+                         help="derivation trees for N support sets (default 1; 0: none)")
+    add_distrust(explain)
+    add_json(explain, "why")
     explain.set_defaults(run=_run_why)
 
-    broken = commands.add_parser("whynot", help="which deleted sources broke each support set of an artifact")
-    broken.add_argument("graph", metavar="GRAPH")
+    broken = commands.add_parser(
+        "whynot", help="which deleted sources broke each support set of an artifact",
+        description="Under a deletion and a policy: whether the artifact stands, and for each of its "
+                    "support sets the deleted assertions (and their sources) that broke it, or 'survives'.")
+    add_graph(broken)
     add_at(broken)
-    broken.add_argument("artifact", metavar="ARTIFACT")
-    _deletion_arguments(broken)
-    broken.add_argument("--json", action="store_true", help="print JSON")
+    broken.add_argument("artifact", metavar="ARTIFACT", help="an artifact id, e.g. summary:aim2")
+    add_deletion(broken)
+    add_json(broken, "whynot")
     broken.set_defaults(run=_run_whynot)
 
-    robust = commands.add_parser("robustness", help="fewest sources that kill an artifact; echo flag")
-    robust.add_argument("graph", metavar="GRAPH")
+    robust = commands.add_parser(
+        "robustness", help="fewest sources that kill an artifact; echo flag",
+        description="The fewest sources (and the fewest evidential origins) whose retraction kills the "
+                    "artifact (a minimum hitting set of its support sets), its independent sources, and the "
+                    "echo flag: several support sets that all trace back to one origin.")
+    add_graph(robust)
     add_at(robust)
-    robust.add_argument("artifact", metavar="ARTIFACT")
-    _distrust_argument(robust)
+    robust.add_argument("artifact", metavar="ARTIFACT", help="an artifact id")
+    add_distrust(robust)
     robust.add_argument("--origins", metavar="F.jsonl", help="derived_from records to use instead of the graph's")
-    robust.add_argument("--json", action="store_true", help="print JSON")
+    add_json(robust, "robustness")
     robust.set_defaults(run=_run_robustness)
 
-    top = commands.add_parser("top-sources", help="the sources whose retraction kills the most artifacts")
-    top.add_argument("graph", metavar="GRAPH")
+    top = commands.add_parser(
+        "top-sources", help="the sources whose retraction kills the most artifacts",
+        description="Rank the sources (or, with --by origin, the evidential origins) by how many artifacts "
+                    "their retraction alone kills under the policy, with the count per layer.")
+    add_graph(top)
     add_at(top)
-    top.add_argument("--limit", type=int, default=10, metavar="N")
-    top.add_argument("--policy", default="trust-all", choices=POLICIES)
+    add_limit(top, 10, "sources (or origins)")
+    add_policy(top)
     top.add_argument("--by", default="source", choices=("source", "origin"),
                      help="rank sources, or evidential origins (each with every source derived from it)")
     top.add_argument("--origins", metavar="F.jsonl", help="derived_from records to use instead of the graph's")
-    top.add_argument("--json", action="store_true", help="print JSON")
+    add_json(top, "top-sources")
     top.set_defaults(run=_run_top)
 
     rests = commands.add_parser(
         "rests-on", help="the artifacts that rest only on assertions of a kind (e.g. model hypotheses)",
         description="List the artifacts every support set of which holds an assertion of KIND: with that "
                     "kind distrusted nothing else supports them (a hypothesis-only conclusion).")
-    rests.add_argument("graph", metavar="GRAPH")
+    add_graph(rests)
     add_at(rests)
     rests.add_argument("--kind", action="append", required=True, metavar="KIND",
                        help=f"the kind (repeatable: resting on any of them): {', '.join(KINDS)}")
     rests.add_argument("--exact", action="store_true",
                        help="settle verdicts on capped labels by symbolic re-derivation")
-    rests.add_argument("--json", action="store_true", help="print JSON")
+    add_json(rests, "rests-on")
     rests.set_defaults(run=_run_rests_on)
 
-    repl = commands.add_parser("repl", help="an interactive session of what-if deletions")
-    repl.add_argument("graph", metavar="GRAPH")
+    repl = commands.add_parser(
+        "repl", help="an interactive session of what-if deletions",
+        description="Read commands on standard input: retract and revoke to build up a deletion, see "
+                    "what falls, explain artifacts, undo, and apply the deletion as a new version ('help' "
+                    "lists the commands).")
+    add_graph(repl)
     add_at(repl)
-    repl.add_argument("--policy", default="trust-all", choices=POLICIES)
+    add_policy(repl)
     repl.set_defaults(run=_run_repl)
 
 
@@ -114,7 +112,7 @@ def _require(graph: Graph, artifact: str) -> None:
 
 def _run_whatif(args: argparse.Namespace) -> int:
     with Graph(args.graph, at=args.at) as graph:
-        outcome = what_if(graph, _deletion(args), args.policy, exact=args.exact)
+        outcome = what_if(graph, deletion(args), args.policy, exact=args.exact)
         if args.json:
             print(json.dumps(outcome.to_json(listing=args.list, graph=graph), indent=2, ensure_ascii=False))
             return 0
@@ -214,7 +212,7 @@ def _run_whynot(args: argparse.Namespace) -> int:
     from ..explain import whynot
     graph = Graph(args.graph, at=args.at)
     _require(graph, args.artifact)
-    result = whynot(graph, args.artifact, _deletion(args), args.policy)
+    result = whynot(graph, args.artifact, deletion(args), args.policy)
     print(json.dumps(result, indent=2)) if args.json else print_whynot(result)
     return 0
 
