@@ -45,6 +45,14 @@ class PolygraphError(Exception):
         return f"{where}{self.code}: {visible(self.message)}"
 
 
+class NotFound(PolygraphError, KeyError):
+    """A name looked up and not found (``unknown_artifact``, ``unknown_relation``, ...): a KeyError
+    for code that catches one, with the code the CLI, the REPL and the API all show."""
+
+    def __str__(self) -> str:
+        return PolygraphError.__str__(self)
+
+
 class ParseError(PolygraphError):
     """The text is not a program of the rule language (code ``syntax_error``)."""
 

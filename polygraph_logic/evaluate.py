@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 from .budget import Budget
-from .errors import PolygraphError
+from .errors import NotFound, PolygraphError
 from .plan import Plan, Store
 from .program import Program
 from .provenance import Semiring, make_semiring
@@ -128,7 +128,7 @@ class Model:
     def _require(self, relation: str) -> None:
         if relation not in self.store.relations:
             known = ", ".join(self.relations()) or "none"
-            raise KeyError(f"no relation named {relation!r}; the program has: {known}")
+            raise NotFound("unknown_relation", f"no relation named {relation!r}; the program has: {known}")
 
 
 @dataclass

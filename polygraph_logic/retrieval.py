@@ -376,6 +376,8 @@ def evaluate_retrieval(index: GraphIndex, queries: Sequence, deletions: dict[str
     views: dict[str, dict[str, set[int]]] = {"before cleanup": {}, **{p: {} for p in policies}}
     perfect, truths = {}, {}
     for kind, deletion in deletions.items():
+        if progress:
+            progress.phase(f"{kind}: ground truth by re-derivation, then each policy's what-if")
         truth = truths[kind] = ground_truth(index, deletion, verdicts, rederiver)
         report.deletions[kind] = {
             "deletion": {"sources": list(deletion.sources), "relations": list(deletion.relations),

@@ -129,3 +129,61 @@ def test_generate_copies_writes_disjoint_copies(tmp_path):
     assert len(ids) == 5600 and len(set(ids)) == 5600
     assert sum(i.startswith("copy1/") for i in ids) == 2800
     assert cli_main(["generate", "-o", str(tmp_path / "none"), "--copies", "0"]) == 2
+
+
+class FakeTerminal:
+    """A stream that says it is a terminal and keeps what is written to it."""
+
+    def __init__(self):
+        self.written = []
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.written.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_progress_lines_say_what_they_count_on_a_terminal_only():
+    import io
+    import re
+
+    from polygraph_logic.progress import WIDTH, Progress
+    terminal = FakeTerminal()
+    counting = Progress("building", stream=terminal, unit="strata evaluated")
+    counting.step("last: edge (10 facts, 2 rounds)")
+    assert re.fullmatch(r"\rbuilding: 1 strata evaluated, \d+\.\ds  last: edge \(10 facts, 2 rounds\) *",
+                        terminal.written[-1])
+    assert len(terminal.written[-1]) == WIDTH + 1
+    bar = Progress("evaluate", total=4, stream=terminal, unit="queries")
+    bar.step(amount=4)  # the last step is always drawn
+    assert re.fullmatch(r"\revaluate: \[#{30}\] 4/4 queries, \d+\.\ds *", terminal.written[-1])
+    phase = Progress("writing g.graph", stream=terminal)
+    phase.phase("facts: 1,200 rows")
+    assert re.fullmatch(r"\rwriting g\.graph, \d+\.\ds  facts: 1,200 rows *", terminal.written[-1])
+    phase.done()
+    assert terminal.written[-1] == "\r" + " " * WIDTH + "\r"
+    piped = io.StringIO()
+    quiet = Progress("building", stream=piped, unit="strata evaluated")
+    quiet.phase("reading")
+    quiet.step("x")
+    quiet.done()
+    assert piped.getvalue() == ""
+
+
+def test_build_draws_its_phases_on_a_terminal_and_nothing_when_piped(tmp_path, monkeypatch, capsys):
+    figure1 = ROOT / "examples" / "figure1"
+    argv = ["build", "--assertions", str(figure1 / "assertions.jsonl"), "--receipts", str(figure1 / "receipts.jsonl"),
+            "-o", str(tmp_path / "f.graph"), "--json"]
+    assert main(argv) == 0
+    assert "\r" not in capsys.readouterr().err
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(argv) == 0
+    drawn = "".join(terminal.written)
+    assert "\rbuilding, " in drawn and "reading and compiling the inputs" in drawn
+    assert f"\rwriting {tmp_path / 'f.graph'}, " in drawn
+    assert drawn.endswith("\r")  # cleared: the report alone remains

@@ -36,6 +36,26 @@ def parse_cap(text: str) -> int | None:
     return value
 
 
+def cap_value(stored):
+    """A cap as stored in a graph ("8", "none", 8) as JSON shows it: a number, or None for no cap."""
+    if stored is None or stored == "none":
+        return None
+    return int(stored)
+
+
+def shipped_name(path: str) -> str:
+    """A rule file's path as shown: its file name (``ro.dl``) when it is a rule file shipped with
+    polygraph_logic, else the path as given (never the installation's absolute path)."""
+    from ..resources import resource_dir  # noqa: PLC0415
+
+    try:
+        shipped = resource_dir("rules").resolve()
+    except FileNotFoundError:
+        return path
+    resolved = Path(path).resolve()
+    return resolved.name if resolved.parent == shipped else path
+
+
 def positive_int(text: str) -> int:
     """A count such as ``--limit N``: an integer of at least 1."""
     try:

@@ -16,7 +16,7 @@ from ..graph.records import load_inputs
 from ..graph.store import LAYERS, Graph, describe
 from ..progress import Progress
 from ..resources import rule_file
-from .arguments import add_cap, add_graph, add_json, add_limit, print_json
+from .arguments import add_cap, add_graph, add_json, add_limit, cap_value, print_json, shipped_name
 
 
 def _inputs(command: argparse.ArgumentParser, rules: bool) -> None:
@@ -198,7 +198,7 @@ def info_json(info: dict) -> dict:
         if isinstance(value, str) and value.isdigit():
             meta[key] = int(value)
     if "cap" in meta:
-        meta["cap"] = None if meta["cap"] == "none" else meta["cap"]
+        meta["cap"] = cap_value(meta["cap"])
     if "rule_files" in meta:
         try:
             files = json.loads(meta["rule_files"])
@@ -206,17 +206,6 @@ def info_json(info: dict) -> dict:
             files = []
         meta["rule_files"] = [shipped_name(str(name)) for name in files]
     return {**info, "meta": meta}
-
-
-def shipped_name(path: str) -> str:
-    """A rule file's path as shown: its file name when it is a shipped rule file, else as given."""
-    from ..resources import resource_dir
-    try:
-        shipped = resource_dir("rules").resolve()
-    except FileNotFoundError:
-        return path
-    resolved = Path(path).resolve()
-    return resolved.name if resolved.parent == shipped else path
 
 
 def _run_info(args: argparse.Namespace) -> int:

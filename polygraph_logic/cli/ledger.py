@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..errors import PolygraphError
-from .arguments import add_graph, add_json, print_json
+from .arguments import add_graph, add_json, cap_value, print_json, shipped_name
 
 
 def register(commands) -> None:
@@ -68,8 +69,10 @@ def _run_add(args: argparse.Namespace) -> int:
     from ..graph.ledger import add
     if args.assertions is None and args.receipts is None:
         raise PolygraphError("bad_argument", "add needs --assertions NEW.jsonl, --receipts NEW.jsonl or both")
-    report = add(args.graph, args.assertions, args.receipts, full=args.full,
-                 progress=lambda message: print(message, file=sys.stderr))
+    from ..progress import Progress
+    with Progress(f"adding to {args.graph}", stream=sys.stderr) as progress:
+        progress.phase("checking the new inputs")
+        report = add(args.graph, args.assertions, args.receipts, full=args.full, progress=progress.phase)
     if args.json:
         print_json(report.to_json())
         return 0
@@ -87,7 +90,7 @@ def _run_log(args: argparse.Namespace) -> int:
     from ..graph.store import Graph
     from ..graph.versions import version_rows
     with Graph(args.graph) as graph:
-        rows = version_rows(graph._db)
+        rows = [_shown(row) for row in version_rows(graph._db)]
     if args.json:
         print_json(rows)
         return 0
@@ -111,6 +114,28 @@ def _run_log(args: argparse.Namespace) -> int:
             print(f"  {row['stats'].get('assertions', 0):,} assertions; "
                   + ", ".join(f"{layer} {entry['artifacts']:,}" for layer, entry in layers.items()))
     return 0
+
+
+def _shown(row: dict) -> dict:
+    """A version row as log shows it: the cap a number (or null), shipped rule files by name, other
+    recorded files (stored resolved, for replay) relative to the current folder."""
+    record = dict(row["record"])
+    if "cap" in record:
+        record["cap"] = cap_value(record["cap"])
+    if "rules" in record:
+        record["rules"] = [{**entry, "file": _relative(shipped_name(str(entry["file"])))} for entry in record["rules"]]
+    if "inputs" in record:
+        record["inputs"] = [{**entry, "file": _relative(str(entry["file"]))} for entry in record["inputs"]]
+    return {**row, "record": record}
+
+
+def _relative(path: str) -> str:
+    if not os.path.isabs(path):
+        return path
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
 
 
 def _run_replay(args: argparse.Namespace) -> int:

@@ -78,10 +78,12 @@ def _run_evaluate(args: argparse.Namespace) -> int:
     queries = load_queries(args.queries)
     deletions = deletions_from(args)
     verdicts = AuditVerdicts.load(args.verdicts) if args.verdicts else None
-    index = GraphIndex(Graph(args.graph))
-    retriever = Retriever(index)
-    progress = Progress("evaluating queries", total=len(queries))
+    progress = Progress("evaluate", total=len(queries), unit="queries")
+    progress.phase(f"reading {args.graph}")
     try:
+        index = GraphIndex(Graph(args.graph))
+        progress.phase(f"indexing {len(index.ranked):,} artifacts for BM25")
+        retriever = Retriever(index)
         report = evaluate_retrieval(index, queries, deletions, k=args.limit, verdicts=verdicts,
                                     policies=tuple(dict.fromkeys(args.policy or POLICIES)),
                                     exact=args.exact, retriever=retriever, progress=progress)

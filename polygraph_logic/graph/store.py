@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 from urllib.parse import quote
 
-from ..errors import PolygraphError
+from ..errors import NotFound, PolygraphError
 from ..provenance import Polynomial, WhySemiring
 from .assertions import Assertion
 from .labels import decode_label, encode_label  # noqa: F401  (encode_label re-exported for callers)
@@ -98,7 +98,7 @@ class Assertions(Mapping):
     def __getitem__(self, assertion_id: str) -> Assertion:
         row = self._graph.query(f"SELECT {self._COLUMNS} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
         if row is None:
-            raise KeyError(assertion_id)
+            raise NotFound("unknown_assertion", f"no assertion named {assertion_id!r}")
         return self._graph.assertion(row)
 
     def __contains__(self, assertion_id) -> bool:
@@ -285,7 +285,7 @@ class Graph:
         """Returns one artifact by id; KeyError when it does not exist."""
         row = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id = ?", (artifact_id,)).fetchone()
         if row is None:
-            raise KeyError(f"no artifact named {artifact_id!r} in {self.path}")
+            raise NotFound("unknown_artifact", f"no artifact named {artifact_id!r} in {self.path}")
         return self._artifact(row)
 
     def has_artifact(self, artifact_id: str) -> bool:
