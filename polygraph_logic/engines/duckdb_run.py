@@ -40,8 +40,9 @@ def connect(memory_limit: str | None = None, temp_directory: str | None = None, 
             database: str = ":memory:"):
     """Returns a DuckDB connection set up for a build (memory limit, spilling, threads).
 
-    A build's database is a file in its temporary directory (``database``), so that its
-    tables, not only intermediate results, can leave memory under ``memory_limit``."""
+    ``database`` is ":memory:" or a file: under a memory limit a build's database is a
+    file in its temporary directory, so that its tables, not only intermediate results,
+    can leave memory (at the price of writing them)."""
     duckdb = require_duckdb()
     con = duckdb.connect(database)
     try:
@@ -85,7 +86,8 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
     program.check_provenance_negation()
     plan = make_plan(program, cap)
     with tempfile.TemporaryDirectory(prefix="polygraph-duckdb-") as work:
-        con = connect(memory_limit, str(Path(work) / "spill"), threads, str(Path(work) / "build.duckdb"))
+        database = str(Path(work) / "build.duckdb") if memory_limit else ":memory:"
+        con = connect(memory_limit, str(Path(work) / "spill"), threads, database)
         try:
             runner = _Runner(con, plan, Path(work), rounds)
             runner.load()
