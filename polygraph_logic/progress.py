@@ -8,10 +8,12 @@ or ``TITLE, 2.4s  NOTE`` for a phase that counts nothing (``phase``).
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from typing import TextIO
 
 WIDTH = 120  # the status line is cut and padded to this many characters
+TICK = 0.5  # seconds between redraws of a phase's line while nothing else is drawn
 
 
 class Progress:
@@ -25,6 +27,9 @@ class Progress:
         self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._last = 0.0
         self._counting = False
+        self._note = ""
+        self._lock = threading.Lock()
+        self._stop: threading.Event | None = None
 
     def line(self, note: str = "", elapsed: float | None = None) -> str:
         """Returns the status line as drawn (without the carriage return and padding)."""
@@ -44,23 +49,43 @@ class Progress:
         self.count += amount
         self._counting = True
         now = time.perf_counter()
+        self._note = note
         if self.live and (now - self._last > 0.1 or self.count == self.total):
             self._last = now
             self._draw(self.line(note, now - self.started))
 
     def phase(self, note: str = "") -> None:
-        """Draws the line at once (a phase that starts now and counts nothing, or a new note)."""
-        if self.live:
-            self._last = time.perf_counter()
-            self._draw(self.line(note))
+        """Draws the line at once with a new note (a phase that starts now), and from then on
+        redraws it every TICK seconds, so that the time keeps moving through long silent work."""
+        self._note = note
+        if not self.live:
+            return
+        self._last = time.perf_counter()
+        self._draw(self.line(note))
+        if self._stop is None:
+            self._stop = threading.Event()
+            threading.Thread(target=self._tick, args=(self._stop,), daemon=True).start()
 
-    def _draw(self, text: str) -> None:
-        self.stream.write("\r" + text[:WIDTH].ljust(WIDTH))
-        self.stream.flush()
+    def _tick(self, stop: threading.Event) -> None:
+        while not stop.wait(TICK):
+            if time.perf_counter() - self._last >= TICK:
+                self._draw(self.line(self._note), stop)
+
+    def _draw(self, text: str, stop: threading.Event | None = None) -> None:
+        with self._lock:
+            if stop is not None and stop.is_set():
+                return  # cleared meanwhile: a tick must not draw the line again
+            self.stream.write("\r" + text[:WIDTH].ljust(WIDTH))
+            self.stream.flush()
 
     def done(self) -> None:
-        """Clears the status line."""
-        if self.live:
+        """Clears the status line (and stops redrawing it)."""
+        if not self.live:
+            return
+        with self._lock:
+            if self._stop is not None:
+                self._stop.set()
+                self._stop = None
             self.stream.write("\r" + " " * WIDTH + "\r")
             self.stream.flush()
 

@@ -184,6 +184,6 @@ def test_build_draws_its_phases_on_a_terminal_and_nothing_when_piped(tmp_path, m
     monkeypatch.setattr(sys, "stderr", terminal)
     assert main(argv) == 0
     drawn = "".join(terminal.written)
-    assert "\rbuilding, " in drawn and "reading and compiling the inputs" in drawn
+    assert "\rbuilding, " in drawn and "reading the inputs, compiling, evaluating the rules" in drawn
     assert f"\rwriting {tmp_path / 'f.graph'}, " in drawn
     assert drawn.endswith("\r")  # cleared: the report alone remains

@@ -160,22 +160,20 @@ def _run_build(args: argparse.Namespace) -> int:
     rules = _rule_paths(args.rules)
     from ..origins import load_origins
     origins = load_origins(args.origins) if args.origins else None
-    progress = Progress("building", stream=sys.stderr, unit="strata evaluated")
-    progress.phase("reading and compiling the inputs")
+    with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:
+        progress.phase("reading the inputs, compiling, evaluating the rules")
 
-    def evaluated(stats) -> None:
-        relations = ", ".join(stats.relations)
-        relations = relations if len(relations) <= 40 else relations[:37] + "..."
-        progress.step(f"last: {relations} ({stats.facts:,} facts, {stats.rounds} rounds)")
+        def evaluated(stats) -> None:
+            relations = ", ".join(stats.relations)
+            relations = relations if len(relations) <= 40 else relations[:37] + "..."
+            progress.step(f"last: {relations} ({stats.facts:,} facts, {stats.rounds} rounds)")
 
-    build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
-                        memory_limit=args.memory_limit, progress=evaluated)
-    progress.done()
+        build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
+                            memory_limit=args.memory_limit, progress=evaluated)
     build.origins = origins
-    writing = Progress(f"writing {args.output}", stream=sys.stderr)
-    writing.phase("collecting the artifacts")
-    build.write(args.output, progress=lambda stage, rows: writing.phase(f"{stage}: {rows:,} rows"))
-    writing.done()
+    with Progress(f"writing {args.output}", stream=sys.stderr) as writing:
+        writing.phase("collecting the artifacts")
+        build.write(args.output, progress=lambda stage, rows: writing.phase(f"{stage}: {rows:,} rows"))
     counts = build.counts()
     if args.json:
         print_json({"output": args.output, "engine": args.engine, "cap": args.cap,

@@ -110,9 +110,33 @@ def _require(graph: Graph, artifact: str) -> None:
         raise PolygraphError("unknown_artifact", f"no artifact named {artifact!r}{graph.artifact_hint(artifact)}")
 
 
+def shown_rederiver(graph, stream=None):
+    """A rederive.Rederiver that draws its progress on a terminal (re-deriving capped dead verdicts
+    can take seconds on a large graph): how many verdicts, how many goals tried so far."""
+    from ..progress import Progress
+    from ..rederive import Rederiver
+
+    class Shown(Rederiver):
+        def revive(self, uncertain, dead, deleted):
+            self.progress = Progress("re-deriving", stream=stream or sys.stderr, unit="goals tried")
+            self.note = f"{len(uncertain):,} capped dead verdicts to settle"
+            self.progress.phase(self.note)
+            try:
+                return super().revive(uncertain, dead, deleted)
+            finally:
+                self.progress.done()
+
+        def derivable(self, fact, deleted=frozenset()):
+            self.progress.step(self.note)
+            return super().derivable(fact, deleted)
+
+    return Shown(graph)
+
+
 def _run_whatif(args: argparse.Namespace) -> int:
     with Graph(args.graph, at=args.at) as graph:
-        outcome = what_if(graph, deletion(args), args.policy, exact=args.exact)
+        rederiver = shown_rederiver(graph) if args.exact else None
+        outcome = what_if(graph, deletion(args), args.policy, exact=args.exact, rederiver=rederiver)
         if args.json:
             print(json.dumps(outcome.to_json(listing=args.list, graph=graph), indent=2, ensure_ascii=False))
             return 0
