@@ -289,6 +289,36 @@ def test_ledger_versions_kinds_origins_and_a_contradiction_resolved(browser, tmp
         server.stop()
 
 
+@pytest.mark.slow
+def test_a_negated_assertion_reads_not(browser, tmp_path):
+    """The Figure 1 variant of README's Contradictions: paper E's NOT is marked in the
+    contradiction's support set and in the drawing, as `why` marks it."""
+    folder = ROOT / "examples" / "figure1"
+    variant = tmp_path / "variant.jsonl"
+    variant.write_text((folder / "assertions.jsonl").read_text() + (folder / "contradicting.jsonl").read_text())
+    graph = tmp_path / "variant.graph"
+    polygraph("build", "--assertions", str(variant), "--receipts", str(folder / "receipts.jsonl"),
+              "--rules", "ro", "--rules", "contradictions", "-o", str(graph))
+    listed = json.loads(polygraph("contradictions", str(graph), "--json"))["listed"]
+    denial = next(c for c in listed if c["sides"][1]["negated"])
+    server = Server(graph)
+    try:
+        open_app(browser, server.url)
+        show_artifact(browser, denial["id"])
+        row = browser.run("return document.querySelector('#support-sets tr[data-assertion=\"a41\"] .triple')"
+                          ".textContent")
+        assert row == "AIM2 NOT RO:0001025 cytosol"
+        assert browser.run("return document.querySelector('#support-sets tr[data-assertion=\"a32\"] .triple')"
+                           ".textContent") == "AIM2 RO:0001025 cytosol"
+        sides = browser.run("return document.getElementById('contradiction').textContent")
+        assert "AIM2 RO:0001025 cytosol  vs  AIM2 NOT RO:0001025 cytosol" in sides
+        drawn = browser.run("return document.getElementById('artifact-graph').textContent")
+        assert "a41: AIM2 NOT RO:" in drawn and "AIM2 is not found in the cytosol (source_claim)" in drawn
+        browser.screenshot(SHOTS / "variant-negated.png")
+    finally:
+        server.stop()
+
+
 GO_DATA = ROOT.parent / "shared" / "data" / "go-pombase"
 
 

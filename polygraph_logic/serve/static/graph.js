@@ -24,8 +24,10 @@ function drawArtifactGraph(data, status) {
     links.push([setNode, artifact, broken]);
     for (const a of set) {
       const deleted = status.deleted.has(a.id);
-      const assertion = add(`assertion:${a.id}`, 1, `${a.id}: ${a.triple.join(" ")}`, `assertion${deleted ? " deleted" : ""}`,
-                            a.text || a.triple.join(" "), e => App.toggle("assertions", a.id, e.timeStamp));
+      // a negated assertion reads "S NOT P O"; the tooltip names the kind
+      const triple = a.negated ? `${a.triple[0]} NOT ${a.triple[1]} ${a.triple[2]}` : a.triple.join(" ");
+      const assertion = add(`assertion:${a.id}`, 1, `${a.id}: ${triple}`, `assertion${deleted ? " deleted" : ""}`,
+                            `${a.text || triple} (${a.kind || "source_claim"})`, e => App.toggle("assertions", a.id, e.timeStamp));
       const source = add(`source:${a.source}`, 0, a.source, `source${offSources.has(a.source) ? " deleted" : ""}`,
                          "click: switch this source off or on", e => App.toggle("sources", a.source, e.timeStamp));
       links.push([assertion, setNode, broken]);

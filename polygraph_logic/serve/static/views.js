@@ -318,7 +318,9 @@ function contradictionBody(c, status) {
   const sides = c.sides || [];
   return h("div", {id: "contradiction"},
     sides.length === 2 ? h("p", {}, side(sides[0]), h("b", {}, "  vs  "), side(sides[1])) : null,
-    h("p", {class: "muted"}, `reason: ${c.reason}`),
+    // the reason P alone is short for "P vs not P" (rules/contradictions.dl)
+    h("p", {class: "muted"}, `reason: ${String(c.reason).includes(": ") || !sides[1]?.negated ? c.reason
+                                        : `${c.reason} vs not ${c.reason}: stated and negated`}`),
     sets("resolved by retracting sources:", c.resolve_by_sources, "sources"),
     sets("resolved by deleting assertions:", c.resolve_by_assertions, "assertions"),
     c.note ? h("p", {class: "muted"}, c.note) : null);
