@@ -235,3 +235,43 @@ def test_unknown_policy_is_the_api_code(workspace, monkeypatch, capsys):
                  ["top-sources", "f1.graph", "--policy", "lenient"]):
         assert main(argv) == 2
         assert capsys.readouterr().err.startswith(f"{raised.value.code}: unknown policy 'lenient'")
+
+
+def _unknown_artifact(graph):
+    graph.artifact("merge:mapk")
+
+
+def _unknown_source(graph):
+    from polygraph_logic.whatif import Deletion
+    Deletion(sources=("PMID:0",)).resolve(graph)
+
+
+def _unknown_relation(graph):
+    from polygraph_logic import evaluate, load_program
+    evaluate(load_program("figure1.dl")).facts("nosuch")
+
+
+@pytest.mark.parametrize("cli, repl, call", [
+    (["why", "f1.graph", "merge:mapk"], "why merge:mapk", _unknown_artifact),
+    (["whatif", "f1.graph", "--retract-source", "PMID:0"], "retract PMID:0", _unknown_source),
+    (["eval", "figure1.dl", "--relation", "nosuch"], None, _unknown_relation),
+])
+def test_a_name_not_found_has_one_code_in_the_cli_the_repl_and_the_api(workspace, monkeypatch, capsys, cli, repl,
+                                                                       call):
+    import io
+
+    from polygraph_logic.errors import PolygraphError
+    from polygraph_logic.graph.store import Graph
+    from polygraph_logic.repl import run_repl
+    monkeypatch.chdir(workspace)
+    with Graph("f1.graph") as graph, pytest.raises(PolygraphError) as raised:
+        call(graph)
+    code = raised.value.code
+    assert code.startswith("unknown_")
+    capsys.readouterr()
+    assert main(cli) == 2
+    assert capsys.readouterr().err.startswith(f"{code}: ")
+    if repl:
+        out = io.StringIO()
+        run_repl("f1.graph", stdin=io.StringIO(repl + "\n"), stdout=out)
+        assert f"{code}: " in out.getvalue()
