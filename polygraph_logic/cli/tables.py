@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from ..progress import Progress
 from .arguments import add_deletion, add_graph, add_json, deletion, print_json
 
 
@@ -52,7 +53,10 @@ def register(commands) -> None:
 
 def _run_export(args: argparse.Namespace) -> int:
     from ..engines.tables import export_tables
-    counts = export_tables(args.graph, args.output)
+    with Progress(f"writing {args.output}", stream=sys.stderr) as progress:
+        progress.phase(f"reading {args.graph}")
+        counts = export_tables(args.graph, args.output,
+                               progress=lambda table, rows: progress.phase(f"{table}: {rows:,} rows"))
     if args.json:
         print_json({"output": args.output, "rows": dict(counts)})
         return 0
@@ -62,7 +66,10 @@ def _run_export(args: argparse.Namespace) -> int:
 
 def _run_import(args: argparse.Namespace) -> int:
     from ..engines.tables import import_tables
-    import_tables(args.tables, args.output)
+    with Progress(f"writing {args.output}", stream=sys.stderr) as progress:
+        progress.phase(f"reading {args.tables}")
+        import_tables(args.tables, args.output,
+                      progress=lambda stage, rows: progress.phase(f"{stage}: {rows:,} rows"))
     if args.json:
         from ..graph.store import Graph
         with Graph(args.output) as graph:
@@ -76,8 +83,11 @@ def _run_import(args: argparse.Namespace) -> int:
 
 def _run_sql_whatif(args: argparse.Namespace) -> int:
     from ..engines.sql_whatif import open_tables
-    with open_tables(args.tables, args.engine, args.master) as tables:
-        outcome = tables.what_if(deletion(args))
+    with Progress(f"sql-whatif on {args.engine}", stream=sys.stderr) as progress:
+        progress.phase("starting a Spark session" if args.engine == "spark" else f"opening {args.tables}")
+        with open_tables(args.tables, args.engine, args.master) as tables:
+            progress.phase("running the what-if query")
+            outcome = tables.what_if(deletion(args))
     if args.json:
         print(json.dumps(outcome.to_json(), ensure_ascii=False, indent=1))
         return 0
