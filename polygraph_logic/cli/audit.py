@@ -99,10 +99,11 @@ def _deletions(args: argparse.Namespace, index: GraphIndex) -> list:
 def _run_audit(args: argparse.Namespace) -> int:
     index = GraphIndex(Graph(args.graph))
     deletions = _deletions(args, index)
-    for deletion in deletions:  # a misspelt source is reported before an oracle is set up
-        (deletion.deletion if isinstance(deletion, NamedDeletion) else deletion).resolve(index)
+    for named in deletions:  # a misspelt source is reported before an oracle is set up
+        (named.deletion if isinstance(named, NamedDeletion) else named).resolve(index)
     oracle, client = _oracle(args)
-    bar = Progress("auditing", stream=sys.stderr)
+    bar = Progress("auditing", stream=sys.stderr, unit="oracle draws")
+    bar.phase(f"{len(deletions)} deletion{'s' * (len(deletions) != 1)}: the touched artifacts, their evidence")
 
     def progress(done: int, total: int) -> None:
         bar.total = total
