@@ -2,8 +2,9 @@
 
 - a deletion: ``--retract-source S`` (repeatable), ``--retract-source-file F`` (one source a
   line, ``#`` lines are comments), ``--revoke-relation P`` (repeatable), ``--assertion ID`` (repeatable):
-  together they name ONE deletion; a command that evaluates several deletions says so with
-  its own explicit flag (``audit --separately``);
+  ``--distrust-kind KIND`` (repeatable): together they name ONE deletion; a command that
+  evaluates several deletions says so with its own explicit flag (``audit --separately``,
+  ``evaluate --by-kind``);
 - ``--policy POLICY`` (an unknown name is ``unknown_policy``, as in the API), ``--limit N`` (a
   positive integer: at most N of what the command lists), ``--cap K|none`` (0 is refused);
 - ``--json``: the command's report as one JSON document (its shape is documented in the
