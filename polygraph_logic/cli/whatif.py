@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from ..errors import PolygraphError
 from ..graph.store import LAYERS, Graph
 from ..kinds import KINDS
 from ..whatif import what_if
-from .arguments import add_deletion, add_distrust, add_graph, add_json, add_limit, add_policy, deletion, natural
+from .arguments import (add_deletion, add_distrust, add_graph, add_json, add_limit, add_policy, deletion, natural,
+                        print_json)
 from .ledger import add_at
 
 
@@ -138,7 +138,7 @@ def _run_whatif(args: argparse.Namespace) -> int:
         rederiver = shown_rederiver(graph) if args.exact else None
         outcome = what_if(graph, deletion(args), args.policy, exact=args.exact, rederiver=rederiver)
         if args.json:
-            print(json.dumps(outcome.to_json(listing=args.list, graph=graph), indent=2, ensure_ascii=False))
+            print_json(outcome.to_json(listing=args.list, graph=graph))
             return 0
         print_outcome(outcome, args.list, graph=graph)
     return 0
@@ -215,7 +215,7 @@ def _run_why(args: argparse.Namespace) -> int:
     result = why(graph, args.artifact, Explainer(graph), trees=args.trees, distrust=tuple(args.distrust_kind))
     if args.json:
         result["derivations"] = [t.lines() if t else None for t in result["derivations"]]
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print_json(result)
     else:
         print_why(result)
     return 0
@@ -237,7 +237,7 @@ def _run_whynot(args: argparse.Namespace) -> int:
     graph = Graph(args.graph, at=args.at)
     _require(graph, args.artifact)
     result = whynot(graph, args.artifact, deletion(args), args.policy)
-    print(json.dumps(result, indent=2)) if args.json else print_whynot(result)
+    print_json(result) if args.json else print_whynot(result)
     return 0
 
 
@@ -267,7 +267,7 @@ def _run_robustness(args: argparse.Namespace) -> int:
     graph = Graph(args.graph, at=args.at)
     _require(graph, args.artifact)
     result = robustness(graph, args.artifact, origins=args.origins, distrust=tuple(args.distrust_kind))
-    print(json.dumps(result, indent=2)) if args.json else print_robustness(result)
+    print_json(result) if args.json else print_robustness(result)
     return 0
 
 
@@ -275,7 +275,7 @@ def _run_top(args: argparse.Namespace) -> int:
     from ..explain import top_sources
     rows = top_sources(Graph(args.graph, at=args.at), args.limit, args.policy, by=args.by, origins=args.origins)
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print_json(rows)
         return 0
     print(f"{args.by:30} {'dead':>6}  " + "  ".join(f"{layer:>8}" for layer in LAYERS))
     for row in rows:
@@ -291,7 +291,7 @@ def _run_rests_on(args: argparse.Namespace) -> int:
     with Graph(args.graph, at=args.at) as graph:
         result = rests_on(graph, tuple(args.kind), exact=args.exact)
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print_json(result)
         return 0
     print(f"{len(result['artifacts'])} artifacts rest only on {', '.join(result['kinds'])} "
           f"({result['assertions']} assertions of that kind)")
