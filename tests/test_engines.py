@@ -261,3 +261,11 @@ def test_spark_dialect_labels_equal_duckdb(spark):
             duck = rows_of(con.execute(make(DUCKDB, source.format("t"), ["k0"], cap)).fetchall())
             sparked = rows_of(tuple(r) for r in spark.sql(make(SPARK, source.format("engines_labels"), ["k0"], cap)).collect())
             assert duck == sparked and duck
+
+
+def test_duckdb_build_records_its_inputs_as_the_python_build():
+    builds = [build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [], engine=engine)
+              for engine in ("python", "duckdb")]
+    assert builds[0].inputs == builds[1].inputs and len(builds[1].inputs) == 2
+    assert set(builds[1].seconds) == {"load", "compile", "evaluate"}
+    assert builds[1].rounds and builds[1].rounds[0].round == 1

@@ -14,9 +14,7 @@ from ..errors import PolygraphError
 from ..evaluate import StratumStats
 from ..graph import build as python_build
 from ..graph.assertions import Assertion
-from ..graph.records import Receipt, load_assertions, load_receipts
-from ..program import load_program
-from ..graph.compile import compile_inputs
+from ..graph.records import Receipt
 from .duckdb_run import RoundStats, evaluate_duckdb
 
 ENGINES = ("python", "duckdb")
@@ -44,32 +42,10 @@ def build_graph(
         return python_build.build_graph(assertions, receipts, rules, cap=cap, progress=progress)
     if engine != "duckdb":
         raise PolygraphError("bad_argument", f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
-    # the same steps as graph.build.build_graph, the evaluation by DuckDB
-    seconds: dict[str, float] = {}
+    prepared = python_build.prepare_build(assertions, receipts, rules, cap)  # as the Python engine's build
     started = time.perf_counter()
-    if not isinstance(assertions, list):
-        assertions = load_assertions(assertions)
-    if receipts is None:
-        receipts = []
-    elif not isinstance(receipts, list):
-        receipts = load_receipts(receipts, {a.id for a in assertions})
-    rule_files = [str(r) for r in rules]
-    seconds["load"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    compiled = compile_inputs(assertions, receipts, cap)
-    extra = [load_program(*rule_files)] if rule_files else []
-    for fact in extra[0].facts if extra else ():
-        if fact.variable:
-            raise PolygraphError(
-                "tracked_fact_in_rules", f"rule files may hold background facts only; '{fact}' is tracked: "
-                "state it as an assertion (assertions.jsonl) so that it has a source", fact.position)
-    program = compiled.program(*extra)
-    seconds["compile"] = time.perf_counter() - started
-
-    started = time.perf_counter()
-    model, stats = evaluate_duckdb(program, cap, memory_limit, progress, rounds)
-    seconds["evaluate"] = time.perf_counter() - started
-    build = python_build.Build(assertions, receipts, cap, rule_files, compiled.over_cap, model, seconds)
+    model, stats = evaluate_duckdb(prepared.program, cap, memory_limit, progress, rounds)
+    prepared.seconds["evaluate"] = time.perf_counter() - started
+    build = prepared.build(model)
     build.rounds = stats  # per semi-naive round: delta facts, monomials, seconds
     return build

@@ -13,7 +13,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats, evaluate, tuple_key
-from ..program import load_program
+from ..program import Program, load_program
 from .assertions import Assertion
 from .compile import CompiledInputs, compile_inputs
 from .contradiction_layer import contradiction_artifacts
@@ -120,6 +120,34 @@ def build_graph(
 ) -> Build:
     """Loads (paths) or takes (records) the inputs, evaluates them with the rule files
     under why-provenance capped at ``cap``, and returns the artifacts."""
+    p = prepare_build(assertions, receipts, rules, cap)
+    started = time.perf_counter()
+    model = evaluate(p.program, "why", cap=cap, progress=progress)
+    p.seconds["evaluate"] = time.perf_counter() - started
+    return p.build(model)
+
+
+@dataclass
+class PreparedBuild:
+    """A build's inputs loaded and compiled, before evaluation (any engine evaluates ``program``)."""
+
+    assertions: list[Assertion]
+    receipts: list[Receipt]
+    cap: int | None
+    rule_files: list[str]
+    compiled: CompiledInputs
+    program: Program
+    inputs: list[dict]
+    seconds: dict[str, float]
+
+    def build(self, model: Model) -> Build:
+        """The Build of ``model``, the evaluated ``program``."""
+        return Build(self.assertions, self.receipts, self.cap, self.rule_files, self.compiled.over_cap,
+                     model, self.seconds, inputs=self.inputs)
+
+
+def prepare_build(assertions, receipts=None, rules: Iterable[str | Path] = (), cap: int | None = 8) -> PreparedBuild:
+    """The loading and compiling steps of ``build_graph`` (seconds["load"], seconds["compile"])."""
     seconds: dict[str, float] = {}
     started = time.perf_counter()
     paths = [(role, f) for role, f in (("assertions", assertions), ("receipts", receipts))
@@ -147,11 +175,7 @@ def build_graph(
     program = compiled.program(*extra)
     seconds["compile"] = time.perf_counter() - started
 
-    started = time.perf_counter()
-    model = evaluate(program, "why", cap=cap, progress=progress)
-    seconds["evaluate"] = time.perf_counter() - started
-
-    return Build(assertions, receipts, cap, rule_files, compiled.over_cap, model, seconds, inputs=inputs)
+    return PreparedBuild(assertions, receipts, cap, rule_files, compiled, program, inputs, seconds)
 
 
 def input_files(paths, assertions: list, receipts: list) -> list[dict]:
