@@ -235,7 +235,7 @@ def graphs(draw):
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(graphs())
 def test_add_equals_a_full_build_on_random_programs_and_caps(tmp_path_factory, drawn):
     assertions, receipts, cap, count, seed = drawn
@@ -244,10 +244,28 @@ def test_add_equals_a_full_build_on_random_programs_and_caps(tmp_path_factory, d
     files = batches([json.dumps(a) for a in assertions], [json.dumps(r) for r in receipts],
                     min(count, len(assertions)), random.Random(seed), directory)
     reports = grow(files, [directory / "rules.dl"], cap, directory / "grown.graph")
-    if cap is None:  # without a cap the semiring is order free: always incremental
-        assert all(r.mode == "incremental" for r in reports)
     build_graph(*union(files, directory), [directory / "rules.dl"], cap=cap).write(directory / "rebuilt.graph")
-    assert_same(directory / "grown.graph", directory / "rebuilt.graph")
+    if cap is None:  # without a cap the semiring is order free: always incremental, always equal
+        assert all(r.mode == "incremental" for r in reports)
+        assert_same(directory / "grown.graph", directory / "rebuilt.graph")
+        return
+    # Under a cap a full build's own labels depend on the order derivations arrive (see
+    # graph/incremental.py): its exact flag is pessimistic where an inexact product arrived
+    # before an absorbing set.  What must hold against the uncapped closure, for both graphs:
+    # the same facts and artifacts, every exact label the uncapped one, every support set a
+    # genuine one (it contains an uncapped minimal set), and equal labels wherever both are exact.
+    build_graph(*union(files, directory), [directory / "rules.dl"], cap=None).write(directory / "full.graph")
+    grown, grown_artifacts = labels(directory / "grown.graph")
+    rebuilt, rebuilt_artifacts = labels(directory / "rebuilt.graph")
+    truth, _ = labels(directory / "full.graph")
+    assert grown.keys() == rebuilt.keys() == truth.keys() and grown_artifacts == rebuilt_artifacts
+    for key, (true_sets, _) in truth.items():
+        for sets, exact in (grown[key], rebuilt[key]):
+            assert not exact or sets == true_sets, key
+            assert all(any(set(t) <= set(s) for t in true_sets) for s in sets), key
+            assert len(sets) <= cap
+        if grown[key][1] and rebuilt[key][1]:
+            assert grown[key] == rebuilt[key]
 
 
 def test_the_commands_add_log_at_and_replay(tmp_path, capsys):
