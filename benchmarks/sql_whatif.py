@@ -16,7 +16,6 @@ COPY from numpy batches, and pyarrow when it is installed), import back, Spark s
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import random
 import statistics
@@ -36,21 +35,10 @@ from polygraph_logic.graph.synthetic import generate_copies  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
 from polygraph_logic.whatif import Deletion, what_if  # noqa: E402
 
-
-def timed(call, repeat: int = 1) -> float:
-    """The best wall time of ``repeat`` calls, in seconds, the garbage collector off meanwhile."""
-    best = float("inf")
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            started = time.perf_counter()
-            call()
-            best = min(best, time.perf_counter() - started)
-    finally:
-        if enabled:
-            gc.enable()
-    return best
+try:
+    from .whatif import timed  # imported as polygraph_logic.benchmarks.sql_whatif
+except ImportError:
+    from whatif import timed  # noqa: E402  (run as a script: its folder is on sys.path)
 
 
 def graph_of(factor: int, work: Path) -> tuple[Path, list[str]]:

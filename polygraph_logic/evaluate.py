@@ -280,7 +280,7 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
 
     for rule in rules:
         Plan(rule, store, semiring, emit).evaluate()
-    delta = _merge(pending, store, plus, budget, rules)
+    delta = merge_round(pending, store, plus, budget, rules)
 
     def plan_variants():
         return [
@@ -307,13 +307,15 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
             if changed:
                 budget.check_time(plan.rule.head.relation, rules)
                 plan.evaluate(changed, indexes[relation])
-        delta = _merge(pending, store, plus, budget, rules)
+        delta = merge_round(pending, store, plus, budget, rules)
         rounds += 1
     return rounds
 
 
-def _merge(pending, store: Store, plus, budget: Budget, rules: list[Rule]) -> dict[str, dict[tuple, Any]]:
-    """Adds this round's derivations to the store; returns the facts whose label changed."""
+def merge_round(pending, store: Store, plus, budget: Budget | None = None,
+                rules: list[Rule] = ()) -> dict[str, dict[tuple, Any]]:
+    """Adds a round's derivations to the store (``plus`` of a fact's old label and its new
+    one); returns the facts whose label changed.  With a ``budget``, checks each relation's size."""
     delta = {}
     for relation, bucket in pending.items():
         rows = store.relations[relation]
@@ -330,7 +332,8 @@ def _merge(pending, store: Store, plus, budget: Budget, rules: list[Rule]) -> di
                     changed[tup] = merged
         if changed:
             delta[relation] = changed
-        budget.check_size(relation, len(rows), rules)
+        if budget is not None:
+            budget.check_size(relation, len(rows), rules)
     return delta
 
 

@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ..evaluate import merge_round
 from ..plan import Plan, Store
 from ..provenance.why import WhySemiring, _ONE_MONOMIALS
 from ..syntax import Atom, Rule, Variable
@@ -219,7 +220,7 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
         indexes: dict[str, dict] = defaultdict(dict)
         for plan, relation in variants(delta, relations):
             plan.evaluate(delta[relation], indexes[relation])
-        delta = _merge(pending, store, plus)
+        delta = merge_round(pending, store, plus)
         pending = defaultdict(dict)
         if not delta:
             return
@@ -240,24 +241,3 @@ def _present(rows: dict) -> dict[int, set]:
         for pos, value in enumerate(tup):
             present[pos].add(value)
     return present
-
-
-def _merge(pending, store: Store, plus) -> dict[str, dict[tuple, Any]]:
-    """Adds a round's derivations to the store (as evaluate._merge); returns the facts whose label changed."""
-    delta = {}
-    for relation, bucket in pending.items():
-        rows = store.relations[relation]
-        grown = {}
-        for tup, label in bucket.items():
-            previous = rows.get(tup)
-            if previous is None:
-                store.add(relation, tup, label)
-                grown[tup] = label
-            else:
-                merged = plus(previous, label)
-                if merged != previous:
-                    rows[tup] = merged
-                    grown[tup] = merged
-        if grown:
-            delta[relation] = grown
-    return delta
