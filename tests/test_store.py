@@ -167,3 +167,117 @@ def test_listings_name_each_claim_and_edge_triple(tmp_path, capsys):
     assert f"  - {edge}  {triple}" in capsys.readouterr().out
     assert main(["why", str(path), edge]) == 0
     assert capsys.readouterr().out.startswith(f"{edge} (edge {triple}):")
+
+
+# --- the writer: every row as computed independently from the evaluated model ----------------
+
+def _rows_from_model(build_) -> dict:
+    """The rows a graph file must hold, computed from the model and the artifacts (not by the writer):
+    facts in the model's order, then any artifact fact it lacks; an artifact's label wins."""
+    number = {a.id: i for i, a in enumerate(build_.assertions, 1)}
+    model, facts = build_.model, {}
+    for name in model.relations():
+        for args, label in model.facts(name).items():
+            facts[(name, args)] = [len(facts) + 1, [[number[x] for x in g] for g in model.semiring.to_json(label)],
+                                   label.exact]
+    artifacts = []
+    for i, artifact in enumerate(build_.artifacts, 1):
+        relation, args = artifact.fact
+        entry = facts.setdefault((relation, tuple(args)), [len(facts) + 1, None, None])
+        entry[1:] = [[number[x] for x in g] for g in artifact.support], artifact.exact
+        artifacts.append((i, artifact.id, artifact.layer, artifact.content, entry[0]))
+    summaries = {a[1]: a[0] for a in artifacts if a[2] == "summary"}
+    linked = {summaries[a[3]["summary"]] for a in artifacts if a[2] == "sentence"}
+    return {
+        "facts": sorted((num, relation, list(args), list(args[:3]) + [None] * (3 - len(args[:3])),
+                         [sorted(g) for g in groups], int(exact))
+                        for (relation, args), (num, groups, exact) in facts.items()),
+        "mentions": sorted({(n, num) for num, groups, _ in facts.values() for g in groups for n in g}),
+        "artifacts": [(num, id_, layer, content, fact,
+                       summaries.get(content["summary"]) if layer == "sentence" else num if num in linked else None)
+                      for num, id_, layer, content, fact in artifacts],
+        "assertions": [(i, a.id, a.source, a.subject, a.predicate, a.object, a.text, a.kind, int(a.negated))
+                       for i, a in enumerate(build_.assertions, 1)],
+    }
+
+
+def _rows_in_file(path: Path) -> dict:
+    from polygraph_logic.graph.labels import decode_label
+    db = sqlite3.connect(path)
+    try:
+        return {
+            "facts": [(num, relation, json.loads(args), [k0, k1, k2], decode_label(label), exact)
+                      for num, relation, args, k0, k1, k2, label, exact in
+                      db.execute("SELECT num, relation, args, k0, k1, k2, label, exact FROM facts ORDER BY num")],
+            "mentions": db.execute("SELECT assertion, fact FROM mentions ORDER BY assertion, fact").fetchall(),
+            "artifacts": [(num, id_, layer, json.loads(content), fact, summary) for num, id_, layer, content, fact,
+                          summary in db.execute("SELECT num, id, layer, content, fact, summary FROM artifacts "
+                                                "ORDER BY num")],
+            "assertions": db.execute("SELECT num, id, source, subject, predicate, object, text, kind, negated "
+                                     "FROM assertions ORDER BY num").fetchall(),
+        }
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("batch, cache", [(None, None), (3, 2)])
+def test_the_writer_stores_the_rows_of_the_model_whatever_its_batch_and_cache_sizes(tmp_path, monkeypatch,
+                                                                                  batch, cache):
+    from polygraph_logic.graph import store_write
+    from polygraph_logic.graph.synthetic import generate
+    if batch:  # every batch, cache and flush boundary crossed many times
+        monkeypatch.setattr(store_write, "_BATCH", batch)
+        monkeypatch.setattr(store_write, "_LABEL_CACHE", cache)
+    synthetic = generate(documents=40, assertions=400, merges=12, summaries=5)  # numbers past 127: long varints
+    built = build_graph(synthetic.assertions, synthetic.receipts, (RO,))
+    built.write(tmp_path / "g.graph")
+    expected = _rows_from_model(built)
+    stored = _rows_in_file(tmp_path / "g.graph")
+    assert stored["facts"] == [(n, r, a, k, g, e) for n, r, a, k, g, e in expected["facts"]]
+    for table in ("mentions", "artifacts", "assertions"):
+        assert [tuple(row) for row in stored[table]] == [tuple(row) for row in expected[table]], table
+    assert any(n >= 128 for n, _ in stored["mentions"]) and len(expected["artifacts"]) > 3 * 3
+
+
+def _assertion(i: int):
+    from polygraph_logic.graph.assertions import Assertion
+    return Assertion(f"a{i}", f"S{i % 2}", f"x{i}", "RO:0002211", f"y{i}")
+
+
+def _write(path, facts, artifacts):
+    from polygraph_logic.graph.store import Artifact, StoredFact
+    from polygraph_logic.graph.store_write import write_graph
+    write_graph(path, [_assertion(i) for i in range(1, 6)],
+                [Artifact(id_, "edge", {"subject": s, "predicate": p, "object": o}, support, exact)
+                 for id_, (s, p, o), support, exact in artifacts],
+                {"cap": "8"}, [StoredFact(r, args, support, exact) for r, args, support, exact in facts])
+
+
+def test_an_artifact_relabels_its_fact_or_adds_it_and_its_mentions_follow(tmp_path):
+    facts = [("edge", ("x1", "p", "y1"), (("a1",), ("a2", "a3")), True),
+             ("edge", ("x2", "p", "y2"), (("a4",),), True)]
+    artifacts = [("e1", ("x1", "p", "y1"), (("a3", "a5"),), False),  # trimmed: the fact's label is replaced
+                 ("e2", ("x2", "p", "y2"), (("a4",),), True),
+                 ("e3", ("x3", "p", "y3"), (("a2",), ("a1",)), True)]  # not among the facts: added
+    _write(tmp_path / "g.graph", facts, artifacts)
+    stored = _rows_in_file(tmp_path / "g.graph")
+    assert [(n, a, g, e) for n, _, a, _, g, e in stored["facts"]] == [
+        (1, ["x1", "p", "y1"], [[3, 5]], 0), (2, ["x2", "p", "y2"], [[4]], 1), (3, ["x3", "p", "y3"], [[2], [1]], 1)]
+    assert stored["mentions"] == [(1, 3), (2, 3), (3, 1), (4, 2), (5, 1)]
+    assert [(n, i, f) for n, i, _, _, f, _ in stored["artifacts"]] == [(1, "e1", 1), (2, "e2", 2), (3, "e3", 3)]
+
+
+@pytest.mark.parametrize("facts, artifacts, code", [
+    ([("edge", ("x", "p", "y"), (("a1",),), True)] * 2, [], "duplicate_fact"),
+    ([], [("e1", ("x", "p", "y"), (("a1",),), True), ("e1", ("x", "p", "z"), (("a1",),), True)],
+     "duplicate_artifact"),
+    ([], [("e1", ("x", "p", "y"), (("a1",),), True), ("e2", ("x", "p", "y"), (("a1",),), True)],
+     "duplicate_artifact"),
+    ([("edge", ("x", "p", "y"), (("a1", "a9"),), True)], [], "unknown_assertion"),
+    ([], [("e1", ("x", "p", "y"), (("a9",),), True)], "unknown_assertion"),
+])
+def test_the_writer_refuses_what_a_graph_cannot_hold_and_leaves_no_file(tmp_path, facts, artifacts, code):
+    with pytest.raises(PolygraphError) as error:
+        _write(tmp_path / "g.graph", facts, artifacts)
+    assert error.value.code == code
+    assert list(tmp_path.iterdir()) == []

@@ -19,11 +19,12 @@ from .compile import CompiledInputs, compile_inputs
 from .contradiction_layer import contradiction_artifacts
 from .records import Receipt, load_assertions, load_inputs, load_receipts
 from .store import Artifact, StoredFact, write_graph
+from .store_write import json_text
 
 
 def triple_id(layer: str, triple: Sequence[str]) -> str:
     """Returns a stable artifact id for a claim or edge: ``claim:`` plus a short digest."""
-    digest = hashlib.blake2b(json.dumps(list(triple), ensure_ascii=False).encode(), digest_size=6)
+    digest = hashlib.blake2b(json_text(triple).encode(), digest_size=6)
     return f"{layer}:{digest.hexdigest()}"
 
 
@@ -79,8 +80,8 @@ class Build:
         started = time.perf_counter()
         facts, rules = (), ()
         if self.model is not None:
-            to_json = self.model.semiring.to_json
-            facts = (StoredFact(name, tup, tuple(map(tuple, to_json(label))), label.exact)
+            support = supports(self.model)
+            facts = (StoredFact(name, tup, support(label), label.exact)
                      for name in self.model.relations() for tup, label in self.model.facts(name).items())
             rules = self.model.program.rules
         tally = Tally()
@@ -185,8 +186,29 @@ def input_files(paths, assertions: list, receipts: list) -> list[dict]:
     return [file_entry(path, role, counts[role]) for role, path in paths]
 
 
-def _support(model: Model, label) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(group) for group in model.semiring.to_json(label))
+#: distinct labels kept converted by ``supports`` (memory stays bounded)
+_SUPPORTS = 100_000
+
+
+def supports(model: Model) -> Callable[[object], tuple[tuple[str, ...], ...]]:
+    """Returns ``label -> support sets`` (tuples of assertion ids, ordered as ``semiring.to_json``
+    orders them), converting each distinct label once while a bounded cache holds it: a
+    graph's facts share few labels (the ×1 synthetic graph: 3,923 among 32,469 facts)."""
+    semiring = model.semiring
+    to_json, table = semiring.to_json, getattr(semiring, "table", None)
+    cache: dict = {}
+
+    def support(label) -> tuple[tuple[str, ...], ...]:
+        key = getattr(label, "monomials", None)  # a why-provenance label: its sets of variable numbers
+        if key is None or label.table is not table:
+            return tuple(map(tuple, to_json(label)))
+        found = cache.get(key)
+        if found is None:
+            if len(cache) >= _SUPPORTS:
+                cache.clear()
+            found = cache[key] = tuple(map(tuple, to_json(label)))
+        return found
+    return support
 
 
 def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = None) -> Iterator[Artifact]:
@@ -199,15 +221,16 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
     that rest on an assertion (contradiction_layer.py).
     """
     tally = tally if tally is not None else Tally()
+    support = supports(model)
     claims = _rows(model, "claim")
     for triple, label in _sorted(claims):
         yield tally.add(Artifact(triple_id("claim", triple), "claim", _content(triple),
-                                 _support(model, label), label.exact))
+                                 support(label), label.exact))
     by_id = {r.artifact: r for r in receipts}
     for layer in ("merge", "summary"):
         for (artifact_id,), label in _sorted(_rows(model, layer)):
             yield tally.add(Artifact(artifact_id, layer, by_id[artifact_id].content,
-                                     _support(model, label), label.exact))
+                                     support(label), label.exact))
     seen = set()
     for receipt in receipts:
         for i, sentence in enumerate(receipt.sentences, 1):
@@ -215,7 +238,7 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
             content = {"summary": receipt.artifact, "index": i, "text": sentence.text}
             seen.add(receipt.sentence_id(i))
             yield tally.add(Artifact(receipt.sentence_id(i), "sentence", content,
-                                     _support(model, label), label.exact))
+                                     support(label), label.exact))
     for triple, label in _sorted(_rows(model, "edge")):
         if triple in claims:
             continue
@@ -226,7 +249,7 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
         if artifact_id in seen:  # a digest collision would silently merge two edges
             raise RuntimeError(f"artifact id collision for {artifact_id}")
         seen.add(artifact_id)
-        yield tally.add(Artifact(artifact_id, "edge", _content(triple), _support(model, label), label.exact))
+        yield tally.add(Artifact(artifact_id, "edge", _content(triple), support(label), label.exact))
     yield from contradiction_artifacts(model, tally)
 
 
@@ -235,6 +258,8 @@ def _rows(model: Model, relation: str):
 
 
 def _sorted(rows):
+    if all(type(v) is str for args in rows for v in args):  # tuple_key orders strings as they are
+        return [(args, rows[args]) for args in sorted(rows)]
     return sorted(rows.items(), key=lambda item: tuple_key(item[0]))
 
 

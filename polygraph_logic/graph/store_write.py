@@ -1,15 +1,19 @@
 """Writing a graph file: streamed, indexed, atomic.
 
 Rows go to a temporary file in one pass over the inputs (assertions, then facts,
-then artifacts), so memory holds the assertion numbering and one row at a time, not
-the graph.  Indexes are built once the rows are in, and the file replaces the target
-only when complete: an interrupted build leaves any previous graph intact.
+then artifacts), in batches of ``_BATCH`` rows (``executemany``), so memory holds the
+assertion numbering, one batch and a bounded cache of encoded labels, not the graph.
+Mentions go to a staging table in arrival order and into ``mentions`` sorted once at
+the end (a sorted bulk load, not millions of inserts scattered over its B-tree).
+Indexes are built once the rows are in, and the file replaces the target only when
+complete: an interrupted build leaves any previous graph intact.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+from json.encoder import encode_basestring  # the escaping json.dumps(..., ensure_ascii=False) uses
 from collections import Counter
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -19,7 +23,7 @@ from ..files import replacing
 from .assertions import Assertion
 from .labels import encode_label
 from .rules import rule_rows
-from .store import FORMAT, Artifact, StoredFact, fact_key, key_value
+from .store import FORMAT, Artifact, StoredFact, key_value
 from .versions import ensure_ledger, first_version
 
 _TABLES = """
@@ -61,6 +65,21 @@ UPDATE artifacts SET summary = num
     WHERE layer = 'summary' AND num IN (SELECT summary FROM artifacts WHERE layer = 'sentence');
 """
 
+#: rows per executemany batch, and distinct labels kept encoded (memory stays bounded)
+_BATCH = 20_000
+_LABEL_CACHE = 100_000
+#: SQLite page cache while writing (KiB): index builds and the sorted mention load stay in memory
+_CACHE_KIB = 256 * 1024
+_PRAGMAS = (f"PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -{_CACHE_KIB}; "
+            "PRAGMA locking_mode = EXCLUSIVE;")
+#: mentions in arrival order, sorted into ``mentions`` once (the TEMP schema is not part of the file)
+_STAGING = "CREATE TEMP TABLE staged_mentions(assertion INTEGER NOT NULL, fact INTEGER NOT NULL);"
+_MENTIONS = "INSERT INTO mentions SELECT assertion, fact FROM temp.staged_mentions ORDER BY assertion, fact;"
+
+_json = json.JSONEncoder(ensure_ascii=False).encode  # what json.dumps(x, ensure_ascii=False) returns
+_PAD = ((None, None, None), (None, None), (None,), ())
+
+
 def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: Iterable[Artifact],
                 meta: dict[str, str], facts: Iterable[StoredFact] = (), rules: str | Sequence = "",
                 progress: Callable[[str, int], None] | None = None, version: dict | None = None) -> None:
@@ -77,14 +96,15 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
     with replacing(path, ".partial") as temporary:
         db = sqlite3.connect(temporary)
         try:
-            db.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;" + _TABLES)
+            db.executescript(_PRAGMAS + _TABLES + _STAGING)
             writer = _Writer(db, progress)
             writer.assertions(assertions)
             writer.facts(facts)
-            db.execute(_FACT_KEY_INDEX)
+            writer.index_facts()
             writer.artifacts(artifacts)
+            writer.mentions()
             db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree) VALUES (?, ?, ?, ?, ?)", rule_rows(rules))
-            db.executescript(_INDEXES + _LINK_SUMMARIES + "ANALYZE;")
+            db.executescript(_INDEXES + _LINK_SUMMARIES + "ANALYZE main;")
             stats = writer.stats()
             rows = [("format", FORMAT), ("rules", text), ("stats", json.dumps(stats)),
                     *((k, v() if callable(v) else v) for k, v in meta.items()
@@ -107,6 +127,29 @@ def _rules(rules: str | Sequence) -> tuple[str, list]:
     return "\n".join(str(rule) for rule in rules), rules
 
 
+def json_text(value) -> str:
+    """Returns ``json.dumps(value, ensure_ascii=False)``; a list or tuple of strings and a flat dict
+    of strings (fact arguments, a claim's content) without building an encoder."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        for v in value:
+            if type(v) is not str:
+                return _json(value)
+        return "[" + ", ".join(map(encode_basestring, value)) + "]"
+    if kind is dict:
+        for k, v in value.items():
+            if type(k) is not str or type(v) is not str:
+                return _json(value)
+        return "{" + ", ".join([f"{encode_basestring(k)}: {encode_basestring(v)}" for k, v in value.items()]) + "}"
+    return _json(value)
+
+
+def _keys(args: tuple) -> tuple:
+    """The ``k0..k2`` columns of a fact (see store.key_value)."""
+    keys = args[:3]
+    return (*map(key_value, keys), *_PAD[len(keys)])
+
+
 class _Writer:
     """Numbers assertions, writes facts with their mentions, and artifacts linked to facts."""
 
@@ -115,6 +158,11 @@ class _Writer:
         self.progress = progress or (lambda stage, rows: None)
         self.number: dict[str, int] = {}
         self.layers: dict[str, dict] = {}
+        self.labels: dict = {}  # support sets (ids) -> (blob, numbers mentioned, number of sets)
+        self.last_fact = 0
+        self.written = 0  # artifacts
+        self.staged: list[tuple[int, int]] = []  # mentions not yet in the staging table
+        self.relabelled: dict[int, list[int]] = {}  # fact -> its mentions, when an artifact relabels it
 
     def assertions(self, assertions: Iterable[Assertion]) -> None:
         def rows():
@@ -127,70 +175,132 @@ class _Writer:
                             "negated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
         self.progress("assertions", len(self.number))
 
-    def _numbers(self, support, what: str) -> list[list[int]]:
+    def _label(self, support, what) -> tuple[bytes, list[int], int]:
+        """Returns a label's blob, the assertion numbers it mentions and its number of support
+        sets, encoding each distinct label once (while the cache holds it)."""
         try:
-            return [[self.number[a] for a in group] for group in support]
+            return self.labels[support]
+        except KeyError:
+            pass
+        except TypeError:  # support sets given as lists: not hashable, not cached
+            return self._encode(support, what)
+        found = self._encode(support, what)
+        if len(self.labels) >= _LABEL_CACHE:
+            self.labels.clear()
+        self.labels[support] = found
+        return found
+
+    def _encode(self, support, what) -> tuple[bytes, list[int], int]:
+        number = self.number
+        try:
+            groups = [[number[a] for a in group] for group in support]
         except KeyError as missing:
-            raise PolygraphError("unknown_assertion", f"the label of {what} cites assertion {missing.args[0]!r}, "
+            raise PolygraphError("unknown_assertion", f"the label of {what()} cites assertion {missing.args[0]!r}, "
                                                       "which is not among the graph's assertions") from None
+        return encode_label(groups), sorted({n for g in groups for n in g}), len(groups)
 
-    def _insert_fact(self, relation: str, args: tuple, groups: list[list[int]], exact: bool) -> int:
-        keys = [key_value(v) for v in args[:3]] + [None] * (3 - min(len(args), 3))
-        try:
-            cursor = self.db.execute("INSERT INTO facts(relation, args, k0, k1, k2, label, exact) "
-                                     "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                     (relation, fact_key(args), *keys, encode_label(groups), int(exact)))
-        except sqlite3.IntegrityError:
-            raise PolygraphError("duplicate_fact", f"fact {relation}{args} occurs twice") from None
-        num = cursor.lastrowid
-        self._mention(num, groups)
-        return num
-
-    def _mention(self, fact: int, groups: list[list[int]]) -> None:
-        self.db.executemany("INSERT INTO mentions VALUES (?, ?)", ((n, fact) for n in {n for g in groups for n in g}))
+    def _mention(self, fact: int, numbers: list[int]) -> None:
+        staged = self.staged
+        staged.extend((n, fact) for n in numbers)
+        if len(staged) >= _BATCH:
+            self.db.executemany("INSERT INTO temp.staged_mentions VALUES (?, ?)", staged)
+            staged.clear()
 
     def facts(self, facts: Iterable[StoredFact]) -> None:
-        count = 0
-        for count, fact in enumerate(facts, 1):
-            self._insert_fact(fact.relation, tuple(fact.args), self._numbers(fact.support, f"fact {fact.relation}"),
-                              fact.exact)
-            if count % 100_000 == 0:
-                self.progress("facts", count)
-        self.progress("facts", count)
+        insert = "INSERT INTO facts(num, relation, args, k0, k1, k2, label, exact) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        rows = []
+        num = self.last_fact
+        for fact in facts:
+            num += 1
+            relation, args = fact.relation, tuple(fact.args)
+            blob, numbers, _ = self._label(fact.support, lambda: f"fact {relation}")
+            rows.append((num, relation, json_text(args), *_keys(args), blob, int(fact.exact)))
+            self._mention(num, numbers)
+            if len(rows) >= _BATCH:
+                self.db.executemany(insert, rows)
+                rows.clear()
+                if num % 100_000 < _BATCH:
+                    self.progress("facts", num)
+        self.db.executemany(insert, rows)
+        self.last_fact = num
+        self.progress("facts", num)
+
+    def index_facts(self) -> None:
+        """Indexes facts by (relation, args), their key; a fact given twice is duplicate_fact."""
+        try:
+            self.db.execute(_FACT_KEY_INDEX)
+        except sqlite3.IntegrityError:
+            relation, args = self.db.execute("SELECT relation, args FROM facts GROUP BY relation, args "
+                                             "HAVING COUNT(*) > 1 LIMIT 1").fetchone()
+            raise PolygraphError("duplicate_fact", f"fact {relation}{tuple(json.loads(args))} occurs twice") from None
 
     def artifacts(self, artifacts: Iterable[Artifact]) -> None:
-        count = 0
+        db, rows, count = self.db, [], 0
+        find = "SELECT num, label, exact FROM facts WHERE relation = ? AND args = ?"
         for count, artifact in enumerate(artifacts, 1):
             relation, args = artifact.fact
-            groups = self._numbers(artifact.support, f"artifact {artifact.id!r}")
-            blob = encode_label(groups)
-            row = self.db.execute("SELECT num, label, exact FROM facts WHERE relation = ? AND args = ?",
-                                  (relation, fact_key(args))).fetchone()
+            args = tuple(args)
+            exact = int(artifact.exact)
+            blob, numbers, sets = self._label(artifact.support, lambda: f"artifact {artifact.id!r}")
+            key = json_text(args)
+            row = db.execute(find, (relation, key)).fetchone()
             if row is None:
-                fact = self._insert_fact(relation, args, groups, artifact.exact)
+                fact = self.last_fact = self.last_fact + 1
+                try:
+                    db.execute("INSERT INTO facts(num, relation, args, k0, k1, k2, label, exact) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", (fact, relation, key, *_keys(args), blob, exact))
+                except sqlite3.IntegrityError:
+                    raise PolygraphError("duplicate_fact", f"fact {relation}{args} occurs twice") from None
+                self._mention(fact, numbers)
             else:
                 fact = row[0]
-                if row[1] != blob or row[2] != int(artifact.exact):  # e.g. a summary trimmed by apply
-                    self.db.execute("UPDATE facts SET label = ?, exact = ? WHERE num = ?",
-                                    (blob, int(artifact.exact), fact))
-                    self.db.execute("DELETE FROM mentions WHERE fact = ?", (fact,))
-                    self._mention(fact, groups)
-            try:
-                self.db.execute("INSERT INTO artifacts(id, layer, content, fact) VALUES (?, ?, ?, ?)",
-                                (artifact.id, artifact.layer, json.dumps(artifact.content, ensure_ascii=False), fact))
-            except sqlite3.IntegrityError:
-                raise PolygraphError("duplicate_artifact", f"artifact id {artifact.id!r} is given twice (or names "
-                                                           "the fact of another artifact); artifact ids must be "
-                                                           "unique across layers") from None
-            entry = self.layers.setdefault(artifact.layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0,
-                                                            "support_sets": Counter()})
+                if row[1] != blob or row[2] != exact:  # e.g. a summary trimmed by apply
+                    db.execute("UPDATE facts SET label = ?, exact = ? WHERE num = ?", (blob, exact, fact))
+                    self.relabelled[fact] = numbers
+            rows.append((artifact.id, artifact.layer, json_text(artifact.content), fact))
+            if len(rows) >= _BATCH:
+                self._insert_artifacts(rows)
+            entry = self.layers.get(artifact.layer)
+            if entry is None:
+                entry = self.layers[artifact.layer] = {"artifacts": 0, "inexact": 0, "label_bytes": 0,
+                                                       "support_sets": Counter()}
             entry["artifacts"] += 1
-            entry["inexact"] += not artifact.exact
+            entry["inexact"] += not exact
             entry["label_bytes"] += len(blob)
-            entry["support_sets"][len(groups)] += 1
+            entry["support_sets"][sets] += 1
             if count % 100_000 == 0:
                 self.progress("artifacts", count)
+        self._insert_artifacts(rows)
         self.progress("artifacts", count)
+
+    def _insert_artifacts(self, rows: list[tuple]) -> None:
+        before = self.written
+        try:
+            self.db.executemany("INSERT INTO artifacts(num, id, layer, content, fact) VALUES (?, ?, ?, ?, ?)",
+                                ((before + i, *row) for i, row in enumerate(rows, 1)))
+        except sqlite3.IntegrityError:
+            failed = self.db.execute("SELECT COUNT(*) FROM artifacts").fetchone()[0] - before
+            raise PolygraphError("duplicate_artifact", f"artifact id {rows[failed][0]!r} is given twice (or names "
+                                                       "the fact of another artifact); artifact ids must be "
+                                                       "unique across layers") from None
+        self.written += len(rows)
+        rows.clear()
+
+    def mentions(self) -> None:
+        """Moves the staged mentions into ``mentions``, sorted (a relabelled fact's replaced)."""
+        db = self.db
+        if self.relabelled:
+            db.execute("CREATE TEMP TABLE relabelled(fact INTEGER PRIMARY KEY)")
+            db.executemany("INSERT INTO temp.relabelled VALUES (?)", ((fact,) for fact in self.relabelled))
+            db.executemany("INSERT INTO temp.staged_mentions VALUES (?, ?)", self.staged)
+            self.staged.clear()
+            db.execute("DELETE FROM temp.staged_mentions WHERE fact IN (SELECT fact FROM temp.relabelled)")
+            for fact, numbers in self.relabelled.items():
+                self._mention(fact, numbers)
+        db.executemany("INSERT INTO temp.staged_mentions VALUES (?, ?)", self.staged)
+        self.staged.clear()
+        db.execute(_MENTIONS)
+        db.execute("DROP TABLE temp.staged_mentions")
 
     def stats(self) -> dict:
         sources = self.db.execute("SELECT COUNT(DISTINCT source) FROM assertions").fetchone()[0]
