@@ -90,3 +90,112 @@ def test_a_spark_failure_is_one_error_line(spark, tables, tmp_path):
     with pytest.raises(PolygraphError) as error:
         sql.what_if(Deletion(sources=(source,)))
     assert error.value.code == "spark_error" and "\n" not in str(error.value)
+
+
+# --- build --engine spark: the plan of engines/plan.py run on Spark SQL (engines/spark_run.py)
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = ROOT / "examples" / "figure1"
+
+
+def model_labels(model) -> dict:
+    """Every fact of a model with its support sets (as sets of assertion ids) and exact flag."""
+    to_json = model.semiring.to_json
+    return {(name, tup): (frozenset(frozenset(s) for s in to_json(label)), label.exact)
+            for name in model.relations() for tup, label in model.facts(name).items()}
+
+
+def spark_equals_python(spark, assertions, receipts, cap) -> int:
+    """Builds with the Python engine and with Spark (in the shared session); the labels must be
+    identical, fact for fact; returns the number of facts."""
+    from polygraph_logic.engines import build_graph
+    from polygraph_logic.engines.spark_run import evaluate_spark
+    from polygraph_logic.graph.build import prepare_build
+    from polygraph_logic.resources import rule_file
+
+    python = model_labels(build_graph(assertions, receipts, [rule_file("ro")], cap=cap).model)
+    prepared = prepare_build(assertions, receipts, [rule_file("ro")], cap)
+    model, rounds = evaluate_spark(prepared.program, cap, session=spark)
+    assert model_labels(model) == python
+    assert rounds and rounds[0].round == 1
+    return len(python)
+
+
+@pytest.mark.parametrize("cap", [2, 8, None])
+def test_spark_build_of_figure1_equals_python(spark, cap):
+    assert spark_equals_python(spark, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", cap) > 100
+
+
+def test_spark_build_of_a_small_synthetic_graph_equals_python(spark, tmp_path):
+    from polygraph_logic.graph.synthetic import generate
+    generate(seed=3, documents=40, assertions=400, merges=25, summaries=10).write(tmp_path / "inputs")
+    assert spark_equals_python(spark, tmp_path / "inputs" / "assertions.jsonl",
+                               tmp_path / "inputs" / "receipts.jsonl", 2) > 1000
+
+
+def test_spark_rounds_are_duckdb_rounds(spark):
+    """The loop is driver.py's for both engines: the same rounds with the same deltas."""
+    from polygraph_logic.engines import evaluate_duckdb
+    from polygraph_logic.engines.spark_run import evaluate_spark
+    from polygraph_logic.program import parse_program
+
+    text = ('s1 :: e("a", "b").\ns2 :: e("b", "c").\ns3 :: e("c", "d").\ne("d", "e").\n'
+            "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\nu(X) :- t(X, \"e\").\n")
+    model, rounds = evaluate_spark(parse_program(text), None, session=spark)
+    assert str(model.label("t", ("a", "d"))) == "s1·s2·s3" and str(model.label("u", ("d",))) == "1"
+    _, duck = evaluate_duckdb(parse_program(text), None)
+    assert [(r.stratum, r.round, r.delta_facts, r.monomials) for r in rounds] == \
+        [(r.stratum, r.round, r.delta_facts, r.monomials) for r in duck]
+    assert [(r.round, r.delta_facts) for r in rounds if r.stratum == 0] == [(1, 4), (2, 3), (3, 2), (4, 1), (5, 0)]
+
+
+def test_cli_build_with_spark_writes_the_python_graph(spark, tmp_path, capsys):
+    import json
+    import sqlite3
+
+    from polygraph_logic.cli import main
+
+    def rows(path):
+        with sqlite3.connect(path) as db:
+            return sorted(db.execute("SELECT relation, args, label, exact FROM facts")), \
+                sorted(db.execute("SELECT a.id, a.layer, f.label, f.exact FROM artifacts a JOIN facts f ON f.num = a.fact"))
+
+    out = {}
+    for engine in ("python", "spark"):
+        graph = tmp_path / f"{engine}.graph"
+        extra = ["--master", "local[2]"] if engine == "spark" else []
+        assert main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts",
+                     str(FIGURE1 / "receipts.jsonl"), "--rules", "ro", "--engine", engine, *extra,
+                     "-o", str(graph), "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["engine"] == engine
+        assert main(["whatif", str(graph), "--assertion", "a12", "--json"]) == 0
+        out[engine] = json.loads(capsys.readouterr().out)
+        out[engine].pop("elapsed_ms", None)
+    assert out["python"] == out["spark"] and rows(tmp_path / "python.graph") == rows(tmp_path / "spark.graph")
+
+
+def test_spark_build_without_pyspark_names_the_extra(monkeypatch):
+    from polygraph_logic.engines import build_graph, spark as spark_module
+    monkeypatch.setattr(spark_module, "spark_available", lambda: 'pyspark is not installed: pip install "polygraph_logic[spark]"')
+    with pytest.raises(PolygraphError) as error:  # a master whose session was never started: the check runs
+        build_graph(FIGURE1 / "assertions.jsonl", None, [], engine="spark", master="local[1]")
+    assert error.value.code == "missing_dependency" and "[spark]" in error.value.message
+
+
+def test_spark_options_belong_to_their_engine():
+    from polygraph_logic.engines import build_graph
+    for engine, options in (("python", {"master": "local[2]"}), ("duckdb", {"master": "local[2]"}),
+                            ("spark", {"memory_limit": "4GB"})):
+        with pytest.raises(PolygraphError) as error:
+            build_graph(FIGURE1 / "assertions.jsonl", None, [], engine=engine, **options)
+        assert error.value.code == "bad_argument"
+
+
+def test_a_spark_build_failure_is_one_error_line(spark, monkeypatch):
+    from polygraph_logic.engines.plan import Plan
+    from polygraph_logic.engines.spark_run import evaluate_spark
+    from polygraph_logic.program import parse_program
+    monkeypatch.setattr(Plan, "merge", lambda self, d, relation, contributions: "SELECT no_such_column FROM nowhere")
+    with pytest.raises(PolygraphError) as error:
+        evaluate_spark(parse_program('s1 :: e("a", "b").\nt(X, Y) :- e(X, Y).\n'), 8, session=spark)
+    assert error.value.code == "spark_error" and "\n" not in str(error.value) and "nowhere" in str(error.value)

@@ -47,8 +47,11 @@ def register(commands) -> None:
                        help="derived_from records between sources (JSON Lines), stored with the graph")
     build.add_argument("-o", "--output", required=True, metavar="GRAPH", help="the graph file to write")
     build.add_argument("--engine", choices=ENGINES, default="python",
-                       help="python (the reference, the default) or duckdb (embedded SQL: for large graphs)")
+                       help="python (the reference, the default), duckdb (embedded SQL: for large graphs) "
+                            "or spark (Spark SQL: local or a cluster; needs the [spark] extra)")
     build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (it spills beyond)")
+    build.add_argument("--master", metavar="URL",
+                       help="where --engine spark runs: local[2] (the default) or spark://HOST:PORT")
     add_json(build, "build")
     build.set_defaults(run=_run_build)
 
@@ -169,7 +172,7 @@ def _run_build(args: argparse.Namespace) -> int:
             progress.step(f"last: {relations} ({stats.facts:,} facts, {stats.rounds} rounds)")
 
         build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
-                            memory_limit=args.memory_limit, progress=evaluated)
+                            memory_limit=args.memory_limit, master=args.master, progress=evaluated)
     build.origins = origins
     with Progress(f"writing {args.output}", stream=sys.stderr) as writing:
         writing.phase("collecting the artifacts")

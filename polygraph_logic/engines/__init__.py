@@ -4,12 +4,16 @@
 - ``pairs``: two-atom rules driven by a delta, many rule shapes per join;
 - ``labels``: the why-semiring's product, sum, absorption and cap in SQL;
 - ``dialect``: the list functions and lambdas each SQL engine spells its own way;
+- ``driver``: the semi-naive loop over a plan's tables, the same for every engine;
 - ``duckdb_run``: the plan run on DuckDB (memory limit, spilling, per-round statistics);
-- ``build``: ``build_graph(..., engine="duckdb")``, the graph file written as always.
+- ``spark_run``: the plan run on Spark SQL (local[N] or a cluster);
+- ``build``: ``build_graph(..., engine="duckdb" or "spark")``, the graph file written as always.
 """
 
 from .build import ENGINES, build_graph
-from .duckdb_run import RoundStats, evaluate_duckdb
+from .driver import RoundStats
+from .duckdb_run import evaluate_duckdb
 from .plan import make_plan
+from .spark_run import evaluate_spark
 
-__all__ = ["ENGINES", "RoundStats", "build_graph", "evaluate_duckdb", "make_plan"]
+__all__ = ["ENGINES", "RoundStats", "build_graph", "evaluate_duckdb", "evaluate_spark", "make_plan"]

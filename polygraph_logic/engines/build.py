@@ -1,4 +1,4 @@
-"""``build_graph`` with a choice of engine: the Python reference or DuckDB.
+"""``build_graph`` with a choice of engine: the Python reference, DuckDB or Spark.
 
 Both return a ``graph.build.Build`` whose model holds the same labels, so the graph file
 is written by the same writer and read by every reader unchanged.
@@ -15,9 +15,9 @@ from ..evaluate import StratumStats
 from ..graph import build as python_build
 from ..graph.assertions import Assertion
 from ..graph.records import Receipt
-from .duckdb_run import RoundStats, evaluate_duckdb
+from .driver import RoundStats
 
-ENGINES = ("python", "duckdb")
+ENGINES = ("python", "duckdb", "spark")
 
 
 def build_graph(
@@ -29,22 +29,31 @@ def build_graph(
     engine: str = "python",
     memory_limit: str | None = None,
     rounds: Callable[[RoundStats], None] | None = None,
+    master: str | None = None,
 ) -> python_build.Build:
-    """As ``graph.build.build_graph``, evaluated by ``engine`` ("python" or "duckdb").
+    """As ``graph.build.build_graph``, evaluated by ``engine`` ("python", "duckdb" or "spark").
 
     ``memory_limit`` (DuckDB: "4GB") bounds the engine's memory; beyond it DuckDB spills
-    to a temporary directory.  ``rounds`` receives each semi-naive round's statistics
-    (DuckDB only); the returned Build's ``rounds`` lists them too.
+    to a temporary directory.  ``master`` (Spark: "local[2]", the default, or
+    "spark://HOST:PORT") is where Spark runs.  ``rounds`` receives each semi-naive round's
+    statistics (DuckDB and Spark); the returned Build's ``rounds`` lists them too.
     """
-    if engine == "python":
-        if memory_limit is not None:
-            raise PolygraphError("bad_argument", "--memory-limit applies to --engine duckdb only")
-        return python_build.build_graph(assertions, receipts, rules, cap=cap, progress=progress)
-    if engine != "duckdb":
+    if engine not in ENGINES:
         raise PolygraphError("bad_argument", f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if memory_limit is not None and engine != "duckdb":
+        raise PolygraphError("bad_argument", "--memory-limit applies to --engine duckdb only")
+    if master is not None and engine != "spark":
+        raise PolygraphError("bad_argument", "--master applies to --engine spark only")
+    if engine == "python":
+        return python_build.build_graph(assertions, receipts, rules, cap=cap, progress=progress)
     prepared = python_build.prepare_build(assertions, receipts, rules, cap)  # as the Python engine's build
     started = time.perf_counter()
-    model, stats = evaluate_duckdb(prepared.program, cap, memory_limit, progress, rounds)
+    if engine == "duckdb":
+        from .duckdb_run import evaluate_duckdb
+        model, stats = evaluate_duckdb(prepared.program, cap, memory_limit, progress, rounds)
+    else:
+        from .spark_run import evaluate_spark
+        model, stats = evaluate_spark(prepared.program, cap, master or "local[2]", progress, rounds)
     prepared.seconds["evaluate"] = time.perf_counter() - started
     build = prepared.build(model)
     build.rounds = stats  # per semi-naive round: delta facts, monomials, seconds

@@ -1,0 +1,168 @@
+"""The semi-naive loop over a plan (plan.py), the same for every SQL engine.
+
+A runner holds one evaluation's tables: r<n> (a relation), d<n> (its last round's
+delta), c<n> (its derivations this round), p<n> (a shape's parameters).  This module
+drives them stratum by stratum and round by round, counts each round and reads the
+model back; an engine (duckdb_run.py, spark_run.py) says how a table is made, replaced
+and read: the statements themselves come from the plan in the engine's dialect.
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+from ..evaluate import Model, StratumStats
+from ..plan import Store
+from ..provenance.variables import natural_key
+from ..provenance.why import Polynomial, WhySemiring
+from .dialect import Dialect
+from .plan import Plan
+
+
+@dataclass
+class RoundStats:
+    """One semi-naive round: the facts whose label changed and their monomials."""
+
+    stratum: int
+    round: int
+    delta_facts: int
+    monomials: int
+    seconds: float
+
+
+class Runner(ABC):
+    """One evaluation of ``plan`` on one engine; subclasses implement the table operations."""
+
+    dialect: Dialect
+
+    def __init__(self, plan: Plan, on_round: Callable[[RoundStats], None] | None):
+        self.plan, self.on_round = plan, on_round
+        self.stats: list[RoundStats] = []
+        # assertion numbers are ranks in natural order: the cap's order is the numbers' order
+        self.names = sorted(plan.program.assertion_ids(), key=natural_key)
+        self.numbers = {name: i for i, name in enumerate(self.names)}
+
+    # -- what every engine loads: (keys..., assertion number or -1) per fact, parameters per shape
+
+    def fact_rows(self) -> Iterator[tuple[str, Iterable[list[int]]]]:
+        """Each relation with facts and its rows: the interned arguments (0 for arity 0), then the
+        assertion number (-1: background knowledge, label 1)."""
+        plan, numbers = self.plan, self.numbers
+        for relation, table in plan.program.fact_tables().items():
+            if not table.rows:
+                continue
+            variables = table.variables or [None] * len(table.rows)
+            arity = plan.arity(relation)
+            yield relation, ([*(map(plan.intern, tup) if arity else [0]), numbers[var] if var else -1]
+                             for tup, var in zip(table.rows, variables))
+
+    def parameter_shapes(self):
+        """The shapes that join a parameter table (rules with constants)."""
+        return [shape for shape in self.plan.shapes() if shape.params and shape.width]
+
+    # -- the loop
+
+    def run(self, progress: Callable[[StratumStats], None] | None) -> None:
+        plan = self.plan
+        for number, (stratum, shapes) in enumerate(plan.strata):
+            started = time.perf_counter()
+            heads = sorted({shape.head[0] for shape in shapes})
+            deltas = self._round(shapes, heads, None, number, 1)
+            round_ = 1
+            while deltas:
+                round_ += 1
+                deltas = self._round(shapes, heads, deltas & stratum, number, round_)
+            if progress is not None:
+                facts = sum(self.count(name) for name in stratum)
+                progress(StratumStats(tuple(sorted(stratum)), round_, time.perf_counter() - started, facts))
+
+    def _round(self, shapes, heads, deltas, stratum: int, round_: int) -> set[str]:
+        """One round: every head's contributions (all read the state before the round), then
+        each head's delta merged into its relation; returns the relations changed."""
+        plan, d = self.plan, self.dialect
+        started = time.perf_counter()
+        if deltas is not None and not deltas:
+            return set()
+        contributed = []
+        for relation in heads:
+            sql = plan.contributions(d, shapes, relation, deltas)
+            if sql is not None:
+                self.derive(relation, sql)
+                contributed.append(relation)
+        changed, facts, monomials = set(), 0, 0
+        for relation in heads:
+            if relation not in contributed:
+                self.clear_delta(relation)
+                continue
+            merge = plan.merge(d, relation, f"SELECT * FROM c{plan.relations[relation]}")
+            count, size = self.replace_delta(relation, merge)
+            if not count:
+                continue
+            self.apply_delta(relation)
+            changed.add(relation)
+            facts += count
+            monomials += size
+        stats = RoundStats(stratum, round_, facts, monomials, time.perf_counter() - started)
+        self.stats.append(stats)
+        if self.on_round is not None:
+            self.on_round(stats)
+        return changed
+
+    @abstractmethod
+    def derive(self, relation: str, sql: str) -> None:
+        """Makes c<n> the rows of ``sql`` (this round's derivations of ``relation``)."""
+
+    @abstractmethod
+    def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:
+        """Makes d<n> the rows of ``sql`` (it reads c<n>, which may go); returns its facts and monomials."""
+
+    @abstractmethod
+    def clear_delta(self, relation: str) -> None:
+        """Makes d<n> empty."""
+
+    @abstractmethod
+    def apply_delta(self, relation: str) -> None:
+        """Replaces in r<n> every fact of d<n> by d<n>'s row (new facts are added)."""
+
+    @abstractmethod
+    def count(self, relation: str) -> int:
+        """The number of facts of ``relation``."""
+
+    @abstractmethod
+    def label_rows(self, relation: str) -> Iterator[list[tuple]]:
+        """Batches of rows (the relation's arguments..., label as text "3,5;7", exact)."""
+
+    # -- the model
+
+    def model(self) -> Model:
+        """Reads every relation back into a Model of WhySemiring labels."""
+        plan = self.plan
+        semiring = WhySemiring(plan.cap)
+        for name in self.names:
+            semiring.table.intern(name)  # variable number = rank, as in the tables
+        one = semiring.one()
+        decode = list(plan.values)
+        made: dict[tuple, Polynomial] = {}
+        store = Store(plan.program.arities)
+        for relation in plan.relations:
+            rows = store.relations[relation]
+            arity = plan.arity(relation)
+            for batch in self.label_rows(relation):
+                for row in batch:
+                    key = tuple(row[-2:])  # facts share labels: one (immutable) Polynomial per distinct label
+                    label = made.get(key)
+                    if label is None:
+                        label = made[key] = _polynomial(key[0], key[1], semiring, one)
+                    rows[tuple(map(decode.__getitem__, row[:arity]))] = label
+        return Model(plan.program, semiring, store)
+
+
+def _polynomial(text: str, exact: bool, semiring: WhySemiring, one: Polynomial) -> Polynomial:
+    """A label written as text ("3,5;7": monomials split by ';', "" the label 1)."""
+    if not text:
+        return one
+    return Polynomial(frozenset(frozenset(map(int, m.split(","))) if m else frozenset()
+                                for m in text.split(";")), exact, semiring.table)

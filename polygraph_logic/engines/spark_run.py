@@ -1,0 +1,146 @@
+"""Running a plan (plan.py) on Apache Spark SQL: local[N] or a cluster (spark://HOST:PORT).
+
+The same statements as DuckDB's, in the Spark dialect, driven by the same semi-naive
+loop (driver.py).  What is Spark's own:
+
+- tables are temporary views of DataFrames in a session of their own (``newSession``:
+  its views never meet another evaluation's or a what-if's);
+- a round's results are materialised with ``localCheckpoint``: each delta once, each
+  relation once when its delta is merged; the lineage is cut there, so a round's plan
+  does not grow with the rounds before it, and every statement reads the state before
+  the round (a DataFrame is bound to the views it was analysed against);
+- the facts and parameters travel from this process: through CSV files Spark reads
+  natively for a local master, through ``createDataFrame`` (the driver's rows shipped to
+  the executors) for a cluster, where this machine's files are not the executors';
+- a failure in the JVM is one ``spark_error`` line, never a Java trace.
+"""
+
+from __future__ import annotations
+
+import csv
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from ..errors import PolygraphError
+from ..evaluate import Model, StratumStats
+from ..program import Program
+from . import labels
+from .dialect import SPARK
+from .driver import RoundStats, Runner
+from .plan import Plan, make_plan
+
+
+def evaluate_spark(program: Program, cap: int | None = 8, master: str = "local[2]",
+                   progress: Callable[[StratumStats], None] | None = None,
+                   rounds: Callable[[RoundStats], None] | None = None,
+                   session=None) -> tuple[Model, list[RoundStats]]:
+    """Evaluates ``program`` under why-provenance capped at ``cap`` on Spark; returns the Model
+    (the same labels as ``evaluate(program, "why", cap)``) and per-round statistics.
+
+    ``session``: a SparkSession to evaluate in (a new session of its context is used);
+    by default the process's session for ``master`` (engines/spark.py)."""
+    from .spark import spark_session
+    program.check_provenance_negation()
+    plan = make_plan(program, cap)
+    spark = (session or spark_session(master)).newSession()
+    local = spark.sparkContext.master.startswith("local")
+    with tempfile.TemporaryDirectory(prefix="polygraph-spark-") as work:
+        try:
+            runner = _Runner(spark, plan, Path(work) if local else None, rounds)
+            runner.load()
+            runner.run(progress)
+            return runner.model(), runner.stats
+        except PolygraphError:
+            raise
+        except Exception as error:  # a Java exception through py4j, or the JVM gone
+            raise PolygraphError("spark_error", f"Spark could not evaluate the program: {one_line(error)}") from None
+
+
+def one_line(error: BaseException) -> str:
+    """The line of a (py4j) exception that says what went wrong, at most 300 characters."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    cause = next((line for line in lines if "Exception:" in line), lines[0] if lines else type(error).__name__)
+    return cause[:300]
+
+
+class _Runner(Runner):
+    """One evaluation in one Spark session: r<n>, d<n>, c<n>, p<n> are temporary views."""
+
+    dialect = SPARK
+
+    def __init__(self, spark, plan: Plan, work: Path | None, on_round):
+        super().__init__(plan, on_round)
+        self.spark, self.work = spark, work
+
+    def _frame(self, name: str, columns: list[str], rows):
+        """A DataFrame of integer ``columns`` holding ``rows``: read from a CSV file (local
+        master) or shipped from this process (cluster)."""
+        schema = ", ".join(f"{c} INT" for c in columns)
+        if self.work is not None:
+            path = self.work / f"{name}.csv"
+            with open(path, "w", newline="") as out:
+                csv.writer(out).writerows(rows)
+            return self.spark.read.schema(schema).csv(str(path))
+        return self.spark.createDataFrame([tuple(row) for row in rows], schema)
+
+    def _empty(self, relation: str):
+        keys = ", ".join(f"CAST(NULL AS INT) AS {k}" for k in self.plan.keys(relation))
+        return self.spark.sql(f"SELECT {keys}, CAST(NULL AS ARRAY<ARRAY<INT>>) AS label, "
+                              f"CAST(NULL AS BOOLEAN) AS exact WHERE FALSE")
+
+    def _view(self, name: str, frame) -> None:
+        frame.createOrReplaceTempView(name)
+
+    def load(self) -> None:
+        plan, d = self.plan, SPARK
+        loaded = set()
+        for relation, rows in self.fact_rows():
+            keys = plan.keys(relation)
+            self._view("raw", self._frame(f"facts{plan.relations[relation]}", keys + ["v"], rows))
+            raw = (f"SELECT {', '.join(keys)}, array_distinct(collect_list(CASE WHEN v < 0 "
+                   f"THEN CAST(array() AS ARRAY<INT>) ELSE array(v) END)) AS p, TRUE AS e "
+                   f"FROM raw GROUP BY {', '.join(keys)}")
+            table = self.spark.sql(labels.normalize(d, raw, keys, plan.cap)).localCheckpoint(eager=True)
+            self._view(plan.table(relation), table)
+            loaded.add(relation)
+        self.spark.catalog.dropTempView("raw")
+        for relation in plan.relations:
+            if relation not in loaded:
+                self._view(plan.table(relation), self._empty(relation))
+            self._view(plan.table(relation, delta=True), self._empty(relation))
+        for shape in self.parameter_shapes():
+            columns = [f"c{i}" for i in range(shape.width)]
+            frame = self._frame(f"params{shape.number}", columns, shape.params).distinct()
+            self._view(shape.table, frame.localCheckpoint(eager=True))
+
+    def derive(self, relation: str, sql: str) -> None:
+        # analysed now, against the views as they are before the round's merges
+        self._view(f"c{self.plan.relations[relation]}", self.spark.sql(sql))
+
+    def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:
+        delta = self.spark.sql(sql).localCheckpoint(eager=True)
+        self._view(self.plan.table(relation, delta=True), delta)
+        self.spark.catalog.dropTempView(f"c{self.plan.relations[relation]}")
+        count, size = delta.selectExpr("count(*)", "coalesce(sum(size(label)), 0)").first()
+        return int(count), int(size)
+
+    def clear_delta(self, relation: str) -> None:
+        self._view(self.plan.table(relation, delta=True), self._empty(relation))
+
+    def apply_delta(self, relation: str) -> None:
+        plan = self.plan
+        table, delta = plan.table(relation), plan.table(relation, delta=True)
+        on = " AND ".join(f"o.{k} = n.{k}" for k in plan.keys(relation))
+        merged = self.spark.sql(f"SELECT o.* FROM {table} o LEFT ANTI JOIN {delta} n ON {on} "
+                                f"UNION ALL SELECT * FROM {delta}")
+        self._view(table, merged.localCheckpoint(eager=True))
+
+    def count(self, relation: str) -> int:
+        return self.spark.table(self.plan.table(relation)).count()
+
+    def label_rows(self, relation: str):
+        text = ("array_join(transform(label, m -> array_join(transform(m, x -> CAST(x AS STRING)), ',')), ';')")
+        keys = ", ".join(self.plan.keys(relation)[:self.plan.arity(relation)])
+        yield self.spark.sql(f"SELECT {keys}{', ' if keys else ''}{text} AS t, exact "
+                             f"FROM {self.plan.table(relation)}").collect()
