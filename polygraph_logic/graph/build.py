@@ -258,8 +258,10 @@ def _rows(model: Model, relation: str):
 
 
 def _sorted(rows):
-    if all(type(v) is str for args in rows for v in args):  # tuple_key orders strings as they are
-        return [(args, rows[args]) for args in sorted(rows)]
+    if all(type(v) is str and "\0" not in v for args in rows for v in args):
+        # tuple_key orders strings as they are, and so does one string of them joined by the
+        # character below every other: one comparison of strings per pair, not one of tuples
+        return sorted(rows.items(), key=lambda item: "\0".join(item[0]))
     return sorted(rows.items(), key=lambda item: tuple_key(item[0]))
 
 

@@ -15,6 +15,7 @@ import json
 import sqlite3
 from json.encoder import encode_basestring  # the escaping json.dumps(..., ensure_ascii=False) uses
 from collections import Counter
+from itertools import repeat
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -145,9 +146,13 @@ def json_text(value) -> str:
 
 
 def _keys(args: tuple) -> tuple:
-    """The ``k0..k2`` columns of a fact (see store.key_value)."""
+    """The ``k0..k2`` columns of a fact (see store.key_value: only an integer may change)."""
     keys = args[:3]
-    return (*map(key_value, keys), *_PAD[len(keys)])
+    for v in keys:
+        if isinstance(v, int):
+            keys = tuple(map(key_value, keys))
+            break
+    return keys + _PAD[len(keys)]
 
 
 class _Writer:
@@ -201,7 +206,7 @@ class _Writer:
 
     def _mention(self, fact: int, numbers: list[int]) -> None:
         staged = self.staged
-        staged.extend((n, fact) for n in numbers)
+        staged.extend(zip(numbers, repeat(fact)))
         if len(staged) >= _BATCH:
             self.db.executemany("INSERT INTO temp.staged_mentions VALUES (?, ?)", staged)
             staged.clear()
@@ -236,14 +241,14 @@ class _Writer:
 
     def artifacts(self, artifacts: Iterable[Artifact]) -> None:
         db, rows, count = self.db, [], 0
-        find = "SELECT num, label, exact FROM facts WHERE relation = ? AND args = ?"
+        find, cursor = "SELECT num, label, exact FROM facts WHERE relation = ? AND args = ?", self.db.cursor()
         for count, artifact in enumerate(artifacts, 1):
             relation, args = artifact.fact
             args = tuple(args)
             exact = int(artifact.exact)
             blob, numbers, sets = self._label(artifact.support, lambda: f"artifact {artifact.id!r}")
             key = json_text(args)
-            row = db.execute(find, (relation, key)).fetchone()
+            row = cursor.execute(find, (relation, key)).fetchone()
             if row is None:
                 fact = self.last_fact = self.last_fact + 1
                 try:
