@@ -70,7 +70,7 @@ UPDATE artifacts SET summary = num
 _BATCH = 20_000
 _LABEL_CACHE = 100_000
 #: SQLite page cache while writing (KiB): index builds and the sorted mention load stay in memory
-_CACHE_KIB = 256 * 1024
+_CACHE_KIB = 64 * 1024
 _PRAGMAS = (f"PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -{_CACHE_KIB}; "
             "PRAGMA locking_mode = EXCLUSIVE;")
 #: mentions in arrival order, sorted into ``mentions`` once (the TEMP schema is not part of the file)
