@@ -10,7 +10,10 @@ included) compared row by row in a fixed order, the clock aside (``meta.built`` 
 ``versions.time``).  Both children run with the same PYTHONHASHSEED, so that the pickled
 rule trees come out byte for byte alike.
 
-    python benchmarks/write_graph.py [--copies 1 10] [--repeat 1] [--base 2008a95]
+With the graph's Parquet tables (export-tables, by the working tree) written back to a graph
+file by ``import-tables`` the same way, base vs working tree (``--no-import`` skips it).
+
+    python benchmarks/write_graph.py [--copies 1 10] [--repeat 1] [--base 2008a95] [--no-import]
 
 The default base is the commit before the writer was made fast (issue 18's measurement).
 """
@@ -39,24 +42,33 @@ BASE = "2008a950ce722989ac215150e227656b31dbb936"  # the writer measured in issu
 CLOCK = {("meta", "value", "built"), ("versions", "time", None)}
 
 
-def child(directory: Path, output: Path, repeat: int) -> None:
-    """Builds the graph once and writes it ``repeat`` times; prints the costs as one JSON line."""
+def child(task: str, directory: Path, output: Path, repeat: int) -> None:
+    """Builds the graph once and writes it ``repeat`` times (task "build"), or writes the graph of
+    the tables folder ``directory`` (task "import"); prints the costs as one JSON line."""
     import polygraph_logic
     from polygraph_logic.graph.build import build_graph
 
-    build = build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", [ROOT / "rules" / "ro.dl"])
+    if task == "build":
+        build = build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl",
+                            [ROOT / "rules" / "ro.dl"])
+        write = build.write
+    else:
+        from polygraph_logic.engines.tables import import_tables
+
+        def write(path):
+            import_tables(directory, path)
     writes = []
     for _ in range(repeat):
         started = time.perf_counter()
-        build.write(output)
+        write(output)
         writes.append(time.perf_counter() - started)
-    print(json.dumps({"package": polygraph_logic.__file__, "evaluate": build.seconds["evaluate"],
-                      "writes": writes, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    print(json.dumps({"package": polygraph_logic.__file__, "writes": writes,
+                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
-def run_child(package: Path, directory: Path, output: Path, repeat: int) -> dict:
+def run_child(package: Path, task: str, directory: Path, output: Path, repeat: int) -> dict:
     env = {**os.environ, "WRITE_GRAPH_PACKAGE": str(package), "PYTHONHASHSEED": "0"}
-    done = subprocess.run([sys.executable, __file__, "--child", str(directory), str(output), str(repeat)],
+    done = subprocess.run([sys.executable, __file__, "--child", task, str(directory), str(output), str(repeat)],
                           env=env, capture_output=True, text=True, cwd=directory)
     if done.returncode:
         sys.exit(f"a child failed:\n{done.stderr}")
@@ -112,10 +124,12 @@ def main() -> None:
     parser.add_argument("--copies", type=int, nargs="+", default=[1, 10])
     parser.add_argument("--repeat", type=int, default=1, help="writes per child (the fastest is compared)")
     parser.add_argument("--base", default=BASE, help="the commit whose writer is the baseline")
-    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--no-import", action="store_true", help="skip import-tables (the graph's Parquet "
+                                                                   "tables written back to a graph file)")
+    parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(Path(args.child[0]), Path(args.child[1]), int(args.child[2]))
+        child(args.child[0], Path(args.child[1]), Path(args.child[2]), int(args.child[3]))
         return
 
     from polygraph_logic.graph.synthetic import generate_copies
@@ -132,20 +146,32 @@ def main() -> None:
             directory = temporary / f"x{copies}"
             directory.mkdir()
             generate_copies(copies).write(directory)
-            figures, files = {}, {}
-            for name, package in (("base", base), ("new", ROOT)):
-                # both write g.graph (the command line is recorded in the file), then it is renamed
-                figures[name] = run_child(package, directory, directory / "g.graph", args.repeat)
-                files[name] = (directory / "g.graph").rename(directory / f"{name}.graph")
-            old, new = min(figures["base"]["writes"]), min(figures["new"]["writes"])
-            same = table_digests(files["base"]) == table_digests(files["new"])
-            sizes = {name: path.stat().st_size / 2**20 for name, path in files.items()}
-            facts = sqlite3.connect(files["new"]).execute("SELECT COUNT(*) FROM facts").fetchone()[0]
-            print(f"x{copies}: {facts:,} facts; write base {old:.2f} s (RSS {figures['base']['rss_mb']:.0f} MB, "
-                  f"{sizes['base']:.1f} MiB), working tree {new:.2f} s (RSS {figures['new']['rss_mb']:.0f} MB, "
-                  f"{sizes['new']:.1f} MiB): {old / new:.2f}x faster; same rows in every table: {same}")
-            for path in files.values():
+            files = compare(f"x{copies} build", base, "build", directory, directory, args.repeat)
+            if not args.no_import:
+                from polygraph_logic.engines.tables import export_tables
+                tables = directory / "tables"
+                export_tables(files["new"], tables)
+                compare(f"x{copies} import-tables", base, "import", tables, directory, args.repeat)
+            for path in directory.glob("*.graph"):
                 path.unlink()
+
+
+def compare(what: str, base: Path, task: str, source: Path, directory: Path, repeat: int) -> dict[str, Path]:
+    """Runs ``task`` with the base package, then with the working tree; prints the write times and
+    whether both files hold the same rows; returns the two files."""
+    figures, files = {}, {}
+    for name, package in (("base", base), ("new", ROOT)):
+        # both write g.graph (the command line is recorded in the file), then it is renamed
+        figures[name] = run_child(package, task, source, directory / "g.graph", repeat)
+        files[name] = (directory / "g.graph").rename(directory / f"{task}-{name}.graph")
+    old, new = min(figures["base"]["writes"]), min(figures["new"]["writes"])
+    same = table_digests(files["base"]) == table_digests(files["new"])
+    sizes = {name: path.stat().st_size / 2**20 for name, path in files.items()}
+    facts = sqlite3.connect(files["new"]).execute("SELECT COUNT(*) FROM facts").fetchone()[0]
+    print(f"{what}: {facts:,} facts; write base {old:.2f} s (RSS {figures['base']['rss_mb']:.0f} MB, "
+          f"{sizes['base']:.1f} MiB), working tree {new:.2f} s (RSS {figures['new']['rss_mb']:.0f} MB, "
+          f"{sizes['new']:.1f} MiB): {old / new:.2f}x faster; same rows in every table: {same}", flush=True)
+    return files
 
 
 if __name__ == "__main__":
