@@ -281,3 +281,16 @@ def test_the_writer_refuses_what_a_graph_cannot_hold_and_leaves_no_file(tmp_path
         _write(tmp_path / "g.graph", facts, artifacts)
     assert error.value.code == code
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", [
+    [], (), {}, ["a", "b c"], ("x", 'say "hi"', "back\\slash", "tab\there", "nul\x00", "\u2028", "é漢字", "🧬", "\ud800"),
+    {"subject": "S", "predicate": "RO:0002211", "object": 'o"\n'}, ["a", 1, 2.5, None, True, 2**70],
+    {"summary": "s", "index": 1}, {"members": ["a", "b"]}, ("only", ["nested"]), 12, "text",
+])
+def test_json_text_is_what_json_dumps_writes(value):
+    from polygraph_logic.graph.store import fact_key
+    from polygraph_logic.graph.store_write import json_text
+    assert json_text(value) == json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        assert json_text(value) == fact_key(value)  # the facts table's key, as readers compute it
