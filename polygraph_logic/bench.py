@@ -92,6 +92,7 @@ class BenchReport:
             rows.append((f"what-if scaling, graph {scaling['factor']}x larger",
                          f"latency ratio {scaling['ratio']:.2f}x (same touched artifacts: {scaling['same_touched']})"))
         rows += _whole_process_rows(self.figures.get("whole_process", {}))
+        rows += _distributed_rows(self.figures.get("distributed", {}))
         rows += _scale_rows(self.figures.get("scale", {}))
         for source, entry in self.figures.get("go_whatif", {}).get("sources", {}).items():
             rows.append((f"GO slice: recompute / what-if whole process, {source}",
@@ -150,6 +151,32 @@ def _scale_rows(scale: dict) -> list[tuple[str, str]]:
     if summary.get("slopes"):
         rows.append(("scale: slopes against graph size (log-log)",
                      ", ".join(f"{name} {value:.2f}" for name, value in summary["slopes"].items())))
+    return rows
+
+
+def _distributed_rows(distributed: dict) -> list[tuple[str, str]]:
+    """Returns the headline rows of the distributed section: builds by engine, SQL what-ifs."""
+    rows = []
+    if distributed.get("skipped"):
+        return [("distributed", f"skipped ({distributed['skipped']})")]
+    if distributed.get("spark_skipped"):
+        rows.append(("distributed: Spark", f"skipped ({distributed['spark_skipped']})"))
+    for scale, entry in distributed.get("scales", {}).items():
+        build = entry["build"]
+        python = build["python"]
+        for engine in ("duckdb", "spark"):
+            if engine not in build:
+                continue
+            e = build[engine]
+            rows.append((f"distributed x{scale}: build evaluate, python / {engine}",
+                         f"{e['python_over']:.2f}x ({python['evaluate_s']:.2f} s vs {e['evaluate_s']:.2f} s; "
+                         f"{e['rounds']} rounds, median {e['median_s'] * 1000:.0f} ms; "
+                         f"labels identical: {'yes' if e['identical'] else 'NO'})"))
+        for group, times in entry.get("whatif", {}).items():
+            engines = [name for name in ("duckdb", "spark") if name in times]
+            rows.append((f"distributed x{scale}: SQL what-if, {group}",
+                         ", ".join(f"{name} {times[name]:.1f} ms" for name in ["python", *engines])
+                         + f" (median touched {times['touched']:,.0f})"))
     return rows
 
 
@@ -233,7 +260,7 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
     slice are skipped, and say so, when it is absent.
     """
     _pyplot()  # a missing [bench] extra fails now, not after half an hour of benchmarks
-    from .benchmarks import build_graph, export, go_closure, go_whatif, scale, whatif, whole_process
+    from .benchmarks import build_graph, distributed, export, go_closure, go_whatif, scale, whatif, whole_process
 
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
@@ -252,6 +279,8 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
          lambda out: scale.measure((1, 3) if quick else scale.SCALES, repeat=3, out=out)),
         ("go_whatif", "GO slice: what-if as a whole process vs a from-scratch Boolean recompute",
          lambda out: go_whatif.measure(data, repeat=1 if quick else 3, out=out)),
+        ("distributed", "distributed: Python, DuckDB and Spark SQL builds, the SQL what-if (x1)",
+         lambda out: distributed.measure((1,), quick=quick, out=out)),
     ]
     for key, title, step in steps:
         lines: list[str] = []

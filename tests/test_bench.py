@@ -134,3 +134,24 @@ def test_headline_has_the_whole_process_rows():
     assert rows["whole process, generated LUBM-like program, 103,074 facts"] == (
         "2.19 s (target <= 5 s), peak RSS 76 MiB")
     assert rows["whole process, generated points-to analysis, 52,000 facts"] == "did not finish (killed after 240 s)"
+
+
+def test_headline_has_the_distributed_rows():
+    build = {"python": {"evaluate_s": 3.1, "rounds": 0},
+             "duckdb": {"evaluate_s": 1.55, "python_over": 2.0, "rounds": 40, "median_s": 0.012, "identical": True},
+             "spark": {"evaluate_s": 62.0, "python_over": 0.05, "rounds": 40, "median_s": 0.9, "identical": False}}
+    whatif = {"single source": {"python": 0.4, "duckdb": 30.0, "spark": 2100.0, "touched": 12}}
+    rows = dict(BenchReport(quick=True, figures={"distributed": {
+        "scales": {1: {"build": build, "whatif": whatif}}}}).headline())
+    assert rows["distributed x1: build evaluate, python / duckdb"] == (
+        "2.00x (3.10 s vs 1.55 s; 40 rounds, median 12 ms; labels identical: yes)")
+    assert rows["distributed x1: build evaluate, python / spark"].endswith("median 900 ms; labels identical: NO)")
+    assert rows["distributed x1: SQL what-if, single source"] == (
+        "python 0.4 ms, duckdb 30.0 ms, spark 2100.0 ms (median touched 12)")
+    del build["spark"], whatif["single source"]["spark"]
+    rows = dict(BenchReport(quick=True, figures={"distributed": {
+        "spark_skipped": "pyspark is not installed", "scales": {1: {"build": build, "whatif": whatif}}}}).headline())
+    assert rows["distributed: Spark"] == "skipped (pyspark is not installed)"
+    assert "distributed x1: build evaluate, python / spark" not in rows
+    assert dict(BenchReport(quick=True, figures={"distributed": {"skipped": "duckdb is not installed"}}).headline()) == {
+        "distributed": "skipped (duckdb is not installed)"}
