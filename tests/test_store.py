@@ -294,3 +294,18 @@ def test_json_text_is_what_json_dumps_writes(value):
     assert json_text(value) == json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):
         assert json_text(value) == fact_key(value)  # the facts table's key, as readers compute it
+
+
+def test_artifacts_are_numbered_in_tuple_key_order_whatever_the_strings():
+    from polygraph_logic.evaluate import tuple_key
+    from polygraph_logic.graph.build import _sorted
+    rng = random.Random(7)
+    alphabet = ["a", "b", "ab", "\x01", " ", "é", "🧬", ""]
+    for nul, numbers in ((False, False), (True, False), (False, True)):  # joined strings; NUL; integers
+        rows = {}
+        for _ in range(400):
+            args = tuple("".join(rng.choices(alphabet + ["\x00"] * nul, k=rng.randint(0, 3))) for _ in range(3))
+            if numbers and rng.random() < 0.3:
+                args = (rng.randint(-5, 5), *args[1:])
+            rows[args] = object()
+        assert _sorted(rows) == sorted(rows.items(), key=lambda item: tuple_key(item[0]))
