@@ -88,7 +88,7 @@ def build_all(inputs: Path, engines: list[str], out: Callable[[str], None], show
     python = results["python"]["evaluate_s"]
     for engine in engines[1:]:
         results[engine]["python_over"] = python / results[engine]["evaluate_s"]
-        out(f"  evaluate python/{engine}: {results[engine]['python_over']:.2f}x")
+        out(f"  evaluate python/{engine}: {results[engine]['python_over']:.3g}x")
     return results
 
 

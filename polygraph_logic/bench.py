@@ -169,7 +169,7 @@ def _distributed_rows(distributed: dict) -> list[tuple[str, str]]:
                 continue
             e = build[engine]
             rows.append((f"distributed x{scale}: build evaluate, python / {engine}",
-                         f"{e['python_over']:.2f}x ({python['evaluate_s']:.2f} s vs {e['evaluate_s']:.2f} s; "
+                         f"{e['python_over']:.3g}x ({python['evaluate_s']:.2f} s vs {e['evaluate_s']:.2f} s; "
                          f"{e['rounds']} rounds, median {e['median_s'] * 1000:.0f} ms; "
                          f"labels identical: {'yes' if e['identical'] else 'NO'})"))
         for group, times in entry.get("whatif", {}).items():

@@ -144,7 +144,7 @@ def test_headline_has_the_distributed_rows():
     rows = dict(BenchReport(quick=True, figures={"distributed": {
         "scales": {1: {"build": build, "whatif": whatif}}}}).headline())
     assert rows["distributed x1: build evaluate, python / duckdb"] == (
-        "2.00x (3.10 s vs 1.55 s; 40 rounds, median 12 ms; labels identical: yes)")
+        "2x (3.10 s vs 1.55 s; 40 rounds, median 12 ms; labels identical: yes)")
     assert rows["distributed x1: build evaluate, python / spark"].endswith("median 900 ms; labels identical: NO)")
     assert rows["distributed x1: SQL what-if, single source"] == (
         "python 0.4 ms, duckdb 30.0 ms, spark 2100.0 ms (median touched 12)")
