@@ -187,13 +187,14 @@ def input_files(paths, assertions: list, receipts: list) -> list[dict]:
 
 
 #: distinct labels kept converted by ``supports`` (memory stays bounded)
-_SUPPORTS = 100_000
+_SUPPORTS = 400_000
 
 
 def supports(model: Model) -> Callable[[object], tuple[tuple[str, ...], ...]]:
     """Returns ``label -> support sets`` (tuples of assertion ids, ordered as ``semiring.to_json``
     orders them), converting each distinct label once while a bounded cache holds it: a
-    graph's facts share few labels (the ×1 synthetic graph: 3,923 among 32,469 facts)."""
+    graph's facts share few labels (the synthetic graph: 3,923 among 32,469 facts at ×1,
+    155,158 among 1,282,984 at ×40, whose write the 400,000 entries keep whole)."""
     semiring = model.semiring
     to_json, table = semiring.to_json, getattr(semiring, "table", None)
     cache: dict = {}

@@ -68,7 +68,7 @@ UPDATE artifacts SET summary = num
 
 #: rows per executemany batch, and distinct labels kept encoded (memory stays bounded)
 _BATCH = 20_000
-_LABEL_CACHE = 100_000
+_LABEL_CACHE = 400_000
 #: SQLite page cache while writing (KiB): index builds and the sorted mention load stay in memory
 _CACHE_KIB = 64 * 1024
 _PRAGMAS = (f"PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -{_CACHE_KIB}; "
