@@ -52,7 +52,7 @@ def check_kinds(kinds: Iterable[str]) -> tuple[str, ...]:
 
 def has_kind_column(graph) -> bool:
     """True when the graph file stores kinds (graphs built before kinds did not: all source claims)."""
-    return graph.query("SELECT 1 FROM pragma_table_info('assertions') WHERE name = 'kind'").fetchone() is not None
+    return "kind" in graph.assertion_columns
 
 
 def kind_numbers(graph, kinds: Iterable[str]) -> dict[int, str]:

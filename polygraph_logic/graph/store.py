@@ -27,6 +27,7 @@ import json
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator
 from urllib.parse import quote
@@ -83,14 +84,13 @@ class Assertions(Mapping):
     """The graph's assertions by id, read from disk on demand (iteration streams them in order)."""
 
     def __init__(self, graph: "Graph"):
-        from ..kinds import has_kind_column
         self._graph = graph
         self._count: int | None = None
+        columns = graph.assertion_columns
         # a graph built before kinds existed reads every assertion as a source claim
-        self._COLUMNS += ", kind" if has_kind_column(graph) else ", 'source_claim'"
+        self._COLUMNS += ", kind" if "kind" in columns else ", 'source_claim'"
         # a graph built before negated assertions existed has none
-        self.has_negated = graph.query("SELECT 1 FROM pragma_table_info('assertions') WHERE name = 'negated'"
-                                        ).fetchone() is not None
+        self.has_negated = "negated" in columns
         self._COLUMNS += ", negated" if self.has_negated else ", 0"
 
     _COLUMNS = "id, source, subject, predicate, object, text"
@@ -168,6 +168,11 @@ class Graph:
             return function(*args)
         except sqlite3.DatabaseError as error:
             raise bad_graph(self.path, f"cannot be read ({error})") from None
+
+    @cached_property
+    def assertion_columns(self) -> frozenset[str]:
+        """The columns of the assertions table (older graphs lack ``kind`` and ``negated``)."""
+        return frozenset(row[0] for row in self.query("SELECT name FROM pragma_table_info('assertions')"))
 
     def query(self, sql: str, parameters=()) -> "Rows":
         """Runs a read query; a damaged file becomes a bad_graph error naming the file, whether
