@@ -45,7 +45,12 @@ def register(commands) -> None:
     _inputs(build, rules=True)
     build.add_argument("--origins", metavar="F.jsonl",
                        help="derived_from records between sources (JSON Lines), stored with the graph")
-    build.add_argument("-o", "--output", required=True, metavar="GRAPH", help="the graph file to write")
+    output = build.add_mutually_exclusive_group(required=True)
+    output.add_argument("-o", "--output", metavar="GRAPH", help="the graph file to write")
+    output.add_argument("--tables", metavar="DIR",
+                        help="with --engine duckdb: write a tables folder (Parquet, as export-tables writes) "
+                             "straight from DuckDB instead of a graph file; sql-whatif reads it, "
+                             "import-tables turns it into a graph file")
     build.add_argument("--engine", choices=ENGINES, default="python",
                        help="python (the reference, the default), duckdb (embedded SQL: for large graphs) "
                             "or spark (Spark SQL: local or a cluster; needs the [spark] extra)")
@@ -163,6 +168,8 @@ def _run_build(args: argparse.Namespace) -> int:
     rules = _rule_paths(args.rules)
     from ..origins import load_origins
     origins = load_origins(args.origins) if args.origins else None
+    if args.tables:
+        return _run_build_tables(args, rules, origins)
     with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:
         progress.phase("reading the inputs, compiling, evaluating the rules")
 
@@ -188,6 +195,35 @@ def _run_build(args: argparse.Namespace) -> int:
           f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
           f"{build.truncated()} labels truncated at cap {args.cap}, {build.over_cap} receipts over the cap; "
           f"{sum(build.seconds.values()):.2f} s", file=sys.stderr)
+    return 0
+
+
+def _run_build_tables(args: argparse.Namespace, rules: list, origins) -> int:
+    if args.engine != "duckdb":
+        raise PolygraphError("bad_argument", "--tables is written straight from DuckDB: add --engine duckdb "
+                                             "(or write a graph file with -o and export-tables)")
+    from ..engines import build_tables
+    with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:
+        progress.phase("reading the inputs, compiling, evaluating the rules")
+
+        def evaluated(stats) -> None:
+            progress.step(f"last: {', '.join(stats.relations)[:40]} ({stats.facts:,} facts, {stats.rounds} rounds)")
+
+        built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
+                             memory_limit=args.memory_limit, progress=evaluated, origins=origins,
+                             writing=lambda stage: progress.phase(f"writing {args.tables}: {stage}"))
+    counts = built.layers
+    if args.json:
+        print_json({"output": args.tables, "engine": args.engine, "cap": args.cap,
+                    "artifacts": sum(counts.values()), "layers": {layer: counts.get(layer, 0) for layer in LAYERS},
+                    "truncated": built.truncated, "receipts_over_cap": built.over_cap,
+                    "seconds": {stage: round(value, 3) for stage, value in built.seconds.items()}})
+        return 0
+    print(f"wrote {args.tables}: {sum(counts.values())} artifacts "
+          f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
+          f"{built.truncated} labels truncated at cap {args.cap}, {built.over_cap} receipts over the cap; "
+          f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; "
+          f"{sum(built.seconds.values()):.2f} s", file=sys.stderr)
     return 0
 
 

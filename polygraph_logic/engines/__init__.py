@@ -7,7 +7,10 @@
 - ``driver``: the semi-naive loop over a plan's tables, the same for every engine;
 - ``duckdb_run``: the plan run on DuckDB (memory limit, spilling, per-round statistics);
 - ``spark_run``: the plan run on Spark SQL (local[N] or a cluster);
-- ``build``: ``build_graph(..., engine="duckdb" or "spark")``, the graph file written as always.
+- ``build``: ``build_graph(..., engine="duckdb" or "spark")``, the graph file written as always;
+- ``tables``, ``tables_build``: label tables as Parquet (from a graph file, or written by DuckDB
+  straight from its evaluation: ``build_tables``); ``tables_compare``: two folders row for row;
+- ``sql_whatif``: a what-if as one SQL query over the tables, on DuckDB or Spark.
 """
 
 from .build import ENGINES, build_graph
@@ -15,5 +18,7 @@ from .driver import RoundStats
 from .duckdb_run import evaluate_duckdb
 from .plan import make_plan
 from .spark_run import evaluate_spark
+from .tables_build import TablesBuild, build_tables
 
-__all__ = ["ENGINES", "RoundStats", "build_graph", "evaluate_duckdb", "evaluate_spark", "make_plan"]
+__all__ = ["ENGINES", "RoundStats", "TablesBuild", "build_graph", "build_tables", "evaluate_duckdb", "evaluate_spark",
+           "make_plan"]

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import csv
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats
@@ -20,7 +21,7 @@ from .dialect import DUCKDB
 from .driver import RoundStats, Runner
 from .plan import Plan, make_plan
 
-__all__ = ["RoundStats", "connect", "evaluate_duckdb", "require_duckdb"]
+__all__ = ["RoundStats", "connect", "evaluate_duckdb", "evaluation", "require_duckdb"]
 
 
 def connect(memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
@@ -69,6 +70,18 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
                     threads: int | None = None) -> tuple[Model, list[RoundStats]]:
     """Evaluates ``program`` under why-provenance capped at ``cap`` on DuckDB; returns the
     Model (the same labels as ``evaluate(program, "why", cap)``) and per-round statistics."""
+    with evaluation(program, cap, memory_limit, progress, rounds, threads) as runner:
+        return runner.model(), runner.stats
+
+
+@contextmanager
+def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None = None,
+               progress: Callable[[StratumStats], None] | None = None,
+               rounds: Callable[[RoundStats], None] | None = None,
+               threads: int | None = None) -> Iterator["_Runner"]:
+    """Evaluates ``program`` on DuckDB and yields the runner while its connection is open: its
+    ``r<n>`` tables hold every relation's labels (read them with ``runner.con``; tables_build.py
+    writes them as Parquet without a round trip through Python).  Out of memory is one error."""
     duckdb = require_duckdb()
     program.check_provenance_negation()
     plan = make_plan(program, cap)
@@ -79,7 +92,7 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
             runner = _Runner(con, plan, Path(work), rounds)
             runner.load()
             runner.run(progress)
-            return runner.model(), runner.stats
+            yield runner
         except duckdb.OutOfMemoryException as error:
             first = str(error).splitlines()[0]
             raise PolygraphError("out_of_memory", f"DuckDB ran out of memory ({first}); raise --memory-limit") from None
@@ -133,7 +146,7 @@ class _Runner(Runner):
         delta = self.plan.table(relation, delta=True)
         self.con.execute(f"DELETE FROM {delta}")
         self.con.execute(f"INSERT INTO {delta} {sql}")
-        count, size = self.con.execute(f"SELECT count(*), coalesce(sum(len(label)), 0) FROM {delta}").fetchone()
+        count, size = self.con.execute(f"SELECT count(*), coalesce(sum(len(label)), 0) FROM {delta}").fetchall()[0]
         self.con.execute(f"DROP TABLE c{self.plan.relations[relation]}")
         return count, size
 
@@ -148,7 +161,7 @@ class _Runner(Runner):
         self.con.execute(f"INSERT INTO {table} SELECT * FROM {delta}")
 
     def count(self, relation: str) -> int:
-        return self.con.execute(f"SELECT count(*) FROM {self.plan.table(relation)}").fetchone()[0]
+        return self.con.execute(f"SELECT count(*) FROM {self.plan.table(relation)}").fetchall()[0][0]
 
     def label_rows(self, relation: str):
         # labels come back as text ("3,5;7"): DuckDB hands nested lists to Python one

@@ -30,6 +30,7 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterator
@@ -106,6 +107,20 @@ def export_tables(graph: str | Path | Graph, directory: str | Path,
     """Writes a graph file's rows as a tables folder (replacing one written before);
     returns the number of rows per table.  The folder appears only once complete."""
     target = Path(directory)
+    check_target(target)
+    opened = graph if isinstance(graph, Graph) else Graph(graph)
+    try:
+        with writing_folder(target) as partial:
+            counts = _write_parquet(opened, partial, progress or (lambda stage, rows: None))
+            write_meta(partial, _graph_meta(opened), counts)
+    finally:
+        if opened is not graph:
+            opened.close()
+    return counts
+
+
+def check_target(target: Path) -> None:
+    """Refuses a tables folder that cannot be written: no parent folder, or something else there."""
     folder = target.parent
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
@@ -114,30 +129,34 @@ def export_tables(graph: str | Path | Graph, directory: str | Path,
         if not target.is_dir() or any(target.iterdir()):
             raise PolygraphError("file_exists", f"{target} exists and is not a tables folder; "
                                                 "name a new folder or an earlier export")
-    opened = graph if isinstance(graph, Graph) else Graph(graph)
-    partial = None
+
+
+def write_meta(folder: Path, graph_meta: dict[str, str], counts: dict[str, int]) -> None:
+    """Writes a tables folder's meta.json: the format, the graph file's meta rows, rows per table."""
+    meta = {"format": TABLES_FORMAT, "graph_format": FORMAT, "meta": graph_meta, "rows": counts}
+    (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+@contextmanager
+def writing_folder(target: Path) -> Iterator[Path]:
+    """Yields a hidden folder beside ``target`` to write a tables folder in; it replaces
+    ``target`` only when the block completes (a failure leaves any earlier folder intact)."""
+    check_target(target)
+    partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
     try:
-        partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=folder))
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(partial, 0o777 & ~umask)  # mkdtemp makes 0700; this is an ordinary folder
-        counts = _write_parquet(opened, partial, progress or (lambda stage, rows: None))
-        meta = {"format": TABLES_FORMAT, "graph_format": FORMAT, "meta": _graph_meta(opened), "rows": counts}
-        (partial / "meta.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+        yield partial
         if target.exists():
             shutil.rmtree(target)
         os.replace(partial, target)
     except BaseException as error:
-        if partial is not None:
-            shutil.rmtree(partial, ignore_errors=True)
+        shutil.rmtree(partial, ignore_errors=True)
         if isinstance(error, OSError) or type(error).__module__.startswith("duckdb"):
             reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
             raise PolygraphError("io_error", f"cannot write {target}: {reason}") from None
         raise
-    finally:
-        if opened is not graph:
-            opened.close()
-    return counts
 
 
 def _graph_meta(graph: Graph) -> dict[str, str]:
@@ -166,14 +185,21 @@ def _write_parquet(graph: Graph, directory: Path, progress) -> dict[str, int]:
                 con.execute(f"INSERT INTO {name} SELECT {selected} FROM batch")
                 rows += len(batch["num"])
                 progress(name, rows)
-        counts = {}
-        for name in schema:
-            counts[name] = con.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
-            con.execute(f"COPY (SELECT * FROM {name} ORDER BY {_ORDER[name]}) TO "
-                        f"'{_quoted(table_path(directory, name))}' (FORMAT parquet, COMPRESSION zstd)")
+        counts = copy_out(con, directory)
     finally:
         con.close()
         shutil.rmtree(directory / "spill", ignore_errors=True)
+    return counts
+
+
+def copy_out(con, directory: Path) -> dict[str, int]:
+    """Writes the tables named in FILES, each a table of ``con``, as the folder's Parquet files
+    (sorted as readers expect: mentions by assertion); returns their numbers of rows."""
+    counts = {}
+    for name in FILES:
+        counts[name] = con.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
+        con.execute(f"COPY (SELECT * FROM {name} ORDER BY {_ORDER[name]}) TO "
+                    f"'{_quoted(table_path(directory, name))}' (FORMAT parquet, COMPRESSION zstd)")
     return counts
 
 

@@ -1,0 +1,359 @@
+"""Building straight into label tables: DuckDB evaluates and writes the tables folder itself.
+
+``build --engine duckdb -o FILE.graph`` reads every label back into Python to write the
+SQLite graph file (at x40, 1.3 M facts, most of the build).  ``build --engine duckdb
+--tables DIR`` writes the folder of tables.py instead, from the evaluation's own tables,
+in SQL: nothing per fact passes through Python except the digests of artifact ids.  The
+folder is the one ``export-tables`` writes from a graph file built by the Python engine,
+row for row (tests/test_tables_build.py compares them): ``sql-whatif`` reads it as it is,
+``import-tables`` turns it into a graph file for whatif, why and export.
+
+How the rows are made (see graph/build.py and graph/store_write.py for the rows they match):
+
+- every interned value gets its JSON text and a rank in ``evaluate.tuple_key``'s order, so
+  ``args`` and content are string concatenations and artifacts sort by ranks;
+- facts are numbered by relation name then arguments; a label's assertion ranks (the
+  plan's numbers) become the graph's assertion numbers by unnesting it into mentions and
+  grouping back, each support set ascending and the sets in the label's own order;
+- artifacts as ``iter_artifacts`` lists them: claims, merges, summaries, sentences (the
+  receipts' order), entailed edges that are no claim and rest on an assertion, then
+  contradictions; ids of claims, edges and contradictions are digests computed in
+  batches in Python (DuckDB has no blake2b);
+- meta.json holds the meta rows a graph file would (the build record, the rules' text,
+  statistics per layer with label bytes counted as encode_label's varints).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import Callable, Iterable
+
+from ..errors import PolygraphError
+from ..evaluate import StratumStats, tuple_key
+from ..graph import build as python_build
+from ..graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
+from ..graph.rules import rule_rows
+from ..graph.store_write import json_text
+from .driver import RoundStats
+from .tables import _SCHEMA, copy_out, write_meta, writing_folder
+
+#: rows per batch of artifact ids digested in Python
+_BATCH = 200_000
+#: the assertions table of a tables folder (as export-tables writes it from a graph file)
+_ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, "
+               "text VARCHAR, kind VARCHAR, negated BIGINT, since BIGINT")
+_LAYERS = ("claim", "merge", "summary", "sentence", "edge", CONTRADICTION)
+
+
+@dataclass
+class TablesBuild:
+    """What ``build_tables`` wrote: rows per table, artifacts per layer, costs."""
+
+    directory: Path
+    rows: dict[str, int]
+    layers: dict[str, int]
+    truncated: int
+    over_cap: int
+    background_edges: int
+    seconds: dict[str, float] = field(default_factory=dict)
+    rounds: list[RoundStats] = field(default_factory=list)
+
+
+def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), directory: str | Path = "",
+                 cap: int | None = 8, memory_limit: str | None = None,
+                 progress: Callable[[StratumStats], None] | None = None,
+                 rounds: Callable[[RoundStats], None] | None = None,
+                 writing: Callable[[str], None] | None = None, origins=None) -> TablesBuild:
+    """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (atomically:
+    an earlier folder survives a failure); ``writing(stage)`` hears each writing stage."""
+    from .duckdb_run import evaluation
+    target = Path(directory)
+    prepared = python_build.prepare_build(assertions, receipts, rules, cap)
+    stats: list[RoundStats] = []
+
+    def counted(stat: RoundStats) -> None:
+        stats.append(stat)
+        if rounds is not None:
+            rounds(stat)
+
+    started = time.perf_counter()
+    with evaluation(prepared.program, cap, memory_limit, progress, counted) as runner:
+        prepared.seconds["evaluate"] = time.perf_counter() - started
+        started = time.perf_counter()
+        with writing_folder(target) as partial:
+            writer = _Writer(runner, prepared, writing or (lambda stage: None))
+            counts = writer.write(partial)
+            meta = writer.meta(origins)
+            write_meta(partial, meta, counts)
+        prepared.seconds["write"] = time.perf_counter() - started
+    return TablesBuild(target, counts, writer.layers, writer.inexact, prepared.compiled.over_cap,
+                       writer.background, prepared.seconds, stats)
+
+
+class _Writer:
+    """The tables of one evaluation (``runner.con``), made in SQL."""
+
+    def __init__(self, runner, prepared, stage: Callable[[str], None]):
+        self.runner, self.prepared, self.stage = runner, prepared, stage
+        self.con, self.plan = runner.con, runner.plan
+        self.layers: dict[str, int] = {}
+        self.inexact = self.background = 0
+        self.stats: dict = {}
+
+    def write(self, folder: Path) -> dict[str, int]:
+        self.stage("values and assertions")
+        self._values()
+        self._assertions()
+        self.stage("facts and mentions")
+        self._facts()
+        self.stage("artifacts")
+        self._artifacts()
+        self.stage("rules")
+        self._rules()
+        self.stage("statistics")
+        self._statistics()
+        self.stage("Parquet files")
+        return copy_out(self.con, folder)
+
+    def _register(self, name: str, columns: dict) -> None:
+        import numpy as np
+        arrays = {key: np.array(values, dtype=np.int64 if key.startswith(("n_", "i_")) else object)
+                  for key, values in columns.items()}
+        self.con.register(name, arrays)
+
+    # -- values: JSON text and sort rank
+
+    def _values(self) -> None:
+        values = list(self.plan.values)
+        order = sorted(range(len(values)), key=lambda i: tuple_key((values[i],)))
+        rank = [0] * len(values)
+        for position, i in enumerate(order):
+            rank[i] = position
+        self._register("values_in", {"n_id": list(range(len(values))),
+                                     "json": [_json(v) for v in values],
+                                     "text": [v if type(v) is str else None for v in values],
+                                     "n_rank": rank})
+        self.con.execute("CREATE TABLE vals AS SELECT n_id AS id, json, text, n_rank AS srt FROM values_in")
+        self.con.unregister("values_in")
+
+    def _assertions(self) -> None:
+        rows = self.prepared.assertions
+        numbers = self.runner.numbers
+        self._register("assertions_in", {
+            "n_num": list(range(1, len(rows) + 1)), "id": [a.id for a in rows], "source": [a.source for a in rows],
+            "subject": [a.subject for a in rows], "predicate": [a.predicate for a in rows],
+            "object": [a.object for a in rows], "text": [a.text for a in rows], "kind": [a.kind for a in rows],
+            "n_negated": [int(a.negated) for a in rows], "n_rank": [numbers[a.id] for a in rows]})
+        con = self.con
+        con.execute(f"CREATE TABLE assertions ({_ASSERTIONS})")
+        con.execute("INSERT INTO assertions SELECT n_num, id, source, subject, predicate, object, text, kind, "
+                    "n_negated, 1 FROM assertions_in")
+        con.execute("CREATE TABLE amap AS SELECT CAST(n_rank AS INTEGER) AS rank, CAST(n_num AS INTEGER) AS num "
+                    "FROM assertions_in")
+        con.unregister("assertions_in")
+
+    # -- facts, numbered by relation then arguments; labels in assertion numbers; mentions
+
+    def _facts(self) -> None:
+        plan, con = self.plan, self.con
+        parts = []
+        for position, relation in enumerate(sorted(plan.relations)):
+            arity = plan.arity(relation)
+            table = plan.table(relation)
+            joins = "".join(f" JOIN vals v{i} ON v{i}.id = t.k{i}" for i in range(arity))
+            args = " || ', ' || ".join(f"v{i}.json" for i in range(arity)) or "''"
+            keys = [f"t.k{i}" if i < arity else "NULL" for i in range(3)]
+            ranks = [f"v{i}.srt" if i < arity else "NULL" for i in range(3)]
+            parts.append(f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, '[' || {args} || ']' AS args, "
+                         f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
+                         f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
+                         f"t.label AS ranks, t.exact FROM {table} t{joins}")
+        con.execute("CREATE TABLE fx AS SELECT row_number() OVER (ORDER BY rel_order, s0, s1, s2, args) AS num, * "
+                    f"FROM ({' UNION ALL '.join(parts)}) u")
+        con.execute("CREATE TABLE sets_ AS SELECT num AS fact, CAST(i - 1 AS INTEGER) AS support_set, m "
+                    "FROM (SELECT num, unnest(ranks) AS m, generate_subscripts(ranks, 1) AS i FROM fx)")
+        con.execute(f"CREATE TABLE mentions ({_SCHEMA['mentions']})")
+        con.execute("INSERT INTO mentions SELECT a.num, s.fact, s.support_set FROM "
+                    "(SELECT fact, support_set, unnest(m) AS rank FROM sets_) s JOIN amap a ON a.rank = s.rank")
+        con.execute("DROP TABLE sets_")
+        con.execute(f"CREATE TABLE facts ({_SCHEMA['facts']})")
+        con.execute("""
+            INSERT INTO facts
+            SELECT f.num, f.relation, f.args, coalesce(n.label, f.ranks), f.exact, CAST(len(f.ranks) AS INTEGER)
+            FROM fx f LEFT JOIN (
+                SELECT fact, list(numbers ORDER BY support_set) AS label FROM (
+                    SELECT fact, support_set, list(assertion ORDER BY assertion) AS numbers
+                    FROM mentions GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num""")
+
+    # -- artifacts, in iter_artifacts' order
+
+    def _artifacts(self) -> None:
+        con = self.con
+        con.execute("CREATE TABLE arts(o0 INTEGER, o1 BIGINT, o2 BIGINT, o3 BIGINT, fact BIGINT, id VARCHAR, "
+                    "layer VARCHAR, content VARCHAR)")
+        triple = ("'{\"subject\": ' || v0.json || ', \"predicate\": ' || v1.json || ', \"object\": ' || v2.json || '}'")
+        named = ("FROM fx f JOIN vals v0 ON v0.id = f.k0 JOIN vals v1 ON v1.id = f.k1 JOIN vals v2 ON v2.id = f.k2 "
+                 "WHERE f.relation = '{}'")
+        self._digested("claim", 0, f"SELECT f.s0, f.s1, f.s2, f.num, f.args, {triple} {named.format('claim')}")
+        receipts = [r for r in self.prepared.receipts if r.layer in ("merge", "summary")]
+        self._register("receipts_in", {"artifact": [r.artifact for r in receipts],
+                                       "content": [json_text(r.content) for r in receipts]})
+        for o0, layer in ((1, "merge"), (2, "summary")):
+            con.execute(f"INSERT INTO arts SELECT {o0}, f.s0, 0, 0, f.num, v.text, '{layer}', r.content "
+                        f"FROM fx f JOIN vals v ON v.id = f.k0 JOIN receipts_in r ON r.artifact = v.text "
+                        f"WHERE f.relation = '{layer}'")
+            missing = con.execute(f"SELECT count(*) FROM fx f WHERE f.relation = '{layer}'").fetchall()[0][0] - \
+                con.execute(f"SELECT count(*) FROM arts WHERE layer = '{layer}'").fetchall()[0][0]
+            if missing:
+                raise PolygraphError("engine_unsupported", f"{missing} {layer} facts come from no receipt: "
+                                                           "build them with --engine python")
+        con.unregister("receipts_in")
+        self._sentences()
+        not_one = "NOT (len(f.ranks) = 1 AND len(f.ranks[1]) = 0)"
+        self.background = con.execute(
+            f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND NOT ({not_one}) AND "
+            "NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 "
+            "AND c.k2 = f.k2)").fetchall()[0][0]
+        self._digested("edge", 4, f"SELECT f.s0, f.s1, f.s2, f.num, f.args, {triple} {named.format('edge')} "
+                                  f"AND {not_one} AND NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' "
+                                  "AND c.k0 = f.k0 AND c.k1 = f.k1 AND c.k2 = f.k2)")
+        self._contradictions(not_one)
+        duplicate = con.execute("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
+        if duplicate:
+            raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
+                                                       "(a digest collision or a receipt's id reused)")
+        con.execute(f"CREATE TABLE artifacts ({_SCHEMA['artifacts']})")
+        con.execute("INSERT INTO artifacts SELECT row_number() OVER (ORDER BY o0, o1, o2, o3), id, layer, content, "
+                    "fact, NULL FROM arts")
+        con.execute("DROP TABLE arts")
+        con.execute("""UPDATE artifacts SET summary = s.num FROM artifacts s
+                       WHERE artifacts.layer = 'sentence' AND s.layer = 'summary'
+                       AND s.id = json_extract_string(artifacts.content, '$.summary')""")
+        con.execute("""UPDATE artifacts SET summary = num WHERE layer = 'summary'
+                       AND num IN (SELECT summary FROM artifacts WHERE layer = 'sentence')""")
+
+    def _digested(self, layer: str, o0: int, sql: str) -> None:
+        """Adds the artifacts of ``sql`` (ranks, fact, args, content) with ids digested in Python."""
+        cursor = self.con.cursor()
+        cursor.execute(sql)
+        prefix = f"{layer}:"
+        while batch := cursor.fetchmany(_BATCH):
+            s0, s1, s2, fact, args, content = zip(*batch)
+            ids = [prefix + hashlib.blake2b(a.encode(), digest_size=6).hexdigest() for a in args]
+            self._register("digested", {"n_s0": s0, "n_s1": s1, "n_s2": s2, "n_fact": fact, "id": ids,
+                                        "content": content})
+            self.con.execute(f"INSERT INTO arts SELECT {o0}, n_s0, n_s1, n_s2, n_fact, id, '{layer}', content "
+                             "FROM digested")
+            self.con.unregister("digested")
+        cursor.close()
+
+    def _sentences(self) -> None:
+        """Sentences in the receipts' order; a sentence without a fact gets one (label zero)."""
+        rows = [(r.sentence_id(i), json_text({"summary": r.artifact, "index": i, "text": s.text}))
+                for r in self.prepared.receipts for i, s in enumerate(r.sentences, 1)]
+        if not rows:
+            return
+        self._register("sentences_in", {"n_order": list(range(len(rows))), "id": [r[0] for r in rows],
+                                        "args": [json_text([r[0]]) for r in rows], "content": [r[1] for r in rows]})
+        con = self.con
+        last = con.execute("SELECT coalesce(max(num), 0) FROM facts").fetchall()[0][0]
+        con.execute(f"""INSERT INTO facts SELECT {last} + row_number() OVER (ORDER BY s.n_order), 'sentence',
+                        s.args, [], TRUE, 0 FROM sentences_in s
+                        WHERE NOT EXISTS (SELECT 1 FROM fx f JOIN vals v ON v.id = f.k0
+                                          WHERE f.relation = 'sentence' AND v.text = s.id)""")
+        con.execute("""INSERT INTO arts SELECT 3, s.n_order, 0, 0, f.num, s.id, 'sentence', s.content
+                       FROM sentences_in s JOIN facts f ON f.relation = 'sentence'
+                       AND f.args = s.args""")
+        con.unregister("sentences_in")
+
+    def _contradictions(self, not_one: str) -> None:
+        plan = self.plan
+        if CONTRADICTION not in plan.relations or plan.arity(CONTRADICTION) != 3:
+            return
+        decode = list(plan.values)
+        rows = self.con.execute(f"SELECT f.num, f.k0, f.k1, f.k2, f.args FROM fx f WHERE f.relation = "
+                                f"'{CONTRADICTION}' AND {not_one}").fetchall()
+        rows.sort(key=lambda row: tuple_key(tuple(decode[k] for k in row[1:4])))
+        if not rows:
+            return
+        self._register("contradictions_in", {
+            "n_order": list(range(len(rows))), "n_fact": [r[0] for r in rows],
+            "id": [f"{CONTRADICTION}:" + hashlib.blake2b(r[4].encode(), digest_size=6).hexdigest() for r in rows],
+            "content": [json_text(contradiction_content(tuple(decode[k] for k in r[1:4]))) for r in rows]})
+        self.con.execute(f"INSERT INTO arts SELECT 5, n_order, 0, 0, n_fact, id, '{CONTRADICTION}', content "
+                         "FROM contradictions_in")
+        self.con.unregister("contradictions_in")
+
+    def _rules(self) -> None:
+        rules = self.prepared.program.rules
+        self._register("rules_in", {"n_num": list(range(1, len(rules) + 1)),
+                                    "tree": [row[-1] for row in rule_rows(rules)]})
+        self.con.execute(f"CREATE TABLE rules ({_SCHEMA['rules']})")
+        self.con.execute("INSERT INTO rules SELECT n_num, tree FROM rules_in")
+        self.con.unregister("rules_in")
+
+    # -- statistics and meta, as write_graph records them
+
+    def _statistics(self) -> None:
+        con = self.con
+        bytes_ = con.execute(f"""
+            SELECT a.layer, sum({_varint('m.n')} + m.gaps) FROM artifacts a JOIN (
+                SELECT fact, support_set, count(*) AS n, sum({_varint('gap')}) AS gaps FROM (
+                    SELECT fact, support_set, assertion - coalesce(lag(assertion) OVER
+                        (PARTITION BY fact, support_set ORDER BY assertion), 0) AS gap FROM mentions)
+                GROUP BY fact, support_set) m ON m.fact = a.fact GROUP BY a.layer""").fetchall()
+        label_bytes = dict(bytes_)
+        # an empty support set (label 1) is one byte, its size 0; label zero is no byte
+        for layer, ones in con.execute("SELECT a.layer, count(*) FROM artifacts a JOIN facts f ON f.num = a.fact "
+                                       "WHERE f.sets = 1 AND len(f.label[1]) = 0 GROUP BY a.layer").fetchall():
+            label_bytes[layer] = (label_bytes.get(layer) or 0) + ones
+        layers = {}
+        rows = con.execute("SELECT a.layer, min(a.num), count(*), count(*) FILTER (WHERE NOT f.exact) "
+                           "FROM artifacts a JOIN facts f ON f.num = a.fact GROUP BY a.layer ORDER BY 2").fetchall()
+        for layer, _, count, inexact in rows:
+            histogram = con.execute("SELECT f.sets, count(*) FROM artifacts a JOIN facts f ON f.num = a.fact "
+                                    "WHERE a.layer = ? GROUP BY f.sets ORDER BY f.sets", [layer]).fetchall()
+            layers[layer] = {"artifacts": count, "inexact": inexact, "label_bytes": int(label_bytes.get(layer) or 0),
+                             "support_sets": {sets: n for sets, n in histogram}}
+            self.layers[layer] = count
+            self.inexact += inexact
+        sources = con.execute("SELECT count(DISTINCT source) FROM assertions").fetchall()[0][0]
+        self.stats = {"assertions": len(self.prepared.assertions), "sources": sources, "layers": layers}
+
+    def meta(self, origins=None) -> dict[str, str]:
+        from ..graph.store import FORMAT
+        prepared = self.prepared
+        meta = {"background_edges": str(self.background),
+                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "cap": "none" if prepared.cap is None else str(prepared.cap),
+                "format": FORMAT,
+                "receipts_over_cap": str(prepared.compiled.over_cap),
+                "rule_files": json.dumps(prepared.rule_files),
+                "rules": "\n".join(str(rule) for rule in prepared.program.rules),
+                "stats": json.dumps(self.stats)}
+        if origins:
+            meta["origins"] = origins.to_json()
+        return dict(sorted(meta.items()))
+
+
+def _json(value) -> str:
+    """One value as JSON text, as json_text writes it inside a list or a dict."""
+    return encode_basestring(value) if type(value) is str else json_text(value)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _varint(n: str) -> str:
+    """SQL: the bytes of ``n`` as a varint (encode_label's 7 bits a byte)."""
+    return (f"(CASE WHEN {n} < 128 THEN 1 WHEN {n} < 16384 THEN 2 WHEN {n} < 2097152 THEN 3 "
+            f"WHEN {n} < 268435456 THEN 4 ELSE 5 END)")
+
+
+__all__ = ["TablesBuild", "build_tables"]

@@ -1,0 +1,147 @@
+"""``build --engine duckdb --tables DIR``: the tables folder written straight from DuckDB.
+
+The reference is independent of the new writer: the Python engine builds a graph file
+through the SQLite writer, ``export-tables`` turns that file into a folder, and the two
+folders must hold the same rows (tables_compare.differences: every table, facts named by
+relation and arguments, meta but the build time).  Checked on Figure 1 (caps 2, 8 and
+none), Figure 1 with contradictions and NOT assertions, the synthetic paper-scale graph
+(sentence-level summaries, merges over the cap) and the GO slice (skipped without
+../shared/data); then the folder read by sql-whatif and import-tables, and the errors.
+"""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("duckdb")
+
+from polygraph_logic.cli import main  # noqa: E402
+from polygraph_logic.engines import build_tables  # noqa: E402
+from polygraph_logic.engines.tables import export_tables, import_tables  # noqa: E402
+from polygraph_logic.engines.tables_compare import differences  # noqa: E402
+from polygraph_logic.errors import PolygraphError  # noqa: E402
+from polygraph_logic.graph.build import build_graph  # noqa: E402
+from polygraph_logic.graph.store import Graph  # noqa: E402
+from polygraph_logic.resources import rule_file  # noqa: E402
+from polygraph_logic.whatif import Deletion, what_if  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_contradictions import variant_inputs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = ROOT / "examples" / "figure1"
+GO = ROOT.parent / "shared" / "data" / "go-pombase"
+
+
+def both(tmp_path: Path, assertions, receipts, rules, cap=8) -> tuple[Path, Path]:
+    """The reference folder (Python build, graph file, export-tables) and the direct one."""
+    build = build_graph(assertions, receipts, rules, cap=cap)
+    build.write(tmp_path / "python.graph")
+    export_tables(tmp_path / "python.graph", tmp_path / "reference")
+    built = build_tables(assertions, receipts, rules, tmp_path / "direct", cap=cap)
+    assert built.layers == {k: v for k, v in build.counts().items() if v}
+    assert built.truncated == build.truncated() and built.background_edges == build.background_edges
+    return tmp_path / "reference", tmp_path / "direct"
+
+
+@pytest.mark.parametrize("cap", [2, 8, None])
+def test_figure1_folder_equals_the_exported_python_graph(tmp_path, cap):
+    reference, direct = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
+                             [rule_file("ro")], cap)
+    assert differences(reference, direct) == []
+
+
+def test_contradictions_and_not_assertions(tmp_path):
+    assertions, receipts = variant_inputs(tmp_path)
+    reference, direct = both(tmp_path, assertions, receipts, [rule_file("ro"), rule_file("contradictions")])
+    assert differences(reference, direct) == []
+    layers = json.loads(json.loads((direct / "meta.json").read_text())["meta"]["stats"])["layers"]
+    assert layers["contradiction"]["artifacts"] > 0
+
+
+def test_a_difference_is_found(tmp_path):
+    """The comparison can fail: a folder built under another cap differs from the reference."""
+    reference, _ = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")])
+    build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
+                 tmp_path / "capped", cap=1)
+    found = differences(reference, tmp_path / "capped")
+    assert any(line.startswith("meta cap") for line in found)
+    assert any(line.startswith("facts:") for line in found)
+
+
+@pytest.mark.slow
+def test_synthetic_paper_scale_folder_equals_the_exported_python_graph(tmp_path):
+    from polygraph_logic.graph.synthetic import generate
+    generate(seed=0).write(tmp_path / "inputs")
+    reference, direct = both(tmp_path, tmp_path / "inputs" / "assertions.jsonl",
+                             tmp_path / "inputs" / "receipts.jsonl", [rule_file("ro")])
+    assert differences(reference, direct) == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the Gene Ontology slice is not at {GO}")
+def test_go_slice_folder_equals_the_exported_python_graph(tmp_path):
+    from polygraph_logic.importers import read_gpad, read_obographs, write_background
+    assertions, _ = read_gpad(GO / "truncated-pombase.gpad")
+    edges, _, _ = read_obographs(GO / "go-truncated-pombase.json")
+    write_background(tmp_path / "background.dl", edges)
+    rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
+    reference, direct = both(tmp_path, assertions, [], rules)
+    assert differences(reference, direct) == []
+
+
+def test_the_folder_answers_what_ifs_as_the_python_graph(tmp_path):
+    """sql-whatif on the direct folder, and whatif on its import-tables graph file, against the
+    Python graph file's own what-if."""
+    reference, direct = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")])
+    import_tables(direct, tmp_path / "imported.graph")
+    deletion = Deletion(sources=("PMID:39973430",))
+    with Graph(tmp_path / "python.graph") as original, Graph(tmp_path / "imported.graph") as imported:
+        expected, got = what_if(original, deletion), what_if(imported, deletion)
+        assert (got.touched, got.dead, got.kept) == (expected.touched, expected.dead, expected.kept)
+        assert expected.dead
+    from polygraph_logic.engines.sql_whatif import open_tables
+    with open_tables(reference, "duckdb") as a, open_tables(direct, "duckdb") as b:
+        first, second = a.what_if(deletion), b.what_if(deletion)
+    assert (first.touched, first.dead) == (second.touched, second.dead)
+    assert set(second.dead) <= set(expected.dead)
+
+
+def test_command_writes_the_folder_and_refuses_other_engines(tmp_path, capsys):
+    inputs = ["--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts", str(FIGURE1 / "receipts.jsonl"),
+              "--rules", "ro"]
+    assert main(["build", *inputs, "--engine", "duckdb", "--tables", str(tmp_path / "t"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["output"] == str(tmp_path / "t") and report["artifacts"] == 112
+    assert main(["sql-whatif", str(tmp_path / "t"), "--retract-source", "PMID:39973430"]) == 0
+    assert "touched" in capsys.readouterr().out
+    assert main(["build", *inputs, "--tables", str(tmp_path / "u")]) == 2
+    assert "bad_argument: --tables is written straight from DuckDB" in capsys.readouterr().err
+    assert not (tmp_path / "u").exists()
+    with pytest.raises(SystemExit):
+        main(["build", *inputs, "--engine", "duckdb", "--tables", str(tmp_path / "u"), "-o", str(tmp_path / "g")])
+
+
+def test_a_failed_build_leaves_the_earlier_folder(tmp_path):
+    folder = tmp_path / "t"
+    build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")], folder)
+    before = sorted((p.name, p.read_bytes()) for p in folder.iterdir())
+    bad = tmp_path / "bad.dl"
+    bad.write_text('merge("merge:from-a-rule") :- claim(X, "RO:0002211", Y).\n')  # fails while writing
+    with pytest.raises(PolygraphError) as error:
+        build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro"), bad], folder)
+    assert error.value.code == "engine_unsupported" and "merge facts come from no receipt" in str(error.value)
+    assert sorted((p.name, p.read_bytes()) for p in folder.iterdir()) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no partial folder left
+    with pytest.raises(PolygraphError) as error:
+        build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
+                     tmp_path / "missing" / "t")
+    assert error.value.code == "io_error"
+    (tmp_path / "file").write_text("not a folder")
+    with pytest.raises(PolygraphError) as error:
+        build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")], tmp_path / "file")
+    assert error.value.code == "file_exists"
+    shutil.rmtree(folder)
