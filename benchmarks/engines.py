@@ -1,5 +1,9 @@
 """Benchmark: building the synthetic graph with the Python engine and with DuckDB, side by side.
 
+DuckDB runs twice: writing the graph file (labels read back into Python, the shared SQLite
+writer) and writing the tables folder itself (``build --tables``); the folder is compared
+row for row with ``export-tables`` of the Python engine's graph file.
+
 For each size (``--copies``: the paper-scale graph and N-1 disjoint copies), the inputs
 are generated once, then each engine builds and writes the graph in its own child
 process (so that each peak RSS is that engine's own), one after the other in this run.
@@ -31,6 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from polygraph_logic.engines.tables import export_tables  # noqa: E402
+from polygraph_logic.engines.tables_compare import differences  # noqa: E402
 from polygraph_logic.graph.assertions import Assertion  # noqa: E402
 from polygraph_logic.graph.synthetic import generate_copies  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
@@ -38,10 +44,18 @@ from polygraph_logic.resources import rule_file  # noqa: E402
 
 def child(engine: str, directory: Path, cap: int | None, memory_limit: str | None) -> None:
     """Builds and writes one graph; prints its costs as one JSON line."""
-    from polygraph_logic.engines import build_graph
+    from polygraph_logic.engines import build_graph, build_tables
 
     rounds = []
     started = time.perf_counter()
+    if engine == "tables":  # DuckDB writing the tables folder itself
+        built = build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
+                             directory / "direct.tables", cap=cap, memory_limit=memory_limit, rounds=rounds.append)
+        total = time.perf_counter() - started
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps({"seconds": built.seconds, "total": total, "rss_mb": peak, "facts": built.rows["facts"],
+                          "rounds": [[r.stratum, r.round, r.delta_facts, r.monomials, r.seconds] for r in rounds]}))
+        return
     build = build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
                         cap=cap, engine=engine, memory_limit=memory_limit,
                         rounds=rounds.append if engine == "duckdb" else None)
@@ -90,9 +104,9 @@ def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None) -> No
             graph = share_hubs(graph, hubs)
         graph.write(directory)
         results = {}
-        for engine in ("python", "duckdb"):
+        for engine in ("python", "duckdb", "tables"):
             command = [sys.executable, __file__, "--child", engine, str(directory), "--cap", str(cap)]
-            if memory_limit and engine == "duckdb":
+            if memory_limit and engine in ("duckdb", "tables"):
                 command += ["--memory-limit", memory_limit]
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode:
@@ -100,16 +114,24 @@ def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None) -> No
                 return
             results[engine] = json.loads(done.stdout.strip().splitlines()[-1])
         same = fact_rows(directory / "python.graph") == fact_rows(directory / "duckdb.graph")
+        export_tables(directory / "python.graph", directory / "python.tables")
+        differ = differences(directory / "python.tables", directory / "direct.tables")
     label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")
     print(f"{label}: {len(graph.assertions):,} assertions, {results['python']['facts']:,} facts; "
           f"fact tables identical: {'yes' if same else 'NO'}")
+    print(f"  tables folder written by DuckDB vs export-tables of the python graph file: "
+          f"{'identical' if not differ else 'DIFFERENT: ' + '; '.join(differ)}")
+    names = {"python": "python -> graph file", "duckdb": "duckdb -> graph file", "tables": "duckdb -> tables"}
     for engine, r in results.items():
         stages = ", ".join(f"{k} {v:.2f}" for k, v in r["seconds"].items())
-        print(f"  {engine:7s} {r['total']:8.2f} s  peak RSS {r['rss_mb']:7.0f} MB  ({stages})")
-    p, d = results["python"], results["duckdb"]
-    print(f"  ratio python/duckdb: whole build {p['total'] / d['total']:.2f}x, "
-          f"evaluate {p['seconds']['evaluate'] / d['seconds']['evaluate']:.2f}x, "
-          f"peak RSS {p['rss_mb'] / d['rss_mb']:.2f}x")
+        print(f"  {names[engine]:21s} {r['total']:8.2f} s  peak RSS {r['rss_mb']:7.0f} MB  ({stages})")
+    p = results["python"]
+    for engine in ("duckdb", "tables"):
+        d = results[engine]
+        print(f"  ratio python / {names[engine]}: whole build {p['total'] / d['total']:.2f}x, "
+              f"evaluate {p['seconds']['evaluate'] / d['seconds']['evaluate']:.2f}x, "
+              f"peak RSS {d['rss_mb'] / p['rss_mb']:.0%} of python's (targets: 5x, 25%)")
+    d = results["tables"]
     rounds = d["rounds"]
     if rounds:
         biggest = max({r[0] for r in rounds}, key=lambda s: sum(r[4] for r in rounds if r[0] == s))

@@ -43,7 +43,7 @@ from .driver import RoundStats
 from .tables import _SCHEMA, copy_out, write_meta, writing_folder
 
 #: rows per batch of artifact ids digested in Python
-_BATCH = 200_000
+_BATCH = 50_000
 #: the assertions table of a tables folder (as export-tables writes it from a graph file)
 _ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, "
                "text VARCHAR, kind VARCHAR, negated BIGINT, since BIGINT")
@@ -173,8 +173,11 @@ class _Writer:
                          f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
                          f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
                          f"t.label AS ranks, t.exact FROM {table} t{joins}")
-        con.execute("CREATE TABLE fx AS SELECT row_number() OVER (ORDER BY rel_order, s0, s1, s2, args) AS num, * "
-                    f"FROM ({' UNION ALL '.join(parts)}) u")
+        con.execute("CREATE TABLE fx AS SELECT row_number() OVER (ORDER BY rel_order, s0, s1, s2, args) AS num, *, "
+                    f"(len(ranks) = 1 AND len(ranks[1]) = 0) AS one FROM ({' UNION ALL '.join(parts)}) u")
+        for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
+                                    "'^[rdp][0-9]+$')").fetchall():
+            con.execute(f"DROP TABLE {table}")  # the evaluation's tables: fx holds what is written
         con.execute("CREATE TABLE sets_ AS SELECT num AS fact, CAST(i - 1 AS INTEGER) AS support_set, m "
                     "FROM (SELECT num, unnest(ranks) AS m, generate_subscripts(ranks, 1) AS i FROM fx)")
         con.execute(f"CREATE TABLE mentions ({_SCHEMA['mentions']})")
@@ -189,6 +192,7 @@ class _Writer:
                 SELECT fact, list(numbers ORDER BY support_set) AS label FROM (
                     SELECT fact, support_set, list(assertion ORDER BY assertion) AS numbers
                     FROM mentions GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num""")
+        con.execute("ALTER TABLE fx DROP COLUMN ranks")
 
     # -- artifacts, in iter_artifacts' order
 
@@ -214,7 +218,7 @@ class _Writer:
                                                            "build them with --engine python")
         con.unregister("receipts_in")
         self._sentences()
-        not_one = "NOT (len(f.ranks) = 1 AND len(f.ranks[1]) = 0)"
+        not_one = "NOT f.one"
         self.background = con.execute(
             f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND NOT ({not_one}) AND "
             "NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 "
