@@ -194,6 +194,18 @@ def test_sql_what_if_equals_brute_force_and_the_python_label_verdicts(converted)
             assert {layer: counts["touched"] for layer, counts in outcome.by_layer().items()} == layers, where
 
 
+def test_few_facts_queries_give_the_one_query_rows(converted):
+    """DuckDB answers a deletion that hits few facts in short queries (fact numbers as constants);
+    their rows are the one query's, on the same random deletions (and one hitting nothing)."""
+    path, tables, _ = converted
+    from polygraph_logic.engines.sql_whatif import deletion_rows
+    with Graph(path) as graph, DuckDBTables(tables) as sql:
+        deletions = random_deletions(graph, random.Random(5), 15) + [Deletion(relations=("RO:0000000",))]
+        for deletion in deletions:
+            sql.register_deletion(deletion_rows(deletion))
+            assert sorted(sql.rows()) == sorted(sql.rows(few=0)), str(deletion)
+
+
 def test_sql_what_if_refuses_unknown_names_and_kinds(converted):
     _, tables, _ = converted
     with DuckDBTables(tables) as sql:

@@ -141,6 +141,29 @@ def deletion_rows(deletion) -> list[tuple[str, str]]:
     return list(dict.fromkeys(rows))
 
 
+#: the same what-if in three short queries, for a deletion that touches few facts (DuckDB):
+#: the hit facts; then their labels' sizes and their artifacts read with the fact numbers as
+#: constants, which DuckDB pushes into the Parquet scans (row groups skipped by their min/max)
+#: where a join with the hits would read the whole of ``facts`` and ``artifacts``
+HITS_SQL = f"""
+WITH {RESOLVED},
+deleted AS (SELECT DISTINCT num FROM resolved)
+SELECT m.fact, COUNT(DISTINCT m.support_set) AS hit
+FROM mentions m JOIN deleted d ON m.assertion = d.num
+GROUP BY m.fact
+"""
+TERMS_SQL = f"""
+WITH {RESOLVED}
+SELECT 'term', d.kind, d.name, CAST(COUNT(r.num) AS BIGINT), FALSE, FALSE
+FROM deletion d LEFT JOIN resolved r ON r.kind = d.kind AND r.name = d.name
+GROUP BY d.kind, d.name
+UNION ALL
+SELECT 'deleted', '', '', CAST(COUNT(DISTINCT num) AS BIGINT), FALSE, FALSE FROM resolved
+"""
+#: at most this many hit facts go into the queries as constants (beyond: the one query)
+FEW_FACTS = 20_000
+
+
 class Tables(ABC):
     """A tables folder opened by one engine; ``what_if`` runs the SQL what-if on it."""
 
@@ -154,7 +177,7 @@ class Tables(ABC):
         """Evaluates a deletion by SQL; unknown names are an error and nothing is evaluated."""
         started = time.perf_counter()
         self.register_deletion(deletion_rows(deletion))
-        rows = self.run(WHATIF_SQL)
+        rows = self.rows()
         unknown = [f"no {kind} named {name!r}" for row_kind, kind, name, count, _, _ in rows
                    if row_kind == "term" and not count]
         if unknown:
@@ -164,6 +187,10 @@ class Tables(ABC):
         outcome = SqlOutcome(deletion, self.engine, total, [(r[1], r[2], bool(r[4]), bool(r[5])) for r in touched])
         outcome.elapsed_ms = (time.perf_counter() - started) * 1000
         return outcome
+
+    def rows(self) -> list[tuple]:
+        """The what-if's rows (see WHATIF_SQL) for the registered deletion."""
+        return self.run(WHATIF_SQL)
 
     @abstractmethod
     def run(self, sql: str) -> list[tuple]:
@@ -200,6 +227,23 @@ class DuckDBTables(Tables):
     def register_deletion(self, rows) -> None:
         self.con.execute("DELETE FROM deletion")
         self.con.executemany("INSERT INTO deletion VALUES (?, ?)", rows)
+
+    def rows(self, few: int = FEW_FACTS) -> list[tuple]:
+        """WHATIF_SQL's rows; a deletion hitting at most ``few`` facts in three short queries
+        (HITS_SQL, then facts and artifacts by fact number): at x400, 1.0 s -> 0.08 s."""
+        hits = dict(self.run(HITS_SQL))
+        if len(hits) > few:
+            return self.run(WHATIF_SQL)
+        rows = self.run(TERMS_SQL)
+        if hits:
+            numbers = ", ".join(map(str, hits))
+            labels = {num: (sets, exact) for num, sets, exact in
+                      self.run(f"SELECT num, sets, exact FROM facts WHERE num IN ({numbers})")}
+            for id_, layer, num, fact in self.run(f"SELECT id, layer, CAST(num AS BIGINT), fact FROM artifacts "
+                                                  f"WHERE fact IN ({numbers})"):
+                sets, exact = labels[fact]
+                rows.append(("artifact", id_, layer, num, hits[fact] == sets, exact))
+        return rows
 
     def run(self, sql: str) -> list[tuple]:
         return self.con.execute(sql).fetchall()
