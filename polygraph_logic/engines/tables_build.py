@@ -200,10 +200,7 @@ class _Writer:
         con = self.con
         con.execute("CREATE TABLE arts(o0 INTEGER, o1 BIGINT, o2 BIGINT, o3 BIGINT, fact BIGINT, id VARCHAR, "
                     "layer VARCHAR, content VARCHAR)")
-        triple = ("'{\"subject\": ' || v0.json || ', \"predicate\": ' || v1.json || ', \"object\": ' || v2.json || '}'")
-        named = ("FROM fx f JOIN vals v0 ON v0.id = f.k0 JOIN vals v1 ON v1.id = f.k1 JOIN vals v2 ON v2.id = f.k2 "
-                 "WHERE f.relation = '{}'")
-        self._digested("claim", 0, f"SELECT f.s0, f.s1, f.s2, f.num, f.args, {triple} {named.format('claim')}")
+        self._digested("claim", 0, "f.relation = 'claim'")
         receipts = [r for r in self.prepared.receipts if r.layer in ("merge", "summary")]
         self._register("receipts_in", {"artifact": [r.artifact for r in receipts],
                                        "content": [json_text(r.content) for r in receipts]})
@@ -223,9 +220,8 @@ class _Writer:
             f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND NOT ({not_one}) AND "
             "NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 "
             "AND c.k2 = f.k2)").fetchall()[0][0]
-        self._digested("edge", 4, f"SELECT f.s0, f.s1, f.s2, f.num, f.args, {triple} {named.format('edge')} "
-                                  f"AND {not_one} AND NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' "
-                                  "AND c.k0 = f.k0 AND c.k1 = f.k1 AND c.k2 = f.k2)")
+        self._digested("edge", 4, f"f.relation = 'edge' AND {not_one} AND NOT EXISTS (SELECT 1 FROM fx c "
+                                  "WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 AND c.k2 = f.k2)")
         self._contradictions(not_one)
         duplicate = con.execute("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
         if duplicate:
@@ -241,20 +237,25 @@ class _Writer:
         con.execute("""UPDATE artifacts SET summary = num WHERE layer = 'summary'
                        AND num IN (SELECT summary FROM artifacts WHERE layer = 'sentence')""")
 
-    def _digested(self, layer: str, o0: int, sql: str) -> None:
-        """Adds the artifacts of ``sql`` (ranks, fact, args, content) with ids digested in Python."""
-        cursor = self.con.cursor()
-        cursor.execute(sql)
+    def _digested(self, layer: str, o0: int, where: str) -> None:
+        """Adds the triples of ``fx f`` matching ``where`` as artifacts of ``layer``; only the
+        arguments pass through Python, to be digested into ids (DuckDB has no blake2b)."""
+        con = self.con
+        con.execute("CREATE OR REPLACE TABLE digests(fact BIGINT, id VARCHAR)")
+        cursor = con.cursor()
+        cursor.execute(f"SELECT f.num, f.args FROM fx f WHERE {where}")
         prefix = f"{layer}:"
         while batch := cursor.fetchmany(_BATCH):
-            s0, s1, s2, fact, args, content = zip(*batch)
-            ids = [prefix + hashlib.blake2b(a.encode(), digest_size=6).hexdigest() for a in args]
-            self._register("digested", {"n_s0": s0, "n_s1": s1, "n_s2": s2, "n_fact": fact, "id": ids,
-                                        "content": content})
-            self.con.execute(f"INSERT INTO arts SELECT {o0}, n_s0, n_s1, n_s2, n_fact, id, '{layer}', content "
-                             "FROM digested")
-            self.con.unregister("digested")
+            ids = [prefix + hashlib.blake2b(args.encode(), digest_size=6).hexdigest() for _, args in batch]
+            self._register("digested", {"n_fact": [row[0] for row in batch], "id": ids})
+            con.execute("INSERT INTO digests SELECT n_fact, id FROM digested")
+            con.unregister("digested")
         cursor.close()
+        content = "'{\"subject\": ' || v0.json || ', \"predicate\": ' || v1.json || ', \"object\": ' || v2.json || '}'"
+        con.execute(f"INSERT INTO arts SELECT {o0}, f.s0, f.s1, f.s2, f.num, d.id, '{layer}', {content} "
+                    "FROM digests d JOIN fx f ON f.num = d.fact JOIN vals v0 ON v0.id = f.k0 "
+                    "JOIN vals v1 ON v1.id = f.k1 JOIN vals v2 ON v2.id = f.k2")
+        con.execute("DROP TABLE digests")
 
     def _sentences(self) -> None:
         """Sentences in the receipts' order; a sentence without a fact gets one (label zero)."""
