@@ -14,21 +14,33 @@ one after another:
 Spark is skipped, in one line saying why, when pyspark or Java is missing.  Printed, never
 asserted.  ``polygraph bench`` runs ``measure`` on x1 as its *distributed* section.
 
-    python benchmarks/distributed.py [--scales 1 10] [--sources 5] [--no-spark] [--rounds]
+``--spark-base REV``: the Spark build is run twice instead, each in a child process of its own
+(its own JVM, started before the clock): with the package as of commit REV (a ``git archive``
+of it first on the child's path) and with the working tree; printed: both builds' rounds, the
+ratios base / working tree of the evaluate stage and of the median round, and whether each
+one's labels are identical to the Python engine's.
+
+    python benchmarks/distributed.py [--scales 1 10] [--sources 5] [--no-spark] [--rounds] [--spark-base REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
+import os
 import statistics
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+PACKAGE = os.environ.get("DISTRIBUTED_PACKAGE")  # set in a child: the package whose Spark build is measured
+sys.path.insert(0, PACKAGE or str(ROOT))
 
 from polygraph_logic.engines import build_graph  # noqa: E402
 from polygraph_logic.graph.synthetic import generate_copies  # noqa: E402
@@ -39,6 +51,67 @@ def labels_of(model) -> dict:
     to_json = model.semiring.to_json
     return {(name, tup): (frozenset(frozenset(s) for s in to_json(label)), label.exact)
             for name in model.relations() for tup, label in model.facts(name).items()}
+
+
+def labels_digest(labels: dict) -> str:
+    """One digest of every fact's label (support sets and exact flag), in a fixed order."""
+    rows = sorted(repr((key, sorted(sorted(map(str, s)) for s in sets), exact)) for key, (sets, exact) in labels.items())
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()
+
+
+def spark_child(inputs: Path) -> None:
+    """In a child: one Spark build of ``inputs`` (session started first); prints one JSON line."""
+    import polygraph_logic
+    from polygraph_logic.engines.spark import spark_session
+    spark_session("local[2]")
+    rounds = []
+    build = build_graph(inputs / "assertions.jsonl", inputs / "receipts.jsonl", [rule_file("ro")], cap=8,
+                        engine="spark", rounds=rounds.append)
+    print(json.dumps({"package": polygraph_logic.__file__, "evaluate_s": build.seconds["evaluate"],
+                      "digest": labels_digest(labels_of(build.model)),
+                      "rounds": [[r.stratum, r.round, r.delta_facts, r.monomials, r.seconds] for r in rounds]}))
+
+
+def extract(base: str, folder: Path) -> Path:
+    """Writes the package as of commit ``base`` to ``folder`` (git archive); returns the folder."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", base, "polygraph_logic", "grammar", "rules", "prompts"],
+                             capture_output=True, check=True).stdout
+    folder.mkdir(parents=True)
+    with tarfile.open(fileobj=__import__("io").BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def spark_base_vs_tree(inputs: Path, base: tuple[str, Path], reference: dict, out, show_rounds: bool) -> dict:
+    """The Spark build with the base commit's package and with the working tree's, one child each."""
+    from polygraph_logic.engines.driver import RoundStats
+    digest, results = labels_digest(reference), {}
+    for name, package in ((f"base {base[0]}", base[1]), ("working tree", ROOT)):
+        env = {**os.environ, "DISTRIBUTED_PACKAGE": str(package), "PYTHONHASHSEED": "0"}
+        done = subprocess.run([sys.executable, __file__, "--spark-child", str(inputs)], env=env,
+                              capture_output=True, text=True, cwd=inputs)
+        if done.returncode:
+            sys.exit(f"a Spark child failed:\n{done.stderr[-3000:]}")
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        if not figures["package"].startswith(str(package)):
+            sys.exit(f"the child imported {figures['package']}, not the package under {package}")
+        rounds = [RoundStats(*r) for r in figures["rounds"]]
+        entry = {"evaluate_s": figures["evaluate_s"], "identical": figures["digest"] == digest, **round_figures(rounds)}
+        results[name] = entry
+        out(f"  spark ({name}, a child) evaluate {entry['evaluate_s']:8.2f} s, labels identical to python: "
+            f"{'yes' if entry['identical'] else 'NO'}; {entry['rounds']} rounds in {entry['strata']} strata, "
+            f"median {entry['median_s'] * 1000:.0f} ms, max {entry['max_s']:.2f} s")
+    old, new = results.values()
+    if show_rounds:
+        out("    the base's costliest stratum, round by round (delta facts, monomials, seconds base, working tree):")
+        by_round = {(r[0]): r[3] for r in new["largest_stratum"]}
+        for number, facts, monomials, seconds in old["largest_stratum"]:
+            now = by_round.get(number)
+            out(f"      round {number:3d}: {facts:9,} {monomials:9,} {seconds:7.3f} s {now:7.3f} s" if now is not None
+                else f"      round {number:3d}: {facts:9,} {monomials:9,} {seconds:7.3f} s")
+    ratios = {"evaluate": old["evaluate_s"] / new["evaluate_s"], "median_round": old["median_s"] / new["median_s"]}
+    out(f"  spark base/working tree: evaluate {ratios['evaluate']:.3g}x, median round {ratios['median_round']:.3g}x")
+    return {"base": old, "tree": new, "ratios": ratios}
 
 
 def spark_problem() -> str | None:
@@ -61,9 +134,13 @@ def round_figures(rounds) -> dict:
                                 for r in rounds if r.stratum == biggest]}
 
 
-def build_all(inputs: Path, engines: list[str], out: Callable[[str], None], show_rounds: bool) -> dict:
-    """Builds the inputs with each engine; returns per engine its figures (and the Python graph file)."""
+def build_all(inputs: Path, engines: list[str], out: Callable[[str], None], show_rounds: bool,
+              spark_base: tuple[str, Path] | None = None) -> dict:
+    """Builds the inputs with each engine; returns per engine its figures (and the Python graph file).
+    With ``spark_base`` (its name, its package folder), Spark is built by two children instead."""
     results, reference = {}, None
+    children = spark_base is not None and "spark" in engines
+    engines = [e for e in engines if not (children and e == "spark")]
     for engine in engines:
         rounds = []
         started = time.perf_counter()
@@ -85,10 +162,15 @@ def build_all(inputs: Path, engines: list[str], out: Callable[[str], None], show
             out(f"    its costliest stratum, round by round (delta facts, monomials, seconds):")
             for number, facts, monomials, seconds in entry["largest_stratum"]:
                 out(f"      round {number:3d}: {facts:9,} {monomials:9,} {seconds:7.3f} s")
+    if children:
+        results["spark"] = spark_base_vs_tree(inputs, spark_base, reference, out, show_rounds)
+        results["spark"]["evaluate_s"] = results["spark"]["tree"]["evaluate_s"]
+        engines = engines + ["spark"]
     python = results["python"]["evaluate_s"]
     for engine in engines[1:]:
         results[engine]["python_over"] = python / results[engine]["evaluate_s"]
-        out(f"  evaluate python/{engine}: {results[engine]['python_over']:.3g}x")
+        out(f"  evaluate python/{engine}{' (working tree)' if children and engine == 'spark' else ''}: "
+            f"{results[engine]['python_over']:.3g}x")
     return results
 
 
@@ -133,8 +215,9 @@ def sql_whatif(graph: Path, retracted: list[str], folder: Path, spark, sources: 
 
 
 def measure(scales: tuple[int, ...] = (1,), quick: bool = False, spark: bool = True, sources: int | None = None,
-            show_rounds: bool = False, out: Callable[[str], None] = print) -> dict:
-    """Runs the builds and SQL what-ifs on each scale; prints through ``out``, returns the figures."""
+            show_rounds: bool = False, out: Callable[[str], None] = print, spark_base: str | None = None) -> dict:
+    """Runs the builds and SQL what-ifs on each scale; prints through ``out``, returns the figures.
+    ``spark_base``: a commit whose Spark build is measured beside the working tree's (children)."""
     figures: dict = {"scales": {}}
     try:
         import duckdb  # noqa: F401
@@ -153,17 +236,29 @@ def measure(scales: tuple[int, ...] = (1,), quick: bool = False, spark: bool = T
         figures["spark_start_s"] = time.perf_counter() - started
         out(f"spark local[2] session started in {figures['spark_start_s']:.1f} s")
     engines = ["python", "duckdb"] + (["spark"] if session else [])
-    for scale in scales:
-        with tempfile.TemporaryDirectory(prefix="polygraph-distributed-") as work:
-            inputs = Path(work)
-            graph = generate_copies(scale)
-            graph.write(inputs)
-            out(f"x{scale}: {len(graph.assertions):,} assertions")
-            entry = {"assertions": len(graph.assertions), "build": build_all(inputs, engines, out, show_rounds)}
-            entry["whatif"] = sql_whatif(inputs / "python.graph", list(graph.retracted), inputs / "tables", session,
-                                         sources or (3 if quick else 10), out)
-            figures["scales"][scale] = entry
+    with tempfile.TemporaryDirectory(prefix="polygraph-distributed-base-") as packages:
+        base = None
+        if spark_base and session:
+            commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", spark_base],
+                                    capture_output=True, text=True, check=True).stdout.strip()
+            base = (commit, extract(spark_base, Path(packages) / "base"))
+        for scale in scales:
+            figures["scales"][scale] = measure_scale(scale, engines, session, base, quick, sources, show_rounds, out)
     return figures
+
+
+def measure_scale(scale: int, engines: list[str], session, base, quick: bool, sources: int | None,
+                  show_rounds: bool, out: Callable[[str], None]) -> dict:
+    """The builds and SQL what-ifs of one scale."""
+    with tempfile.TemporaryDirectory(prefix="polygraph-distributed-") as work:
+        inputs = Path(work)
+        graph = generate_copies(scale)
+        graph.write(inputs)
+        out(f"x{scale}: {len(graph.assertions):,} assertions")
+        entry = {"assertions": len(graph.assertions), "build": build_all(inputs, engines, out, show_rounds, base)}
+        entry["whatif"] = sql_whatif(inputs / "python.graph", list(graph.retracted), inputs / "tables", session,
+                                     sources or (3 if quick else 10), out)
+    return entry
 
 
 def main(argv=None) -> int:
@@ -172,8 +267,14 @@ def main(argv=None) -> int:
     parser.add_argument("--sources", type=int, default=None, help="single-source retractions per scale (10)")
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument("--rounds", action="store_true", help="print the costliest stratum round by round")
+    parser.add_argument("--spark-base", metavar="REV", help="also build on Spark with the package as of REV (children)")
+    parser.add_argument("--spark-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    measure(tuple(args.scales), spark=not args.no_spark, sources=args.sources, show_rounds=args.rounds)
+    if args.spark_child:
+        spark_child(Path(args.spark_child))
+        return 0
+    measure(tuple(args.scales), spark=not args.no_spark, sources=args.sources, show_rounds=args.rounds,
+            spark_base=args.spark_base)
     return 0
 
 

@@ -9,6 +9,10 @@ loop (driver.py).  What is Spark's own:
   relation once when its delta is merged; the lineage is cut there, so a round's plan
   does not grow with the rounds before it, and every statement reads the state before
   the round (a DataFrame is bound to the views it was analysed against);
+- a round is one job per changed relation for its delta (its facts and monomials are
+  observed while it is checkpointed, not counted by another job) and one for the merge;
+- on a local master a round's cost is fixed costs, not data (see LOCAL_CONF): no code
+  generation, no broadcast jobs, and as many partitions as cores;
 - the facts and parameters travel from this process: through CSV files Spark reads
   natively for a local master, through ``createDataFrame`` (the driver's rows shipped to
   the executors) for a cluster, where this machine's files are not the executors';
@@ -18,6 +22,7 @@ loop (driver.py).  What is Spark's own:
 from __future__ import annotations
 
 import csv
+import os
 import tempfile
 from pathlib import Path
 from typing import Callable
@@ -36,6 +41,24 @@ from .plan import Plan, make_plan
 #: Spark's defaults, 157 s without whole-stage code generation and adaptive re-planning
 SESSION_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
 
+#: a local master's data is small beside its fixed costs per task and per job (profiled on
+#: Figure 1, local[2], docs/engines.md): each task generated and compiled code for the plan's
+#: projections (Janino) and deserialised the stage's expression trees, a round ran about 25
+#: broadcast jobs (the checkpointed tables' estimated sizes are not their real sizes), and
+#: each of a round's unions read 4 partitions per branch.  Interpreted expressions, shuffled
+#: joins and one partition per core instead (_Runner.partitions)
+LOCAL_CONF = {"spark.sql.codegen.factoryMode": "NO_CODEGEN", "spark.sql.autoBroadcastJoinThreshold": "-1"}
+
+
+def local_cores(master: str) -> int | None:
+    """The worker threads of a local master (``local``, ``local[N]``, ``local[*]``,
+    ``local[N,F]``), or None for a cluster."""
+    if not master.startswith("local"):
+        return None
+    inside = master[master.index("[") + 1:master.index("]")] if "[" in master else "1"
+    first = inside.split(",")[0].strip()
+    return (os.cpu_count() or 1) if first == "*" else max(int(first), 1)
+
 
 def evaluate_spark(program: Program, cap: int | None = 8, master: str = "local[2]",
                    progress: Callable[[StratumStats], None] | None = None,
@@ -50,12 +73,16 @@ def evaluate_spark(program: Program, cap: int | None = 8, master: str = "local[2
     program.check_provenance_negation()
     plan = make_plan(program, cap)
     spark = (session or spark_session(master)).newSession()
-    for key, value in SESSION_CONF.items():
+    cores = local_cores(spark.sparkContext.master)
+    conf = dict(SESSION_CONF)
+    if cores is not None:
+        conf.update(LOCAL_CONF)
+        conf["spark.sql.shuffle.partitions"] = str(cores)
+    for key, value in conf.items():
         spark.conf.set(key, value)
-    local = spark.sparkContext.master.startswith("local")
     with tempfile.TemporaryDirectory(prefix="polygraph-spark-") as work:
         try:
-            runner = _Runner(spark, plan, Path(work) if local else None, rounds)
+            runner = _Runner(spark, plan, Path(work) if cores is not None else None, rounds, cores)
             runner.load()
             runner.run(progress)
             return runner.model(), runner.stats
@@ -77,9 +104,20 @@ class _Runner(Runner):
 
     dialect = SPARK
 
-    def __init__(self, spark, plan: Plan, work: Path | None, on_round):
+    def __init__(self, spark, plan: Plan, work: Path | None, on_round, partitions: int | None = None):
         super().__init__(plan, on_round)
         self.spark, self.work = spark, work
+        #: a local master's partitions per table and per round's union (its cores); None: Spark's
+        self.partitions = partitions
+
+    def _narrow(self, frame):
+        """``frame`` in at most ``partitions`` partitions, without a shuffle (a local master):
+        a task per partition deserialises its stage's whole plan, whatever its rows."""
+        return frame if self.partitions is None else frame.coalesce(self.partitions)
+
+    def _materialise(self, frame):
+        """``frame`` computed once (one job) and cut from its lineage."""
+        return self._narrow(frame.localCheckpoint(eager=True))
 
     def _frame(self, name: str, columns: list[str], rows):
         """A DataFrame of integer ``columns`` holding ``rows``: read from a CSV file (local
@@ -109,7 +147,7 @@ class _Runner(Runner):
             raw = (f"SELECT {', '.join(keys)}, array_distinct(collect_list(CASE WHEN v < 0 "
                    f"THEN CAST(array() AS ARRAY<INT>) ELSE array(v) END)) AS p, TRUE AS e "
                    f"FROM raw GROUP BY {', '.join(keys)}")
-            table = self.spark.sql(labels.normalize(d, raw, keys, plan.cap)).localCheckpoint(eager=True)
+            table = self._materialise(self.spark.sql(labels.normalize(d, raw, keys, plan.cap)))
             self._view(plan.table(relation), table)
             loaded.add(relation)
         self.spark.catalog.dropTempView("raw")
@@ -120,18 +158,24 @@ class _Runner(Runner):
         for shape in self.parameter_shapes():
             columns = [f"c{i}" for i in range(shape.width)]
             frame = self._frame(f"params{shape.number}", columns, shape.params).distinct()
-            self._view(shape.table, frame.localCheckpoint(eager=True))
+            self._view(shape.table, self._materialise(frame))
 
     def derive(self, relation: str, sql: str) -> None:
-        # analysed now, against the views as they are before the round's merges
-        self._view(f"c{self.plan.relations[relation]}", self.spark.sql(sql))
+        # analysed now, against the views as they are before the round's merges; a union of
+        # many joins, its branches' partitions read by a few tasks
+        self._view(f"c{self.plan.relations[relation]}", self._narrow(self.spark.sql(sql)))
 
     def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:
-        delta = self.spark.sql(sql).localCheckpoint(eager=True)
+        from pyspark.sql import Observation
+        from pyspark.sql import functions as F
+        rows = Observation()  # the delta's facts and monomials, gathered by the checkpoint's job
+        frame = self.spark.sql(sql).observe(rows, F.count(F.lit(1)).alias("facts"),
+                                            F.coalesce(F.sum(F.size("label")), F.lit(0)).alias("monomials"))
+        delta = self._materialise(frame)
         self._view(self.plan.table(relation, delta=True), delta)
         self.spark.catalog.dropTempView(f"c{self.plan.relations[relation]}")
-        count, size = delta.selectExpr("count(*)", "coalesce(sum(size(label)), 0)").first()
-        return int(count), int(size)
+        counted = rows.get
+        return int(counted["facts"]), int(counted["monomials"])
 
     def clear_delta(self, relation: str) -> None:
         self._view(self.plan.table(relation, delta=True), self._empty(relation))
@@ -142,7 +186,7 @@ class _Runner(Runner):
         on = " AND ".join(f"o.{k} = n.{k}" for k in plan.keys(relation))
         merged = self.spark.sql(f"SELECT o.* FROM {table} o LEFT ANTI JOIN {delta} n ON {on} "
                                 f"UNION ALL SELECT * FROM {delta}")
-        self._view(table, merged.localCheckpoint(eager=True))
+        self._view(table, self._materialise(merged))
 
     def count(self, relation: str) -> int:
         return self.spark.table(self.plan.table(relation)).count()
