@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -37,6 +36,7 @@ from ..provenance import Polynomial, WhySemiring
 from .assertions import Assertion
 from .labels import decode_label, encode_label  # noqa: F401  (encode_label re-exported for callers)
 from .schema import file_problem, schema_problem
+from .views import Assertions, Rows
 
 FORMAT = "polygraph-graph/2"
 LAYERS = ("claim", "merge", "edge", "summary", "sentence", "contradiction")
@@ -78,45 +78,6 @@ class Artifact:
 def bad_graph(path, what: str) -> PolygraphError:
     """Returns the error for a damaged or foreign graph file."""
     return PolygraphError("bad_graph", f"{path}: {what}; rebuild it with `polygraph build ... -o {path}`")
-
-
-class Assertions(Mapping):
-    """The graph's assertions by id, read from disk on demand (iteration streams them in order)."""
-
-    def __init__(self, graph: "Graph"):
-        self._graph = graph
-        self._count: int | None = None
-        columns = graph.assertion_columns
-        # a graph built before kinds existed reads every assertion as a source claim
-        self._COLUMNS += ", kind" if "kind" in columns else ", 'source_claim'"
-        # a graph built before negated assertions existed has none
-        self.has_negated = "negated" in columns
-        self._COLUMNS += ", negated" if self.has_negated else ", 0"
-
-    _COLUMNS = "id, source, subject, predicate, object, text"
-
-    def __getitem__(self, assertion_id: str) -> Assertion:
-        row = self._graph.query(f"SELECT {self._COLUMNS} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
-        if row is None:
-            raise NotFound("unknown_assertion", f"no assertion named {assertion_id!r}")
-        return self._graph.assertion(row)
-
-    def __contains__(self, assertion_id) -> bool:
-        return self._graph.query("SELECT 1 FROM assertions WHERE id = ?", (assertion_id,)).fetchone() is not None
-
-    def __iter__(self) -> Iterator[str]:
-        return (row[0] for row in self._graph.query("SELECT id FROM assertions ORDER BY num"))
-
-    def __len__(self) -> int:
-        if self._count is None:
-            self._count = self._graph.query("SELECT COUNT(*) FROM assertions").fetchone()[0]
-        return self._count
-
-    def values(self) -> Iterator[Assertion]:
-        return (self._graph.assertion(row) for row in self._graph.query(f"SELECT {self._COLUMNS} FROM assertions ORDER BY num"))
-
-    def items(self) -> Iterator[tuple[str, Assertion]]:
-        return ((a.id, a) for a in self.values())
 
 
 class Graph:
@@ -393,25 +354,6 @@ class Graph:
             "label_bytes_per_artifact": label_bytes / total if total else 0.0,
             "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules", "stats")},
         }
-
-
-class Rows:
-    """A query's rows (iterate, fetchone, fetchall), read with damage turned into bad_graph."""
-
-    def __init__(self, cursor: sqlite3.Cursor, graph: Graph):
-        self._cursor, self._graph = cursor, graph
-
-    def __iter__(self) -> "Rows":
-        return self
-
-    def __next__(self):
-        return self._graph._call(next, self._cursor)
-
-    def fetchone(self):
-        return self._graph._call(self._cursor.fetchone)
-
-    def fetchall(self) -> list:
-        return self._graph._call(self._cursor.fetchall)
 
 
 _INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
