@@ -133,7 +133,7 @@ def test_a_failed_build_leaves_the_earlier_folder(tmp_path):
     bad.write_text('merge("merge:from-a-rule") :- claim(X, "RO:0002211", Y).\n')  # fails while writing
     with pytest.raises(PolygraphError) as error:
         build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro"), bad], folder)
-    assert error.value.code == "engine_unsupported" and "merge facts come from no receipt" in str(error.value)
+    assert error.value.code == "bad_program" and "merge facts come from no receipt" in str(error.value)
     assert sorted((p.name, p.read_bytes()) for p in folder.iterdir()) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no partial folder left
     with pytest.raises(PolygraphError) as error:

@@ -40,7 +40,7 @@ from ..graph.contradiction_layer import LAYER as CONTRADICTION, content as contr
 from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
 from .driver import RoundStats
-from .tables import _SCHEMA, copy_out, write_meta, writing_folder
+from .tables import _SCHEMA, check_target, copy_out, write_meta, writing_folder
 
 #: rows per batch of artifact ids digested in Python
 _BATCH = 50_000
@@ -72,7 +72,10 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
     """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (atomically:
     an earlier folder survives a failure); ``writing(stage)`` hears each writing stage."""
     from .duckdb_run import evaluation
+    if not str(directory):
+        raise PolygraphError("bad_argument", "build_tables needs the tables folder to write")
     target = Path(directory)
+    check_target(target)  # before the evaluation: a wrong folder is said at once
     prepared = python_build.prepare_build(assertions, receipts, rules, cap)
     stats: list[RoundStats] = []
 
@@ -217,8 +220,9 @@ class _Writer:
             missing = con.execute(f"SELECT count(*) FROM fx f WHERE f.relation = '{layer}'").fetchall()[0][0] - \
                 con.execute(f"SELECT count(*) FROM arts WHERE layer = '{layer}'").fetchall()[0][0]
             if missing:
-                raise PolygraphError("engine_unsupported", f"{missing} {layer} facts come from no receipt: "
-                                                           "build them with --engine python")
+                raise PolygraphError("bad_program", f"{missing} {layer} facts come from no receipt (a rule "
+                                                    f"derives them): a {layer} is an artifact only as its receipt "
+                                                    "states it")
         con.unregister("receipts_in")
         self._sentences()
         not_one = "NOT f.one"
