@@ -134,6 +134,9 @@ def test_a_failed_build_leaves_the_earlier_folder(tmp_path):
     with pytest.raises(PolygraphError) as error:
         build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro"), bad], folder)
     assert error.value.code == "bad_program" and "merge facts come from no receipt" in str(error.value)
+    with pytest.raises(PolygraphError) as error:  # the Python engine says the same, no traceback
+        build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro"), bad]).artifacts
+    assert error.value.code == "bad_program" and "comes from no receipt" in str(error.value)
     assert sorted((p.name, p.read_bytes()) for p in folder.iterdir()) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no partial folder left
     with pytest.raises(PolygraphError) as error:

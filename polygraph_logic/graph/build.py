@@ -230,6 +230,10 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
     by_id = {r.artifact: r for r in receipts}
     for layer in ("merge", "summary"):
         for (artifact_id,), label in _sorted(_rows(model, layer)):
+            if artifact_id not in by_id:
+                raise PolygraphError("bad_program", f"{layer}({artifact_id!r}) comes from no receipt (a rule "
+                                                    f"derives it): a {layer} is an artifact only as its receipt "
+                                                    "states it")
             yield tally.add(Artifact(artifact_id, layer, by_id[artifact_id].content,
                                      support(label), label.exact))
     seen = set()
