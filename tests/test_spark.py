@@ -199,3 +199,13 @@ def test_a_spark_build_failure_is_one_error_line(spark, monkeypatch):
     with pytest.raises(PolygraphError) as error:
         evaluate_spark(parse_program('s1 :: e("a", "b").\nt(X, Y) :- e(X, Y).\n'), 8, session=spark)
     assert error.value.code == "spark_error" and "\n" not in str(error.value) and "nowhere" in str(error.value)
+
+
+def test_local_masters_tuning_is_by_their_cores():
+    """A local master's evaluation is tuned to its worker threads (shuffle partitions, coalesced
+    unions); a cluster's is left to Spark."""
+    import os
+
+    from polygraph_logic.engines.spark_run import local_cores
+    assert [local_cores(m) for m in ("local", "local[2]", "local[3,4]", "local[*]", "spark://host:7077")] == \
+        [1, 2, 3, os.cpu_count() or 1, None]

@@ -38,8 +38,19 @@ from .plan import Plan, make_plan
 
 #: a round's statements are many small joins over lambda-heavy projections: their cost is
 #: planning and scheduling, not data.  Measured on Figure 1 (18 rounds, local[2]): 222 s with
-#: Spark's defaults, 157 s without whole-stage code generation and adaptive re-planning
-SESSION_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+#: Spark's defaults, 157 s without whole-stage code generation and adaptive re-planning.
+#: Optimizer rules left out: PushProjectionThroughUnion copied a round's label products (the
+#: fold above a union of ~50 joins) into every branch (Figure 1's edge statement: 271 lambda
+#: functions in the optimised plan instead of 73, its optimisation 2-4x longer);
+#: InferFiltersFromConstraints derives not-null filters from those projections; the others
+#: changed nothing in these plans (Spark's rule metrics) but walked them every round
+SESSION_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false",
+                "spark.sql.optimizer.excludedRules": ",".join(
+                    [f"org.apache.spark.sql.catalyst.optimizer.{rule}" for rule in (
+                        "PushProjectionThroughUnion", "InferFiltersFromConstraints", "EliminateOuterJoin",
+                        "SimplifyBinaryComparison")]
+                    + [f"org.apache.spark.sql.execution.datasources.{rule}" for rule in (
+                        "SchemaPruning", "PruneFileSourcePartitions", "PushVariantIntoScan")])}
 
 #: a local master's data is small beside its fixed costs per task and per job (profiled on
 #: Figure 1, local[2], docs/engines.md): each task generated and compiled code for the plan's
