@@ -207,5 +207,5 @@ def test_local_masters_tuning_is_by_their_cores():
     import os
 
     from polygraph_logic.engines.spark_run import local_cores
-    assert [local_cores(m) for m in ("local", "local[2]", "local[3,4]", "local[*]", "spark://host:7077")] == \
-        [1, 2, 3, os.cpu_count() or 1, None]
+    masters = ("local", "local[2]", "local[3,4]", "local[*]", "spark://host:7077", "local-cluster[2,1,1024]")
+    assert [local_cores(m) for m in masters] == [1, 2, 3, os.cpu_count() or 1, None, None]
