@@ -168,8 +168,9 @@ def _run_build(args: argparse.Namespace) -> int:
     rules = _rule_paths(args.rules)
     from ..origins import load_origins
     origins = load_origins(args.origins) if args.origins else None
-    if args.tables:
-        return _run_build_tables(args, rules, origins)
+    if args.tables and args.engine != "duckdb":
+        raise PolygraphError("bad_argument", "--tables is written straight from DuckDB: add --engine duckdb "
+                                             "(or write a graph file with -o and export-tables)")
     with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:
         progress.phase("reading the inputs, compiling, evaluating the rules")
 
@@ -178,52 +179,35 @@ def _run_build(args: argparse.Namespace) -> int:
             relations = relations if len(relations) <= 40 else relations[:37] + "..."
             progress.step(f"last: {relations} ({stats.facts:,} facts, {stats.rounds} rounds)")
 
+        if args.tables:
+            from ..engines import build_tables
+            built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
+                                 memory_limit=args.memory_limit, progress=evaluated, origins=origins,
+                                 writing=lambda stage: progress.phase(f"writing {args.tables}: {stage}"))
+            return _report(args, args.tables, built.layers, built.truncated, built.over_cap, built.seconds,
+                           f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; ")
         build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
                             memory_limit=args.memory_limit, master=args.master, progress=evaluated)
     build.origins = origins
     with Progress(f"writing {args.output}", stream=sys.stderr) as writing:
         writing.phase("collecting the artifacts")
         build.write(args.output, progress=lambda stage, rows: writing.phase(f"{stage}: {rows:,} rows"))
-    counts = build.counts()
+    return _report(args, args.output, build.counts(), build.truncated(), build.over_cap, build.seconds)
+
+
+def _report(args: argparse.Namespace, output: str, counts: dict, truncated: int, over_cap: int,
+            seconds: dict, more: str = "") -> int:
+    """What a build wrote: the --json object, or one line on stderr."""
     if args.json:
-        print_json({"output": args.output, "engine": args.engine, "cap": args.cap,
+        print_json({"output": output, "engine": args.engine, "cap": args.cap,
                     "artifacts": sum(counts.values()), "layers": {layer: counts.get(layer, 0) for layer in LAYERS},
-                    "truncated": build.truncated(), "receipts_over_cap": build.over_cap,
-                    "seconds": {stage: round(value, 3) for stage, value in build.seconds.items()}})
+                    "truncated": truncated, "receipts_over_cap": over_cap,
+                    "seconds": {stage: round(value, 3) for stage, value in seconds.items()}})
         return 0
-    print(f"wrote {args.output}: {sum(counts.values())} artifacts "
+    print(f"wrote {output}: {sum(counts.values())} artifacts "
           f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
-          f"{build.truncated()} labels truncated at cap {args.cap}, {build.over_cap} receipts over the cap; "
-          f"{sum(build.seconds.values()):.2f} s", file=sys.stderr)
-    return 0
-
-
-def _run_build_tables(args: argparse.Namespace, rules: list, origins) -> int:
-    if args.engine != "duckdb":
-        raise PolygraphError("bad_argument", "--tables is written straight from DuckDB: add --engine duckdb "
-                                             "(or write a graph file with -o and export-tables)")
-    from ..engines import build_tables
-    with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:
-        progress.phase("reading the inputs, compiling, evaluating the rules")
-
-        def evaluated(stats) -> None:
-            progress.step(f"last: {', '.join(stats.relations)[:40]} ({stats.facts:,} facts, {stats.rounds} rounds)")
-
-        built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
-                             memory_limit=args.memory_limit, progress=evaluated, origins=origins,
-                             writing=lambda stage: progress.phase(f"writing {args.tables}: {stage}"))
-    counts = built.layers
-    if args.json:
-        print_json({"output": args.tables, "engine": args.engine, "cap": args.cap,
-                    "artifacts": sum(counts.values()), "layers": {layer: counts.get(layer, 0) for layer in LAYERS},
-                    "truncated": built.truncated, "receipts_over_cap": built.over_cap,
-                    "seconds": {stage: round(value, 3) for stage, value in built.seconds.items()}})
-        return 0
-    print(f"wrote {args.tables}: {sum(counts.values())} artifacts "
-          f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
-          f"{built.truncated} labels truncated at cap {args.cap}, {built.over_cap} receipts over the cap; "
-          f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; "
-          f"{sum(built.seconds.values()):.2f} s", file=sys.stderr)
+          f"{truncated} labels truncated at cap {args.cap}, {over_cap} receipts over the cap; "
+          f"{more}{sum(seconds.values()):.2f} s", file=sys.stderr)
     return 0
 
 
