@@ -105,7 +105,7 @@ def model_labels(model) -> dict:
             for name in model.relations() for tup, label in model.facts(name).items()}
 
 
-def spark_equals_python(spark, assertions, receipts, cap) -> int:
+def spark_equals_python(spark, assertions, receipts, cap, rules=None) -> int:
     """Builds with the Python engine and with Spark (in the shared session); the labels must be
     identical, fact for fact; returns the number of facts."""
     from polygraph_logic.engines import build_graph
@@ -113,8 +113,9 @@ def spark_equals_python(spark, assertions, receipts, cap) -> int:
     from polygraph_logic.graph.build import prepare_build
     from polygraph_logic.resources import rule_file
 
-    python = model_labels(build_graph(assertions, receipts, [rule_file("ro")], cap=cap).model)
-    prepared = prepare_build(assertions, receipts, [rule_file("ro")], cap)
+    rules = rules or [rule_file("ro")]
+    python = model_labels(build_graph(assertions, receipts, rules, cap=cap).model)
+    prepared = prepare_build(assertions, receipts, rules, cap)
     model, rounds = evaluate_spark(prepared.program, cap, session=spark)
     assert model_labels(model) == python
     assert rounds and rounds[0].round == 1
@@ -131,6 +132,22 @@ def test_spark_build_of_a_small_synthetic_graph_equals_python(spark, tmp_path):
     generate(seed=3, documents=40, assertions=400, merges=25, summaries=10).write(tmp_path / "inputs")
     assert spark_equals_python(spark, tmp_path / "inputs" / "assertions.jsonl",
                                tmp_path / "inputs" / "receipts.jsonl", 2) > 1000
+
+
+GO = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "go-pombase"
+
+
+@pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the Gene Ontology slice is not at {GO}")
+def test_spark_build_of_the_go_slice_equals_python(spark, tmp_path):
+    """The GO slice (1,984 annotations, the GO graph as background, RO's class rules and the
+    existential rules): 95,716 facts, 9 rounds on Spark, about 80 s on two cores."""
+    from polygraph_logic.importers import read_gpad, read_obographs, write_background
+    from polygraph_logic.resources import rule_file
+    assertions, _ = read_gpad(GO / "truncated-pombase.gpad")
+    edges, _, _ = read_obographs(GO / "go-truncated-pombase.json")
+    write_background(tmp_path / "background.dl", edges)
+    rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
+    assert spark_equals_python(spark, assertions, [], 8, rules) > 50_000
 
 
 def test_spark_rounds_are_duckdb_rounds(spark):
