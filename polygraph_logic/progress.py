@@ -78,6 +78,16 @@ class Progress:
             self.stream.write("\r" + text[:WIDTH].ljust(WIDTH))
             self.stream.flush()
 
+    def note(self, text: str) -> None:
+        """Prints ``text`` as a line of its own (on a terminal or not), above the status line."""
+        with self._lock:
+            if self.live:
+                self.stream.write("\r" + " " * WIDTH + "\r")
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        if self.live:
+            self._draw(self.line(self._note))
+
     def done(self) -> None:
         """Clears the status line (and stops redrawing it)."""
         if not self.live:

@@ -148,3 +148,21 @@ def test_a_failed_build_leaves_the_earlier_folder(tmp_path):
         build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")], tmp_path / "file")
     assert error.value.code == "file_exists"
     shutil.rmtree(folder)
+
+
+def test_build_stats_print_strata_and_rounds(tmp_path, capsys):
+    """--stats: each stratum's facts and rounds; with a SQL engine each round's delta too, whose
+    delta facts over a stratum's rounds add up to at least its facts (each fact enters once)."""
+    inputs = ["--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts", str(FIGURE1 / "receipts.jsonl"),
+              "--rules", "ro", "--stats"]
+    assert main(["build", *inputs, "--engine", "duckdb", "--tables", str(tmp_path / "t")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    rounds = [line for line in lines if line.startswith("  stratum ")]
+    strata = [line for line in lines if line.startswith("stratum ")]
+    assert rounds and any(line.startswith("stratum edge, type: 107 facts, 9 rounds") for line in strata)
+    delta = sum(int(line.split(": ")[1].split(" delta")[0].replace(",", "")) for line in rounds)
+    assert delta >= sum(int(line.split(": ")[1].split(" facts")[0].replace(",", "")) for line in strata) == 114
+    assert main(["build", *inputs, "-o", str(tmp_path / "g.graph")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert any(line.startswith("stratum edge, type: 107 facts, 9 rounds") for line in lines)
+    assert not any(line.startswith("  stratum ") for line in lines)  # the Python engine has no SQL rounds

@@ -57,6 +57,9 @@ def register(commands) -> None:
     build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (it spills beyond)")
     build.add_argument("--master", metavar="URL",
                        help="where --engine spark runs: local[2] (the default) or spark://HOST:PORT")
+    build.add_argument("--stats", action="store_true",
+                       help="print to stderr each stratum (facts, rounds, seconds) and, with --engine duckdb "
+                            "or spark, each semi-naive round (delta facts, monomials, seconds)")
     add_json(build, "build")
     build.set_defaults(run=_run_build)
 
@@ -178,16 +181,24 @@ def _run_build(args: argparse.Namespace) -> int:
             relations = ", ".join(stats.relations)
             relations = relations if len(relations) <= 40 else relations[:37] + "..."
             progress.step(f"last: {relations} ({stats.facts:,} facts, {stats.rounds} rounds)")
+            if args.stats:
+                progress.note(f"stratum {', '.join(stats.relations)}: {stats.facts:,} facts, {stats.rounds} rounds, "
+                              f"{stats.seconds:.3f} s")
 
+        def round_done(stats) -> None:
+            progress.note(f"  stratum {stats.stratum} round {stats.round}: {stats.delta_facts:,} delta facts, "
+                          f"{stats.monomials:,} monomials, {stats.seconds:.3f} s")
+
+        rounds = round_done if args.stats and args.engine != "python" else None
         if args.tables:
             from ..engines import build_tables
             built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
-                                 memory_limit=args.memory_limit, progress=evaluated, origins=origins,
+                                 memory_limit=args.memory_limit, progress=evaluated, origins=origins, rounds=rounds,
                                  writing=lambda stage: progress.phase(f"writing {args.tables}: {stage}"))
             return _report(args, args.tables, built.layers, built.truncated, built.over_cap, built.seconds,
                            f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; ")
         build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
-                            memory_limit=args.memory_limit, master=args.master, progress=evaluated)
+                            memory_limit=args.memory_limit, master=args.master, progress=evaluated, rounds=rounds)
     build.origins = origins
     with Progress(f"writing {args.output}", stream=sys.stderr) as writing:
         writing.phase("collecting the artifacts")
