@@ -166,3 +166,18 @@ def test_build_stats_print_strata_and_rounds(tmp_path, capsys):
     lines = capsys.readouterr().err.splitlines()
     assert any(line.startswith("stratum edge, type: 107 facts, 9 rounds") for line in lines)
     assert not any(line.startswith("  stratum ") for line in lines)  # the Python engine has no SQL rounds
+
+
+def test_out_of_memory_while_writing_is_not_a_write_error(tmp_path):
+    """DuckDB running out of memory while writing the folder reaches the evaluation's handler
+    (out_of_memory: raise --memory-limit), not io_error; the partial folder goes."""
+    import duckdb
+    from polygraph_logic.engines.tables import writing_folder
+    with pytest.raises(duckdb.OutOfMemoryException):
+        with writing_folder(tmp_path / "t"):
+            raise duckdb.OutOfMemoryException("Out of Memory Error: test")
+    with pytest.raises(PolygraphError) as error:
+        with writing_folder(tmp_path / "t"):
+            raise duckdb.IOException("IO Error: disk full")
+    assert error.value.code == "io_error" and "disk full" in str(error.value)
+    assert list(tmp_path.iterdir()) == []

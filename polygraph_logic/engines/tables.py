@@ -153,6 +153,8 @@ def writing_folder(target: Path) -> Iterator[Path]:
         os.replace(partial, target)
     except BaseException as error:
         shutil.rmtree(partial, ignore_errors=True)
+        if type(error).__name__ == "OutOfMemoryException":
+            raise  # the evaluation that writes says so (duckdb_run.evaluation: out_of_memory)
         if isinstance(error, OSError) or type(error).__module__.startswith("duckdb"):
             reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
             raise PolygraphError("io_error", f"cannot write {target}: {reason}") from None
