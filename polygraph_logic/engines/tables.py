@@ -155,7 +155,7 @@ def writing_folder(target: Path) -> Iterator[Path]:
         shutil.rmtree(partial, ignore_errors=True)
         if type(error).__name__ == "OutOfMemoryException":
             raise  # the evaluation that writes says so (duckdb_run.evaluation: out_of_memory)
-        if isinstance(error, OSError) or type(error).__module__.startswith("duckdb"):
+        if isinstance(error, OSError) or type(error).__module__.lstrip("_").startswith("duckdb"):
             reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
             raise PolygraphError("io_error", f"cannot write {target}: {reason}") from None
         raise
