@@ -123,17 +123,26 @@ class FactView(Sequence[Fact]):
 
 
 def tables_from_facts(facts: Iterable[Fact], tables: dict[str, FactTable] | None = None) -> dict[str, FactTable]:
-    """Adds ground facts to tables (one per relation), keeping runs of one relation together."""
+    """Adds ground facts to tables (one per relation), each relation's in the order given.
+
+    Facts are grouped by relation first (each relation's rows in the order given), then
+    added once per run of one source file: compiled inputs interleave relations (an
+    assertion, then its claim), and one addition per fact cost more than the facts."""
     tables = {} if tables is None else tables
-    run: list[Fact] = []
+    groups: dict[str, list[Fact]] = {}
     for fact in facts:
-        if run and run[-1].atom.relation != fact.atom.relation:
-            _flush(run, tables)
-            run = []
-        run.append(fact)
-    if run:
-        _flush(run, tables)
+        groups.setdefault(fact.atom.relation, []).append(fact)
+    for group in groups.values():
+        start = 0
+        for i in range(1, len(group) + 1):
+            if i == len(group) or _file(group[i]) != _file(group[start]):
+                _flush(group[start:i], tables)
+                start = i
     return tables
+
+
+def _file(fact: Fact):
+    return fact.position.file if fact.position else None
 
 
 def _flush(run: list[Fact], tables: dict[str, FactTable]) -> None:

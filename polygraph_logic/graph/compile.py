@@ -22,6 +22,7 @@ The program's relations:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
 from ..program import Program
@@ -41,8 +42,12 @@ neg_edge(s, p, c) :- neg_edge(s, p, m), member(m, c).
 """
 
 
+#: one Constant per value (they are immutable): inputs repeat their predicates, entities and ids
+_constant = lru_cache(maxsize=1 << 16, typed=True)(Constant)
+
+
 def _atom(relation: str, *values) -> Atom:
-    return Atom(relation, tuple(v if isinstance(v, Variable) else Constant(v) for v in values))
+    return Atom(relation, tuple(v if isinstance(v, Variable) else _constant(v) for v in values))
 
 
 def _cites(support: frozenset[str]) -> tuple[Atom, ...]:
