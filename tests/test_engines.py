@@ -25,11 +25,11 @@ from polygraph_logic.program import parse_program  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from go_slice import GO_SKIP, go_inputs  # noqa: E402
 from spark_session import spark  # noqa: E402,F401  (the session-scoped fixture; skips without pyspark)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
-GO = ROOT.parent / "shared" / "data" / "go-pombase"
 
 
 def labels_of(model) -> dict:
@@ -90,13 +90,9 @@ def test_small_synthetic_identical_graph_files(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the Gene Ontology slice is not at {GO}")
+@GO_SKIP
 def test_go_slice_identical_graph_files(tmp_path):
-    from polygraph_logic.importers import read_gpad, read_obographs, write_background
-    assertions, _ = read_gpad(GO / "truncated-pombase.gpad")
-    edges, _, _ = read_obographs(GO / "go-truncated-pombase.json")
-    write_background(tmp_path / "background.dl", edges)
-    rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
+    assertions, rules = go_inputs(tmp_path)
     assert assert_same_graph(tmp_path, assertions, [], rules) > 50_000
 
 

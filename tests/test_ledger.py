@@ -9,6 +9,7 @@ id) and exact flag, and the artifact ids.
 import json
 import random
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,9 +25,11 @@ from polygraph_logic.graph.store import Graph
 from polygraph_logic.resources import rule_file
 from polygraph_logic.session import Session
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from go_slice import GO_SKIP, go_inputs  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
-GO = ROOT.parent / "shared" / "data" / "go-pombase"
 
 
 def lines(path: Path) -> list[str]:
@@ -132,13 +135,9 @@ def test_add_equals_a_full_build_on_the_synthetic_paper_scale_graph(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the GO slice is not at {GO}")
+@GO_SKIP
 def test_add_equals_a_full_build_on_the_go_slice(tmp_path):
-    from polygraph_logic.importers import read_gpad, read_obographs, write_background
-    records, _ = read_gpad(GO / "truncated-pombase.gpad")
-    edges, _, _ = read_obographs(GO / "go-truncated-pombase.json")
-    write_background(tmp_path / "background.dl", edges)
-    rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
+    records, rules = go_inputs(tmp_path)
     assertions = [json.dumps(a.to_json()) for a in records]
     n = len(assertions)  # built from 95%, then a random 5% added (the cap truncates there: a full
     files = batches(assertions, [], 2, random.Random(0), tmp_path, cuts=[n * 95 // 100])  # evaluation each add)

@@ -17,6 +17,7 @@ from polygraph_logic.graph.store import Graph
 from polygraph_logic.whatif import Deletion, what_if
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from go_slice import GO_SKIP, go_inputs  # noqa: E402
 from spark_session import spark  # noqa: E402,F401  (the session-scoped fixture)
 from test_tables import build_figure1, build_synthetic, label_verdicts, labels, random_deletions  # noqa: E402
 
@@ -134,19 +135,11 @@ def test_spark_build_of_a_small_synthetic_graph_equals_python(spark, tmp_path):
                                tmp_path / "inputs" / "receipts.jsonl", 2) > 1000
 
 
-GO = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "go-pombase"
-
-
-@pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the Gene Ontology slice is not at {GO}")
+@GO_SKIP
 def test_spark_build_of_the_go_slice_equals_python(spark, tmp_path):
     """The GO slice (1,984 annotations, the GO graph as background, RO's class rules and the
     existential rules): 95,716 facts, 9 rounds on Spark, about 80 s on two cores."""
-    from polygraph_logic.importers import read_gpad, read_obographs, write_background
-    from polygraph_logic.resources import rule_file
-    assertions, _ = read_gpad(GO / "truncated-pombase.gpad")
-    edges, _, _ = read_obographs(GO / "go-truncated-pombase.json")
-    write_background(tmp_path / "background.dl", edges)
-    rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
+    assertions, rules = go_inputs(tmp_path)
     assert spark_equals_python(spark, assertions, [], 8, rules) > 50_000
 
 

@@ -29,11 +29,11 @@ from polygraph_logic.resources import rule_file  # noqa: E402
 from polygraph_logic.whatif import Deletion, what_if  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from go_slice import GO_SKIP, go_inputs  # noqa: E402
 from test_contradictions import variant_inputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
-GO = ROOT.parent / "shared" / "data" / "go-pombase"
 
 
 def both(tmp_path: Path, assertions, receipts, rules, cap=8) -> tuple[Path, Path]:
@@ -82,13 +82,9 @@ def test_synthetic_paper_scale_folder_equals_the_exported_python_graph(tmp_path)
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (GO / "truncated-pombase.gpad").exists(), reason=f"the Gene Ontology slice is not at {GO}")
+@GO_SKIP
 def test_go_slice_folder_equals_the_exported_python_graph(tmp_path):
-    from polygraph_logic.importers import read_gpad, read_obographs, write_background
-    assertions, _ = read_gpad(GO / "truncated-pombase.gpad")
-    edges, _, _ = read_obographs(GO / "go-truncated-pombase.json")
-    write_background(tmp_path / "background.dl", edges)
-    rules = [rule_file("ro-class"), rule_file("existential"), tmp_path / "background.dl"]
+    assertions, rules = go_inputs(tmp_path)
     reference, direct = both(tmp_path, assertions, [], rules)
     assert differences(reference, direct) == []
 

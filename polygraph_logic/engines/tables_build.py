@@ -25,7 +25,6 @@ How the rows are made (see graph/build.py and graph/store_write.py for the rows 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from ..graph.contradiction_layer import LAYER as CONTRADICTION, content as contr
 from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
 from .driver import RoundStats
-from .tables import _SCHEMA, check_target, copy_out, write_meta, writing_folder
+from .tables import _SCHEMA, _quoted, check_target, copy_out, write_meta, writing_folder
 
 #: rows per batch of artifact ids digested in Python
 _BATCH = 50_000
@@ -254,9 +253,8 @@ class _Writer:
         con.execute("CREATE OR REPLACE TABLE digests(fact BIGINT, id VARCHAR)")
         cursor = con.cursor()
         cursor.execute(f"SELECT f.num, f.args FROM fx f WHERE {where}")
-        prefix = f"{layer}:"
         while batch := cursor.fetchmany(_BATCH):
-            ids = [prefix + hashlib.blake2b(args.encode(), digest_size=6).hexdigest() for _, args in batch]
+            ids = [python_build.digest_id(layer, args) for _, args in batch]
             self._register("digested", {"n_fact": [row[0] for row in batch], "id": ids})
             con.execute("INSERT INTO digests SELECT n_fact, id FROM digested")
             con.unregister("digested")
@@ -298,7 +296,7 @@ class _Writer:
             return
         self._register("contradictions_in", {
             "n_order": list(range(len(rows))), "n_fact": [r[0] for r in rows],
-            "id": [f"{CONTRADICTION}:" + hashlib.blake2b(r[4].encode(), digest_size=6).hexdigest() for r in rows],
+            "id": [python_build.digest_id(CONTRADICTION, r[4]) for r in rows],
             "content": [json_text(contradiction_content(tuple(decode[k] for k in r[1:4]))) for r in rows]})
         self.con.execute(f"INSERT INTO arts SELECT 5, n_order, 0, 0, n_fact, id, '{CONTRADICTION}', content "
                          "FROM contradictions_in")
@@ -343,16 +341,9 @@ class _Writer:
     def meta(self, origins=None) -> dict[str, str]:
         from ..graph.store import FORMAT
         prepared = self.prepared
-        meta = {"background_edges": str(self.background),
-                "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "cap": "none" if prepared.cap is None else str(prepared.cap),
-                "format": FORMAT,
-                "receipts_over_cap": str(prepared.compiled.over_cap),
-                "rule_files": json.dumps(prepared.rule_files),
-                "rules": "\n".join(str(rule) for rule in prepared.program.rules),
-                "stats": json.dumps(self.stats)}
-        if origins:
-            meta["origins"] = origins.to_json()
+        meta = python_build.build_meta(prepared.cap, prepared.rule_files, prepared.compiled.over_cap, origins)
+        meta.update({"background_edges": str(self.background), "format": FORMAT, "stats": json.dumps(self.stats),
+                     "rules": "\n".join(str(rule) for rule in prepared.program.rules)})
         return dict(sorted(meta.items()))
 
 
@@ -362,7 +353,7 @@ def _json(value) -> str:
 
 
 def _quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
+    return f"'{_quoted(text)}'"
 
 
 def _varint(n: str) -> str:

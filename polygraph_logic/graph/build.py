@@ -24,8 +24,25 @@ from .store_write import json_text
 
 def triple_id(layer: str, triple: Sequence[str]) -> str:
     """Returns a stable artifact id for a claim or edge: ``claim:`` plus a short digest."""
-    digest = hashlib.blake2b(json_text(triple).encode(), digest_size=6)
-    return f"{layer}:{digest.hexdigest()}"
+    return digest_id(layer, json_text(triple))
+
+
+def digest_id(layer: str, args_text: str) -> str:
+    """``triple_id`` of arguments already written as a fact's JSON key (``json_text``)."""
+    return f"{layer}:{hashlib.blake2b(args_text.encode(), digest_size=6).hexdigest()}"
+
+
+def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=None) -> dict[str, str]:
+    """The meta rows that record how a graph was built (the graph file's, a tables folder's)."""
+    meta = {
+        "cap": "none" if cap is None else str(cap),
+        "rule_files": json.dumps(rule_files),
+        "receipts_over_cap": str(over_cap),
+        "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    if origins:
+        meta["origins"] = origins.to_json()
+    return meta
 
 
 @dataclass
@@ -71,12 +88,7 @@ class Build:
 
     def write(self, path: str | Path, progress: Callable[[str, int], None] | None = None) -> None:
         """Persists the graph atomically (see store.write_graph), collecting artifacts as it goes."""
-        meta = {
-            "cap": "none" if self.cap is None else str(self.cap),
-            "rule_files": json.dumps(self.rule_files),
-            "receipts_over_cap": str(self.over_cap),
-            "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
+        meta = build_meta(self.cap, self.rule_files, self.over_cap, self.origins)
         started = time.perf_counter()
         facts, rules = (), ()
         if self.model is not None:
@@ -91,8 +103,6 @@ class Build:
             artifacts = iter_artifacts(self.model, self.receipts, tally)
             self.tally = tally
         meta["background_edges"] = lambda: str(self._tally().background)
-        if self.origins:
-            meta["origins"] = self.origins.to_json()
         write_graph(path, self.assertions, artifacts, meta, facts, rules, progress,
                     version={"action": "build", "inputs": self.inputs})
         self.seconds["write"] = time.perf_counter() - started
