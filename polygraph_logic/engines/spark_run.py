@@ -24,8 +24,9 @@ from __future__ import annotations
 import csv
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats
@@ -80,6 +81,22 @@ def evaluate_spark(program: Program, cap: int | None = 8, master: str = "local[2
 
     ``session``: a SparkSession to evaluate in (a new session of its context is used);
     by default the process's session for ``master`` (engines/spark.py)."""
+    with evaluation(program, cap, master, progress, rounds, session) as runner:
+        try:
+            return runner.model(), runner.stats
+        except Exception as error:  # a Java exception through py4j, or the JVM gone
+            raise PolygraphError("spark_error", f"Spark could not evaluate the program: {one_line(error)}") from None
+
+
+@contextmanager
+def evaluation(program: Program, cap: int | None = 8, master: str = "local[2]",
+               progress: Callable[[StratumStats], None] | None = None,
+               rounds: Callable[[RoundStats], None] | None = None,
+               session=None) -> Iterator["_Runner"]:
+    """Evaluates ``program`` on Spark and yields the runner while its session is alive: its
+    ``r<n>`` views hold every relation's labels (``runner.spark.table(plan.table(relation))``;
+    spark_tables.py writes them as Parquet without a round trip through this process).
+    A failure of the evaluation is one ``spark_error``; the block's own errors are its own."""
     from .spark import spark_session
     program.check_provenance_negation()
     plan = make_plan(program, cap)
@@ -96,11 +113,11 @@ def evaluate_spark(program: Program, cap: int | None = 8, master: str = "local[2
             runner = _Runner(spark, plan, Path(work) if cores is not None else None, rounds, cores)
             runner.load()
             runner.run(progress)
-            return runner.model(), runner.stats
         except PolygraphError:
             raise
         except Exception as error:  # a Java exception through py4j, or the JVM gone
             raise PolygraphError("spark_error", f"Spark could not evaluate the program: {one_line(error)}") from None
+        yield runner
 
 
 def one_line(error: BaseException) -> str:
