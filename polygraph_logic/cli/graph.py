@@ -48,8 +48,8 @@ def register(commands) -> None:
     output = build.add_mutually_exclusive_group(required=True)
     output.add_argument("-o", "--output", metavar="GRAPH", help="the graph file to write")
     output.add_argument("--tables", metavar="DIR",
-                        help="with --engine duckdb: write a tables folder (Parquet, as export-tables writes) "
-                             "straight from DuckDB instead of a graph file; sql-whatif reads it, "
+                        help="with --engine duckdb or spark: write a tables folder (Parquet, as export-tables "
+                             "writes) straight from the engine instead of a graph file; sql-whatif reads it, "
                              "import-tables turns it into a graph file")
     build.add_argument("--engine", choices=ENGINES, default="python",
                        help="python (the reference, the default), duckdb (embedded SQL: for large graphs) "
@@ -171,9 +171,9 @@ def _run_build(args: argparse.Namespace) -> int:
     rules = _rule_paths(args.rules)
     from ..origins import load_origins
     origins = load_origins(args.origins) if args.origins else None
-    if args.tables and args.engine != "duckdb":
-        raise PolygraphError("bad_argument", "--tables is written straight from DuckDB: add --engine duckdb "
-                                             "(or write a graph file with -o and export-tables)")
+    if args.tables and args.engine not in ("duckdb", "spark"):
+        raise PolygraphError("bad_argument", "--tables is written straight from DuckDB or Spark: add --engine duckdb "
+                                             "or spark (or write a graph file with -o and export-tables)")
     with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:
         progress.phase("reading the inputs, compiling, evaluating the rules")
 
@@ -191,10 +191,21 @@ def _run_build(args: argparse.Namespace) -> int:
 
         rounds = round_done if args.stats and args.engine != "python" else None
         if args.tables:
-            from ..engines import build_tables
-            built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
-                                 memory_limit=args.memory_limit, progress=evaluated, origins=origins, rounds=rounds,
-                                 writing=lambda stage: progress.phase(f"writing {args.tables}: {stage}"))
+            from ..engines import build_spark_tables, build_tables
+
+            def writing_stage(stage: str) -> None:
+                progress.phase(f"writing {args.tables}: {stage}")
+
+            if args.engine == "spark":
+                if args.memory_limit is not None:
+                    raise PolygraphError("bad_argument", "--memory-limit applies to --engine duckdb only")
+                built = build_spark_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
+                                           master=args.master, progress=evaluated, origins=origins, rounds=rounds,
+                                           writing=writing_stage)
+            else:
+                built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
+                                     memory_limit=args.memory_limit, progress=evaluated, origins=origins,
+                                     rounds=rounds, writing=writing_stage)
             return _report(args, args.tables, built.layers, built.truncated, built.over_cap, built.seconds,
                            f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; ")
         build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,

@@ -10,6 +10,7 @@
 - ``build``: ``build_graph(..., engine="duckdb" or "spark")``, the graph file written as always;
 - ``tables``, ``tables_build``: label tables as Parquet (from a graph file, or written by DuckDB
   straight from its evaluation: ``build_tables``); ``tables_compare``: two folders row for row;
+- ``spark_tables``: the same folder written by Spark from its evaluation (``build_spark_tables``);
 - ``sql_whatif``: a what-if as one SQL query over the tables, on DuckDB or Spark.
 """
 
@@ -18,7 +19,8 @@ from .driver import RoundStats
 from .duckdb_run import evaluate_duckdb
 from .plan import make_plan
 from .spark_run import evaluate_spark
+from .spark_tables import build_spark_tables
 from .tables_build import TablesBuild, build_tables
 
-__all__ = ["ENGINES", "RoundStats", "TablesBuild", "build_graph", "build_tables", "evaluate_duckdb", "evaluate_spark",
-           "make_plan"]
+__all__ = ["ENGINES", "RoundStats", "TablesBuild", "build_graph", "build_spark_tables", "build_tables", "evaluate_duckdb",
+           "evaluate_spark", "make_plan"]
