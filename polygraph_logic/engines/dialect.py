@@ -31,6 +31,7 @@ class Dialect:
     single: str       # the one-element list of {0}
     first: str        # the first element of {0}
     collect: str      # aggregate: the list of every {0} in the group
+    int: str          # {0} as a 32-bit integer (an assertion number's type)
     int_list: str     # the SQL type of a list of integers
     empty_label: str  # the label with the empty monomial alone (background knowledge, 1)
 
@@ -58,6 +59,7 @@ DUCKDB = Dialect(
     single="[{0}]",
     first="{0}[1]",
     collect="list({0})",
+    int="CAST({0} AS INTEGER)",
     int_list="INTEGER[]",
     empty_label="[[]::INTEGER[]]",
 )
@@ -79,6 +81,7 @@ SPARK = Dialect(
     single="array({0})",
     first="element_at({0}, 1)",
     collect="collect_list({0})",
+    int="CAST({0} AS INT)",
     int_list="ARRAY<INT>",
     empty_label="array(cast(array() AS ARRAY<INT>))",
 )

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
+from ..allocation import collector_paused
 from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats
 from ..program import Program
@@ -84,13 +85,15 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
     writes them as Parquet without a round trip through Python).  Out of memory is one error."""
     duckdb = require_duckdb()
     program.check_provenance_negation()
-    plan = make_plan(program, cap)
+    with collector_paused():  # planning and loading make objects that all live on (allocation.py)
+        plan = make_plan(program, cap)
     with tempfile.TemporaryDirectory(prefix="polygraph-duckdb-") as work:
         database = str(Path(work) / "build.duckdb") if memory_limit else ":memory:"
         con = connect(memory_limit, str(Path(work) / "spill"), threads, database)
         try:
-            runner = _Runner(con, plan, Path(work), rounds)
-            runner.load()
+            with collector_paused():
+                runner = _Runner(con, plan, Path(work), rounds)
+                runner.load()
             runner.run(progress)
             yield runner
         except duckdb.OutOfMemoryException as error:

@@ -44,7 +44,7 @@ def minimal(d: Dialect, p: str) -> str:
 
 def ordered(d: Dialect, m: str) -> str:
     """The monomials of ``m`` smallest first: by size, then by their numbers."""
-    keyed = d("transform", m, d.lambda_("x_", d("prepend", d("length", "x_"), "x_")))
+    keyed = d("transform", m, d.lambda_("x_", d("prepend", d("int", d("length", "x_")), "x_")))
     back = d("transform", d("sort", keyed), d.lambda_("x_", d("tail", "x_")))
     return f"CASE WHEN {d('length', m)} < 2 THEN {m} ELSE {back} END"
 

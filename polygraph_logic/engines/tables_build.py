@@ -18,7 +18,8 @@ How the rows are made (see graph/build.py and graph/store_write.py for the rows 
 - artifacts as ``iter_artifacts`` lists them: claims, merges, summaries, sentences (the
   receipts' order), entailed edges that are no claim and rest on an assertion, then
   contradictions; ids of claims, edges and contradictions are digests computed in
-  batches in Python (DuckDB has no blake2b);
+  batches in Python (DuckDB has no blake2b), those of claims and edges on a thread of
+  their own while the labels are written (digests.py);
 - meta.json holds the meta rows a graph file would (the build record, the rules' text,
   statistics per layer with label bytes counted as encode_label's varints).
 """
@@ -32,17 +33,21 @@ from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Callable, Iterable
 
+from ..allocation import collector_paused
 from ..errors import PolygraphError
 from ..evaluate import StratumStats, tuple_key
 from ..graph import build as python_build
 from ..graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
 from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
+from .digests import Digests
 from .driver import RoundStats
 from .tables import _SCHEMA, _quoted, check_target, copy_out, write_meta, writing_folder
 
-#: rows per batch of artifact ids digested in Python
-_BATCH = 50_000
+#: the facts ``fx f`` that are entailed edges: edges that are no claim and rest on an assertion
+_NO_CLAIM = ("NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 "
+             "AND c.k2 = f.k2)")
+_ENTAILED = f"f.relation = 'edge' AND NOT f.one AND {_NO_CLAIM}"
 #: the assertions table of a tables folder (as export-tables writes it from a graph file)
 _ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, "
                "text VARCHAR, kind VARCHAR, negated BIGINT, since BIGINT")
@@ -108,12 +113,22 @@ class _Writer:
         self.stats: dict = {}
 
     def write(self, folder: Path) -> dict[str, int]:
+        with collector_paused():  # the rows made in Python all live on (allocation.py)
+            return self._write(folder)
+
+    def _write(self, folder: Path) -> dict[str, int]:
         self.stage("values and assertions")
         self._values()
         self._assertions()
         self.stage("facts and mentions")
-        self._facts()
-        self.stage("artifacts")
+        self._numbered()
+        digests = Digests(self.con, [("claim", "f.relation = 'claim'"), ("edge", _ENTAILED)]).start()
+        try:
+            self._labels()
+            self.stage("artifacts")
+            digests.wait()
+        finally:
+            digests.cancel()
         self._artifacts()
         self.stage("rules")
         self._rules()
@@ -132,7 +147,10 @@ class _Writer:
 
     def _values(self) -> None:
         values = list(self.plan.values)
-        order = sorted(range(len(values)), key=lambda i: tuple_key((values[i],)))
+        if all(type(v) is str for v in values):  # tuple_key orders strings as they are
+            order = sorted(range(len(values)), key=values.__getitem__)
+        else:
+            order = sorted(range(len(values)), key=lambda i: tuple_key((values[i],)))
         rank = [0] * len(values)
         for position, i in enumerate(order):
             rank[i] = position
@@ -161,7 +179,8 @@ class _Writer:
 
     # -- facts, numbered by relation then arguments; labels in assertion numbers; mentions
 
-    def _facts(self) -> None:
+    def _numbered(self) -> None:
+        """``fx``: every fact numbered, with its arguments' JSON text and ranks and its label."""
         plan, con = self.plan, self.con
         parts = []
         for position, relation in enumerate(sorted(plan.relations)):
@@ -181,6 +200,10 @@ class _Writer:
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
                                     "'^[rdp][0-9]+$')").fetchall():
             con.execute(f"DROP TABLE {table}")  # the evaluation's tables: fx holds what is written
+
+    def _labels(self) -> None:
+        """``mentions`` and ``facts``: labels in assertion numbers (fx's ranks are the plan's)."""
+        con = self.con
         # most labels are one assertion (x40: 78%): a join; the others unnested and grouped back
         con.execute(f"CREATE TABLE mentions ({_SCHEMA['mentions']})")
         con.execute("INSERT INTO mentions SELECT a.num, f.num, 0 FROM fx f JOIN amap a ON a.rank = f.ranks[1][1] "
@@ -200,7 +223,6 @@ class _Writer:
                     SELECT fact, support_set, list(assertion ORDER BY assertion) AS numbers
                     FROM several GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num""")
         con.execute("DROP TABLE several")
-        con.execute("ALTER TABLE fx DROP COLUMN ranks")
 
     # -- artifacts, in iter_artifacts' order
 
@@ -208,7 +230,7 @@ class _Writer:
         con = self.con
         con.execute("CREATE TABLE arts(o0 INTEGER, o1 BIGINT, o2 BIGINT, o3 BIGINT, fact BIGINT, id VARCHAR, "
                     "layer VARCHAR, content VARCHAR)")
-        self._digested("claim", 0, "f.relation = 'claim'")
+        self._triples()
         receipts = [r for r in self.prepared.receipts if r.layer in ("merge", "summary")]
         self._register("receipts_in", {"artifact": [r.artifact for r in receipts],
                                        "content": [json_text(r.content) for r in receipts]})
@@ -224,14 +246,9 @@ class _Writer:
                                                     "states it")
         con.unregister("receipts_in")
         self._sentences()
-        not_one = "NOT f.one"
         self.background = con.execute(
-            f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND NOT ({not_one}) AND "
-            "NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 "
-            "AND c.k2 = f.k2)").fetchall()[0][0]
-        self._digested("edge", 4, f"f.relation = 'edge' AND {not_one} AND NOT EXISTS (SELECT 1 FROM fx c "
-                                  "WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 AND c.k2 = f.k2)")
-        self._contradictions(not_one)
+            f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND {_NO_CLAIM}").fetchall()[0][0]
+        self._contradictions("NOT f.one")
         duplicate = con.execute("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
         if duplicate:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
@@ -246,24 +263,13 @@ class _Writer:
         con.execute("""UPDATE artifacts SET summary = num WHERE layer = 'summary'
                        AND num IN (SELECT summary FROM artifacts WHERE layer = 'sentence')""")
 
-    def _digested(self, layer: str, o0: int, where: str) -> None:
-        """Adds the triples of ``fx f`` matching ``where`` as artifacts of ``layer``; only the
-        arguments pass through Python, to be digested into ids (DuckDB has no blake2b)."""
-        con = self.con
-        con.execute("CREATE OR REPLACE TABLE digests(fact BIGINT, id VARCHAR)")
-        cursor = con.cursor()
-        cursor.execute(f"SELECT f.num, f.args FROM fx f WHERE {where}")
-        while batch := cursor.fetchmany(_BATCH):
-            ids = [python_build.digest_id(layer, args) for _, args in batch]
-            self._register("digested", {"n_fact": [row[0] for row in batch], "id": ids})
-            con.execute("INSERT INTO digests SELECT n_fact, id FROM digested")
-            con.unregister("digested")
-        cursor.close()
+    def _triples(self) -> None:
+        """Adds the claims and entailed edges (their ids in ``digests``) as artifacts."""
         content = "'{\"subject\": ' || v0.json || ', \"predicate\": ' || v1.json || ', \"object\": ' || v2.json || '}'"
-        con.execute(f"INSERT INTO arts SELECT {o0}, f.s0, f.s1, f.s2, f.num, d.id, '{layer}', {content} "
-                    "FROM digests d JOIN fx f ON f.num = d.fact JOIN vals v0 ON v0.id = f.k0 "
-                    "JOIN vals v1 ON v1.id = f.k1 JOIN vals v2 ON v2.id = f.k2")
-        con.execute("DROP TABLE digests")
+        self.con.execute(f"INSERT INTO arts SELECT CASE f.relation WHEN 'claim' THEN 0 ELSE 4 END, f.s0, f.s1, f.s2, "
+                         f"f.num, d.id, f.relation, {content} FROM digests d JOIN fx f ON f.num = d.fact "
+                         "JOIN vals v0 ON v0.id = f.k0 JOIN vals v1 ON v1.id = f.k1 JOIN vals v2 ON v2.id = f.k2")
+        self.con.execute("DROP TABLE digests")
 
     def _sentences(self) -> None:
         """Sentences in the receipts' order; a sentence without a fact gets one (label zero)."""

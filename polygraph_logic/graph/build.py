@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
+from ..allocation import collector_paused
 from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats, evaluate, tuple_key
 from ..program import Program, load_program
@@ -158,7 +159,13 @@ class PreparedBuild:
 
 
 def prepare_build(assertions, receipts=None, rules: Iterable[str | Path] = (), cap: int | None = 8) -> PreparedBuild:
-    """The loading and compiling steps of ``build_graph`` (seconds["load"], seconds["compile"])."""
+    """The loading and compiling steps of ``build_graph`` (seconds["load"], seconds["compile"]),
+    with the cyclic collector paused: they make objects that all live on (allocation.py)."""
+    with collector_paused():
+        return _prepare_build(assertions, receipts, rules, cap)
+
+
+def _prepare_build(assertions, receipts, rules: Iterable[str | Path], cap: int | None) -> PreparedBuild:
     seconds: dict[str, float] = {}
     started = time.perf_counter()
     paths = [(role, f) for role, f in (("assertions", assertions), ("receipts", receipts))

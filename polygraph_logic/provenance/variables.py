@@ -16,7 +16,8 @@ def natural_key(name: str) -> tuple:
     itself comes last to break ties such as ``a2`` versus ``a02``.
     """
     parts = _DIGITS.split(name)
-    return (tuple(int(p) if i % 2 else p for i, p in enumerate(parts)), name)
+    parts[1::2] = map(int, parts[1::2])
+    return (tuple(parts), name)
 
 
 def iter_bits(mask: int) -> Iterable[int]:
