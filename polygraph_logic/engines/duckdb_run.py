@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -76,31 +76,44 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
 
 
 @contextmanager
-def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None = None,
-               progress: Callable[[StratumStats], None] | None = None,
-               rounds: Callable[[RoundStats], None] | None = None,
-               threads: int | None = None) -> Iterator["_Runner"]:
-    """Evaluates ``program`` on DuckDB and yields the runner while its connection is open: its
-    ``r<n>`` tables hold every relation's labels (read them with ``runner.con``; tables_build.py
-    writes them as Parquet without a round trip through Python).  Out of memory is one error."""
+def session(memory_limit: str | None = None, threads: int | None = None) -> Iterator[tuple[object, Path]]:
+    """A build's connection and its working folder (spill files, the database under a limit),
+    both gone after; DuckDB running out of memory in it is one error."""
     duckdb = require_duckdb()
-    program.check_provenance_negation()
-    with collector_paused():  # planning and loading make objects that all live on (allocation.py)
-        plan = make_plan(program, cap)
     with tempfile.TemporaryDirectory(prefix="polygraph-duckdb-") as work:
         database = str(Path(work) / "build.duckdb") if memory_limit else ":memory:"
         con = connect(memory_limit, str(Path(work) / "spill"), threads, database)
         try:
-            with collector_paused():
-                runner = _Runner(con, plan, Path(work), rounds)
-                runner.load()
-            runner.run(progress)
-            yield runner
+            yield con, Path(work)
         except duckdb.OutOfMemoryException as error:
             first = str(error).splitlines()[0]
             raise PolygraphError("out_of_memory", f"DuckDB ran out of memory ({first}); raise --memory-limit") from None
         finally:
             con.close()
+
+
+@contextmanager
+def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None = None,
+               progress: Callable[[StratumStats], None] | None = None,
+               rounds: Callable[[RoundStats], None] | None = None,
+               threads: int | None = None, opened: tuple | None = None, inputs=None) -> Iterator["_Runner"]:
+    """Evaluates ``program`` on DuckDB and yields the runner while its connection is open: its
+    ``r<n>`` tables hold every relation's labels (read them with ``runner.con``; tables_build.py
+    writes them as Parquet without a round trip through Python).  Out of memory is one error.
+
+    ``opened``: a ``session()`` already open (the caller closes it); ``inputs``: facts the
+    connection holds already (native_inputs.py), loaded by ``inputs.load(runner)``."""
+    program.check_provenance_negation()
+    with collector_paused():  # planning and loading make objects that all live on (allocation.py)
+        plan = make_plan(program, cap)
+    with nullcontext(opened) if opened else session(memory_limit, threads) as (con, work):
+        with collector_paused():
+            runner = _Runner(con, plan, work, rounds)
+            runner.load()
+            if inputs is not None:
+                inputs.load(runner)
+        runner.run(progress)
+        yield runner
 
 
 class _Runner(Runner):
@@ -128,12 +141,8 @@ class _Runner(Runner):
                             f"({columns}, label INTEGER[][], exact BOOLEAN)")
         for relation, rows in self.fact_rows():
             path = self._csv(f"facts{plan.relations[relation]}", rows)
-            keys = plan.keys(relation)
-            names = ", ".join(f"'{k}': 'INTEGER'" for k in keys)
-            source = f"read_csv('{path}', header = false, columns = {{{names}, 'v': 'INTEGER'}})"
-            raw = (f"SELECT {', '.join(keys)}, list_distinct(list(CASE WHEN v < 0 THEN []::INTEGER[] "
-                   f"ELSE [v] END)) AS p, TRUE AS e FROM {source} GROUP BY {', '.join(keys)}")
-            con.execute(f"INSERT INTO {plan.table(relation)} {labels.normalize(d, raw, keys, plan.cap)}")
+            names = ", ".join(f"'{k}': 'INTEGER'" for k in plan.keys(relation))
+            self.insert_facts(relation, f"read_csv('{path}', header = false, columns = {{{names}, 'v': 'INTEGER'}})")
         for shape in self.parameter_shapes():
             columns = ", ".join(f"c{i} INTEGER" for i in range(shape.width))
             path = self._csv(f"params{shape.number}", shape.params)
@@ -141,6 +150,14 @@ class _Runner(Runner):
             con.execute(f"CREATE TABLE {shape.table} ({columns})")
             con.execute(f"INSERT INTO {shape.table} SELECT DISTINCT * FROM "
                         f"read_csv('{path}', header = false, columns = {{{names}}})")
+
+    def insert_facts(self, relation: str, source: str) -> None:
+        """Adds to ``relation`` the facts of ``source`` (a table expression of the key columns and
+        ``v``: the assertion number, -1 for background knowledge), one label per fact."""
+        plan, keys = self.plan, self.plan.keys(relation)
+        raw = (f"SELECT {', '.join(keys)}, list_distinct(list(CASE WHEN v < 0 THEN []::INTEGER[] "
+               f"ELSE [v] END)) AS p, TRUE AS e FROM {source} GROUP BY {', '.join(keys)}")
+        self.con.execute(f"INSERT INTO {plan.table(relation)} {labels.normalize(DUCKDB, raw, keys, plan.cap)}")
 
     def derive(self, relation: str, sql: str) -> None:
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE c{self.plan.relations[relation]} AS {sql}")

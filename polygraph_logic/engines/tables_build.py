@@ -40,6 +40,7 @@ from ..graph import build as python_build
 from ..graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
 from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
+from . import native_inputs
 from .digests import Digests
 from .driver import RoundStats
 from .tables import _SCHEMA, _quoted, check_target, copy_out, write_meta, writing_folder
@@ -74,13 +75,28 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
                  rounds: Callable[[RoundStats], None] | None = None,
                  writing: Callable[[str], None] | None = None, origins=None) -> TablesBuild:
     """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (atomically:
-    an earlier folder survives a failure); ``writing(stage)`` hears each writing stage."""
-    from .duckdb_run import evaluation
+    an earlier folder survives a failure); ``writing(stage)`` hears each writing stage.
+
+    An assertions file of the plain shape is read by DuckDB itself (native_inputs.py);
+    any other, and assertions given as records, are read in Python as every build reads them."""
+    from .duckdb_run import session
     if not str(directory):
         raise PolygraphError("bad_argument", "build_tables needs the tables folder to write")
     target = Path(directory)
     check_target(target)  # before the evaluation: a wrong folder is said at once
-    prepared = python_build.prepare_build(assertions, receipts, rules, cap)
+    with session(memory_limit) as opened:
+        native = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
+        if native is None:
+            prepared = python_build.prepare_build(assertions, receipts, rules, cap)
+        else:
+            prepared, native = native
+        return _evaluated(prepared, native, opened, target, memory_limit, progress, rounds, writing, origins)
+
+
+def _evaluated(prepared, native, opened, target: Path, memory_limit, progress, rounds, writing,
+               origins) -> TablesBuild:
+    from .duckdb_run import evaluation
+    cap = prepared.cap
     stats: list[RoundStats] = []
 
     def counted(stat: RoundStats) -> None:
@@ -89,11 +105,11 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
             rounds(stat)
 
     started = time.perf_counter()
-    with evaluation(prepared.program, cap, memory_limit, progress, counted) as runner:
+    with evaluation(prepared.program, cap, memory_limit, progress, counted, opened=opened, inputs=native) as runner:
         prepared.seconds["evaluate"] = time.perf_counter() - started
         started = time.perf_counter()
         with writing_folder(target) as partial:
-            writer = _Writer(runner, prepared, writing or (lambda stage: None))
+            writer = _Writer(runner, prepared, writing or (lambda stage: None), native)
             counts = writer.write(partial)
             meta = writer.meta(origins)
             write_meta(partial, meta, counts)
@@ -105,8 +121,8 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
 class _Writer:
     """The tables of one evaluation (``runner.con``), made in SQL."""
 
-    def __init__(self, runner, prepared, stage: Callable[[str], None]):
-        self.runner, self.prepared, self.stage = runner, prepared, stage
+    def __init__(self, runner, prepared, stage: Callable[[str], None], native=None):
+        self.runner, self.prepared, self.stage, self.native = runner, prepared, stage, native
         self.con, self.plan = runner.con, runner.plan
         self.layers: dict[str, int] = {}
         self.inexact = self.background = 0
@@ -162,6 +178,11 @@ class _Writer:
         self.con.unregister("values_in")
 
     def _assertions(self) -> None:
+        if self.native is not None:  # read by DuckDB: the table is there already
+            self.con.execute(f"CREATE TABLE assertions ({_ASSERTIONS})")
+            self.con.execute(f"INSERT INTO assertions {self.native.assertions_sql()}")
+            self.con.execute(f"CREATE TABLE amap AS {self.native.numbers_sql()}")
+            return
         rows = self.prepared.assertions
         numbers = self.runner.numbers
         self._register("assertions_in", {
@@ -342,7 +363,8 @@ class _Writer:
             self.layers[layer] = count
             self.inexact += inexact
         sources = con.execute("SELECT count(DISTINCT source) FROM assertions").fetchall()[0][0]
-        self.stats = {"assertions": len(self.prepared.assertions), "sources": sources, "layers": layers}
+        count = self.native.count if self.native is not None else len(self.prepared.assertions)
+        self.stats = {"assertions": count, "sources": sources, "layers": layers}
 
     def meta(self, origins=None) -> dict[str, str]:
         from ..graph.store import FORMAT

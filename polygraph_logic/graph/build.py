@@ -184,16 +184,21 @@ def _prepare_build(assertions, receipts, rules: Iterable[str | Path], cap: int |
 
     started = time.perf_counter()
     compiled = compile_inputs(assertions, receipts, cap)
+    program = compiled.program(*rule_programs(rule_files))
+    seconds["compile"] = time.perf_counter() - started
+
+    return PreparedBuild(assertions, receipts, cap, rule_files, compiled, program, inputs, seconds)
+
+
+def rule_programs(rule_files: list[str]) -> list[Program]:
+    """The rule files as one program (none without files); tracked facts in them are an error."""
     extra = [load_program(*rule_files)] if rule_files else []
     for fact in extra[0].facts if extra else ():
         if fact.variable:
             raise PolygraphError(
                 "tracked_fact_in_rules", f"rule files may hold background facts only; '{fact}' is tracked: "
                 "state it as an assertion (assertions.jsonl) so that it has a source", fact.position)
-    program = compiled.program(*extra)
-    seconds["compile"] = time.perf_counter() - started
-
-    return PreparedBuild(assertions, receipts, cap, rule_files, compiled, program, inputs, seconds)
+    return extra
 
 
 def input_files(paths, assertions: list, receipts: list) -> list[dict]:

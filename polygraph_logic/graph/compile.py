@@ -67,12 +67,13 @@ class CompiledInputs:
     def clauses(self) -> list[Clause]:
         return [*self.assertions, *self.bridge, *self.merges, *self.summaries]
 
-    def program(self, *more: Program) -> Program:
-        """Returns the checked program of these clauses plus any rule-file programs."""
+    def program(self, *more: Program, tables: dict | None = None) -> Program:
+        """Returns the checked program of these clauses plus any rule-file programs
+        (``tables``: fact tables of more ground facts, taken over)."""
         clauses = self.clauses()
         for extra in more:
             clauses += [*extra.facts, *extra.rules]
-        return Program.from_clauses(clauses)
+        return Program.from_clauses(clauses, tables)
 
     def to_text(self) -> str:
         """Returns the program as rule-language text, sections commented."""
@@ -95,12 +96,12 @@ class CompiledInputs:
 
 
 def compile_inputs(assertions: Iterable[Assertion], receipts: Iterable[Receipt],
-                   cap: int | None = 8) -> CompiledInputs:
-    """Compiles assertions and receipts into clauses (see the module docstring)."""
+                   cap: int | None = 8, negated: bool = False) -> CompiledInputs:
+    """Compiles assertions and receipts into clauses (see the module docstring);
+    ``negated``: some assertion is negated, whether or not ``assertions`` holds it."""
     from ..program import parse_program  # parsing the fixed merge rules once is clearest
 
     compiled = CompiledInputs()
-    negated = False
     for a in assertions:
         relation = "neg_edge" if a.negated else "claim"
         negated |= a.negated

@@ -1,0 +1,166 @@
+"""The assertions file read by DuckDB (engines/native_inputs.py) against records.py.
+
+The gate is sound when every file it lets through is one records.py reads without a
+problem, into the same assertions in the same order; a file it refuses is read by
+records.py, so a build's answer and its errors do not depend on which reader ran.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("duckdb")
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from polygraph_logic.engines import build_tables  # noqa: E402
+from polygraph_logic.engines.native_inputs import read_assertions  # noqa: E402
+from polygraph_logic.engines.tables_compare import differences  # noqa: E402
+from polygraph_logic.errors import PolygraphError  # noqa: E402
+from polygraph_logic.graph.records import LoadError, load_assertions  # noqa: E402
+from polygraph_logic.resources import rule_file  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE1 = ROOT / "examples" / "figure1"
+
+
+def _connect():
+    import duckdb
+    return duckdb.connect()
+
+
+def _native_rows(path: Path):
+    con = _connect()
+    native = read_assertions(con, path)
+    if native is None:
+        return None
+    return con.execute("SELECT id, source, subject, predicate, object, text, kind, negated FROM a_in "
+                       "ORDER BY num").fetchall()
+
+
+def _python_rows(path: Path):
+    try:
+        found = load_assertions(path)
+    except LoadError:
+        return None
+    return [(a.id, a.source, a.subject, a.predicate, a.object, a.text, a.kind, a.negated) for a in found]
+
+
+# -- files: mostly lines of the plain shape, now and then a valid line of a rarer form or a bad one
+
+_GOOD = ["x", "TP53", "cell cycle", "ÉRK", "中文 x", 'q"t', "back\\slash", "a,}", " y ", "é1"]
+_ODD = ["", "   ", "中文", "tab\there", "\u00a0", 7, None]
+
+
+def _sometimes(draw, good, odd):
+    """Mostly a value of ``good``, one time in eight one of ``odd``."""
+    return draw(st.sampled_from(odd if draw(st.integers(0, 7)) == 0 else good))
+
+
+@st.composite
+def _record(draw, number: int) -> dict:
+    record = {"id": _sometimes(draw, [f"a{number}"], ["a0", "", 5]),
+              **{key: _sometimes(draw, _GOOD, _ODD) for key in ("source", "subject")},
+              "predicate": _sometimes(draw, ["RO:0002211", "BFO:0000050", "http://x.org/p"],
+                                      ["RO 1", "ro:é", "x:", ":y", "1:x"]),
+              "object": _sometimes(draw, _GOOD, _ODD)}
+    if draw(st.booleans()):
+        record["text"] = _sometimes(draw, [*_GOOD, None], _ODD)
+    if draw(st.integers(0, 3)) == 0:
+        record["kind"] = _sometimes(draw, ["source_claim", "tool_observation"], ["bogus", None, 3])
+    if draw(st.integers(0, 3)) == 0:
+        record["negated"] = _sometimes(draw, [True, False], [None, "yes", 1])
+    if draw(st.integers(0, 15)) == 0:
+        record[draw(st.sampled_from(["extra", "id"]))] = "a1"
+    if draw(st.integers(0, 15)) == 0:
+        del record[draw(st.sampled_from(["id", "source", "subject", "predicate", "object"]))]
+    return record
+
+
+def _text(record: dict, form: str) -> str:
+    plain = json.dumps(record, ensure_ascii=False)
+    return {"plain": plain, "ascii": json.dumps(record), "indent": "  " + plain + " ", "crlf": plain + "\r",
+            "comma": plain[:-1] + ",}", "blank": "   ", "array": json.dumps([record]), "broken": plain[:-1],
+            "tab": plain.replace(", ", ",\t", 1)}[form]
+
+
+@st.composite
+def _file(draw) -> list[str]:
+    lines = []
+    for number in range(1, draw(st.integers(1, 6)) + 1):
+        form = _sometimes(draw, ["plain"], ["ascii", "indent", "crlf", "comma", "blank", "array", "broken", "tab"])
+        lines.append(_text(draw(_record(number)), form))
+    return lines
+
+
+@settings(max_examples=300, deadline=None)
+@given(_file())
+def test_what_duckdb_reads_records_py_reads_alike(tmp_path_factory, lines):
+    path = tmp_path_factory.mktemp("gate") / "assertions.jsonl"
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    native = _native_rows(path)
+    if native is not None:
+        assert _python_rows(path) == native
+
+
+def test_plain_files_are_read_by_duckdb(tmp_path):
+    for example in ("figure1", "synthetic"):
+        assert _native_rows(ROOT / "examples" / example / "assertions.jsonl") == \
+            _python_rows(ROOT / "examples" / example / "assertions.jsonl")
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"id": "a1", "source": "s", "subject": "x", "predicate": "RO:1", "object": "y", '
+                    '"text": null, "kind": "tool_observation", "negated": true}\n\n'
+                    '{"id": "a2", "source": "s", "subject": "x", "predicate": "RO:1", "object": "y"}\r\n', "utf-8")
+    assert _native_rows(path) == _python_rows(path) == [
+        ("a1", "s", "x", "RO:1", "y", None, "tool_observation", True),
+        ("a2", "s", "x", "RO:1", "y", None, "source_claim", False)]
+
+
+@pytest.mark.parametrize("line", [
+    '{"id": "a1", "source": "s", "subject": "caf\\u00e9", "predicate": "RO:1", "object": "y"}',  # an escape
+    '{"id": "a1", "source": "s", "subject": "x", "predicate": "RO:1", "object": "y", "note": 1}',  # a key
+    '\ufeff{"id": "a1", "source": "s", "subject": "x", "predicate": "RO:1", "object": "y"}',  # a byte-order mark
+])
+def test_valid_files_of_rarer_forms_are_read_in_python_alike(tmp_path, line):
+    path = tmp_path / "assertions.jsonl"
+    path.write_text(line + "\n", "utf-8")
+    assert _native_rows(path) is None and _python_rows(path) is not None
+
+
+def _folders(tmp_path: Path, assertions: Path, receipts: Path, rules) -> tuple[Path, Path]:
+    """The folder built from the files (DuckDB reads them) and from their records (Python does)."""
+    from polygraph_logic.graph.records import load_inputs
+    records, found = load_inputs(assertions, receipts)
+    build_tables(assertions, receipts, rules, tmp_path / "native")
+    build_tables(records, found, rules, tmp_path / "python")
+    return tmp_path / "native", tmp_path / "python"
+
+
+def test_folder_of_a_file_read_by_duckdb_equals_the_folder_of_its_records(tmp_path):
+    from test_contradictions import variant_inputs
+    assertions, receipts = variant_inputs(tmp_path)
+    assert _native_rows(assertions) is not None  # the NOT assertion included
+    native, python = _folders(tmp_path, assertions, receipts, [rule_file("ro"), rule_file("contradictions")])
+    assert differences(native, python) == []
+
+
+def test_a_bad_line_is_reported_as_records_py_reports_it(tmp_path):
+    path = tmp_path / "assertions.jsonl"
+    lines = (FIGURE1 / "assertions.jsonl").read_text("utf-8").splitlines()
+    lines.insert(2, '{"id": "a99", "source": "s", "subject": "x", "predicate": "not a curie", "object": "y"}')
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    with pytest.raises(PolygraphError) as raised:
+        build_tables(path, FIGURE1 / "receipts.jsonl", [rule_file("ro")], tmp_path / "folder")
+    with pytest.raises(LoadError) as expected:
+        load_assertions(path)
+    assert str(raised.value) == str(expected.value) and f"{path}:3" in str(raised.value)
+    assert not (tmp_path / "folder").exists()
+
+
+def test_a_receipt_citing_an_unknown_assertion_is_reported_with_its_line(tmp_path):
+    receipts = tmp_path / "receipts.jsonl"
+    receipts.write_text('{"artifact": "merge:m9", "layer": "merge", "content": {"canonical": "x", "members": '
+                        '["x", "y"]}, "support": [["a404"]]}\n', "utf-8")
+    with pytest.raises(PolygraphError) as raised:
+        build_tables(FIGURE1 / "assertions.jsonl", receipts, [rule_file("ro")], tmp_path / "folder")
+    assert raised.value.code == "unknown_assertion" and f"{receipts}:1" in str(raised.value)
