@@ -204,20 +204,26 @@ class _Writer:
         """``fx``: every fact numbered, with its arguments' JSON text and ranks and its label."""
         plan, con = self.plan, self.con
         parts = []
+        # a fact's arguments in tuple_key order are its values' ranks in turn: every position ranked
+        width = max([3, *(plan.arity(relation) for relation in plan.relations)])
         for position, relation in enumerate(sorted(plan.relations)):
             arity = plan.arity(relation)
             table = plan.table(relation)
             joins = "".join(f" JOIN vals v{i} ON v{i}.id = t.k{i}" for i in range(arity))
             args = " || ', ' || ".join(f"v{i}.json" for i in range(arity)) or "''"
             keys = [f"t.k{i}" if i < arity else "NULL" for i in range(3)]
-            ranks = [f"v{i}.srt" if i < arity else "NULL" for i in range(3)]
+            ranks = [f"v{i}.srt" if i < arity else "NULL" for i in range(width)]
             parts.append(f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, '[' || {args} || ']' AS args, "
                          f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
                          f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
                          f"t.label AS ranks, t.exact FROM {table} t{joins}")
-        con.execute("CREATE TABLE fx AS SELECT row_number() OVER (ORDER BY rel_order, s0, s1, s2, args) AS num, *, "
-                    "(len(ranks) = 1 AND len(ranks[1]) = 0) AS one, "
-                    f"(len(ranks) = 1 AND len(ranks[1]) = 1) AS single FROM ({' UNION ALL '.join(parts)}) u")
+        order = ", ".join(f"s{i}" for i in range(width))
+        con.execute(f"CREATE TABLE fx0 AS {' UNION ALL '.join(parts)}")
+        # numbered by sorting the ranks alone, not the labels and texts beside them
+        con.execute(f"CREATE TABLE fx AS SELECT n.num, u.*, (len(ranks) = 1 AND len(ranks[1]) = 0) AS one, "
+                    f"(len(ranks) = 1 AND len(ranks[1]) = 1) AS single FROM fx0 u JOIN (SELECT rowid AS r, "
+                    f"row_number() OVER (ORDER BY rel_order, {order}) AS num FROM fx0) n ON n.r = u.rowid")
+        con.execute("DROP TABLE fx0")
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
                                     "'^[rdp][0-9]+$')").fetchall():
             con.execute(f"DROP TABLE {table}")  # the evaluation's tables: fx holds what is written
@@ -275,8 +281,9 @@ class _Writer:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
                                                        "(a digest collision or a receipt's id reused)")
         con.execute(f"CREATE TABLE artifacts ({_SCHEMA['artifacts']})")
-        con.execute("INSERT INTO artifacts SELECT row_number() OVER (ORDER BY o0, o1, o2, o3), id, layer, content, "
-                    "fact, NULL FROM arts")
+        con.execute("INSERT INTO artifacts SELECT n.num, a.id, a.layer, a.content, a.fact, NULL FROM arts a JOIN "
+                    "(SELECT rowid AS r, row_number() OVER (ORDER BY o0, o1, o2, o3) AS num FROM arts) n "
+                    "ON n.r = a.rowid")  # numbered by sorting the keys alone, as fx
         con.execute("DROP TABLE arts")
         con.execute("""UPDATE artifacts SET summary = s.num FROM artifacts s
                        WHERE artifacts.layer = 'sentence' AND s.layer = 'summary'
