@@ -249,7 +249,6 @@ class _Writer:
                 SELECT fact, list(numbers ORDER BY support_set) AS label FROM (
                     SELECT fact, support_set, list(assertion ORDER BY assertion) AS numbers
                     FROM several GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num""")
-        con.execute("DROP TABLE several")
 
     # -- artifacts, in iter_artifacts' order
 
@@ -348,12 +347,19 @@ class _Writer:
 
     def _statistics(self) -> None:
         con = self.con
+        # a label of one assertion is 2 varints (the set's size, 1, and the number); the others'
+        # sets are their sizes and the gaps between their numbers (``several``: their mentions)
         bytes_ = con.execute(f"""
-            SELECT a.layer, sum({_varint('m.n')} + m.gaps) FROM artifacts a JOIN (
-                SELECT fact, support_set, count(*) AS n, sum({_varint('gap')}) AS gaps FROM (
-                    SELECT fact, support_set, assertion - coalesce(lag(assertion) OVER
-                        (PARTITION BY fact, support_set ORDER BY assertion), 0) AS gap FROM mentions)
-                GROUP BY fact, support_set) m ON m.fact = a.fact GROUP BY a.layer""").fetchall()
+            SELECT a.layer, sum(m.bytes) FROM artifacts a JOIN (
+                SELECT num AS fact, 1 + {_varint('label[1][1]')} AS bytes FROM facts
+                WHERE sets = 1 AND len(label[1]) = 1
+                UNION ALL
+                SELECT fact, sum({_varint('n')} + gaps) FROM (
+                    SELECT fact, support_set, count(*) AS n, sum({_varint('gap')}) AS gaps FROM (
+                        SELECT fact, support_set, assertion - coalesce(lag(assertion) OVER
+                            (PARTITION BY fact, support_set ORDER BY assertion), 0) AS gap FROM several)
+                    GROUP BY fact, support_set) GROUP BY fact) m ON m.fact = a.fact GROUP BY a.layer""").fetchall()
+        con.execute("DROP TABLE several")
         label_bytes = dict(bytes_)
         # an empty support set (label 1) is one byte, its size 0; label zero is no byte
         for layer, ones in con.execute("SELECT a.layer, count(*) FROM artifacts a JOIN facts f ON f.num = a.fact "
