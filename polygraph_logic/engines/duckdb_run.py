@@ -132,7 +132,7 @@ class _Runner(Runner):
         return str(path)
 
     def load(self) -> None:
-        plan, d, con = self.plan, DUCKDB, self.con
+        plan, con = self.plan, self.con
         for relation in plan.relations:
             keys = plan.keys(relation)
             columns = ", ".join(f"{k} INTEGER" for k in keys)

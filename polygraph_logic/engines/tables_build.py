@@ -85,11 +85,8 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
     target = Path(directory)
     check_target(target)  # before the evaluation: a wrong folder is said at once
     with session(memory_limit) as opened:
-        native = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
-        if native is None:
-            prepared = python_build.prepare_build(assertions, receipts, rules, cap)
-        else:
-            prepared, native = native
+        found = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
+        prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
         return _evaluated(prepared, native, opened, target, memory_limit, progress, rounds, writing, origins)
 
 
