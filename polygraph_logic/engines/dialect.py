@@ -34,6 +34,7 @@ class Dialect:
     int: str          # {0} as a 32-bit integer (an assertion number's type)
     int_list: str     # the SQL type of a list of integers
     empty_label: str  # the label with the empty monomial alone (background knowledge, 1)
+    materialized: str | None = None  # how a CTE is asked to be computed once (None: it may not be)
 
     def __call__(self, operation: str, *args: str) -> str:
         return getattr(self, operation).format(*args)
@@ -62,6 +63,7 @@ DUCKDB = Dialect(
     int="CAST({0} AS INTEGER)",
     int_list="INTEGER[]",
     empty_label="[[]::INTEGER[]]",
+    materialized="MATERIALIZED ",
 )
 
 SPARK = Dialect(

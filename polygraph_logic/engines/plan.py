@@ -151,6 +151,8 @@ class Plan:
 
     def merge(self, d: Dialect, relation: str, contributions: str) -> str:
         """The changed facts of ``relation``: the round's sum (pending) added to the old label."""
+        if d.materialized is not None:
+            return self._merge_by_case(d, relation, contributions)
         keys = self.keys(relation)
         pending = labels.plus_group(d, contributions, keys, self.cap)
         on = " AND ".join(f"g.{k} = o.{k}" for k in keys)
@@ -162,6 +164,32 @@ class Plan:
         merged = labels.normalize(d, joined, keys + ["old", "olde"], self.cap)
         return (f"SELECT {', '.join(keys)}, label, exact FROM ({merged}) m "
                 f"WHERE old IS NULL OR label <> old OR exact <> olde")
+
+    def _merge_by_case(self, d: Dialect, relation: str, contributions: str) -> str:
+        """``merge`` normalising only where a label can change: a fact derived once this round
+        has its derivation's label as its sum (every derived label is normalised already),
+        and a new fact's label is its sum.  So the sum is normalised only for facts derived
+        more than once, and the old label joined only for facts that had one (x40, round 4 of
+        the edge stratum: 262,681 facts derived, 94,870 of them old, 62,070 derived more than
+        once; 420 ms -> 296 ms).  The same labels as the one pass; it reads its two
+        intermediate tables twice, so only where they are materialised (DuckDB)."""
+        keys = self.keys(relation)
+        cols = ", ".join(keys)
+        on = " AND ".join(f"g.{k} = o.{k}" for k in keys)
+        kept = ", ".join(keys + ["old", "olde"])
+        summed = labels.normalize(d, f"SELECT {kept}, {d('distinct', d('flatten', 'ls'))} AS p, e FROM j "
+                                     "WHERE n > 1", keys + ["old", "olde"], self.cap)
+        joined = (f"SELECT {kept}, {d('distinct', d('concat', 'old', 'label'))} AS p, (exact AND olde) AS e "
+                  f"FROM s WHERE old IS NOT NULL")
+        merged = labels.normalize(d, joined, keys + ["old", "olde"], self.cap)
+        return (f"WITH j AS {d.materialized}(SELECT {', '.join(f'g.{k}' for k in keys)}, g.ls, g.e, g.n, "
+                f"o.label AS old, o.exact AS olde FROM (SELECT {cols}, {d('collect', 'label')} AS ls, "
+                f"bool_and(exact) AS e, count(*) AS n FROM ({contributions}) c GROUP BY {cols}) g "
+                f"LEFT JOIN {self.table(relation)} o ON {on}), "
+                f"s AS {d.materialized}(SELECT {kept}, {d('first', 'ls')} AS label, e AS exact FROM j WHERE n = 1 "
+                f"UNION ALL SELECT {kept}, label, exact FROM ({summed}) q) "
+                f"SELECT {cols}, label, exact FROM s WHERE old IS NULL UNION ALL "
+                f"SELECT {cols}, label, exact FROM ({merged}) m WHERE label <> old OR exact <> olde")
 
 
 def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
