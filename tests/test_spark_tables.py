@@ -173,3 +173,14 @@ def test_memory_limit_is_duckdbs_alone(tmp_path, capsys):
                  "--engine", "spark", "--memory-limit", "1GB", "--tables", str(tmp_path / "t")])
     assert code == 2 and "bad_argument: --memory-limit applies to --engine duckdb only" in capsys.readouterr().err
     assert not (tmp_path / "t").exists()
+
+
+def test_inputs_shipped_as_for_a_cluster_give_the_same_folder(spark, tmp_path, monkeypatch):
+    """A cluster's executors do not see this machine's files: the evaluation's facts and the
+    writer's values, assertions, receipts and sentences go through createDataFrame instead of
+    files (spark_run.local_cores is None for a cluster master); the folder is the same."""
+    from polygraph_logic.engines import spark_run
+    monkeypatch.setattr(spark_run, "local_cores", lambda master: None)
+    duck, _ = references(tmp_path, *INPUTS, [rule_file("ro")], cap=2)
+    build_spark_tables(*INPUTS, [rule_file("ro")], tmp_path / "spark", cap=2)
+    assert differences(duck, tmp_path / "spark") == []
