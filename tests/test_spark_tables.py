@@ -184,3 +184,19 @@ def test_inputs_shipped_as_for_a_cluster_give_the_same_folder(spark, tmp_path, m
     duck, _ = references(tmp_path, *INPUTS, [rule_file("ro")], cap=2)
     build_spark_tables(*INPUTS, [rule_file("ro")], tmp_path / "spark", cap=2)
     assert differences(duck, tmp_path / "spark") == []
+
+
+def test_texts_with_quotes_escapes_and_non_ascii_survive_the_transport(spark, tmp_path):
+    """Values and assertions travel to Spark as JSON Lines: quotes, backslashes, commas, a newline,
+    accents and a character outside the BMP come out as DuckDB's folder has them."""
+    rows = [{"id": "q1", "source": "PMID:1", "subject": 'gene "A", \\ the first', "predicate": "RO:0002211",
+             "object": "Zellteilung é", "text": "line one\nline two 😀"},
+            {"id": "q2", "source": "PMID:2", "subject": "Zellteilung é", "predicate": "RO:0002211",
+             "object": "apoptosis, 'late'"}]
+    assertions = tmp_path / "assertions.jsonl"
+    assertions.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), "utf-8")
+    duck, python = references(tmp_path, assertions, None, [rule_file("ro")])
+    build_spark_tables(assertions, None, [rule_file("ro")], tmp_path / "spark")
+    assert differences(duck, tmp_path / "spark") == [] and differences(python, tmp_path / "spark") == []
+    with open_tables(tmp_path / "spark", "duckdb") as tables:
+        assert tables.run("SELECT text FROM assertions WHERE id = 'q1'") == [(rows[0]["text"],)]
