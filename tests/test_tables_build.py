@@ -177,3 +177,28 @@ def test_out_of_memory_while_writing_is_not_a_write_error(tmp_path):
             raise duckdb.IOException("IO Error: disk full")
     assert error.value.code == "io_error" and "disk full" in str(error.value)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_ids_digested_beside_the_writing_are_graph_builds_ids(tmp_path):
+    """digests.py's thread gives each fact the id graph.build gives it; what stops the thread
+    reaches the writer; a cancelled thread stops."""
+    import duckdb
+    from polygraph_logic.engines import digests as module
+    from polygraph_logic.graph.build import digest_id
+    con = duckdb.connect()
+    con.execute("CREATE TABLE fx AS SELECT i AS num, CASE WHEN i % 2 = 0 THEN 'claim' ELSE 'edge' END AS relation, "
+                "'[\"s' || i || '\", \"RO:1\", \"o\"]' AS args FROM range(5) t(i)")
+    module.BATCH, batch = 2, module.BATCH  # several batches
+    try:
+        module.Digests(con, [("claim", "f.relation = 'claim'"), ("edge", "f.relation = 'edge'")]).start().wait()
+    finally:
+        module.BATCH = batch
+    rows = dict(con.execute("SELECT fact, id FROM digests").fetchall())
+    args = dict(con.execute("SELECT num, args FROM fx").fetchall())
+    assert rows == {n: digest_id("claim" if n % 2 == 0 else "edge", args[n]) for n in range(5)}
+    with pytest.raises(duckdb.Error):
+        module.Digests(con, [("claim", "f.no_such_column")]).start().wait()
+    stopped = module.Digests(con, [("claim", "TRUE")])
+    stopped.stop.set()
+    stopped.start().cancel()
+    assert con.execute("SELECT count(*) FROM digests").fetchall() == [(0,)]
