@@ -201,7 +201,7 @@ class _Writer:
         fx = _numbered(spark, union, ["rel_order", "s0", "s1", "s2", "args"])
         fx = fx.selectExpr("*", "(size(ranks) = 1 AND size(element_at(ranks, 1)) = 0) AS one",
                            "(size(ranks) = 1 AND size(element_at(ranks, 1)) = 1) AS single")
-        self._view("fx", fx, keep=True)
+        self._view("fx", fx)  # _numbered checkpointed its rows
         # most labels are one assertion: a join; the others exploded and grouped back
         self._view("several", spark.sql(
             "SELECT a.num AS assertion, s.fact, s.support_set FROM ("
@@ -258,7 +258,7 @@ class _Writer:
                          f"'{CONTRADICTION}', contradiction_content(f.args) FROM fx f "
                          f"WHERE f.relation = '{CONTRADICTION}' AND NOT f.one")
         arts = _numbered(spark, spark.sql(" UNION ALL ".join(parts)), ["o0", "o1", "o2", "o3"])
-        self._view("arts", arts, keep=True)
+        self._view("arts", arts)  # _numbered checkpointed its rows
         duplicate = spark.sql("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").collect()
         if duplicate:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
