@@ -6,6 +6,7 @@ records.py, so a build's answer and its errors do not depend on which reader ran
 """
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,9 @@ from polygraph_logic.engines.tables_compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.graph.records import LoadError, load_assertions  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from go_slice import GO_SKIP, go_inputs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -164,3 +168,18 @@ def test_a_receipt_citing_an_unknown_assertion_is_reported_with_its_line(tmp_pat
     with pytest.raises(PolygraphError) as raised:
         build_tables(FIGURE1 / "assertions.jsonl", receipts, [rule_file("ro")], tmp_path / "folder")
     assert raised.value.code == "unknown_assertion" and f"{receipts}:1" in str(raised.value)
+
+
+@pytest.mark.slow
+@GO_SKIP
+def test_go_slice_read_by_duckdb_builds_the_folder_of_its_records(tmp_path):
+    """The GO slice's assertions (read from GPAD, with their kinds) written as JSON Lines: DuckDB
+    reads them, and the folder is the one built from the same records read by Python."""
+    assertions, rules = go_inputs(tmp_path)
+    path = tmp_path / "assertions.jsonl"
+    path.write_text("".join(json.dumps(a.to_json(), ensure_ascii=False) + "\n" for a in assertions), "utf-8")
+    rows = _native_rows(path)
+    assert rows is not None and rows == _python_rows(path)
+    build_tables(path, None, rules, tmp_path / "native")
+    build_tables(assertions, [], rules, tmp_path / "python")
+    assert differences(tmp_path / "native", tmp_path / "python") == []
