@@ -32,14 +32,15 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from ..errors import PolygraphError
-from ..evaluate import StratumStats, tuple_key
+from ..evaluate import StratumStats
 from ..graph import build as python_build
 from ..graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
 from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
 from .driver import RoundStats
 from .tables import _SCHEMA, _ORDER, FILES, check_target, table_path, write_meta, writing_folder
-from .tables_build import _ASSERTIONS, TablesBuild, _json, _varint
+from .folder_rows import ASSERTIONS, folder_meta, round_collector, value_json, value_ranks, varint
+from .tables_build import TablesBuild
 
 #: DuckDB's column types (tables.py's schema) as Spark SQL's
 _TYPES = {"BIGINT": "BIGINT", "INTEGER": "INT", "VARCHAR": "STRING", "BOOLEAN": "BOOLEAN", "BLOB": "BINARY",
@@ -60,13 +61,7 @@ def build_spark_tables(assertions, receipts=None, rules: Iterable[str | Path] = 
     target = Path(directory)
     check_target(target)  # before the evaluation: a wrong folder is said at once
     prepared = python_build.prepare_build(assertions, receipts, rules, cap)
-    stats: list[RoundStats] = []
-
-    def counted(stat: RoundStats) -> None:
-        stats.append(stat)
-        if rounds is not None:
-            rounds(stat)
-
+    stats, counted = round_collector(rounds)
     started = time.perf_counter()
     with evaluation(prepared.program, cap, master or "local[2]", progress, counted) as runner:
         prepared.seconds["evaluate"] = time.perf_counter() - started
@@ -154,21 +149,18 @@ class _Writer:
         self.counts[name] = self.spark.read.parquet(str(table_path(self.folder, name))).count()
 
     def _schema(self, name: str) -> str:
-        return _ASSERTIONS if name == "assertions" else _SCHEMA[name]
+        return ASSERTIONS if name == "assertions" else _SCHEMA[name]
 
     # -- values: JSON text and sort rank; assertions; ranks -> numbers
 
     def _values(self) -> None:
         values = list(self.plan.values)
-        order = sorted(range(len(values)), key=lambda i: tuple_key((values[i],)))
-        rank = [0] * len(values)
-        for position, i in enumerate(order):
-            rank[i] = position
-        rows = [(i, _json(v), v if type(v) is str else None, rank[i]) for i, v in enumerate(values)]
+        rank = value_ranks(values)
+        rows = [(i, value_json(v), v if type(v) is str else None, rank[i]) for i, v in enumerate(values)]
         self._view("vals", self._frame("values", "id INT, json STRING, text STRING, srt INT", rows), keep=True)
 
     def _assertions(self) -> None:
-        columns = [c.strip().rsplit(" ", 1) for c in _ASSERTIONS.split(",")]
+        columns = [c.strip().rsplit(" ", 1) for c in ASSERTIONS.split(",")]
         special = {"num": lambda n, a: n, "negated": lambda n, a: int(a.negated), "since": lambda n, a: 1}
         getters = [special.get(name, lambda n, a, name=name: getattr(a, name)) for name, _ in columns]
         numbers = self.runner.numbers
@@ -309,8 +301,8 @@ class _Writer:
         for name in ("facts", "mentions", "artifacts", "assertions"):
             spark.read.parquet(str(table_path(self.folder, name))).createOrReplaceTempView(f"{name}_written")
         label_bytes = {layer: n for layer, n in spark.sql(f"""
-            SELECT a.layer, sum({_varint('m.n')} + m.gaps) FROM artifacts_written a JOIN (
-                SELECT fact, support_set, count(*) AS n, sum({_varint('gap')}) AS gaps FROM (
+            SELECT a.layer, sum({varint('m.n')} + m.gaps) FROM artifacts_written a JOIN (
+                SELECT fact, support_set, count(*) AS n, sum({varint('gap')}) AS gaps FROM (
                     SELECT fact, support_set, assertion - coalesce(lag(assertion) OVER
                         (PARTITION BY fact, support_set ORDER BY assertion), 0) AS gap FROM mentions_written)
                 GROUP BY fact, support_set) m ON m.fact = a.fact GROUP BY a.layer""").collect()}
@@ -337,12 +329,7 @@ class _Writer:
         self.layers = {layer: self.layers[layer] for layer in ordered}
 
     def meta(self, origins=None) -> dict[str, str]:
-        from ..graph.store import FORMAT
-        prepared = self.prepared
-        meta = python_build.build_meta(prepared.cap, prepared.rule_files, prepared.compiled.over_cap, origins)
-        meta.update({"background_edges": str(self.background), "format": FORMAT, "stats": json.dumps(self.stats),
-                     "rules": "\n".join(str(rule) for rule in prepared.program.rules)})
-        return dict(sorted(meta.items()))
+        return folder_meta(self.prepared, self.background, self.stats, origins)
 
 
 def _numbered(spark, frame, order: list[str], column: str = "num", start: int = 0):

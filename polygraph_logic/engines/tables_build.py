@@ -26,10 +26,8 @@ How the rows are made (see graph/build.py and graph/store_write.py for the rows 
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
-from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -43,15 +41,13 @@ from ..graph.store_write import json_text
 from . import native_inputs
 from .digests import Digests
 from .driver import RoundStats
+from .folder_rows import ASSERTIONS, folder_meta, round_collector, value_json, value_ranks, varint
 from .tables import _SCHEMA, _quoted, check_target, copy_out, write_meta, writing_folder
 
 #: the facts ``fx f`` that are entailed edges: edges that are no claim and rest on an assertion
 _NO_CLAIM = ("NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 "
              "AND c.k2 = f.k2)")
 _ENTAILED = f"f.relation = 'edge' AND NOT f.one AND {_NO_CLAIM}"
-#: the assertions table of a tables folder (as export-tables writes it from a graph file)
-_ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, "
-               "text VARCHAR, kind VARCHAR, negated BIGINT, since BIGINT")
 _LAYERS = ("claim", "merge", "summary", "sentence", "edge", CONTRADICTION)
 
 
@@ -94,13 +90,7 @@ def _evaluated(prepared, native, opened, target: Path, memory_limit, progress, r
                origins) -> TablesBuild:
     from .duckdb_run import evaluation
     cap = prepared.cap
-    stats: list[RoundStats] = []
-
-    def counted(stat: RoundStats) -> None:
-        stats.append(stat)
-        if rounds is not None:
-            rounds(stat)
-
+    stats, counted = round_collector(rounds)
     started = time.perf_counter()
     with evaluation(prepared.program, cap, memory_limit, progress, counted, opened=opened, inputs=native) as runner:
         prepared.seconds["evaluate"] = time.perf_counter() - started
@@ -160,15 +150,9 @@ class _Writer:
 
     def _values(self) -> None:
         values = list(self.plan.values)
-        if all(type(v) is str for v in values):  # tuple_key orders strings as they are
-            order = sorted(range(len(values)), key=values.__getitem__)
-        else:
-            order = sorted(range(len(values)), key=lambda i: tuple_key((values[i],)))
-        rank = [0] * len(values)
-        for position, i in enumerate(order):
-            rank[i] = position
+        rank = value_ranks(values)
         self._register("values_in", {"n_id": list(range(len(values))),
-                                     "json": [_json(v) for v in values],
+                                     "json": [value_json(v) for v in values],
                                      "text": [v if type(v) is str else None for v in values],
                                      "n_rank": rank})
         self.con.execute("CREATE TABLE vals AS SELECT n_id AS id, json, text, n_rank AS srt FROM values_in")
@@ -176,7 +160,7 @@ class _Writer:
 
     def _assertions(self) -> None:
         if self.native is not None:  # read by DuckDB: the table is there already
-            self.con.execute(f"CREATE TABLE assertions ({_ASSERTIONS})")
+            self.con.execute(f"CREATE TABLE assertions ({ASSERTIONS})")
             self.con.execute(f"INSERT INTO assertions {self.native.assertions_sql()}")
             self.con.execute(f"CREATE TABLE amap AS {self.native.numbers_sql()}")
             return
@@ -188,7 +172,7 @@ class _Writer:
             "object": [a.object for a in rows], "text": [a.text for a in rows], "kind": [a.kind for a in rows],
             "n_negated": [int(a.negated) for a in rows], "n_rank": [numbers[a.id] for a in rows]})
         con = self.con
-        con.execute(f"CREATE TABLE assertions ({_ASSERTIONS})")
+        con.execute(f"CREATE TABLE assertions ({ASSERTIONS})")
         con.execute("INSERT INTO assertions SELECT n_num, id, source, subject, predicate, object, text, kind, "
                     "n_negated, 1 FROM assertions_in")
         con.execute("CREATE TABLE amap AS SELECT CAST(n_rank AS INTEGER) AS rank, CAST(n_num AS INTEGER) AS num "
@@ -348,11 +332,11 @@ class _Writer:
         # sets are their sizes and the gaps between their numbers (``several``: their mentions)
         bytes_ = con.execute(f"""
             SELECT a.layer, sum(m.bytes) FROM artifacts a JOIN (
-                SELECT num AS fact, 1 + {_varint('label[1][1]')} AS bytes FROM facts
+                SELECT num AS fact, 1 + {varint('label[1][1]')} AS bytes FROM facts
                 WHERE sets = 1 AND len(label[1]) = 1
                 UNION ALL
-                SELECT fact, sum({_varint('n')} + gaps) FROM (
-                    SELECT fact, support_set, count(*) AS n, sum({_varint('gap')}) AS gaps FROM (
+                SELECT fact, sum({varint('n')} + gaps) FROM (
+                    SELECT fact, support_set, count(*) AS n, sum({varint('gap')}) AS gaps FROM (
                         SELECT fact, support_set, assertion - coalesce(lag(assertion) OVER
                             (PARTITION BY fact, support_set ORDER BY assertion), 0) AS gap FROM several)
                     GROUP BY fact, support_set) GROUP BY fact) m ON m.fact = a.fact GROUP BY a.layer""").fetchall()
@@ -377,27 +361,11 @@ class _Writer:
         self.stats = {"assertions": count, "sources": sources, "layers": layers}
 
     def meta(self, origins=None) -> dict[str, str]:
-        from ..graph.store import FORMAT
-        prepared = self.prepared
-        meta = python_build.build_meta(prepared.cap, prepared.rule_files, prepared.compiled.over_cap, origins)
-        meta.update({"background_edges": str(self.background), "format": FORMAT, "stats": json.dumps(self.stats),
-                     "rules": "\n".join(str(rule) for rule in prepared.program.rules)})
-        return dict(sorted(meta.items()))
-
-
-def _json(value) -> str:
-    """One value as JSON text, as json_text writes it inside a list or a dict."""
-    return encode_basestring(value) if type(value) is str else json_text(value)
+        return folder_meta(self.prepared, self.background, self.stats, origins)
 
 
 def _quote(text: str) -> str:
     return f"'{_quoted(text)}'"
-
-
-def _varint(n: str) -> str:
-    """SQL: the bytes of ``n`` as a varint (encode_label's 7 bits a byte)."""
-    return (f"(CASE WHEN {n} < 128 THEN 1 WHEN {n} < 16384 THEN 2 WHEN {n} < 2097152 THEN 3 "
-            f"WHEN {n} < 268435456 THEN 4 ELSE 5 END)")
 
 
 __all__ = ["TablesBuild", "build_tables"]

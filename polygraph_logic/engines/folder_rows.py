@@ -1,0 +1,61 @@
+"""What both writers of a tables folder share (tables_build.py on DuckDB, spark_tables.py on
+Spark): the assertions table's columns, each value's JSON text and rank, the meta rows, label
+bytes counted as varints, and the rounds' statistics collected as they come."""
+
+from __future__ import annotations
+
+import json
+from json.encoder import encode_basestring
+from typing import Callable
+
+from ..evaluate import tuple_key
+from ..graph import build as python_build
+from ..graph.store_write import json_text
+from .driver import RoundStats
+
+#: the assertions table of a tables folder (as export-tables writes it from a graph file)
+ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, "
+              "text VARCHAR, kind VARCHAR, negated BIGINT, since BIGINT")
+
+
+def folder_meta(prepared, background: int, stats: dict, origins=None) -> dict[str, str]:
+    """The meta rows of a tables folder, as a graph file's (the build record, the rules' text, statistics)."""
+    from ..graph.store import FORMAT
+    meta = python_build.build_meta(prepared.cap, prepared.rule_files, prepared.compiled.over_cap, origins)
+    meta.update({"background_edges": str(background), "format": FORMAT, "stats": json.dumps(stats),
+                 "rules": "\n".join(str(rule) for rule in prepared.program.rules)})
+    return dict(sorted(meta.items()))
+
+
+def value_ranks(values: list) -> list[int]:
+    """Each value's rank in ``evaluate.tuple_key``'s order (a fact's arguments sort by their ranks)."""
+    if all(type(v) is str for v in values):  # tuple_key orders strings as they are
+        order = sorted(range(len(values)), key=values.__getitem__)
+    else:
+        order = sorted(range(len(values)), key=lambda i: tuple_key((values[i],)))
+    rank = [0] * len(values)
+    for position, i in enumerate(order):
+        rank[i] = position
+    return rank
+
+
+def round_collector(rounds: Callable[[RoundStats], None] | None) -> tuple[list[RoundStats], Callable]:
+    """A list the rounds' statistics go to, and the callback that appends them (and tells ``rounds``)."""
+    stats: list[RoundStats] = []
+
+    def counted(stat: RoundStats) -> None:
+        stats.append(stat)
+        if rounds is not None:
+            rounds(stat)
+    return stats, counted
+
+
+def value_json(value) -> str:
+    """One value as JSON text, as json_text writes it inside a list or a dict."""
+    return encode_basestring(value) if type(value) is str else json_text(value)
+
+
+def varint(n: str) -> str:
+    """SQL: the bytes of ``n`` as a varint (encode_label's 7 bits a byte)."""
+    return (f"(CASE WHEN {n} < 128 THEN 1 WHEN {n} < 16384 THEN 2 WHEN {n} < 2097152 THEN 3 "
+            f"WHEN {n} < 268435456 THEN 4 ELSE 5 END)")
