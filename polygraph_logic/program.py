@@ -38,8 +38,11 @@ class Program:
     declarations: Declarations = field(default_factory=Declarations)
 
     @classmethod
-    def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None) -> "Program":
-        """Checks clauses (facts, rules, directives) and fact tables; returns the program or raises ProgramError."""
+    def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None,
+                     tracked: Iterable[str] = ()) -> "Program":
+        """Checks clauses (facts, rules, directives) and fact tables; returns the program or raises ProgramError.
+
+        ``tracked``: relations whose tracked facts are loaded by an engine, not held here."""
         facts, rules, directives = [], [], []
         for clause in clauses:
             if isinstance(clause, Fact):
@@ -60,7 +63,7 @@ class Program:
         for rule in rules:
             check_safety(rule)
         program.strata = stratify(rules, program.arities)
-        program.tracked = _tracked_relations(tables, rules)
+        program.tracked = _tracked_relations(tables, rules, tracked)
         program.warnings = _undefined_relations(tables, rules, declarations)
         return program
 
@@ -248,8 +251,8 @@ def _check_arities(tables: dict[str, FactTable], rules: list[Rule], declarations
     return {name: arity for name, (arity, _) in first.items()}
 
 
-def _tracked_relations(tables: dict[str, FactTable], rules: list[Rule]) -> frozenset[str]:
-    tracked = {name for name, t in tables.items() if t.variables is not None and any(t.variables)}
+def _tracked_relations(tables: dict[str, FactTable], rules: list[Rule], given: Iterable[str] = ()) -> frozenset[str]:
+    tracked = {name for name, t in tables.items() if t.variables is not None and any(t.variables)} | set(given)
     changed = True
     while changed:
         changed = False

@@ -183,3 +183,16 @@ def test_go_slice_read_by_duckdb_builds_the_folder_of_its_records(tmp_path):
     build_tables(path, None, rules, tmp_path / "native")
     build_tables(assertions, [], rules, tmp_path / "python")
     assert differences(tmp_path / "native", tmp_path / "python") == []
+
+
+def test_relations_fed_by_assertions_read_by_duckdb_are_tracked(tmp_path):
+    """The program knows claims are tracked though their facts are DuckDB's: a negation over
+    them is refused as the Python front end refuses it."""
+    rules = tmp_path / "negates.dl"
+    rules.write_text('lonely(x) :- edge(x, p, o), !claim(x, p, o).\n', "utf-8")
+    errors = []
+    for assertions in (FIGURE1 / "assertions.jsonl", load_assertions(FIGURE1 / "assertions.jsonl")):
+        with pytest.raises(PolygraphError) as raised:
+            build_tables(assertions, None, [rules], tmp_path / f"folder{len(errors)}")
+        errors.append(raised.value.code)
+    assert errors == ["negation_over_tracked", "negation_over_tracked"]

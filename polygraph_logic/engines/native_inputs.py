@@ -111,20 +111,10 @@ class NativeAssertions:
         self.con, self.count, self.negated, self.ids = con, count, negated, ids
 
     def tables(self) -> dict[str, FactTable]:
-        """Fact tables that declare the tracked relations the assertions feed (their arities);
-        the rows are loaded by ``load``, not by the program."""
+        """Empty fact tables of the tracked relations the assertions feed (their arities): the
+        rows are loaded by ``load``, not held by the program."""
         relations = {"claim": 3, "assertion": 1, **({"neg_edge": 3} if self.negated else {})}
-        tables = {}
-        for relation, arity in relations.items():
-            table = tables[relation] = FactTable(relation, arity)
-            table.rows, table.variables = [("",) * arity], [self.ids[0]]
-        return tables
-
-    @staticmethod
-    def emptied(tables: dict[str, FactTable]) -> None:
-        """Takes the declaring rows out of ``tables`` once a program has checked them."""
-        for table in tables.values():
-            table.rows, table.variables = [], None
+        return {relation: FactTable(relation, arity) for relation, arity in relations.items()}
 
     def load(self, runner) -> None:
         """Interns the assertions' values into the plan, numbers the assertions by rank (natural
@@ -198,7 +188,6 @@ def prepare(con, assertions, receipts, rules, cap: int | None):
         rule_files = [str(r) for r in rules]
         compiled = compile_inputs((), found, cap, negated=native.negated)
         tables = native.tables()
-        program = compiled.program(*rule_programs(rule_files), tables=tables)
-        native.emptied(tables)
+        program = compiled.program(*rule_programs(rule_files), tables=tables, tracked=tables)
         seconds["compile"] = time.perf_counter() - started
     return PreparedBuild([], found, cap, rule_files, compiled, program, inputs, seconds), native

@@ -83,16 +83,16 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
     with session(memory_limit) as opened:
         found = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
         prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
-        return _evaluated(prepared, native, opened, target, memory_limit, progress, rounds, writing, origins)
+        return _evaluated(prepared, native, opened, target, progress, rounds, writing, origins)
 
 
-def _evaluated(prepared, native, opened, target: Path, memory_limit, progress, rounds, writing,
-               origins) -> TablesBuild:
+def _evaluated(prepared, native, opened, target: Path, progress, rounds, writing, origins) -> TablesBuild:
+    """Evaluates ``prepared`` in the open session ``opened`` and writes the folder ``target``."""
     from .duckdb_run import evaluation
     cap = prepared.cap
     stats, counted = round_collector(rounds)
     started = time.perf_counter()
-    with evaluation(prepared.program, cap, memory_limit, progress, counted, opened=opened, inputs=native) as runner:
+    with evaluation(prepared.program, cap, None, progress, counted, opened=opened, inputs=native) as runner:
         prepared.seconds["evaluate"] = time.perf_counter() - started
         started = time.perf_counter()
         with writing_folder(target) as partial:

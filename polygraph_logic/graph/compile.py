@@ -67,13 +67,14 @@ class CompiledInputs:
     def clauses(self) -> list[Clause]:
         return [*self.assertions, *self.bridge, *self.merges, *self.summaries]
 
-    def program(self, *more: Program, tables: dict | None = None) -> Program:
+    def program(self, *more: Program, tables: dict | None = None, tracked=()) -> Program:
         """Returns the checked program of these clauses plus any rule-file programs
-        (``tables``: fact tables of more ground facts, taken over)."""
+        (``tables``: fact tables of more ground facts, taken over; ``tracked``: relations
+        whose tracked facts an engine loads itself)."""
         clauses = self.clauses()
         for extra in more:
             clauses += [*extra.facts, *extra.rules]
-        return Program.from_clauses(clauses, tables)
+        return Program.from_clauses(clauses, tables, tracked)
 
     def to_text(self) -> str:
         """Returns the program as rule-language text, sections commented."""
