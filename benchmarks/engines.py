@@ -16,7 +16,11 @@ first copy instead of being disjoint, as a real graph's hub entities are: RO cha
 (located_in ∘ inverse(located_in), has_part ∘ part_of) then relate every pair of their
 neighbours, and the closure grows faster than the input; the counts show how much.
 
+With ``--limits`` the tables build runs again under each memory limit given, after the
+three builds: the trade of time for memory, each folder compared with the Python export.
+
     python benchmarks/engines.py [--copies 1 10 40] [--hubs 0] [--cap 8] [--memory-limit 4GB]
+                                 [--limits 300MB 400MB 600MB]
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -96,7 +101,7 @@ def fact_rows(path: Path) -> list:
         return sorted(db.execute("SELECT relation, args, label, exact FROM facts"))
 
 
-def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None) -> None:
+def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None, limits=()) -> None:
     with tempfile.TemporaryDirectory(prefix="polygraph-engines-") as work:
         directory = Path(work)
         graph = generate_copies(copies)
@@ -116,6 +121,14 @@ def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None) -> No
         same = fact_rows(directory / "python.graph") == fact_rows(directory / "duckdb.graph")
         export_tables(directory / "python.graph", directory / "python.tables")
         differ = differences(directory / "python.tables", directory / "direct.tables")
+        limited = {}
+        for limit in limits:
+            shutil.rmtree(directory / "direct.tables")
+            done = subprocess.run([sys.executable, __file__, "--child", "tables", str(directory), "--cap", str(cap),
+                                   "--memory-limit", limit], capture_output=True, text=True)
+            failed = done.stderr.strip().splitlines()[-1:] if done.returncode else None
+            limited[limit] = failed or (json.loads(done.stdout.strip().splitlines()[-1]),
+                                        differences(directory / "python.tables", directory / "direct.tables"))
     label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")
     print(f"{label}: {len(graph.assertions):,} assertions, {results['python']['facts']:,} facts; "
           f"fact tables identical: {'yes' if same else 'NO'}")
@@ -131,6 +144,15 @@ def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None) -> No
         print(f"  ratio python / {names[engine]}: whole build {p['total'] / d['total']:.2f}x, "
               f"evaluate {p['seconds']['evaluate'] / d['seconds']['evaluate']:.2f}x, "
               f"peak RSS {d['rss_mb'] / p['rss_mb']:.0%} of python's (targets: 5x, 25%)")
+    for limit, outcome in limited.items():
+        if isinstance(outcome, list):
+            print(f"  duckdb -> tables under --memory-limit {limit}: failed: {outcome}")
+            continue
+        d, differ = outcome
+        stages = ", ".join(f"{k} {v:.2f}" for k, v in d["seconds"].items())
+        print(f"  duckdb -> tables under --memory-limit {limit}: {d['total']:.2f} s, peak RSS {d['rss_mb']:.0f} MB "
+              f"({stages}); ratio python / it: {p['total'] / d['total']:.2f}x, peak RSS {d['rss_mb'] / p['rss_mb']:.0%} "
+              f"of python's; folder {'identical' if not differ else 'DIFFERENT: ' + '; '.join(differ)}")
     d = results["tables"]
     rounds = d["rounds"]
     if rounds:
@@ -148,6 +170,8 @@ def main() -> None:
     parser.add_argument("--hubs", type=int, default=0, help="entities shared by every copy (0: disjoint copies)")
     parser.add_argument("--cap", default="8")
     parser.add_argument("--memory-limit", default=None)
+    parser.add_argument("--limits", nargs="*", default=[], metavar="SIZE",
+                        help="run the tables build again under each of these memory limits")
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     cap = None if args.cap == "none" else int(args.cap)
@@ -155,7 +179,7 @@ def main() -> None:
         child(args.child[0], Path(args.child[1]), cap, args.memory_limit)
         return
     for copies in args.copies:
-        run(copies, args.hubs, cap, args.memory_limit)
+        run(copies, args.hubs, cap, args.memory_limit, args.limits)
 
 
 if __name__ == "__main__":

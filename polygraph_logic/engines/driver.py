@@ -37,6 +37,8 @@ class Runner(ABC):
     """One evaluation of ``plan`` on one engine; subclasses implement the table operations."""
 
     dialect: Dialect
+    #: at most this many joins in one statement (Plan.contributions), None: no bound
+    joins: int | None = None
 
     def __init__(self, plan: Plan, on_round: Callable[[RoundStats], None] | None):
         self.plan, self.on_round = plan, on_round
@@ -88,9 +90,9 @@ class Runner(ABC):
             return set()
         contributed = []
         for relation in heads:
-            sql = plan.contributions(d, shapes, relation, deltas)
-            if sql is not None:
-                self.derive(relation, sql)
+            parts = plan.contributions(d, shapes, relation, deltas, self.joins)
+            if parts:
+                self.derive(relation, parts)
                 contributed.append(relation)
         changed, facts, monomials = set(), 0, 0
         for relation in heads:
@@ -112,8 +114,8 @@ class Runner(ABC):
         return changed
 
     @abstractmethod
-    def derive(self, relation: str, sql: str) -> None:
-        """Makes c<n> the rows of ``sql`` (this round's derivations of ``relation``)."""
+    def derive(self, relation: str, parts: list[str]) -> None:
+        """Makes c<n> the rows of the union of ``parts`` (this round's derivations of ``relation``)."""
 
     @abstractmethod
     def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:

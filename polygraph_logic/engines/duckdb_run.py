@@ -25,15 +25,15 @@ from .plan import Plan, make_plan
 __all__ = ["RoundStats", "connect", "evaluate_duckdb", "evaluation", "require_duckdb"]
 
 
-def connect(memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
-            database: str = ":memory:"):
+def connect(memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None):
     """Returns a DuckDB connection set up for a build (memory limit, spilling, threads).
 
-    ``database`` is ":memory:" or a file: under a memory limit a build's database is a
-    file in its temporary directory, so that its tables, not only intermediate results,
-    can leave memory (at the price of writing them)."""
+    The database is in memory, under a limit too: DuckDB moves the blocks of its tables, not
+    only intermediate results, to ``temp_directory`` when the limit is reached.  (A database
+    file in the build's folder did the same, but wrote every table: at x40 under 400MB,
+    20.0 s against 16.8 s in memory, the same peak; docs/engines.md.)"""
     duckdb = require_duckdb()
-    con = duckdb.connect(database)
+    con = duckdb.connect(":memory:")
     try:
         if memory_limit:
             con.execute(f"SET memory_limit = '{_size(memory_limit)}'")
@@ -77,12 +77,11 @@ def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | N
 
 @contextmanager
 def session(memory_limit: str | None = None, threads: int | None = None) -> Iterator[tuple[object, Path]]:
-    """A build's connection and its working folder (spill files, the database under a limit),
-    both gone after; DuckDB running out of memory in it is one error."""
+    """A build's connection and its working folder (spill files), both gone after; DuckDB
+    running out of memory in it is one error."""
     duckdb = require_duckdb()
     with tempfile.TemporaryDirectory(prefix="polygraph-duckdb-") as work:
-        database = str(Path(work) / "build.duckdb") if memory_limit else ":memory:"
-        con = connect(memory_limit, str(Path(work) / "spill"), threads, database)
+        con = connect(memory_limit, str(Path(work) / "spill"), threads)
         try:
             yield con, Path(work)
         except duckdb.OutOfMemoryException as error:
@@ -90,6 +89,11 @@ def session(memory_limit: str | None = None, threads: int | None = None) -> Iter
             raise PolygraphError("out_of_memory", f"DuckDB ran out of memory ({first}); raise --memory-limit") from None
         finally:
             con.close()
+
+
+#: the joins a statement unites under a memory limit (x40 with no limit, evaluation: 5.9 s
+#: uniting all of a body length, 7.0 s two at a time; measured in docs/engines.md)
+JOINS_UNDER_LIMIT = 2
 
 
 @contextmanager
@@ -101,14 +105,18 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
     ``r<n>`` tables hold every relation's labels (read them with ``runner.con``; tables_build.py
     writes them as Parquet without a round trip through Python).  Out of memory is one error.
 
-    ``opened``: a ``session()`` already open (the caller closes it); ``inputs``: facts the
-    connection holds already (native_inputs.py), loaded by ``inputs.load(runner)``."""
+    ``opened``: a ``session()`` already open (the caller closes it; ``memory_limit`` is then the
+    limit it was opened with); ``inputs``: facts the connection holds already (native_inputs.py),
+    loaded by ``inputs.load(runner)``.  Under a limit a statement unites at most JOINS_UNDER_LIMIT
+    joins (Plan.contributions): each holds a hash table while it runs, so that a union of many
+    needs memory whatever the data (x1: 100MB failed, 48MB builds; docs/engines.md)."""
     program.check_provenance_negation()
     with collector_paused():  # planning and loading make objects that all live on (allocation.py)
         plan = make_plan(program, cap)
     with nullcontext(opened) if opened else session(memory_limit, threads) as (con, work):
         with collector_paused():
             runner = _Runner(con, plan, work, rounds)
+            runner.joins = JOINS_UNDER_LIMIT if memory_limit else None
             runner.load()
             if inputs is not None:
                 inputs.load(runner)
@@ -159,8 +167,11 @@ class _Runner(Runner):
                f"ELSE [v] END)) AS p, TRUE AS e FROM {source} GROUP BY {', '.join(keys)}")
         self.con.execute(f"INSERT INTO {plan.table(relation)} {labels.normalize(DUCKDB, raw, keys, plan.cap)}")
 
-    def derive(self, relation: str, sql: str) -> None:
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE c{self.plan.relations[relation]} AS {sql}")
+    def derive(self, relation: str, parts: list[str]) -> None:
+        table = f"c{self.plan.relations[relation]}"
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {parts[0]}")
+        for part in parts[1:]:
+            self.con.execute(f"INSERT INTO {table} {part}")
 
     def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:
         delta = self.plan.table(relation, delta=True)

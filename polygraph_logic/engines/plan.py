@@ -123,13 +123,16 @@ class Plan:
         return text
 
     def contributions(self, d: Dialect, shapes: list[Shape], relation: str,
-                      deltas: set[str] | None) -> str | None:
-        """Every derivation of ``relation`` this round as (keys, label, exact), or None.
+                      deltas: set[str] | None, joins: int | None = None) -> list[str]:
+        """Every derivation of ``relation`` this round as (keys, label, exact), in parts whose
+        union is the round's derivations (none when there is none).
 
         ``deltas`` names the relations whose delta is not empty (None: the first round).
         The joins of bodies of one length are united before their labels are multiplied,
         so a round multiplies once per body length, not once per rule shape; two-atom
-        rules driven by a delta share joins (pairs.py)."""
+        rules driven by a delta share joins (pairs.py).  ``joins``: at most that many joins
+        united in a part (None: no bound), since each join holds a hash table while its
+        statement runs."""
         by_length: dict[int, list[str]] = {}
         pair_groups: dict[tuple, list[str]] = {}
         for shape in shapes:
@@ -146,8 +149,11 @@ class Plan:
         for key, drivers in pair_groups.items():
             by_length.setdefault(2, []).append(pairs.grouped(self, relation, key, drivers))
         keys = self.keys(relation)
-        parts = [self.fold(d, " UNION ALL ".join(joins), keys, n) for n, joins in sorted(by_length.items())]
-        return " UNION ALL ".join(parts) if parts else None
+        parts = []
+        for n, texts in sorted(by_length.items()):
+            step = len(texts) if joins is None or n == 1 else joins
+            parts += [self.fold(d, " UNION ALL ".join(texts[i:i + step]), keys, n) for i in range(0, len(texts), step)]
+        return parts
 
     def merge(self, d: Dialect, relation: str, contributions: str) -> str:
         """The changed facts of ``relation``: the round's sum (pending) added to the old label."""

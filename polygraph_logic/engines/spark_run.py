@@ -188,10 +188,10 @@ class _Runner(Runner):
             frame = self._frame(f"params{shape.number}", columns, shape.params).distinct()
             self._view(shape.table, self._materialise(frame))
 
-    def derive(self, relation: str, sql: str) -> None:
+    def derive(self, relation: str, parts: list[str]) -> None:
         # analysed now, against the views as they are before the round's merges; a union of
         # many joins, its branches' partitions read by a few tasks
-        self._view(f"c{self.plan.relations[relation]}", self._narrow(self.spark.sql(sql)))
+        self._view(f"c{self.plan.relations[relation]}", self._narrow(self.spark.sql(" UNION ALL ".join(parts))))
 
     def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:
         from pyspark.sql import Observation

@@ -83,16 +83,17 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
     with session(memory_limit) as opened:
         found = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
         prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
-        return _evaluated(prepared, native, opened, target, progress, rounds, writing, origins)
+        return _evaluated(prepared, native, opened, memory_limit, target, progress, rounds, writing, origins)
 
 
-def _evaluated(prepared, native, opened, target: Path, progress, rounds, writing, origins) -> TablesBuild:
+def _evaluated(prepared, native, opened, memory_limit, target: Path, progress, rounds, writing,
+               origins) -> TablesBuild:
     """Evaluates ``prepared`` in the open session ``opened`` and writes the folder ``target``."""
     from .duckdb_run import evaluation
     cap = prepared.cap
     stats, counted = round_collector(rounds)
     started = time.perf_counter()
-    with evaluation(prepared.program, cap, None, progress, counted, opened=opened, inputs=native) as runner:
+    with evaluation(prepared.program, cap, memory_limit, progress, counted, opened=opened, inputs=native) as runner:
         prepared.seconds["evaluate"] = time.perf_counter() - started
         started = time.perf_counter()
         with writing_folder(target) as partial:
@@ -192,14 +193,16 @@ class _Writer:
             table = plan.table(relation)
             joins = "".join(f" JOIN vals v{i} ON v{i}.id = t.k{i}" for i in range(arity))
             args = " || ', ' || ".join(f"v{i}.json" for i in range(arity)) or "''"
-            keys = [f"t.k{i}" if i < arity else "NULL" for i in range(3)]
-            ranks = [f"v{i}.srt" if i < arity else "NULL" for i in range(width)]
+            keys = [f"t.k{i}" if i < arity else "CAST(NULL AS INTEGER)" for i in range(3)]
+            ranks = [f"v{i}.srt" if i < arity else "CAST(NULL AS BIGINT)" for i in range(width)]
             parts.append(f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, '[' || {args} || ']' AS args, "
                          f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
                          f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
                          f"t.label AS ranks, t.exact FROM {table} t{joins}")
         order = ", ".join(f"s{i}" for i in range(width))
-        con.execute(f"CREATE TABLE fx0 AS {' UNION ALL '.join(parts)}")
+        con.execute(f"CREATE TABLE fx0 AS {parts[0]}")
+        for part in parts[1:]:  # a statement each: every join holds a hash table while it runs
+            con.execute(f"INSERT INTO fx0 {part}")
         # numbered by sorting the ranks alone, not the labels and texts beside them
         con.execute(f"CREATE TABLE fx AS SELECT n.num, u.*, (len(ranks) = 1 AND len(ranks[1]) = 0) AS one, "
                     f"(len(ranks) = 1 AND len(ranks[1]) = 1) AS single FROM fx0 u JOIN (SELECT rowid AS r, "
@@ -256,6 +259,7 @@ class _Writer:
         self.background = con.execute(
             f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND {_NO_CLAIM}").fetchall()[0][0]
         self._contradictions("NOT f.one")
+        con.execute("DROP TABLE fx")  # what follows reads facts and arts
         duplicate = con.execute("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
         if duplicate:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
