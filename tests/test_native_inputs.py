@@ -196,3 +196,50 @@ def test_relations_fed_by_assertions_read_by_duckdb_are_tracked(tmp_path):
             build_tables(assertions, None, [rules], tmp_path / f"folder{len(errors)}")
         errors.append(raised.value.code)
     assert errors == ["negation_over_tracked", "negation_over_tracked"]
+
+
+# -- the values and ranks DuckDB keeps: natural order and JSON text in SQL
+
+_NAME = st.text(st.sampled_from("a0123456789._:-Z "), min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_NAME, min_size=1, max_size=30, unique=True))
+def test_natural_order_in_sql_is_natural_keys(names):
+    """natural_sql sorts printable ASCII names as ``sorted(key=natural_key)`` does: digit runs
+    by value (leading zeros, long runs), texts that are prefixes of others, ties by the name."""
+    import numpy as np
+    from polygraph_logic.engines.native_inputs import natural_sql
+    from polygraph_logic.provenance.variables import natural_key
+    con = _connect()
+    con.register("names_in", {"id": np.array(names, dtype=object)})
+    found = [row[0] for row in con.execute(f"SELECT id FROM names_in ORDER BY {natural_sql('id')}, id").fetchall()]
+    assert found == sorted(names, key=natural_key)
+
+
+def test_natural_order_of_long_digit_runs_and_prefixes():
+    test_natural_order_in_sql_is_natural_keys.hypothesis.inner_test(
+        ["a10", "a9", "a09", "a", "a0", "1", "01", "b1a", "b1", "x99999999999999999999", "x100000000000000000000",
+         "a 1", "a.1", "A1", "a1a", "a1-"])
+
+
+def test_values_needing_escapes_and_ids_beyond_ascii_build_the_folder_of_their_records(tmp_path):
+    """Values DuckDB keeps whose JSON text needs escapes (quotes, backslashes, escaped
+    newlines and tabs), non-ASCII values, and ids beyond ASCII (ranked in Python then): the
+    folder equals the one built from the records read in Python."""
+    records = [{"id": "a1", "source": "s1", "subject": 'q"t', "predicate": "RO:0002131", "object": "back\\slash"},
+               {"id": "a2", "source": "s1", "subject": "back\\slash", "predicate": "RO:0002131", "object": "two\nlines"},
+               {"id": "a10", "source": "s2", "subject": "two\nlines", "predicate": "BFO:0000050", "object": "tab\there"},
+               {"id": "a9", "source": "s2", "subject": "中文 x", "predicate": "BFO:0000050", "object": "ÉRK"}]
+    for ids in (["a1", "a2", "a10", "a9"], ["a1", "é2", "a10", "a9"]):
+        folder = tmp_path / ids[1]
+        folder.mkdir()
+        path = folder / "assertions.jsonl"
+        path.write_text("".join(json.dumps({**r, "id": i}, ensure_ascii=False) + "\n" for r, i in zip(records, ids)),
+                        "utf-8")
+        assert _native_rows(path) is not None  # read by DuckDB: escapes but no \u, no control character
+        receipts = folder / "receipts.jsonl"
+        receipts.write_text(json.dumps({"artifact": "merge:m1", "layer": "merge", "content": {
+            "canonical": 'q"t', "members": ['q"t', "ÉRK"]}, "support": [[ids[0], ids[3]]]}) + "\n", "utf-8")
+        native, python = _folders(folder, path, receipts, [rule_file("ro")])
+        assert differences(native, python) == []

@@ -62,6 +62,23 @@ def test_contradictions_and_not_assertions(tmp_path):
     assert layers["contradiction"]["artifacts"] > 0
 
 
+def test_numbers_and_strings_among_the_values(tmp_path):
+    """Values of both kinds: numbers rank first, by value, then strings (the facts' order)."""
+    rules = tmp_path / "weights.dl"
+    rules.write_text('weight("RO:0002131", 10).\nweight("BFO:0000050", 9).\nweight("x", 2.5).\n'
+                     'heavy(s, o, w) :- edge(s, p, o), weight(p, w).\n'
+                     'rank(3).\nrank("b").\nrank(1).\nrank(2.5).\nrank("AIM2").\nrank(-4).\n', "utf-8")
+    reference, direct = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
+                             [rule_file("ro"), rules])
+    assert differences(reference, direct) == []  # facts by name: their numbers are checked below
+    import duckdb
+    from polygraph_logic.evaluate import tuple_key
+    rows = duckdb.sql(f"SELECT relation, args FROM '{direct / 'facts.parquet'}' ORDER BY num").fetchall()
+    for relation in ("rank", "weight", "heavy", "edge"):
+        args = [tuple(json.loads(a)) for r, a in rows if r == relation]
+        assert args and args == sorted(args, key=tuple_key), relation  # numbered in tuple_key's order
+
+
 def test_a_difference_is_found(tmp_path):
     """The comparison can fail: a folder built under another cap differs from the reference."""
     reference, _ = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")])

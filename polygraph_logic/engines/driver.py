@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
+from ..errors import PolygraphError
 from ..evaluate import Model, StratumStats
 from ..plan import Store
 from ..provenance.variables import natural_key
@@ -142,6 +143,9 @@ class Runner(ABC):
     def model(self) -> Model:
         """Reads every relation back into a Model of WhySemiring labels."""
         plan = self.plan
+        if plan.held:
+            raise PolygraphError("engine_error", "this evaluation's values are held by the engine: "
+                                                 "read its tables, not a Model")
         semiring = WhySemiring(plan.cap)
         for name in self.names:
             semiring.table.intern(name)  # variable number = rank, as in the tables

@@ -36,6 +36,23 @@ from .tables import _quoted
 _FIELDS = ("id", "source", "subject", "predicate", "object")
 _KEYS = (*_FIELDS, "text", "kind", "negated")
 _PRINTABLE = "'[!-~]'"  # a printable ASCII character: not blank for Python's str.strip either
+_ASCII = "'[ -~]*'"  # printable ASCII only: Python's \d is then [0-9], as RE2's
+
+
+def natural_sql(column: str) -> str:
+    """SQL: a text whose byte order is ``natural_key``'s order of ``column`` (ties: the name
+    itself), for printable ASCII names.  natural_key's parts alternate text and digit runs,
+    from a text (maybe empty) to a text; a text is written followed by chr(1), below every
+    printable character, so a text that is a prefix of another sorts first; a digit run by
+    the length of its value (zeros in front dropped) in ten digits, then the value, so
+    runs compare as the integers they are.  Keys compared part by part as tuples are."""
+    runs = f"regexp_extract_all({column}, '[0-9]+|[^0-9]+')"
+    part = ("list_transform({runs}, lambda r_: CASE WHEN regexp_matches(r_, '^[0-9]') "
+            "THEN lpad(CAST(length(ltrim(r_, '0')) AS VARCHAR), 10, '0') || ltrim(r_, '0') "
+            "ELSE r_ || chr(1) END)").format(runs=runs)
+    return (f"(CASE WHEN regexp_matches({column}, '^[0-9]') THEN chr(1) ELSE '' END || "
+            f"array_to_string({part}, '') || "
+            f"CASE WHEN regexp_matches({column}, '[0-9]$') THEN chr(1) ELSE '' END)")
 
 
 def _checks() -> list[str]:
@@ -99,16 +116,20 @@ def read_assertions(con, path: str | Path) -> "NativeAssertions | None":
         return None  # not UTF-8, unreadable, ...: records.py says which line and why
     if count != distinct or not count:
         return None  # an id stated twice (records.py names both lines), or no assertion at all
-    ids = [row[0] for row in con.execute("SELECT id FROM a_in ORDER BY num").fetchall()]
-    return NativeAssertions(con, count, bool(negated), ids)
+    return NativeAssertions(con, count, bool(negated))
 
 
 class NativeAssertions:
     """The assertions of ``a_in``: their ids (file order), whether any is negated, and how
     they become the facts of a plan (``load``) and the folder's assertions table."""
 
-    def __init__(self, con, count: int, negated: bool, ids: list[str]):
-        self.con, self.count, self.negated, self.ids = con, count, negated, ids
+    def __init__(self, con, count: int, negated: bool):
+        self.con, self.count, self.negated = con, count, negated
+        self.first = 0  # the first id of the values ``load`` keeps in DuckDB
+
+    def ids(self) -> set[str]:
+        """The assertion ids (for the receipts' check)."""
+        return {row[0] for row in self.con.execute("SELECT id FROM a_in").fetchall()}
 
     def tables(self) -> dict[str, FactTable]:
         """Empty fact tables of the tracked relations the assertions feed (their arities): the
@@ -117,31 +138,33 @@ class NativeAssertions:
         return {relation: FactTable(relation, arity) for relation, arity in relations.items()}
 
     def load(self, runner) -> None:
-        """Interns the assertions' values into the plan, numbers the assertions by rank (natural
-        order of their ids, as Runner does) and adds their facts to the plan's tables."""
+        """Numbers the assertions by rank (natural order of their ids, as Runner does), gives the
+        assertions' values ids and adds their facts to the plan's tables.  The values and ranks
+        stay in DuckDB (``a_vals``, ``a_rank``): the Python side of a build does not grow with
+        the graph.  Only values the plan knows already (rules, receipts) keep their ids."""
         import numpy as np
         con, plan = self.con, runner.plan
-        runner.names = sorted(self.ids, key=natural_key)
-        runner.numbers = {name: i for i, name in enumerate(runner.names)}
-        con.register("ranks_in", {"id": np.array(runner.names, dtype=object),
-                                  "rank": np.arange(len(runner.names), dtype=np.int32)})
-        con.execute("CREATE OR REPLACE TEMP TABLE a_rank AS SELECT id, rank FROM ranks_in")
-        con.unregister("ranks_in")
+        ascii_ids = con.execute(f"SELECT coalesce(bool_and(regexp_full_match(id, {_ASCII})), TRUE) FROM a_in")
+        if ascii_ids.fetchall()[0][0]:  # natural order in SQL: the digit runs Python's re finds
+            con.execute(f"CREATE OR REPLACE TEMP TABLE a_rank AS SELECT id, CAST(row_number() OVER "
+                        f"(ORDER BY {natural_sql('id')}, id) - 1 AS INTEGER) AS rank FROM a_in")
+        else:
+            names = sorted((row[0] for row in con.execute("SELECT id FROM a_in").fetchall()), key=natural_key)
+            con.register("ranks_in", {"id": np.array(names, dtype=object),
+                                      "rank": np.arange(len(names), dtype=np.int32)})
+            con.execute("CREATE OR REPLACE TEMP TABLE a_rank AS SELECT id, rank FROM ranks_in")
+            con.unregister("ranks_in")
         known = [(v, i) for v, i in plan.values.items() if type(v) is str]
         con.register("known_in", {"v": np.array([v for v, _ in known], dtype=object),
                                   "id": np.array([i for _, i in known], dtype=np.int64)})
-        new = con.execute(
-            "SELECT v FROM (SELECT DISTINCT unnest([id, subject, predicate, object]) AS v FROM a_in) "
-            "WHERE v NOT IN (SELECT v FROM known_in) ORDER BY v").fetchall()
-        for (value,) in new:
-            plan.intern(value)
         con.execute("CREATE OR REPLACE TEMP TABLE a_vals AS SELECT v, CAST(id AS INTEGER) AS id FROM known_in")
         con.unregister("known_in")
-        first = len(plan.values) - len(new)
-        con.register("new_in", {"v": np.array([v for (v,) in new], dtype=object),
-                                "id": np.arange(first, first + len(new), dtype=np.int32)})
-        con.execute("INSERT INTO a_vals SELECT v, id FROM new_in")
-        con.unregister("new_in")
+        con.execute("CREATE OR REPLACE TEMP TABLE a_new AS SELECT v FROM (SELECT DISTINCT unnest([id, subject, "
+                    "predicate, object]) AS v FROM a_in) WHERE v NOT IN (SELECT v FROM a_vals)")
+        self.first = plan.hold(con.execute("SELECT count(*) FROM a_new").fetchall()[0][0])
+        con.execute(f"INSERT INTO a_vals SELECT v, CAST({self.first} + row_number() OVER (ORDER BY v) - 1 AS INTEGER) "
+                    "FROM a_new")
+        con.execute("DROP TABLE a_new")
         triple = ("SELECT s.id AS k0, p.id AS k1, o.id AS k2, r.rank AS v FROM a_in a JOIN a_vals s ON s.v = a.subject "
                   "JOIN a_vals p ON p.v = a.predicate JOIN a_vals o ON o.v = a.object JOIN a_rank r ON r.id = a.id "
                   "WHERE {}")
@@ -150,6 +173,10 @@ class NativeAssertions:
             runner.insert_facts("neg_edge", f"({triple.format('a.negated')})")
         runner.insert_facts("assertion", "(SELECT i.id AS k0, r.rank AS v FROM a_in a JOIN a_vals i ON i.v = a.id "
                                          "JOIN a_rank r ON r.id = a.id)")
+
+    def values_sql(self) -> str:
+        """The values ``load`` gave ids and the plan does not hold: (v, id), strings all."""
+        return f"SELECT v, id FROM a_vals WHERE id >= {self.first}"
 
     def assertions_sql(self) -> str:
         """The tables folder's assertions (num, id, ..., negated, since), in file order."""
@@ -179,7 +206,7 @@ def prepare(con, assertions, receipts, rules, cap: int | None):
         native = read_assertions(con, assertions)
         if native is None:
             return None
-        found = load_receipts(receipts, set(native.ids)) if receipts is not None else []
+        found = load_receipts(receipts, native.ids()) if receipts is not None else []
         inputs = [file_entry(assertions, "assertions", native.count)]
         if receipts is not None:
             inputs.append(file_entry(receipts, "receipts", len(found)))

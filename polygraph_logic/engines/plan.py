@@ -64,6 +64,7 @@ class Plan:
     cap: int | None
     relations: dict[str, int]  # name -> table number
     values: dict = field(default_factory=dict)  # Value -> integer id
+    held: int = 0  # ids of values not in ``values`` (``hold``)
     strata: list[tuple[frozenset[str], list[Shape]]] = field(default_factory=list)
 
     def arity(self, relation: str) -> int:
@@ -79,8 +80,15 @@ class Plan:
     def intern(self, value) -> int:
         found = self.values.get(value)
         if found is None:
-            found = self.values[value] = len(self.values)
+            found = self.values[value] = len(self.values) + self.held
         return found
+
+    def hold(self, count: int) -> int:
+        """Reserves ``count`` ids for values an engine keeps to itself (native_inputs.py: the
+        assertions' values stay in DuckDB); returns the first.  Later values come after them."""
+        first = len(self.values) + self.held
+        self.held += count
+        return first
 
     def shapes(self) -> list[Shape]:
         return [shape for _, shapes in self.strata for shape in shapes]

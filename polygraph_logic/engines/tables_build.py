@@ -26,6 +26,7 @@ How the rows are made (see graph/build.py and graph/store_write.py for the rows 
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,14 +151,30 @@ class _Writer:
     # -- values: JSON text and sort rank
 
     def _values(self) -> None:
-        values = list(self.plan.values)
-        rank = value_ranks(values)
-        self._register("values_in", {"n_id": list(range(len(values))),
-                                     "json": [value_json(v) for v in values],
-                                     "text": [v if type(v) is str else None for v in values],
-                                     "n_rank": rank})
-        self.con.execute("CREATE TABLE vals AS SELECT n_id AS id, json, text, n_rank AS srt FROM values_in")
-        self.con.unregister("values_in")
+        """``vals``: each value's id, JSON text, text (strings) and rank in tuple_key's order
+        (numbers first, by value, then strings as they compare).  The values the plan holds are
+        sent from Python; those DuckDB kept (native_inputs.py) are written in SQL, their JSON
+        text too but for the few that need escapes."""
+        con = self.con
+        values = list(self.plan.values.items())
+        numbers = [v for v, _ in values if type(v) is not str]
+        rank = dict(zip(numbers, value_ranks(numbers)))
+        self._register("values_in", {"n_id": [i for _, i in values], "json": [value_json(v) for v, _ in values],
+                                     "text": [v if type(v) is str else None for v, _ in values],
+                                     "n_rank": [rank.get(v, -1) for v, _ in values]})
+        held = ""
+        if self.native is not None:  # no ", \\ or control character: the JSON text is the string in quotes
+            held = (f" UNION ALL SELECT id, CASE WHEN regexp_matches(v, '[\"\\\\\\x00-\\x1f]') THEN NULL "
+                    f"ELSE '\"' || v || '\"' END, v, -1 FROM ({self.native.values_sql()})")
+        con.execute(f"CREATE TABLE vals AS SELECT id, json, text, CASE WHEN text IS NULL THEN n_rank ELSE "
+                    f"{len(numbers)} + row_number() OVER (PARTITION BY text IS NULL ORDER BY text) - 1 END AS srt "
+                    f"FROM (SELECT n_id AS id, json, text, n_rank FROM values_in{held})")
+        con.unregister("values_in")
+        escaped = con.execute("SELECT id, text FROM vals WHERE json IS NULL").fetchall()
+        if escaped:
+            self._register("escaped_in", {"n_id": [i for i, _ in escaped], "json": [value_json(v) for _, v in escaped]})
+            con.execute("UPDATE vals SET json = e.json FROM escaped_in e WHERE vals.id = e.n_id")
+            con.unregister("escaped_in")
 
     def _assertions(self) -> None:
         if self.native is not None:  # read by DuckDB: the table is there already
@@ -306,9 +323,12 @@ class _Writer:
         plan = self.plan
         if CONTRADICTION not in plan.relations or plan.arity(CONTRADICTION) != 3:
             return
-        decode = list(plan.values)
         rows = self.con.execute(f"SELECT f.num, f.k0, f.k1, f.k2, f.args FROM fx f WHERE f.relation = "
                                 f"'{CONTRADICTION}' AND {not_one}").fetchall()
+        decode = dict(self.con.execute(  # the values of these facts (some only DuckDB holds)
+            f"SELECT id, json FROM vals WHERE id IN (SELECT unnest([f.k0, f.k1, f.k2]) FROM fx f WHERE f.relation = "
+            f"'{CONTRADICTION}' AND {not_one})").fetchall())
+        decode = {k: json.loads(text) for k, text in decode.items()}
         rows.sort(key=lambda row: tuple_key(tuple(decode[k] for k in row[1:4])))
         if not rows:
             return
