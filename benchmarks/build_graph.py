@@ -23,7 +23,6 @@ edges after five rounds, from 1,031 GO edges alone; it does not finish in ten mi
 from __future__ import annotations
 
 import argparse
-import resource
 import sys
 import tempfile
 import time
@@ -34,6 +33,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from polygraph_logic.allocation import peak_rss_mb  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
 from polygraph_logic.graph.store import LAYERS, Graph  # noqa: E402
 from polygraph_logic.graph.synthetic import generate  # noqa: E402
@@ -79,14 +79,14 @@ def measure_one(name: str, assertions, receipts, rules, directory: Path, trace: 
           f"(not artifacts): {build.background_edges}")
     out("build seconds: " + ", ".join(f"{stage} {s:.2f}" for stage, s in seconds.items()) + f"; total {total:.2f}")
     memory = f"tracemalloc peak {peak / 2**20:.0f} MiB (traced rebuild); " if peak is not None else ""
-    out(f"memory: {memory}process max RSS so far {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    out(f"memory: {memory}process max RSS so far {peak_rss_mb():.0f} MiB")
     size = info["file_bytes"] / 2**20
     out(f"stored labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average (target <= 100: "
           f"{'met' if info['label_bytes_per_artifact'] <= 100 else 'MISSED'}); graph file {size:.1f} MiB"
           + (f" (the study's: {study['file MiB']:.1f} MiB)" if study else ""))
     return {"artifacts": len(build.artifacts), "counts": counts, "truncated": build.truncated(),
             "seconds": {**seconds, "total": total}, "peak_traced_mib": peak / 2**20 if peak is not None else None,
-            "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "max_rss_mib": peak_rss_mb(),
             "label_bytes_per_artifact": info["label_bytes_per_artifact"], "file_mib": size}
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import shutil
 import sqlite3
 import subprocess
@@ -40,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from polygraph_logic.allocation import peak_rss_mb  # noqa: E402
 from polygraph_logic.engines.tables import export_tables  # noqa: E402
 from polygraph_logic.engines.tables_compare import differences  # noqa: E402
 from polygraph_logic.graph.assertions import Assertion  # noqa: E402
@@ -57,7 +57,7 @@ def child(engine: str, directory: Path, cap: int | None, memory_limit: str | Non
         built = build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
                              directory / "direct.tables", cap=cap, memory_limit=memory_limit, rounds=rounds.append)
         total = time.perf_counter() - started
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        peak = peak_rss_mb()
         print(json.dumps({"seconds": built.seconds, "total": total, "rss_mb": peak, "facts": built.rows["facts"],
                           "rounds": [[r.stratum, r.round, r.delta_facts, r.monomials, r.seconds] for r in rounds]}))
         return
@@ -66,7 +66,7 @@ def child(engine: str, directory: Path, cap: int | None, memory_limit: str | Non
                         rounds=rounds.append if engine == "duckdb" else None)
     build.write(directory / f"{engine}.graph")
     total = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_rss_mb()
     print(json.dumps({"seconds": build.seconds, "total": total, "rss_mb": peak,
                       "facts": sum(len(build.model.facts(n)) for n in build.model.relations()),
                       "rounds": [[r.stratum, r.round, r.delta_facts, r.monomials, r.seconds] for r in rounds]}))

@@ -5,7 +5,7 @@ back into this process (``runner.model()``) and writes SQLite from Python, where
 path writes the Parquet folder with Spark (engines/spark_tables.py).  Each build runs in a
 child process of its own, one after the other, so that each peak RSS is that build's:
 
-- *python peak RSS*: the driver's Python process (``ru_maxrss``): what the graph file path
+- *python peak RSS*: the driver's Python process (``VmHWM``: allocation.peak_rss_mb): what the graph file path
   holds of the labels, and what the tables path avoids;
 - *JVM peak RSS*: the Spark JVM the child started (``VmHWM``, read before it exits); on a
   local master it is the driver and the executors in one process.
@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from polygraph_logic.allocation import peak_rss_mb  # noqa: E402
 
 MODES = ("tables", "graph")
 NAMES = {"tables": "spark -> tables folder", "graph": "spark -> graph file"}
@@ -100,7 +101,7 @@ def child(mode: str, inputs: Path, output: Path, master: str) -> None:
         seconds["write the graph file"] = time.perf_counter() - begun
         facts = sum(len(model.facts(name)) for name in model.relations())
     print(json.dumps({"seconds": seconds, "total": sum(seconds.values()), "facts": facts, "rounds": rounds,
-                      "python_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "python_mb": peak_rss_mb(),
                       "jvm_mb": _jvm_peak_mb()}))
 
 

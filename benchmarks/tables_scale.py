@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -34,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from polygraph_logic.allocation import peak_rss_mb  # noqa: E402
 from polygraph_logic.engines.sql_whatif import DuckDBTables  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
 from polygraph_logic.graph.store import Graph  # noqa: E402
@@ -51,7 +51,7 @@ def child(directory: Path, memory_limit: str | None) -> None:
                          directory / "graph.tables", memory_limit=memory_limit, rounds=rounds.append)
     total = time.perf_counter() - started
     print(json.dumps({"total": total, "seconds": built.seconds, "rows": built.rows, "layers": built.layers,
-                      "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      "rss_mb": peak_rss_mb(),
                       "rounds": len(rounds), "strata": len({r.stratum for r in rounds}),
                       "max_round": max((r.seconds for r in rounds), default=0.0)}))
 
