@@ -504,3 +504,24 @@ def test_add_carries_a_first_negation_across_a_merge(tmp_path, capsys):
     assert _labels(grown) == {
         ("ERK1/2 cascade", "cell proliferation", POS): "a21·a50",
         ("MAPK/ERK", "cell proliferation", POS): "a20·a21·a50 + a12·a13·a20·a50 + a12·a13·a21·a50"}
+
+
+def test_contradictions_at_a_version(tmp_path, capsys):
+    """``contradictions --at N`` lists the graph as it was at version N: Figure 1 has none, the
+    version that added the contradicting assertions has those of a graph built with them."""
+    assertions, receipts = variant_inputs(tmp_path)
+    graph, rules = str(tmp_path / "g.graph"), str(rule_file("contradictions"))
+    assert cli_main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts", str(receipts),
+                     "--rules", rules, "-o", graph]) == 0
+    assert cli_main(["add", graph, "--assertions", str(FIGURE1 / "contradicting.jsonl")]) == 0
+    build_graph(assertions, receipts, [rule_file("contradictions")]).write(tmp_path / "whole.graph")
+    capsys.readouterr()
+    found = {}
+    for name, arguments in (("at 1", [graph, "--at", "1"]), ("at 2", [graph, "--at", "2"]), ("latest", [graph]),
+                            ("whole", [str(tmp_path / "whole.graph")])):
+        assert cli_main(["contradictions", *arguments, "--json"]) == 0
+        found[name] = json.loads(capsys.readouterr().out)
+    assert found["at 1"] == {"contradictions": 0, "listed": []}
+    assert found["at 2"] == found["latest"] == found["whole"] and found["whole"]["contradictions"] == 3
+    assert cli_main(["contradictions", graph, "--at", "3"]) == 2
+    assert "no_version" in capsys.readouterr().err

@@ -243,3 +243,17 @@ def test_values_needing_escapes_and_ids_beyond_ascii_build_the_folder_of_their_r
             "canonical": 'q"t', "members": ['q"t', "ÉRK"]}, "support": [[ids[0], ids[3]]]}) + "\n", "utf-8")
         native, python = _folders(folder, path, receipts, [rule_file("ro")])
         assert differences(native, python) == []
+
+
+def test_no_model_is_read_from_an_evaluation_whose_values_duckdb_holds():
+    """A Model would decode values by the plan's ids: refused when DuckDB holds some of them."""
+    from polygraph_logic.engines.duckdb_run import evaluation, session
+    from polygraph_logic.engines.native_inputs import prepare
+    with session() as opened:
+        prepared, native = prepare(opened[0], FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
+                                   [rule_file("ro")], 8)
+        with evaluation(prepared.program, 8, opened=opened, inputs=native) as runner:
+            assert runner.plan.held > 0
+            with pytest.raises(PolygraphError) as raised:
+                runner.model()
+    assert raised.value.code == "engine_error"

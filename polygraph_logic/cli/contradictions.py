@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from .arguments import add_graph, add_json, add_limit, positive_int, print_json
+from .ledger import add_at
 
 
 def register(commands) -> None:
@@ -19,6 +20,7 @@ def register(commands) -> None:
                     "its support sets), smallest first. A capped label says so: its sets are necessary, "
                     "and `whatif --exact` settles whether one suffices.")
     add_graph(command)
+    add_at(command)
     add_limit(command, None, "contradictions")
     command.add_argument("--hitting", type=positive_int, default=3, metavar="K",
                          help="at most K resolving sets per contradiction, of sources and of assertions "
@@ -67,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     from ..contradictions import contradictions, count
     from ..graph.store import Graph
 
-    with Graph(args.graph) as graph:
+    with Graph(args.graph, at=args.at) as graph:
         total = count(graph)
         listed = list(contradictions(graph, args.limit, args.hitting, prefer=args.prefer))
     if args.json:

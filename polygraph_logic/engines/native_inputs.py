@@ -120,8 +120,8 @@ def read_assertions(con, path: str | Path) -> "NativeAssertions | None":
 
 
 class NativeAssertions:
-    """The assertions of ``a_in``: their ids (file order), whether any is negated, and how
-    they become the facts of a plan (``load``) and the folder's assertions table."""
+    """The assertions of ``a_in``: how many, whether any is negated, and how they become the
+    facts of a plan (``load``) and the folder's assertions table."""
 
     def __init__(self, con, count: int, negated: bool):
         self.con, self.count, self.negated = con, count, negated
