@@ -126,9 +126,11 @@ def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None, limit
             shutil.rmtree(directory / "direct.tables")
             done = subprocess.run([sys.executable, __file__, "--child", "tables", str(directory), "--cap", str(cap),
                                    "--memory-limit", limit], capture_output=True, text=True)
-            failed = done.stderr.strip().splitlines()[-1:] if done.returncode else None
-            limited[limit] = failed or (json.loads(done.stdout.strip().splitlines()[-1]),
-                                        differences(directory / "python.tables", directory / "direct.tables"))
+            if done.returncode:  # a list: what the build said last
+                limited[limit] = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+            else:
+                limited[limit] = (json.loads(done.stdout.strip().splitlines()[-1]),
+                                  differences(directory / "python.tables", directory / "direct.tables"))
     label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")
     print(f"{label}: {len(graph.assertions):,} assertions, {results['python']['facts']:,} facts; "
           f"fact tables identical: {'yes' if same else 'NO'}")

@@ -115,8 +115,7 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
         plan = make_plan(program, cap)
     with nullcontext(opened) if opened else session(memory_limit, threads) as (con, work):
         with collector_paused():
-            runner = _Runner(con, plan, work, rounds)
-            runner.joins = JOINS_UNDER_LIMIT if memory_limit else None
+            runner = _Runner(con, plan, work, rounds, JOINS_UNDER_LIMIT if memory_limit else None)
             runner.load()
             if inputs is not None:
                 inputs.load(runner)
@@ -129,9 +128,9 @@ class _Runner(Runner):
 
     dialect = DUCKDB
 
-    def __init__(self, con, plan: Plan, work: Path, on_round):
+    def __init__(self, con, plan: Plan, work: Path, on_round, joins: int | None = None):
         super().__init__(plan, on_round)
-        self.con, self.work = con, work
+        self.con, self.work, self.joins = con, work, joins
 
     def _csv(self, name: str, rows) -> str:
         path = self.work / f"{name}.csv"

@@ -323,19 +323,16 @@ class _Writer:
         plan = self.plan
         if CONTRADICTION not in plan.relations or plan.arity(CONTRADICTION) != 3:
             return
-        rows = self.con.execute(f"SELECT f.num, f.k0, f.k1, f.k2, f.args FROM fx f WHERE f.relation = "
-                                f"'{CONTRADICTION}' AND {not_one}").fetchall()
-        decode = dict(self.con.execute(  # the values of these facts (some only DuckDB holds)
-            f"SELECT id, json FROM vals WHERE id IN (SELECT unnest([f.k0, f.k1, f.k2]) FROM fx f WHERE f.relation = "
-            f"'{CONTRADICTION}' AND {not_one})").fetchall())
-        decode = {k: json.loads(text) for k, text in decode.items()}
-        rows.sort(key=lambda row: tuple_key(tuple(decode[k] for k in row[1:4])))
+        rows = self.con.execute(f"SELECT f.num, f.args FROM fx f WHERE f.relation = '{CONTRADICTION}' "
+                                f"AND {not_one}").fetchall()
         if not rows:
             return
+        # the arguments are the values' JSON text (some values only DuckDB holds)
+        rows = sorted(((num, args, tuple(json.loads(args))) for num, args in rows), key=lambda r: tuple_key(r[2]))
         self._register("contradictions_in", {
             "n_order": list(range(len(rows))), "n_fact": [r[0] for r in rows],
-            "id": [python_build.digest_id(CONTRADICTION, r[4]) for r in rows],
-            "content": [json_text(contradiction_content(tuple(decode[k] for k in r[1:4]))) for r in rows]})
+            "id": [python_build.digest_id(CONTRADICTION, r[1]) for r in rows],
+            "content": [json_text(contradiction_content(r[2])) for r in rows]})
         self.con.execute(f"INSERT INTO arts SELECT 5, n_order, 0, 0, n_fact, id, '{CONTRADICTION}', content "
                          "FROM contradictions_in")
         self.con.unregister("contradictions_in")
