@@ -18,12 +18,15 @@ ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicat
               "text VARCHAR, kind VARCHAR, negated BIGINT, since BIGINT")
 
 
-def folder_meta(prepared, background: int, stats: dict, origins=None) -> dict[str, str]:
-    """The meta rows of a tables folder, as a graph file's (the build record, the rules' text, statistics)."""
+def folder_meta(prepared, background: int, stats: dict, origins=None, rules: str | None = None) -> dict[str, str]:
+    """The meta rows of a tables folder, as a graph file's (the build record, the rules' text,
+    statistics); ``rules``: the rules' text when the program does not hold every rule."""
     from ..graph.store import FORMAT
     meta = python_build.build_meta(prepared.cap, prepared.rule_files, prepared.compiled.over_cap, origins)
+    if rules is None:
+        rules = "\n".join(str(rule) for rule in prepared.program.rules)
     meta.update({"background_edges": str(background), "format": FORMAT, "stats": json.dumps(stats),
-                 "rules": "\n".join(str(rule) for rule in prepared.program.rules)})
+                 "rules": rules})
     return dict(sorted(meta.items()))
 
 

@@ -6,8 +6,8 @@ x40 (112,000 assertions) about 3 s of a 20 s build, at x400 two minutes and 4 GB
 Here DuckDB reads the file (``read_text``), checks every line in SQL and keeps the
 assertions as a table; the claims, ``assertion`` and ``neg_edge`` facts go from it
 straight into the plan's tables, and the tables folder's ``assertions`` table is made
-from it.  Receipts stay in Python (records.py checks them, compile.py makes their
-rules): they are few, and their rules are planned like any other.
+from it.  Receipts are checked in Python one at a time and their rules become rows of
+DuckDB too (native_receipts.py): the Python side of such a build holds neither.
 
 The check is a *gate*, not a second validator: a file passes when every line is of the
 plain shape below, which records.py accepts as it is; anything else (a bad line, but
@@ -126,10 +126,7 @@ class NativeAssertions:
     def __init__(self, con, count: int, negated: bool):
         self.con, self.count, self.negated = con, count, negated
         self.first = 0  # the first id of the values ``load`` keeps in DuckDB
-
-    def ids(self) -> set[str]:
-        """The assertion ids (for the receipts' check)."""
-        return {row[0] for row in self.con.execute("SELECT id FROM a_in").fetchall()}
+        self.receipts = None  # the receipts as rows (native_receipts.py), if read so
 
     def tables(self) -> dict[str, FactTable]:
         """Empty fact tables of the tracked relations the assertions feed (their arities): the
@@ -159,8 +156,9 @@ class NativeAssertions:
                                   "id": np.array([i for _, i in known], dtype=np.int64)})
         con.execute("CREATE OR REPLACE TEMP TABLE a_vals AS SELECT v, CAST(id AS INTEGER) AS id FROM known_in")
         con.unregister("known_in")
+        more = f" UNION {self.receipts.values_sql()}" if self.receipts is not None else ""
         con.execute("CREATE OR REPLACE TEMP TABLE a_new AS SELECT v FROM (SELECT DISTINCT unnest([id, subject, "
-                    "predicate, object]) AS v FROM a_in) WHERE v NOT IN (SELECT v FROM a_vals)")
+                    f"predicate, object]) AS v FROM a_in{more}) WHERE v NOT IN (SELECT v FROM a_vals)")
         self.first = plan.hold(con.execute("SELECT count(*) FROM a_new").fetchall()[0][0])
         con.execute(f"INSERT INTO a_vals SELECT v, CAST({self.first} + row_number() OVER (ORDER BY v) - 1 AS INTEGER) "
                     "FROM a_new")
@@ -173,6 +171,8 @@ class NativeAssertions:
             runner.insert_facts("neg_edge", f"({triple.format('a.negated')})")
         runner.insert_facts("assertion", "(SELECT i.id AS k0, r.rank AS v FROM a_in a JOIN a_vals i ON i.v = a.id "
                                          "JOIN a_rank r ON r.id = a.id)")
+        if self.receipts is not None:
+            self.receipts.load(runner)
 
     def values_sql(self) -> str:
         """The values ``load`` gave ids and the plan does not hold: (v, id), strings all."""
@@ -190,15 +190,16 @@ class NativeAssertions:
 
 
 def prepare(con, assertions, receipts, rules, cap: int | None):
-    """``graph.build.prepare_build`` with the assertions file read by DuckDB into ``con``:
-    (the PreparedBuild, its NativeAssertions), or None when the inputs are not files or the
-    assertions file is not of the plain shape (then prepare_build reads them)."""
+    """``graph.build.prepare_build`` with the assertions file read by DuckDB into ``con`` and the
+    receipts compiled into rows of it (native_receipts.py): (the PreparedBuild, its
+    NativeAssertions), or None when the inputs are not files or have a problem or a form
+    DuckDB does not read (then prepare_build reads them and says what is wrong)."""
     import time
     from ..allocation import collector_paused
     from ..graph.build import PreparedBuild, rule_programs
     from ..graph.compile import compile_inputs
-    from ..graph.records import load_receipts
     from ..graph.versions import file_entry
+    from .native_receipts import read_receipts
     if not isinstance(assertions, (str, Path)) or not (receipts is None or isinstance(receipts, (str, Path))):
         return None
     with collector_paused():
@@ -206,15 +207,21 @@ def prepare(con, assertions, receipts, rules, cap: int | None):
         native = read_assertions(con, assertions)
         if native is None:
             return None
-        found = load_receipts(receipts, native.ids()) if receipts is not None else []
+        if receipts is not None:
+            native.receipts = read_receipts(con, receipts, cap)
+            if native.receipts is None:
+                return None
         inputs = [file_entry(assertions, "assertions", native.count)]
         if receipts is not None:
-            inputs.append(file_entry(receipts, "receipts", len(found)))
+            inputs.append(file_entry(receipts, "receipts", native.receipts.count))
         seconds = {"load": time.perf_counter() - started}
         started = time.perf_counter()
         rule_files = [str(r) for r in rules]
-        compiled = compile_inputs((), found, cap, negated=native.negated)
+        compiled = compile_inputs((), (), cap, negated=native.negated)
+        if native.receipts is not None:  # each kind's exemplar: the program's strata and shapes
+            compiled.merges, compiled.summaries = native.receipts.split()
+            compiled.over_cap = native.receipts.over_cap
         tables = native.tables()
         program = compiled.program(*rule_programs(rule_files), tables=tables, tracked=tables)
         seconds["compile"] = time.perf_counter() - started
-    return PreparedBuild([], found, cap, rule_files, compiled, program, inputs, seconds), native
+    return PreparedBuild([], [], cap, rule_files, compiled, program, inputs, seconds), native

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import time
+from itertools import chain, islice
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -41,6 +42,7 @@ from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
 from . import native_inputs
 from .digests import Digests
+from .native_receipts import ReceiptRows
 from .driver import RoundStats
 from .folder_rows import ASSERTIONS, folder_meta, round_collector, value_json, value_ranks, varint
 from .tables import _SCHEMA, _quoted, check_target, copy_out, write_meta, writing_folder
@@ -112,6 +114,9 @@ class _Writer:
 
     def __init__(self, runner, prepared, stage: Callable[[str], None], native=None):
         self.runner, self.prepared, self.stage, self.native = runner, prepared, stage, native
+        # the receipts' rows (native_receipts.py); made by _artifacts when read in Python
+        self.receipts = native.receipts if native is not None else None
+        self.rules_text = ""
         self.con, self.plan = runner.con, runner.plan
         self.layers: dict[str, int] = {}
         self.inexact = self.background = 0
@@ -258,12 +263,14 @@ class _Writer:
         con.execute("CREATE TABLE arts(o0 INTEGER, o1 BIGINT, o2 BIGINT, o3 BIGINT, fact BIGINT, id VARCHAR, "
                     "layer VARCHAR, content VARCHAR)")
         self._triples()
-        receipts = [r for r in self.prepared.receipts if r.layer in ("merge", "summary")]
-        self._register("receipts_in", {"artifact": [r.artifact for r in receipts],
-                                       "content": [json_text(r.content) for r in receipts]})
+        if self.receipts is None:  # read in Python: their rows made here
+            self.receipts = ReceiptRows(con)
+            for receipt in self.prepared.receipts:
+                self.receipts.content(receipt)
+            self.receipts.flush()
         for o0, layer in ((1, "merge"), (2, "summary")):
             con.execute(f"INSERT INTO arts SELECT {o0}, f.s0, 0, 0, f.num, v.text, '{layer}', r.content "
-                        f"FROM fx f JOIN vals v ON v.id = f.k0 JOIN receipts_in r ON r.artifact = v.text "
+                        f"FROM fx f JOIN vals v ON v.id = f.k0 JOIN rc_receipts r ON r.artifact = v.text "
                         f"WHERE f.relation = '{layer}'")
             missing = con.execute(f"SELECT count(*) FROM fx f WHERE f.relation = '{layer}'").fetchall()[0][0] - \
                 con.execute(f"SELECT count(*) FROM arts WHERE layer = '{layer}'").fetchall()[0][0]
@@ -271,7 +278,6 @@ class _Writer:
                 raise PolygraphError("bad_program", f"{missing} {layer} facts come from no receipt (a rule "
                                                     f"derives them): a {layer} is an artifact only as its receipt "
                                                     "states it")
-        con.unregister("receipts_in")
         self._sentences()
         self.background = con.execute(
             f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND {_NO_CLAIM}").fetchall()[0][0]
@@ -302,22 +308,17 @@ class _Writer:
 
     def _sentences(self) -> None:
         """Sentences in the receipts' order; a sentence without a fact gets one (label zero)."""
-        rows = [(r.sentence_id(i), json_text({"summary": r.artifact, "index": i, "text": s.text}))
-                for r in self.prepared.receipts for i, s in enumerate(r.sentences, 1)]
-        if not rows:
-            return
-        self._register("sentences_in", {"n_order": list(range(len(rows))), "id": [r[0] for r in rows],
-                                        "args": [json_text([r[0]]) for r in rows], "content": [r[1] for r in rows]})
         con = self.con
+        if not self.receipts.sentences:
+            return
         last = con.execute("SELECT coalesce(max(num), 0) FROM facts").fetchall()[0][0]
         con.execute(f"""INSERT INTO facts SELECT {last} + row_number() OVER (ORDER BY s.n_order), 'sentence',
-                        s.args, [], TRUE, 0 FROM sentences_in s
+                        s.args, [], TRUE, 0 FROM rc_sentences s
                         WHERE NOT EXISTS (SELECT 1 FROM fx f JOIN vals v ON v.id = f.k0
                                           WHERE f.relation = 'sentence' AND v.text = s.id)""")
         con.execute("""INSERT INTO arts SELECT 3, s.n_order, 0, 0, f.num, s.id, 'sentence', s.content
-                       FROM sentences_in s JOIN facts f ON f.relation = 'sentence'
+                       FROM rc_sentences s JOIN facts f ON f.relation = 'sentence'
                        AND f.args = s.args""")
-        con.unregister("sentences_in")
 
     def _contradictions(self, not_one: str) -> None:
         plan = self.plan
@@ -338,12 +339,28 @@ class _Writer:
         self.con.unregister("contradictions_in")
 
     def _rules(self) -> None:
-        rules = self.prepared.program.rules
-        self._register("rules_in", {"n_num": list(range(1, len(rules) + 1)),
-                                    "tree": [row[-1] for row in rule_rows(rules)]})
+        """The rules table (a syntax tree per rule) and the meta's text of the rules, in the
+        program's order; a batch of rules at a time."""
         self.con.execute(f"CREATE TABLE rules ({_SCHEMA['rules']})")
-        self.con.execute("INSERT INTO rules SELECT n_num, tree FROM rules_in")
-        self.con.unregister("rules_in")
+        rules, texts, number = self._program_rules(), [], 0
+        while batch := list(islice(rules, 5_000)):
+            texts.append("\n".join(map(str, batch)))
+            self._register("rules_in", {"n_num": list(range(number + 1, number + len(batch) + 1)),
+                                        "tree": [row[-1] for row in rule_rows(batch)]})
+            self.con.execute("INSERT INTO rules SELECT n_num, tree FROM rules_in")
+            self.con.unregister("rules_in")
+            number += len(batch)
+        self.rules_text = "\n".join(texts)
+        self.receipts.drop()
+
+    def _program_rules(self):
+        """The program's rules; with receipts as rows (native_receipts.py), the program holds
+        one rule of each kind after the bridge rules, and every receipt rule is made again."""
+        rules = self.prepared.program.rules
+        if not self.receipts.exemplars:
+            return iter(rules)
+        bridge, kinds = len(self.prepared.compiled.bridge), len(self.receipts.exemplars)
+        return chain(rules[:bridge], self.receipts.rules(), rules[bridge + kinds:])
 
     # -- statistics and meta, as write_graph records them
 
@@ -382,7 +399,7 @@ class _Writer:
         self.stats = {"assertions": count, "sources": sources, "layers": layers}
 
     def meta(self, origins=None) -> dict[str, str]:
-        return folder_meta(self.prepared, self.background, self.stats, origins)
+        return folder_meta(self.prepared, self.background, self.stats, origins, self.rules_text)
 
 
 def _quote(text: str) -> str:

@@ -50,10 +50,6 @@ def _atom(relation: str, *values) -> Atom:
     return Atom(relation, tuple(v if isinstance(v, Variable) else _constant(v) for v in values))
 
 
-def _cites(support: frozenset[str]) -> tuple[Atom, ...]:
-    return tuple(_atom("assertion", a) for a in sorted(support))
-
-
 @dataclass
 class CompiledInputs:
     """The clauses the inputs became, grouped for display, and what compiling counted."""
@@ -114,40 +110,48 @@ def compile_inputs(assertions: Iterable[Assertion], receipts: Iterable[Receipt],
     if negated:  # only then: a program without negated assertions is unchanged
         compiled.bridge.extend(parse_program(NEG_MERGE_RULES).rules)
     for receipt in receipts:
-        if receipt.layer == "merge":
-            _merge(receipt, compiled, cap)
-        else:
-            _summary(receipt, compiled, cap)
+        over, rows = receipt_rules(receipt, cap)
+        compiled.over_cap += over
+        into = compiled.merges if receipt.layer == "merge" else compiled.summaries
+        into.extend(rule_of(*row) for row in rows)
     return compiled
+
+
+#: one rule of a receipt: head relation and values, body relation and the values of its atoms
+ReceiptRule = tuple[str, tuple, str, tuple]
+
+
+def rule_of(head: str, head_values: tuple, body: str, body_values: tuple) -> Rule:
+    """The Rule of a receipt rule row: ``head(values...) :- body(v1), body(v2), ...``."""
+    return Rule(_atom(head, *head_values), tuple(_atom(body, v) for v in body_values))
+
+
+def receipt_rules(receipt: Receipt, cap) -> tuple[int, list[ReceiptRule]]:
+    """A receipt's rules as rows (rule_of makes each a Rule), and how many of its labels (the
+    receipt's, or its sentences') have more support sets than the cap.
+
+    A merge is one rule per support set, its cited assertions sorted, then one ``member`` rule
+    per member other than the canonical entity; a flat summary one rule per support set; a
+    sentence-level summary one ``sentence`` rule per support set of each sentence, then the
+    summary as the conjunction of its sentences."""
+    artifact, rows = receipt.artifact, []
+    if receipt.layer == "merge":
+        rows += [("merge", (artifact,), "assertion", tuple(sorted(s))) for s in receipt.support]
+        canonical = receipt.content["canonical"]
+        rows += [("member", (member, canonical), "merge", (artifact,))
+                 for member in dict.fromkeys(receipt.content["members"]) if member != canonical]
+        return _over(receipt.support, cap), rows
+    if not receipt.sentences:
+        rows += [("summary", (artifact,), "assertion", tuple(sorted(s))) for s in receipt.support]
+        return _over(receipt.support, cap), rows
+    over = 0
+    for i, sentence in enumerate(receipt.sentences, 1):
+        over += _over(sentence.support, cap)
+        rows += [("sentence", (receipt.sentence_id(i),), "assertion", tuple(sorted(s))) for s in sentence.support]
+    rows.append(("summary", (artifact,), "sentence",
+                 tuple(receipt.sentence_id(i) for i in range(1, len(receipt.sentences) + 1))))
+    return over, rows
 
 
 def _over(support, cap) -> int:
     return int(cap is not None and len(support) > cap)
-
-
-def _merge(receipt: Receipt, compiled: CompiledInputs, cap) -> None:
-    head = _atom("merge", receipt.artifact)
-    compiled.over_cap += _over(receipt.support, cap)
-    for support in receipt.support:
-        compiled.merges.append(Rule(head, _cites(support)))
-    canonical = receipt.content["canonical"]
-    for member in dict.fromkeys(receipt.content["members"]):
-        if member != canonical:
-            compiled.merges.append(Rule(_atom("member", member, canonical), (head,)))
-
-
-def _summary(receipt: Receipt, compiled: CompiledInputs, cap) -> None:
-    head = _atom("summary", receipt.artifact)
-    if not receipt.sentences:
-        compiled.over_cap += _over(receipt.support, cap)
-        for support in receipt.support:
-            compiled.summaries.append(Rule(head, _cites(support)))
-        return
-    sentences = []
-    for i, sentence in enumerate(receipt.sentences, 1):
-        sentence_head = _atom("sentence", receipt.sentence_id(i))
-        compiled.over_cap += _over(sentence.support, cap)
-        for support in sentence.support:
-            compiled.summaries.append(Rule(sentence_head, _cites(support)))
-        sentences.append(sentence_head)
-    compiled.summaries.append(Rule(head, tuple(sentences)))

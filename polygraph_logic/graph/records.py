@@ -209,7 +209,7 @@ def load_assertions(path: str | Path) -> list[Assertion]:
     return assertions
 
 
-def _support(value: Any, known: set[str], where: Position, what: str, problems: list):
+def _support(value: Any, known: set[str] | None, where: Position, what: str, problems: list):
     """Validates a support label: a non-empty list of non-empty lists of known ids."""
     if not isinstance(value, list) or not value:
         problems.append(PolygraphError(
@@ -226,7 +226,7 @@ def _support(value: Any, known: set[str], where: Position, what: str, problems: 
                 "empty_support", f"support set {i} of {what} is empty (it would make the artifact "
                 "unconditionally true); cite at least one assertion", where))
             return None
-        unknown = [x for x in group if x not in known]
+        unknown = [x for x in group if x not in known] if known is not None else []
         if unknown:
             problems.append(PolygraphError(
                 "unknown_assertion", f"support set {i} of {what} cites unknown assertion id(s) "
@@ -238,10 +238,22 @@ def _support(value: Any, known: set[str], where: Position, what: str, problems: 
 
 def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
     """Reads receipts, checking every cited id against ``assertion_ids``; raises LoadError."""
-    path = Path(path)
     problems: list[PolygraphError] = []
-    receipts: list[Receipt] = []
-    seen: dict[str, int] = {}
+    receipts = list(receipt_records(path, problems, assertion_ids, {}))
+    problems.extend(_sentence_id_clashes(receipts))
+    if problems:
+        raise LoadError(sorted(problems, key=lambda p: p.position.line if p.position else 0))
+    return receipts
+
+
+def receipt_records(path: str | Path, problems: list, known: set[str] | None = None,
+                    seen: dict[str, int] | None = None) -> Iterator[Receipt]:
+    """Yields the receipts of ``path`` one at a time, each checked alone; a bad line adds its
+    problems to ``problems`` and yields nothing.  ``known``: the assertion ids a support set may
+    cite (None: not checked here); ``seen``: artifact id -> line of the receipts read so far, for
+    the duplicate check (None: not checked here).  Sentence ids clashing with artifact ids are
+    the caller's to check (load_receipts)."""
+    path = Path(path)
     for number, record in _records(path, problems):
         where = Position(str(path), number, 1)
         count = len(problems)
@@ -253,7 +265,7 @@ def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
         content = record.get("content", {})
         if not isinstance(content, dict):
             problems.append(PolygraphError("bad_field", "field 'content' must be a JSON object", where))
-        if artifact in seen:
+        if seen is not None and artifact in seen:
             problems.append(PolygraphError(
                 "duplicate_artifact", f"artifact {artifact!r} was already defined on line {seen[artifact]}",
                 where))
@@ -271,22 +283,19 @@ def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
                 problems.append(PolygraphError(
                     "bad_field", "only summaries may have sentence-level receipts", where))
                 continue
-            sentences = _sentences(record["sentences"], assertion_ids, where, problems)
+            sentences = _sentences(record["sentences"], known, where, problems)
             if "support" in record:
                 problems.append(PolygraphError(
                     "bad_field", "a receipt has either 'support' or 'sentences', not both", where))
         elif "support" in record:
-            support = _support(record["support"], assertion_ids, where, f"artifact {artifact!r}", problems)
+            support = _support(record["support"], known, where, f"artifact {artifact!r}", problems)
         else:
             problems.append(PolygraphError("missing_field", "missing field 'support' (or 'sentences')", where))
         if len(problems) > count:
             continue
-        seen[artifact] = number
-        receipts.append(Receipt(artifact, layer, content, support, sentences, where))
-    problems.extend(_sentence_id_clashes(receipts))
-    if problems:
-        raise LoadError(sorted(problems, key=lambda p: p.position.line if p.position else 0))
-    return receipts
+        if seen is not None:
+            seen[artifact] = number
+        yield Receipt(artifact, layer, content, support, sentences, where)
 
 
 def _sentence_id_clashes(receipts: list[Receipt]) -> list[PolygraphError]:
@@ -310,7 +319,7 @@ def _check_merge(content: dict, where: Position, problems: list) -> None:
             "missing_field", "a merge's content needs 'members': a non-empty list of entity names", where))
 
 
-def _sentences(value: Any, known: set[str], where: Position, problems: list) -> tuple[Sentence, ...]:
+def _sentences(value: Any, known: set[str] | None, where: Position, problems: list) -> tuple[Sentence, ...]:
     if not isinstance(value, list) or not value:
         problems.append(PolygraphError("bad_field", "'sentences' must be a non-empty list", where))
         return ()

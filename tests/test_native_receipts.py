@@ -1,0 +1,113 @@
+"""Receipts compiled into rows DuckDB holds (engines/native_receipts.py) against compile.py.
+
+The program of a build whose receipts DuckDB holds keeps one rule of each kind; the folder
+must still be the one built from the receipts read and compiled in Python, row for row
+(the rules table and the meta's rules text included), for receipts of every form: merges
+whose members repeat or include the canonical entity, support sets repeated or citing an
+id twice, flat and sentence-level summaries, labels over the cap, values needing escapes.
+A receipt with a problem only the whole file shows is reported as records.py reports it.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("duckdb")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+from polygraph_logic.engines import build_tables, native_inputs, native_receipts  # noqa: E402
+from polygraph_logic.engines.tables_compare import differences  # noqa: E402
+from polygraph_logic.errors import PolygraphError  # noqa: E402
+from polygraph_logic.graph.records import LoadError, load_inputs  # noqa: E402
+from polygraph_logic.resources import rule_file  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from test_native_inputs import FIGURE1  # noqa: E402
+
+ASSERTIONS = FIGURE1 / "assertions.jsonl"
+_RECORDS = [json.loads(line) for line in ASSERTIONS.read_text("utf-8").splitlines() if line.strip()]
+IDS = [r["id"] for r in _RECORDS]
+ENTITIES = sorted({r["subject"] for r in _RECORDS} | {r["object"] for r in _RECORDS}) + ['say "x"', "é"]
+
+
+def _support(draw) -> list[list[str]]:
+    sets = draw(st.lists(st.lists(st.sampled_from(IDS), min_size=1, max_size=3), min_size=1, max_size=4))
+    return sets + sets[:draw(st.integers(0, 1))]  # sometimes a set twice
+
+
+@st.composite
+def receipts(draw) -> list[dict]:
+    out = []
+    for n in range(draw(st.integers(1, 6))):
+        if draw(st.booleans()):
+            canonical = draw(st.sampled_from(ENTITIES))
+            members = draw(st.lists(st.sampled_from(ENTITIES), min_size=1, max_size=4))
+            out.append({"artifact": f"merge:m{n}", "layer": "merge",
+                        "content": {"canonical": canonical, "members": members}, "support": _support(draw)})
+        elif draw(st.booleans()):
+            out.append({"artifact": f'summary:"s{n}"', "layer": "summary", "content": {"text": "flat é"},
+                        "support": _support(draw)})
+        else:
+            sentences = [{"text": f"sentence {i} \\ é", "support": _support(draw)}
+                         for i in range(draw(st.integers(1, 3)))]
+            out.append({"artifact": f"summary:s{n}", "layer": "summary", "content": {}, "sentences": sentences})
+    return out
+
+
+def _write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    return path
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(receipts())
+def test_receipts_as_rows_build_the_folder_of_receipts_compiled_in_python(tmp_path_factory, records):
+    tmp_path = tmp_path_factory.mktemp("receipts")
+    path = _write(tmp_path / "receipts.jsonl", records)
+    saved = native_receipts.BATCH, native_receipts.FETCH
+    native_receipts.BATCH, native_receipts.FETCH = 2, 3  # several batches each way
+    try:  # cap 2: labels over the cap too
+        build_tables(ASSERTIONS, path, [rule_file("ro")], tmp_path / "native", cap=2)
+    finally:
+        native_receipts.BATCH, native_receipts.FETCH = saved
+    build_tables(*load_inputs(ASSERTIONS, path), [rule_file("ro")], tmp_path / "python", cap=2)
+    assert differences(tmp_path / "native", tmp_path / "python") == []
+
+
+def test_the_program_holds_one_rule_of_each_kind(tmp_path):
+    import duckdb
+    from polygraph_logic.graph.build import rule_programs
+    records = [{"artifact": f"merge:m{n}", "layer": "merge", "content": {"canonical": "MAPK/ERK",
+                "members": ["MAPK/ERK", "ERK1/2 cascade"]}, "support": [["a12", "a13"], ["a20"]]}
+               for n in range(50)]
+    path = _write(tmp_path / "receipts.jsonl", records)
+    prepared, native = native_inputs.prepare(duckdb.connect(), ASSERTIONS, path, [rule_file("ro")], 8)
+    ro = len(rule_programs([str(rule_file("ro"))])[0].rules)
+    # kinds: merge of two assertions, of one, and member; 150 receipt rules in all
+    assert len(native.receipts.exemplars) == 3 and native.receipts.sizes == [150, 0]
+    assert len(prepared.program.rules) == len(prepared.compiled.bridge) + 3 + ro
+    assert prepared.receipts == [] and native.receipts.count == 50
+
+
+@pytest.mark.parametrize("records, code", [
+    ([{"artifact": "merge:m1", "layer": "merge", "content": {"canonical": "x", "members": ["y"]},
+       "support": [["a12"]]},
+      {"artifact": "merge:m1", "layer": "merge", "content": {"canonical": "x", "members": ["z"]},
+       "support": [["a13"]]}], "duplicate_artifact"),
+    ([{"artifact": "summary:s", "layer": "summary", "content": {}, "sentences": [{"text": "t", "support": [["a12"]]}]},
+      {"artifact": "summary:s#s1", "layer": "summary", "content": {}, "support": [["a13"]]}], "duplicate_artifact"),
+    ([{"artifact": "summary:s", "layer": "summary", "content": {}, "support": [["a12"]]},
+      {"artifact": "summary:t", "layer": "summary", "content": {}, "support": [["a12", "a404"]]}],
+     "unknown_assertion"),
+])
+def test_a_problem_only_the_whole_file_shows_is_reported_as_records_py_reports_it(tmp_path, records, code):
+    path = _write(tmp_path / "receipts.jsonl", records)
+    with pytest.raises(PolygraphError) as raised:
+        build_tables(ASSERTIONS, path, [rule_file("ro")], tmp_path / "folder")
+    with pytest.raises(LoadError) as expected:
+        load_inputs(ASSERTIONS, path)
+    assert raised.value.code == code and str(raised.value) == str(expected.value)
+    assert f"{path}:2" in str(raised.value)
+    assert not (tmp_path / "folder").exists()
