@@ -24,6 +24,7 @@ inputs in Python, which reports each problem with its file and line.
 
 from __future__ import annotations
 
+from itertools import chain
 from pathlib import Path
 from typing import Iterator
 
@@ -148,6 +149,13 @@ class ReceiptRows:
                 head, _, body, length = kinds[kind]
                 yield rule_of(head, tuple(values[length:]), body, tuple(values[:length]))
         cursor.close()
+
+    def program_rules(self, rules: list[Rule], bridge: int) -> Iterator[Rule]:
+        """The program's rules (``rules``: the program's, whose first ``bridge`` are compile.py's
+        bridge rules) with every receipt rule made again in place of its kind's exemplar."""
+        if not self.exemplars:
+            return iter(rules)
+        return chain(rules[:bridge], self.rules(), rules[bridge + len(self.exemplars):])
 
     def drop(self) -> None:
         """Drops the rows (once the writer has made what it makes of them)."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import time
-from itertools import chain, islice
+from itertools import islice
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -342,7 +342,8 @@ class _Writer:
         """The rules table (a syntax tree per rule) and the meta's text of the rules, in the
         program's order; a batch of rules at a time."""
         self.con.execute(f"CREATE TABLE rules ({_SCHEMA['rules']})")
-        rules, texts, number = self._program_rules(), [], 0
+        rules = self.receipts.program_rules(self.prepared.program.rules, len(self.prepared.compiled.bridge))
+        texts, number = [], 0
         while batch := list(islice(rules, 5_000)):
             texts.append("\n".join(map(str, batch)))
             self._register("rules_in", {"n_num": list(range(number + 1, number + len(batch) + 1)),
@@ -352,15 +353,6 @@ class _Writer:
             number += len(batch)
         self.rules_text = "\n".join(texts)
         self.receipts.drop()
-
-    def _program_rules(self):
-        """The program's rules; with receipts as rows (native_receipts.py), the program holds
-        one rule of each kind after the bridge rules, and every receipt rule is made again."""
-        rules = self.prepared.program.rules
-        if not self.receipts.exemplars:
-            return iter(rules)
-        bridge, kinds = len(self.prepared.compiled.bridge), len(self.receipts.exemplars)
-        return chain(rules[:bridge], self.receipts.rules(), rules[bridge + kinds:])
 
     # -- statistics and meta, as write_graph records them
 
