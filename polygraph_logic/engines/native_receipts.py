@@ -28,6 +28,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Iterator
 
+from ..errors import PolygraphError
 from ..graph.compile import receipt_rules, rule_of
 from ..graph.records import receipt_records
 from ..graph.store_write import json_text
@@ -129,21 +130,27 @@ class ReceiptRows:
         shape); the values are ids in ``a_vals`` (native_inputs.py)."""
         con, plan = self.con, runner.plan
         shapes = {rule: shape for shape in plan.shapes() for rule in shape.rules}
-        for kind, (_, _, rule) in enumerate(self.exemplars):
+        for kind, (section, seq, rule) in enumerate(self.exemplars):
             shape = shapes[rule]
             columns = ", ".join(f"max(x.id) FILTER (WHERE v.pos = {i}) AS c{i}" for i in range(shape.width))
-            con.execute(f"""INSERT INTO {shape.table} SELECT * FROM (
-                SELECT {columns} FROM rc_rules r JOIN rc_vals v ON v.section = r.section AND v.seq = r.seq
-                JOIN a_vals x ON x.v = v.value WHERE r.kind = {kind} GROUP BY r.section, r.seq
-                EXCEPT SELECT * FROM {shape.table})""")
+            rows = (f"SELECT {columns} FROM rc_rules r JOIN rc_vals v ON v.section = r.section AND v.seq = r.seq "
+                    f"JOIN a_vals x ON x.v = v.value WHERE r.kind = {kind} {{}} GROUP BY r.section, r.seq")
+            # the positions are plan._lift's (the body's constants, then the head's): the exemplar's
+            # row, as the plan made it, says whether they still are
+            found = con.execute(rows.format(f"AND r.section = {section} AND r.seq = {seq}")).fetchall()
+            if found != [shape.params[shape.rules.index(rule)]]:
+                raise PolygraphError("engine_error", f"the receipt rule '{rule}' is not planned as its rows "
+                                                     "say (native_receipts.py and plan._lift disagree)")
+            con.execute(f"INSERT INTO {shape.table} SELECT * FROM ({rows.format('')} "
+                        f"EXCEPT SELECT * FROM {shape.table})")
 
     def rules(self) -> Iterator[Rule]:
         """Every receipt rule in the program's order (merges, then summaries, each in file order)."""
         kinds = {kind: key for key, kind in self.kinds.items()}
         cursor = self.con.cursor()  # its own connection: the writer inserts each batch meanwhile
         cursor.execute("SELECT r.kind, list(v.value ORDER BY v.pos) FROM rc_rules r JOIN rc_vals v "
-                                  "ON v.section = r.section AND v.seq = r.seq GROUP BY r.section, r.seq, r.kind "
-                                  "ORDER BY r.section, r.seq")
+                       "ON v.section = r.section AND v.seq = r.seq GROUP BY r.section, r.seq, r.kind "
+                       "ORDER BY r.section, r.seq")
         while batch := cursor.fetchmany(FETCH):
             for kind, values in batch:
                 head, _, body, length = kinds[kind]
@@ -169,12 +176,12 @@ def read_receipts(con, path: str | Path, cap) -> ReceiptRows | None:
     if not Path(path).is_file():
         return None  # records.py says what is missing
     problems: list = []
-    native = ReceiptRows(con)
+    rows = ReceiptRows(con)
     for receipt in receipt_records(path, problems):
         if problems:
             return None
-        native.add(receipt, cap)
+        rows.add(receipt, cap)
     if problems:
         return None
-    native.flush()
-    return None if native.problem() else native
+    rows.flush()
+    return None if rows.problem() else rows
