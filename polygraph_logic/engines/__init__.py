@@ -11,6 +11,8 @@
 - ``tables``, ``tables_build``: label tables as Parquet (from a graph file, or written by DuckDB
   straight from its evaluation: ``build_tables``); ``tables_compare``: two folders row for row;
 - ``spark_tables``: the same folder written by Spark from its evaluation (``build_spark_tables``);
+- ``native_inputs``, ``native_receipts``: a tables build's assertions read by DuckDB and its
+  receipts' rules kept as DuckDB rows, so the Python side does not grow with the graph;
 - ``sql_whatif``: a what-if as one SQL query over the tables, on DuckDB or Spark.
 """
 
