@@ -207,12 +207,11 @@ def prepare(con, assertions, receipts, rules, cap: int | None):
         native = read_assertions(con, assertions)
         if native is None:
             return None
+        inputs = [file_entry(assertions, "assertions", native.count)]
         if receipts is not None:
             native.receipts = read_receipts(con, receipts, cap)
             if native.receipts is None:
                 return None
-        inputs = [file_entry(assertions, "assertions", native.count)]
-        if receipts is not None:
             inputs.append(file_entry(receipts, "receipts", native.receipts.count))
         seconds = {"load": time.perf_counter() - started}
         started = time.perf_counter()

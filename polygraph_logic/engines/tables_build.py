@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import json
 import time
-from itertools import islice
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -42,9 +42,9 @@ from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
 from . import native_inputs
 from .digests import Digests
-from .native_receipts import ReceiptRows
 from .driver import RoundStats
 from .folder_rows import ASSERTIONS, folder_meta, round_collector, value_json, value_ranks, varint
+from .native_receipts import ReceiptRows
 from .tables import _SCHEMA, _quoted, check_target, copy_out, write_meta, writing_folder
 
 #: the facts ``fx f`` that are entailed edges: edges that are no claim and rest on an assertion
@@ -114,7 +114,7 @@ class _Writer:
 
     def __init__(self, runner, prepared, stage: Callable[[str], None], native=None):
         self.runner, self.prepared, self.stage, self.native = runner, prepared, stage, native
-        # the receipts' rows (native_receipts.py); made by _artifacts when read in Python
+        # the receipts' rows (native_receipts.py); made by _write when read in Python
         self.receipts = native.receipts if native is not None else None
         self.rules_text = ""
         self.con, self.plan = runner.con, runner.plan
@@ -127,6 +127,11 @@ class _Writer:
             return self._write(folder)
 
     def _write(self, folder: Path) -> dict[str, int]:
+        if self.receipts is None:  # read in Python: their contents and sentences as rows here
+            self.receipts = ReceiptRows(self.con)
+            for receipt in self.prepared.receipts:
+                self.receipts.content(receipt)
+            self.receipts.flush()
         self.stage("values and assertions")
         self._values()
         self._assertions()
@@ -263,11 +268,6 @@ class _Writer:
         con.execute("CREATE TABLE arts(o0 INTEGER, o1 BIGINT, o2 BIGINT, o3 BIGINT, fact BIGINT, id VARCHAR, "
                     "layer VARCHAR, content VARCHAR)")
         self._triples()
-        if self.receipts is None:  # read in Python: their rows made here
-            self.receipts = ReceiptRows(con)
-            for receipt in self.prepared.receipts:
-                self.receipts.content(receipt)
-            self.receipts.flush()
         for o0, layer in ((1, "merge"), (2, "summary")):
             con.execute(f"INSERT INTO arts SELECT {o0}, f.s0, 0, 0, f.num, v.text, '{layer}', r.content "
                         f"FROM fx f JOIN vals v ON v.id = f.k0 JOIN rc_receipts r ON r.artifact = v.text "
