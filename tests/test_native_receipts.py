@@ -91,6 +91,21 @@ def test_the_program_holds_one_rule_of_each_kind(tmp_path):
     assert prepared.receipts == [] and native.receipts.count == 50
 
 
+def test_the_rules_made_again_for_writing_leave_no_constant_cached(tmp_path):
+    # the writer makes every receipt rule again to write it; the Constants of those rules are
+    # their own, so nothing keeps them once written (the shared cache would, up to 65,536)
+    from polygraph_logic.graph import compile as compiled_inputs
+    records = [{"artifact": f"merge:m{n}", "layer": "merge", "content": {"canonical": f"entity {n}",
+                "members": [f"member {n}"]}, "support": [["a12"]]} for n in range(40)]
+    path = _write(tmp_path / "receipts.jsonl", records)
+    compiled_inputs._constant.cache_clear()
+    build_tables(ASSERTIONS, path, [], tmp_path / "built.tables")
+    # the exemplars' few values only, not the 80 entities and 40 artifact ids of the receipts
+    assert compiled_inputs._constant.cache_info().currsize < 10
+    made = compiled_inputs.rule_of("member", ("x", "y"), "assertion", (("a12",),), shared=False)
+    assert made == compiled_inputs.rule_of("member", ("x", "y"), "assertion", (("a12",),))
+
+
 @pytest.mark.parametrize("records, code", [
     ([{"artifact": "merge:m1", "layer": "merge", "content": {"canonical": "x", "members": ["y"]},
        "support": [["a12"]]},

@@ -154,7 +154,7 @@ class ReceiptRows:
         while batch := cursor.fetchmany(FETCH):
             for kind, values in batch:
                 head, _, body, length = kinds[kind]
-                yield rule_of(head, tuple(values[length:]), body, tuple(values[:length]))
+                yield rule_of(head, tuple(values[length:]), body, tuple(values[:length]), shared=False)
         cursor.close()
 
     def program_rules(self, rules: list[Rule], bridge: int) -> Iterator[Rule]:

@@ -46,8 +46,8 @@ neg_edge(s, p, c) :- neg_edge(s, p, m), member(m, c).
 _constant = lru_cache(maxsize=1 << 16, typed=True)(Constant)
 
 
-def _atom(relation: str, *values) -> Atom:
-    return Atom(relation, tuple(v if isinstance(v, Variable) else _constant(v) for v in values))
+def _atom(relation: str, *values, constant=_constant) -> Atom:
+    return Atom(relation, tuple(v if isinstance(v, Variable) else constant(v) for v in values))
 
 
 @dataclass
@@ -121,9 +121,15 @@ def compile_inputs(assertions: Iterable[Assertion], receipts: Iterable[Receipt],
 ReceiptRule = tuple[str, tuple, str, tuple]
 
 
-def rule_of(head: str, head_values: tuple, body: str, body_values: tuple) -> Rule:
-    """The Rule of a receipt rule row: ``head(values...) :- body(v1), body(v2), ...``."""
-    return Rule(_atom(head, *head_values), tuple(_atom(body, v) for v in body_values))
+def rule_of(head: str, head_values: tuple, body: str, body_values: tuple, shared: bool = True) -> Rule:
+    """The Rule of a receipt rule row: ``head(values...) :- body(v1), body(v2), ...``.
+
+    ``shared``: its Constants are the cache's, one per value (a program that lives on shares
+    them); False makes new ones, for rules made only to be written and dropped (the cache
+    would keep up to 65,536 of them alive, about 20 MB at x40, after the rules are gone)."""
+    constant = _constant if shared else Constant
+    return Rule(_atom(head, *head_values, constant=constant),
+                tuple(_atom(body, v, constant=constant) for v in body_values))
 
 
 def receipt_rules(receipt: Receipt, cap) -> tuple[int, list[ReceiptRule]]:
