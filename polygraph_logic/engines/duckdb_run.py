@@ -141,11 +141,8 @@ class _Runner(Runner):
     def load(self) -> None:
         plan, con = self.plan, self.con
         for relation in plan.relations:
-            keys = plan.keys(relation)
-            columns = ", ".join(f"{k} INTEGER" for k in keys)
-            for prefix in ("r", "d"):
-                con.execute(f"CREATE TABLE {prefix}{plan.relations[relation]} "
-                            f"({columns}, label INTEGER[][], exact BOOLEAN)")
+            for delta in (False, True):
+                self._create(relation, delta)
         for relation, rows in self.fact_rows():
             path = self._csv(f"facts{plan.relations[relation]}", rows)
             names = ", ".join(f"'{k}': 'INTEGER'" for k in plan.keys(relation))
@@ -157,6 +154,18 @@ class _Runner(Runner):
             con.execute(f"CREATE TABLE {shape.table} ({columns})")
             con.execute(f"INSERT INTO {shape.table} SELECT DISTINCT * FROM "
                         f"read_csv('{path}', header = false, columns = {{{names}}})")
+
+    def _create(self, relation: str, delta: bool) -> None:
+        columns = ", ".join(f"{k} INTEGER" for k in self.plan.keys(relation))
+        self.con.execute(f"CREATE TABLE {self.plan.table(relation, delta)} ({columns}, label INTEGER[][], exact BOOLEAN)")
+
+    def _empty_delta(self, relation: str) -> None:
+        """Makes d<n> a new empty table.  Not ``DELETE FROM``: DuckDB keeps a deleted row's
+        storage in an in-memory table, and every round's scans of the delta read it again (x40:
+        the edge delta held 872,099 rows in round 6, 110,763 of them live; evaluation 6.2 -> 5.0 s,
+        7.1 s instead of 9.3 s under 150MB)."""
+        self.con.execute(f"DROP TABLE {self.plan.table(relation, delta=True)}")
+        self._create(relation, True)
 
     def insert_facts(self, relation: str, source: str) -> None:
         """Adds to ``relation`` the facts of ``source`` (a table expression of the key columns and
@@ -174,14 +183,14 @@ class _Runner(Runner):
 
     def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:
         delta = self.plan.table(relation, delta=True)
-        self.con.execute(f"DELETE FROM {delta}")
+        self._empty_delta(relation)
         self.con.execute(f"INSERT INTO {delta} {sql}")
         count, size = self.con.execute(f"SELECT count(*), coalesce(sum(len(label)), 0) FROM {delta}").fetchall()[0]
         self.con.execute(f"DROP TABLE c{self.plan.relations[relation]}")
         return count, size
 
     def clear_delta(self, relation: str) -> None:
-        self.con.execute(f"DELETE FROM {self.plan.table(relation, delta=True)}")
+        self._empty_delta(relation)
 
     def apply_delta(self, relation: str) -> None:
         plan = self.plan
