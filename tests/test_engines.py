@@ -202,6 +202,21 @@ def test_round_statistics_count_the_delta():
     assert str(model.label("t", ("a", "d"))) == "s1·s2·s3"
 
 
+def test_delta_tables_keep_no_rows_of_earlier_rounds():
+    """A round's delta is a new table, not the last one with its rows deleted: DuckDB keeps a
+    deleted row's storage in an in-memory table, and every later round scanned it again."""
+    from polygraph_logic.engines.duckdb_run import evaluation
+    facts = "".join(f's{i} :: e("n{i}", "n{i + 1}").\n' for i in range(40))
+    program = parse_program(facts + "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n")
+    with evaluation(program, 8) as runner:
+        assert len(runner.stats) > 10  # many rounds, each with a delta
+        stored = dict(runner.con.execute("SELECT table_name, estimated_size FROM duckdb_tables()").fetchall())
+        live = {name: runner.con.execute(f"SELECT count(*) FROM {name}").fetchall()[0][0] for name in stored}
+    deltas = [name for name in stored if name.startswith("d")]
+    assert deltas and all(stored[name] == live[name] == 0 for name in deltas)
+    assert live[runner.plan.table("t")] == 40 * 41 // 2
+
+
 def test_cli_build_with_duckdb_is_read_by_whatif(tmp_path, capsys):
     out = {}
     for engine in ("python", "duckdb"):
