@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic.cli import main
-from polygraph_logic.engines.sql_whatif import DuckDBTables
+from polygraph_logic.engines.sql_whatif import DuckDBTables, deletion_rows
 from polygraph_logic.engines.tables import export_tables, import_tables, table_path
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
@@ -204,6 +204,19 @@ def test_few_facts_queries_give_the_one_query_rows(converted):
         for deletion in deletions:
             sql.register_deletion(deletion_rows(deletion))
             assert sorted(sql.rows()) == sorted(sql.rows(few=0)), str(deletion)
+
+
+def test_many_what_ifs_keep_only_the_last_deletion_stored(converted):
+    """Each what-if's deletion is a new table: DuckDB keeps a deleted row's storage, so a session
+    that emptied one table by DELETE held (and scanned) every deletion it had been asked."""
+    path, tables, _ = converted
+    with Graph(path) as graph, DuckDBTables(tables) as sql:
+        deletions = random_deletions(graph, random.Random(7), 12)
+        for deletion in deletions:
+            sql.what_if(deletion)
+        stored = sql.run("SELECT estimated_size FROM duckdb_tables() WHERE table_name = 'deletion'")[0][0]
+        live = sql.run("SELECT count(*) FROM deletion")[0][0]
+    assert live == len(deletion_rows(deletions[-1])) and stored == live
 
 
 def test_sql_what_if_refuses_unknown_names_and_kinds(converted):

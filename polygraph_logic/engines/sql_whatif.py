@@ -222,10 +222,11 @@ class DuckDBTables(Tables):
         for name in FILES:
             self.con.execute(f"CREATE VIEW {name} AS SELECT * FROM "
                              f"read_parquet('{_quoted(table_path(self.directory, name))}')")
-        self.con.execute("CREATE TEMP TABLE deletion(kind VARCHAR, name VARCHAR)")
 
     def register_deletion(self, rows) -> None:
-        self.con.execute("DELETE FROM deletion")
+        # a new table each time, not the last one emptied by DELETE: DuckDB keeps a deleted
+        # row's storage in a temporary table, and a session asking many what-ifs scanned it again
+        self.con.execute("CREATE OR REPLACE TEMP TABLE deletion(kind VARCHAR, name VARCHAR)")
         self.con.executemany("INSERT INTO deletion VALUES (?, ?)", rows)
 
     def rows(self, few: int = FEW_FACTS) -> list[tuple]:
