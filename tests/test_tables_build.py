@@ -54,6 +54,34 @@ def test_figure1_folder_equals_the_exported_python_graph(tmp_path, cap):
     assert differences(reference, direct) == []
 
 
+def test_assertions_out_of_natural_order_are_numbered_as_the_file_lists_them(tmp_path, monkeypatch):
+    """Labels hold assertion ranks (natural order of ids) and the folder file positions: the
+    writer shifts ranks only when the two agree (the file lists its ids in natural order),
+    and otherwise maps every rank.  Figure 1 in both orders, each against its Python export."""
+    import duckdb
+    from polygraph_logic.engines import tables_build
+    from polygraph_logic.engines.tables_build import ranks_are_numbers
+    shifted = []
+    original = tables_build._Writer._labels_shifted
+    monkeypatch.setattr(tables_build._Writer, "_labels_shifted", lambda self: (shifted.append(1), original(self)))
+    lines = (FIGURE1 / "assertions.jsonl").read_text("utf-8").splitlines()
+    for name, ordered, shifts in (("natural", lines, 1), ("reversed", lines[::-1], 0)):
+        (tmp_path / name).mkdir()
+        shifted.clear()
+        assertions = tmp_path / f"{name}.jsonl"
+        assertions.write_text("\n".join(ordered) + "\n", "utf-8")
+        reference, direct = both(tmp_path / name, assertions, FIGURE1 / "receipts.jsonl", [rule_file("ro")])
+        assert differences(reference, direct) == [], name
+        assert len(shifted) == shifts, name
+        ids = [row[0] for row in duckdb.sql(f"SELECT id FROM '{direct / 'assertions.parquet'}' ORDER BY num").fetchall()]
+        assert ids == [json.loads(line)["id"] for line in ordered]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE amap AS SELECT * FROM (VALUES (0, 1), (1, 2), (2, 3)) t(rank, num)")
+    assert ranks_are_numbers(con)
+    con.execute("UPDATE amap SET num = 4 - num")
+    assert not ranks_are_numbers(con)
+
+
 def test_contradictions_and_not_assertions(tmp_path):
     assertions, receipts = variant_inputs(tmp_path)
     reference, direct = both(tmp_path, assertions, receipts, [rule_file("ro"), rule_file("contradictions")])

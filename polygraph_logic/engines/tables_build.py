@@ -242,14 +242,15 @@ class _Writer:
     def _labels(self) -> None:
         """``mentions`` and ``facts``: labels in assertion numbers (fx's ranks are the plan's)."""
         con = self.con
+        if ranks_are_numbers(con):
+            self._labels_shifted()
+            return
         # most labels are one assertion (x40: 78%): a join; the others unnested and grouped back
         con.execute(f"CREATE TABLE mentions ({_SCHEMA['mentions']})")
         con.execute("INSERT INTO mentions SELECT a.num, f.num, 0 FROM fx f JOIN amap a ON a.rank = f.ranks[1][1] "
                     "WHERE f.single")
         con.execute("CREATE TABLE several AS SELECT a.num AS assertion, s.fact, s.support_set FROM "
-                    "(SELECT fact, CAST(i - 1 AS INTEGER) AS support_set, unnest(m) AS rank FROM "
-                    "(SELECT num AS fact, unnest(ranks) AS m, generate_subscripts(ranks, 1) AS i FROM fx "
-                    "WHERE NOT single)) s JOIN amap a ON a.rank = s.rank")
+                    f"({_UNNESTED}) s JOIN amap a ON a.rank = s.rank")
         con.execute("INSERT INTO mentions SELECT * FROM several")
         con.execute(f"CREATE TABLE facts ({_SCHEMA['facts']})")
         con.execute("""
@@ -260,6 +261,21 @@ class _Writer:
                 SELECT fact, list(numbers ORDER BY support_set) AS label FROM (
                     SELECT fact, support_set, list(assertion ORDER BY assertion) AS numbers
                     FROM several GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num""")
+
+    def _labels_shifted(self) -> None:
+        """``_labels`` when every assertion's number is its rank plus one (the file lists the ids
+        in natural order): a label in numbers is its ranks shifted, each support set still
+        ascending and the sets in their order, so nothing is joined or grouped back (x40 under
+        150MB: 1.66 -> 0.71 s)."""
+        con = self.con
+        con.execute(f"CREATE TABLE mentions ({_SCHEMA['mentions']})")
+        con.execute("INSERT INTO mentions SELECT f.ranks[1][1] + 1, f.num, 0 FROM fx f WHERE f.single")
+        con.execute(f"CREATE TABLE several AS SELECT CAST(rank + 1 AS INTEGER) AS assertion, fact, support_set "
+                    f"FROM ({_UNNESTED}) s")
+        con.execute("INSERT INTO mentions SELECT * FROM several")
+        con.execute(f"CREATE TABLE facts ({_SCHEMA['facts']})")
+        con.execute("INSERT INTO facts SELECT num, relation, args, list_transform(ranks, lambda m: "
+                    "list_transform(m, lambda x: x + 1)), exact, CAST(len(ranks) AS INTEGER) FROM fx")
 
     # -- artifacts, in iter_artifacts' order
 
@@ -394,8 +410,18 @@ class _Writer:
         return folder_meta(self.prepared, self.background, self.stats, origins, self.rules_text)
 
 
+#: the assertion ranks of every label but those of one assertion: (fact, support_set, rank) rows
+_UNNESTED = ("SELECT fact, CAST(i - 1 AS INTEGER) AS support_set, unnest(m) AS rank FROM "
+             "(SELECT num AS fact, unnest(ranks) AS m, generate_subscripts(ranks, 1) AS i FROM fx WHERE NOT single)")
+
+
+def ranks_are_numbers(con) -> bool:
+    """True when every assertion's number in the folder (``amap``) is its rank plus one."""
+    return bool(con.execute("SELECT coalesce(bool_and(num = rank + 1), TRUE) FROM amap").fetchall()[0][0])
+
+
 def _quote(text: str) -> str:
     return f"'{_quoted(text)}'"
 
 
-__all__ = ["TablesBuild", "build_tables"]
+__all__ = ["TablesBuild", "build_tables", "ranks_are_numbers"]
