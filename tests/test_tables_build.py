@@ -268,3 +268,19 @@ def test_ids_digested_beside_the_writing_are_graph_builds_ids(tmp_path):
     stopped.stop.set()
     stopped.start().cancel()
     assert con.execute("SELECT count(*) FROM digests").fetchall() == [(0,)]
+
+
+def test_work_on_the_writers_second_thread_runs_beside_it_and_its_error_reaches_it():
+    """Background (the rules made while DuckDB writes the other files) runs on a cursor of its
+    own while the connection is busy, and what stops it is raised by wait()."""
+    import duckdb
+    from polygraph_logic.engines.digests import Background
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT 1 AS x")
+    done = Background(lambda cursor: cursor.execute("CREATE TABLE u AS SELECT x + 1 AS y FROM t"), con)
+    con.execute("SELECT count(*) FROM range(1000000)").fetchall()  # the connection busy meanwhile
+    done.wait()
+    assert con.execute("SELECT y FROM u").fetchall() == [(2,)]
+    failed = Background(lambda cursor: cursor.execute("SELECT * FROM no_such_table"), con)
+    with pytest.raises(duckdb.CatalogException):
+        failed.wait()

@@ -1,4 +1,4 @@
-"""Artifact ids of claims and entailed edges, digested beside the rest of the writing.
+"""Work beside the writing: artifact ids of claims and entailed edges digested, other work.
 
 A claim's or an edge's id is a blake2b digest of its arguments (``graph.build.digest_id``);
 DuckDB has no blake2b, so the arguments pass through Python, a batch at a time (at x40,
@@ -9,12 +9,14 @@ statement, so hashing and SQL use both cores instead of taking turns.
 
 The thread reads the numbered facts (``fx``, which nobody changes while it runs) and
 appends ``(fact, id)`` rows to the table ``digests`` it alone writes; ``wait`` joins it
-and raises whatever stopped it.
+and raises whatever stopped it.  ``Background`` runs other work so (tables_build.py: the
+rules, made in Python while DuckDB writes the other files).
 """
 
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
 from ..graph.build import digest_id
 
@@ -65,3 +67,26 @@ class Digests:
             self.error = error
         finally:
             cursor.close()
+
+
+class Background:
+    """``work(cursor)`` on a thread of its own, with a cursor of ``con`` (statements of both run at
+    once); ``wait`` joins it, closes the cursor and raises what stopped it."""
+
+    def __init__(self, work: Callable, con):
+        self.error: BaseException | None = None
+        self.cursor = con.cursor()
+
+        def run() -> None:
+            try:
+                work(self.cursor)
+            except BaseException as error:  # handed to the writer's thread by wait()
+                self.error = error
+        self.thread = threading.Thread(target=run, name="polygraph-background", daemon=True)
+        self.thread.start()
+
+    def wait(self) -> None:
+        self.thread.join()
+        self.cursor.close()
+        if self.error is not None:
+            raise self.error

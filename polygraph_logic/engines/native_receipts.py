@@ -144,10 +144,11 @@ class ReceiptRows:
             con.execute(f"INSERT INTO {shape.table} SELECT * FROM ({rows.format('')} "
                         f"EXCEPT SELECT * FROM {shape.table})")
 
-    def rules(self) -> Iterator[Rule]:
-        """Every receipt rule in the program's order (merges, then summaries, each in file order)."""
+    def rules(self, con=None) -> Iterator[Rule]:
+        """Every receipt rule in the program's order (merges, then summaries, each in file order),
+        read on a cursor of ``con`` (default: the rows' connection)."""
         kinds = {kind: key for key, kind in self.kinds.items()}
-        cursor = self.con.cursor()  # its own connection: the writer inserts each batch meanwhile
+        cursor = (con or self.con).cursor()  # its own connection: the writer inserts each batch meanwhile
         cursor.execute("SELECT r.kind, list(v.value ORDER BY v.pos) FROM rc_rules r JOIN rc_vals v "
                        "ON v.section = r.section AND v.seq = r.seq GROUP BY r.section, r.seq, r.kind "
                        "ORDER BY r.section, r.seq")
@@ -157,12 +158,13 @@ class ReceiptRows:
                 yield rule_of(head, tuple(values[length:]), body, tuple(values[:length]), shared=False)
         cursor.close()
 
-    def program_rules(self, rules: list[Rule], bridge: int) -> Iterator[Rule]:
+    def program_rules(self, rules: list[Rule], bridge: int, con=None) -> Iterator[Rule]:
         """The program's rules (``rules``: the program's, whose first ``bridge`` are compile.py's
-        bridge rules) with every receipt rule made again in place of its kind's exemplar."""
+        bridge rules) with every receipt rule made again in place of its kind's exemplar (read
+        on a cursor of ``con``, as ``rules``)."""
         if not self.exemplars:
             return iter(rules)
-        return chain(rules[:bridge], self.rules(), rules[bridge + len(self.exemplars):])
+        return chain(rules[:bridge], self.rules(con), rules[bridge + len(self.exemplars):])
 
     def drop(self) -> None:
         """Drops the rows (once the writer has made what it makes of them)."""

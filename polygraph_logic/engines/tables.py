@@ -194,11 +194,11 @@ def _write_parquet(graph: Graph, directory: Path, progress) -> dict[str, int]:
     return counts
 
 
-def copy_out(con, directory: Path) -> dict[str, int]:
-    """Writes the tables named in FILES, each a table of ``con``, as the folder's Parquet files
-    (sorted as readers expect: mentions by assertion); returns their numbers of rows."""
+def copy_out(con, directory: Path, names=FILES) -> dict[str, int]:
+    """Writes the tables ``names`` (of FILES), each a table of ``con``, as the folder's Parquet
+    files (sorted as readers expect: mentions by assertion); returns their numbers of rows."""
     counts = {}
-    for name in FILES:
+    for name in names:
         counts[name] = con.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
         con.execute(f"COPY (SELECT * FROM {name} ORDER BY {_ORDER[name]}) TO "
                     f"'{_quoted(table_path(directory, name))}' (FORMAT parquet, COMPRESSION zstd)")
