@@ -219,6 +219,24 @@ def test_many_what_ifs_keep_only_the_last_deletion_stored(converted):
     assert live == len(deletion_rows(deletions[-1])) and stored == live
 
 
+def test_a_table_said_to_be_in_order_is_written_sorted_when_it_is_not(tmp_path):
+    """copy_out writes a table stored in its file's order as it is scanned, reads the numbers
+    back, and writes a file that is not in order again, sorted."""
+    import duckdb
+    from polygraph_logic.engines.tables import _SCHEMA, copy_out
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = true")
+    for name in ("facts", "artifacts"):
+        con.execute(f"CREATE TABLE {name} ({_SCHEMA[name]})")
+    con.execute("INSERT INTO facts VALUES (1, 'r', '[]', [[1]], TRUE, 1), (2, 'r', '[]', [[2]], TRUE, 1)")
+    con.execute("INSERT INTO artifacts VALUES (2, 'b', 'claim', '{}', 2, NULL), (1, 'a', 'claim', '{}', 1, NULL), "
+                "(3, 'c', 'claim', '{}', 1, NULL)")
+    counts = copy_out(con, tmp_path, ["facts", "artifacts"], ordered={"facts", "artifacts"})
+    assert counts == {"facts": 2, "artifacts": 3}
+    for name, ids in (("facts", [1, 2]), ("artifacts", [1, 2, 3])):
+        assert [row[0] for row in con.execute(f"SELECT num FROM '{table_path(tmp_path, name)}'").fetchall()] == ids
+
+
 def test_sql_what_if_refuses_unknown_names_and_kinds(converted):
     _, tables, _ = converted
     with DuckDBTables(tables) as sql:

@@ -194,15 +194,31 @@ def _write_parquet(graph: Graph, directory: Path, progress) -> dict[str, int]:
     return counts
 
 
-def copy_out(con, directory: Path, names=FILES) -> dict[str, int]:
+def copy_out(con, directory: Path, names=FILES, ordered=frozenset()) -> dict[str, int]:
     """Writes the tables ``names`` (of FILES), each a table of ``con``, as the folder's Parquet
-    files (sorted as readers expect: mentions by assertion); returns their numbers of rows."""
+    files (sorted as readers expect: mentions by assertion); returns their numbers of rows.
+
+    ``ordered``: tables stored in their file's order already (``num``, made in that order with
+    insertion order kept), written as they are scanned; the file's numbers are then read back,
+    and a file that is not in order is written again sorted."""
     counts = {}
     for name in names:
         counts[name] = con.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
-        con.execute(f"COPY (SELECT * FROM {name} ORDER BY {_ORDER[name]}) TO "
-                    f"'{_quoted(table_path(directory, name))}' (FORMAT parquet, COMPRESSION zstd)")
+        path = f"'{_quoted(table_path(directory, name))}'"
+        if name in ordered:
+            con.execute(f"COPY (SELECT * FROM {name}) TO {path} (FORMAT parquet, COMPRESSION zstd)")
+            if _in_order(con, path):
+                continue
+        con.execute(f"COPY (SELECT * FROM {name} ORDER BY {_ORDER[name]}) TO {path} "
+                    "(FORMAT parquet, COMPRESSION zstd)")
     return counts
+
+
+def _in_order(con, path: str) -> bool:
+    """Whether the ``num`` column of the Parquet file ``path`` rises from row to row (a scan
+    of one file keeps its order, and so does a window over nothing)."""
+    return con.execute(f"SELECT count(*) FROM (SELECT num - lag(num) OVER () AS step FROM read_parquet({path})) "
+                       "WHERE step <= 0").fetchone()[0] == 0
 
 
 _ARTIFACT_COLUMNS = ("num", "id", "layer", "content", "fact", "summary")

@@ -123,6 +123,9 @@ class _Writer:
         self.stats: dict = {}
 
     def write(self, folder: Path) -> dict[str, int]:
+        # tables made in their order keep it (fx, facts, artifacts), so that their files are
+        # written without a sort of their own (tables.copy_out checks that they were)
+        self.con.execute("SET preserve_insertion_order = true")
         with collector_paused():  # the rows made in Python all live on (allocation.py)
             return self._write(folder)
 
@@ -152,7 +155,7 @@ class _Writer:
             self.stage("statistics")
             self._statistics()
             self.stage("Parquet files")
-            counts = copy_out(self.con, folder, [name for name in FILES if name != "rules"])
+            counts = copy_out(self.con, folder, [name for name in FILES if name != "rules"], ordered={"facts", "artifacts"})
         finally:
             rules.wait()
         self.receipts.drop()
@@ -237,10 +240,11 @@ class _Writer:
         con.execute(f"CREATE TABLE fx0 AS {parts[0]}")
         for part in parts[1:]:  # a statement each: every join holds a hash table while it runs
             con.execute(f"INSERT INTO fx0 {part}")
-        # numbered by sorting the ranks alone, not the labels and texts beside them
-        con.execute(f"CREATE TABLE fx AS SELECT n.num, u.*, (len(ranks) = 1 AND len(ranks[1]) = 0) AS one, "
-                    f"(len(ranks) = 1 AND len(ranks[1]) = 1) AS single FROM fx0 u JOIN (SELECT rowid AS r, "
-                    f"row_number() OVER (ORDER BY rel_order, {order}) AS num FROM fx0) n ON n.r = u.rowid")
+        # numbered in their order, and stored in it (the writer keeps insertion order): the facts
+        # file is then written in its order without a sort of its own (tables.copy_out)
+        con.execute(f"CREATE TABLE fx AS SELECT row_number() OVER () AS num, u.*, "
+                    f"(len(ranks) = 1 AND len(ranks[1]) = 0) AS one, (len(ranks) = 1 AND len(ranks[1]) = 1) AS single "
+                    f"FROM (SELECT * FROM fx0 ORDER BY rel_order, {order}) u")
         con.execute("DROP TABLE fx0")
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
                                     "'^[rdp][0-9]+$')").fetchall():
@@ -267,7 +271,8 @@ class _Writer:
             FROM fx f LEFT JOIN amap a ON f.single AND a.rank = f.ranks[1][1] LEFT JOIN (
                 SELECT fact, list(numbers ORDER BY support_set) AS label FROM (
                     SELECT fact, support_set, list(assertion ORDER BY assertion) AS numbers
-                    FROM several GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num""")
+                    FROM several GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num
+            ORDER BY f.num""")
 
     def _labels_shifted(self) -> None:
         """``_labels`` when every assertion's number is its rank plus one (the file lists the ids
@@ -314,9 +319,8 @@ class _Writer:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
                                                        "(a digest collision or a receipt's id reused)")
         con.execute(f"CREATE TABLE artifacts ({_SCHEMA['artifacts']})")
-        con.execute("INSERT INTO artifacts SELECT n.num, a.id, a.layer, a.content, a.fact, NULL FROM arts a JOIN "
-                    "(SELECT rowid AS r, row_number() OVER (ORDER BY o0, o1, o2, o3) AS num FROM arts) n "
-                    "ON n.r = a.rowid")  # numbered by sorting the keys alone, as fx
+        con.execute("INSERT INTO artifacts SELECT row_number() OVER (), id, layer, content, fact, NULL FROM "
+                    "(SELECT * FROM arts ORDER BY o0, o1, o2, o3)")  # numbered in their order, as fx
         con.execute("DROP TABLE arts")
         con.execute("""UPDATE artifacts SET summary = s.num FROM artifacts s
                        WHERE artifacts.layer = 'sentence' AND s.layer = 'summary'
