@@ -157,7 +157,8 @@ class _Runner(Runner):
 
     def _create(self, relation: str, delta: bool) -> None:
         columns = ", ".join(f"{k} INTEGER" for k in self.plan.keys(relation))
-        self.con.execute(f"CREATE TABLE {self.plan.table(relation, delta)} ({columns}, label INTEGER[][], exact BOOLEAN)")
+        self.con.execute(f"CREATE TABLE {self.plan.table(relation, delta)} "
+                         f"({columns}, label INTEGER[][], exact BOOLEAN)")
 
     def _empty_delta(self, relation: str) -> None:
         """Makes d<n> a new empty table.  Not ``DELETE FROM``: DuckDB keeps a deleted row's

@@ -155,7 +155,8 @@ class _Writer:
             self.stage("statistics")
             self._statistics()
             self.stage("Parquet files")
-            counts = copy_out(self.con, folder, [name for name in FILES if name != "rules"], ordered={"facts", "artifacts"})
+            counts = copy_out(self.con, folder, [name for name in FILES if name != "rules"],
+                              ordered={"facts", "artifacts"})
         finally:
             rules.wait()
         self.receipts.drop()
@@ -345,7 +346,8 @@ class _Writer:
         con.execute(f"""INSERT INTO facts SELECT {last} + row_number() OVER (ORDER BY s.n_order), 'sentence',
                         s.args, [], TRUE, 0 FROM rc_sentences s
                         WHERE NOT EXISTS (SELECT 1 FROM fx f JOIN vals v ON v.id = f.k0
-                                          WHERE f.relation = 'sentence' AND v.text = s.id)""")
+                                          WHERE f.relation = 'sentence' AND v.text = s.id)
+                        ORDER BY 1""")  # after fx's facts, in their order (copy_out)
         con.execute("""INSERT INTO arts SELECT 3, s.n_order, 0, 0, f.num, s.id, 'sentence', s.content
                        FROM rc_sentences s JOIN facts f ON f.relation = 'sentence'
                        AND f.args = s.args""")
