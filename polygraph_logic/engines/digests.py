@@ -9,8 +9,8 @@ statement, so hashing and SQL use both cores instead of taking turns.
 
 The thread reads the numbered facts (``fx``, which nobody changes while it runs) and
 appends ``(fact, id)`` rows to the table ``digests`` it alone writes; ``wait`` joins it
-and raises whatever stopped it.  ``Background`` runs other work so (tables_build.py: the
-rules, made in Python while DuckDB writes the other files).
+and raises whatever stopped it.  ``Background`` is that thread, for any work (tables_build.py
+also makes the rules on one, in Python while DuckDB writes the other files).
 """
 
 from __future__ import annotations
@@ -29,49 +29,41 @@ class Digests:
 
     def __init__(self, con, selections: list[tuple[str, str]]):
         self.con, self.selections = con, selections
-        self.error: BaseException | None = None
         self.stop = threading.Event()
+        self.background: Background | None = None
         con.execute("CREATE OR REPLACE TABLE digests(fact BIGINT, id VARCHAR)")
-        self.thread = threading.Thread(target=self._run, name="polygraph-digests", daemon=True)
 
     def start(self) -> "Digests":
-        self.thread.start()
+        self.background = Background(self._run, self.con)
         return self
 
     def wait(self) -> None:
         """Returns once every id is in ``digests``; raises what stopped the thread."""
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
+        self.background.wait()
 
     def cancel(self) -> None:
         """Stops the thread at its next batch and waits for it (the writer failed)."""
         self.stop.set()
-        self.thread.join()
+        if self.background is not None:
+            self.background.wait(raising=False)
 
-    def _run(self) -> None:
+    def _run(self, cursor) -> None:
         import numpy as np
-        cursor = self.con.cursor()  # a connection of its own: statements of both run at once
-        try:
-            for layer, where in self.selections:
-                reader = cursor.cursor()
-                reader.execute(f"SELECT f.num, f.args FROM fx f WHERE {where}")
-                while not self.stop.is_set() and (batch := reader.fetchmany(BATCH)):
-                    facts = np.fromiter((row[0] for row in batch), dtype=np.int64, count=len(batch))
-                    ids = np.array([digest_id(layer, row[1]) for row in batch], dtype=object)
-                    cursor.register("digested", {"fact": facts, "id": ids})
-                    cursor.execute("INSERT INTO digests SELECT fact, id FROM digested")
-                    cursor.unregister("digested")
-                reader.close()
-        except BaseException as error:  # handed to the writer's thread by wait()
-            self.error = error
-        finally:
-            cursor.close()
+        for layer, where in self.selections:
+            reader = cursor.cursor()
+            reader.execute(f"SELECT f.num, f.args FROM fx f WHERE {where}")
+            while not self.stop.is_set() and (batch := reader.fetchmany(BATCH)):
+                facts = np.fromiter((row[0] for row in batch), dtype=np.int64, count=len(batch))
+                ids = np.array([digest_id(layer, row[1]) for row in batch], dtype=object)
+                cursor.register("digested", {"fact": facts, "id": ids})
+                cursor.execute("INSERT INTO digests SELECT fact, id FROM digested")
+                cursor.unregister("digested")
+            reader.close()
 
 
 class Background:
-    """``work(cursor)`` on a thread of its own, with a cursor of ``con`` (statements of both run at
-    once); ``wait`` joins it, closes the cursor and raises what stopped it."""
+    """``work(cursor)`` on a thread of its own, with a cursor of ``con``: a connection of its own,
+    so statements of both run at once.  Digests runs on one; tables_build.py runs the rules so."""
 
     def __init__(self, work: Callable, con):
         self.error: BaseException | None = None
@@ -82,11 +74,13 @@ class Background:
                 work(self.cursor)
             except BaseException as error:  # handed to the writer's thread by wait()
                 self.error = error
-        self.thread = threading.Thread(target=run, name="polygraph-background", daemon=True)
+        self.thread = threading.Thread(target=run, name="polygraph-writer", daemon=True)
         self.thread.start()
 
-    def wait(self) -> None:
+    def wait(self, raising: bool = True) -> None:
+        """Joins the thread (again, if called again) and closes its cursor; with ``raising``,
+        raises what stopped the work."""
         self.thread.join()
         self.cursor.close()
-        if self.error is not None:
+        if raising and self.error is not None:
             raise self.error
