@@ -126,3 +126,29 @@ def test_a_problem_only_the_whole_file_shows_is_reported_as_records_py_reports_i
     assert raised.value.code == code and str(raised.value) == str(expected.value)
     assert f"{path}:2" in str(raised.value)
     assert not (tmp_path / "folder").exists()
+
+
+def test_prepare_reads_receipts_and_rules_while_duckdb_reads_the_assertions(tmp_path, monkeypatch):
+    # the assertions are read on a thread; the receipts and rules meanwhile: a bad rule file is
+    # still said only once the inputs are known good (a bad input first, as prepare_build says it)
+    import threading
+
+    import duckdb
+    records = [{"artifact": "merge:m", "layer": "merge", "content": {"canonical": "MAPK/ERK",
+                "members": ["MAPK/ERK", "ERK1/2 cascade"]}, "support": [["a12"]]}]
+    path = _write(tmp_path / "receipts.jsonl", records)
+    threads = []
+    read = native_inputs.read_assertions
+    monkeypatch.setattr(native_inputs, "read_assertions",
+                        lambda con, p: threads.append(threading.current_thread()) or read(con, p))
+    prepared, native = native_inputs.prepare(duckdb.connect(), ASSERTIONS, path, [rule_file("ro")], 8)
+    assert threads and threads[0] is not threading.main_thread()
+    assert native.receipts.count == 1 and native.count == len(_RECORDS)
+    rules = tmp_path / "bad.dl"
+    rules.write_text("edge(X, Y) :- \n", "utf-8")
+    with pytest.raises(PolygraphError) as error:
+        native_inputs.prepare(duckdb.connect(), ASSERTIONS, path, [rules], 8)
+    assert error.value.code == "syntax_error"
+    bad = tmp_path / "assertions.jsonl"
+    bad.write_text(ASSERTIONS.read_text("utf-8") + "{not json}\n", "utf-8")
+    assert native_inputs.prepare(duckdb.connect(), bad, path, [rules], 8) is None

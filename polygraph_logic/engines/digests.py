@@ -63,24 +63,27 @@ class Digests:
 
 class Background:
     """``work(cursor)`` on a thread of its own, with a cursor of ``con``: a connection of its own,
-    so statements of both run at once.  Digests runs on one; tables_build.py runs the rules so."""
+    so statements of both run at once.  Digests runs on one; tables_build.py runs the rules so,
+    native_inputs.py the reading of the assertions (``wait`` returns what ``work`` returned)."""
 
     def __init__(self, work: Callable, con):
         self.error: BaseException | None = None
+        self.result = None
         self.cursor = con.cursor()
 
         def run() -> None:
             try:
-                work(self.cursor)
+                self.result = work(self.cursor)
             except BaseException as error:  # handed to the writer's thread by wait()
                 self.error = error
         self.thread = threading.Thread(target=run, name="polygraph-writer", daemon=True)
         self.thread.start()
 
-    def wait(self, raising: bool = True) -> None:
-        """Joins the thread (again, if called again) and closes its cursor; with ``raising``,
-        raises what stopped the work."""
+    def wait(self, raising: bool = True):
+        """Joins the thread (again, if called again), closes its cursor and returns the work's
+        result; with ``raising``, raises what stopped the work."""
         self.thread.join()
         self.cursor.close()
         if raising and self.error is not None:
             raise self.error
+        return self.result

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import PolygraphError
 from ..fact_table import FactTable
 from ..kinds import DEFAULT_KIND, KINDS
 from ..provenance.variables import natural_key
@@ -199,28 +200,40 @@ def prepare(con, assertions, receipts, rules, cap: int | None):
     from ..graph.build import PreparedBuild, rule_programs
     from ..graph.compile import compile_inputs
     from ..graph.versions import file_entry
+    from .digests import Background
     from .native_receipts import read_receipts
     if not isinstance(assertions, (str, Path)) or not (receipts is None or isinstance(receipts, (str, Path))):
         return None
     with collector_paused():
         started = time.perf_counter()
-        native = read_assertions(con, assertions)
-        if native is None:
+        # DuckDB reads the assertions on a thread (it releases the interpreter meanwhile) while
+        # Python reads the receipts, sending their rows on a cursor, and parses the rules (x40:
+        # 1.1 s of DuckDB beside 0.6 + 0.4 s of Python)
+        sender, rule_files, failed = con.cursor(), [str(r) for r in rules], None
+        reading = Background(lambda _cursor: read_assertions(con, assertions), con)
+        try:
+            rows = read_receipts(con, receipts, cap, sender, check=False) if receipts is not None else None
+            parsed = rule_programs(rule_files) if receipts is None or rows is not None else None
+        except PolygraphError as error:  # a rule file's: said after the inputs' problems, as before
+            failed = error
+        finally:
+            sender.close()
+            native = reading.wait()
+        if native is None or (receipts is not None and (rows is None or rows.problem())):
             return None
+        if failed is not None:
+            raise failed
         inputs = [file_entry(assertions, "assertions", native.count)]
         if receipts is not None:
-            native.receipts = read_receipts(con, receipts, cap)
-            if native.receipts is None:
-                return None
-            inputs.append(file_entry(receipts, "receipts", native.receipts.count))
+            native.receipts = rows
+            inputs.append(file_entry(receipts, "receipts", rows.count))
         seconds = {"load": time.perf_counter() - started}
         started = time.perf_counter()
-        rule_files = [str(r) for r in rules]
         compiled = compile_inputs((), (), cap, negated=native.negated)
         if native.receipts is not None:  # each kind's exemplar: the program's strata and shapes
             compiled.merges, compiled.summaries = native.receipts.split()
             compiled.over_cap = native.receipts.over_cap
         tables = native.tables()
-        program = compiled.program(*rule_programs(rule_files), tables=tables, tracked=tables)
+        program = compiled.program(*parsed, tables=tables, tracked=tables)
         seconds["compile"] = time.perf_counter() - started
     return PreparedBuild([], [], cap, rule_files, compiled, program, inputs, seconds), native

@@ -49,8 +49,10 @@ _TABLES = {
 class ReceiptRows:
     """The receipts of one build as rows of ``con`` (see the module docstring)."""
 
-    def __init__(self, con):
-        self.con = con
+    def __init__(self, con, sender=None):
+        # ``sender``: the connection the rows are sent on while reading (a cursor of ``con``'s
+        # database, when ``con`` is busy meanwhile); everything after uses ``con``
+        self.con, self.sender = con, sender or con
         self.count = self.over_cap = 0
         self.kinds: dict[tuple, int] = {}  # (head, head arity, body, body length) -> kind
         self.exemplars: list[tuple[int, int, Rule]] = []  # per kind: section, seq, the rule
@@ -58,7 +60,7 @@ class ReceiptRows:
         self.sentences = 0
         self._batch: dict[str, list[tuple]] = {name: [] for name in _TABLES}
         for name, columns in _TABLES.items():
-            con.execute(f"CREATE OR REPLACE TABLE {name} ({columns})")  # not TEMP: ``rules`` reads them on a cursor
+            self.sender.execute(f"CREATE OR REPLACE TABLE {name} ({columns})")  # not TEMP: read on cursors
 
     def add(self, receipt, cap) -> None:
         """Adds one receipt's rules, content and sentences."""
@@ -102,10 +104,10 @@ class ReceiptRows:
             if not rows:
                 continue
             names = [column.split()[0] for column in _TABLES[name].split(", ")]
-            self.con.register("rc_batch", {column: np.array([row[i] for row in rows], dtype=object)
-                                           for i, column in enumerate(names)})
-            self.con.execute(f"INSERT INTO {name} SELECT * FROM rc_batch")
-            self.con.unregister("rc_batch")
+            self.sender.register("rc_batch", {column: np.array([row[i] for row in rows], dtype=object)
+                                              for i, column in enumerate(names)})
+            self.sender.execute(f"INSERT INTO {name} SELECT * FROM rc_batch")
+            self.sender.unregister("rc_batch")
             rows.clear()
 
     def problem(self) -> bool:
@@ -172,13 +174,17 @@ class ReceiptRows:
             self.con.execute(f"DROP TABLE IF EXISTS {name}")
 
 
-def read_receipts(con, path: str | Path, cap) -> ReceiptRows | None:
+def read_receipts(con, path: str | Path, cap, sender=None, check: bool = True) -> ReceiptRows | None:
     """The receipts of ``path`` as rows of ``con`` (after native_inputs.read_assertions made
-    ``a_in``); None when any receipt has a problem (the build then reads the inputs in Python)."""
+    ``a_in``); None when any receipt has a problem (the build then reads the inputs in Python).
+
+    ``sender``: a cursor the rows are sent on (``con`` is busy: native_inputs.prepare reads the
+    assertions on it meanwhile); without ``check`` the checks that need ``a_in`` are left to the
+    caller (``ReceiptRows.problem``)."""
     if not Path(path).is_file():
         return None  # records.py says what is missing
     problems: list = []
-    rows = ReceiptRows(con)
+    rows = ReceiptRows(con, sender)
     for receipt in receipt_records(path, problems):
         if problems:
             return None
@@ -186,4 +192,5 @@ def read_receipts(con, path: str | Path, cap) -> ReceiptRows | None:
     if problems:
         return None
     rows.flush()
-    return None if rows.problem() else rows
+    rows.sender = con
+    return None if check and rows.problem() else rows
