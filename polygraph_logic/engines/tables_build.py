@@ -187,8 +187,9 @@ class _Writer:
         if self.native is not None:  # no ", \\ or control character: the JSON text is the string in quotes
             held = (f" UNION ALL SELECT id, CASE WHEN regexp_matches(v, '[\"\\\\\\x00-\\x1f]') THEN NULL "
                     f"ELSE '\"' || v || '\"' END, v, -1 FROM ({self.native.values_sql()})")
-        con.execute(f"CREATE TABLE vals AS SELECT id, json, text, CASE WHEN text IS NULL THEN n_rank ELSE "
-                    f"{len(numbers)} + row_number() OVER (PARTITION BY text IS NULL ORDER BY text) - 1 END AS srt "
+        con.execute(f"CREATE TABLE vals AS SELECT id, json, text, CAST(CASE WHEN text IS NULL THEN n_rank ELSE "
+                    f"{len(numbers)} + row_number() OVER (PARTITION BY text IS NULL ORDER BY text) - 1 END AS INTEGER) "
+                    "AS srt "  # ids are INTEGER (plan.py): so are ranks, 4 bytes a fact's argument in fx
                     f"FROM (SELECT n_id AS id, json, text, n_rank FROM values_in{held})")
         con.unregister("values_in")
         escaped = con.execute("SELECT id, text FROM vals WHERE json IS NULL").fetchall()
@@ -202,6 +203,7 @@ class _Writer:
             self.con.execute(f"CREATE TABLE assertions ({ASSERTIONS})")
             self.con.execute(f"INSERT INTO assertions {self.native.assertions_sql()}")
             self.con.execute(f"CREATE TABLE amap AS {self.native.numbers_sql()}")
+            self.native.release()
             return
         rows = self.prepared.assertions
         numbers = self.runner.numbers
@@ -232,7 +234,7 @@ class _Writer:
             joins = "".join(f" JOIN vals v{i} ON v{i}.id = t.k{i}" for i in range(arity))
             args = " || ', ' || ".join(f"v{i}.json" for i in range(arity)) or "''"
             keys = [f"t.k{i}" if i < arity else "CAST(NULL AS INTEGER)" for i in range(3)]
-            ranks = [f"v{i}.srt" if i < arity else "CAST(NULL AS BIGINT)" for i in range(width)]
+            ranks = [f"v{i}.srt" if i < arity else "CAST(NULL AS INTEGER)" for i in range(width)]
             parts.append(f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, '[' || {args} || ']' AS args, "
                          f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
                          f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
