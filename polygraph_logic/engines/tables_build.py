@@ -123,8 +123,9 @@ class _Writer:
         self.stats: dict = {}
 
     def write(self, folder: Path) -> dict[str, int]:
-        # tables made in their order keep it (fx, facts, artifacts), so that their files are
-        # written without a sort of their own (tables.copy_out checks that they were)
+        # tables made in their order keep it (fx, facts; the artifacts view numbers arts in
+        # order), so that their files are written without a sort of their own (tables.copy_out
+        # checks that they were)
         self.con.execute("SET preserve_insertion_order = true")
         with collector_paused():  # the rows made in Python all live on (allocation.py)
             return self._write(folder)
@@ -160,6 +161,8 @@ class _Writer:
         finally:
             rules.wait()
         self.receipts.drop()
+        for drop in ("VIEW artifacts", "TABLE arts", "TABLE summary_nums"):
+            self.con.execute(f"DROP {drop}")
         counts.update(copy_out(self.con, folder, ["rules"]))
         return {name: counts[name] for name in FILES}
 
@@ -295,8 +298,10 @@ class _Writer:
     # -- artifacts, in iter_artifacts' order
 
     def _artifacts(self, digests: Digests) -> None:
-        """``artifacts``, numbered; the claims and edges last, once ``digests`` has their ids
-        (the other layers are made while its thread still runs: x40, 0.5 s it was waited for)."""
+        """``arts`` and the view ``artifacts`` that numbers them; the claims and edges last, once
+        ``digests`` has their ids (the other layers are made while its thread still runs: x40,
+        0.5 s it was waited for).  The statistics read ``arts``; the view is read once, by the
+        artifacts file's copy."""
         con = self.con
         con.execute("CREATE TABLE arts(o0 INTEGER, o1 BIGINT, o2 BIGINT, o3 BIGINT, fact BIGINT, id VARCHAR, "
                     "layer VARCHAR, content VARCHAR)")
@@ -321,15 +326,22 @@ class _Writer:
         if duplicate:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
                                                        "(a digest collision or a receipt's id reused)")
-        con.execute(f"CREATE TABLE artifacts ({_SCHEMA['artifacts']})")
-        con.execute("INSERT INTO artifacts SELECT row_number() OVER (), id, layer, content, fact, NULL FROM "
-                    "(SELECT * FROM arts ORDER BY o0, o1, o2, o3)")  # numbered in their order, as fx
-        con.execute("DROP TABLE arts")
-        con.execute("""UPDATE artifacts SET summary = s.num FROM artifacts s
-                       WHERE artifacts.layer = 'sentence' AND s.layer = 'summary'
-                       AND s.id = json_extract_string(artifacts.content, '$.summary')""")
-        con.execute("""UPDATE artifacts SET summary = num WHERE layer = 'summary'
-                       AND num IN (SELECT summary FROM artifacts WHERE layer = 'sentence')""")
+        # ``artifacts`` is a view the file is written from: numbered in arts' order as it is
+        # written, with no table of its own (x40: 1.06 M rows, content and ids, written and read
+        # back again); only the summaries' numbers are made before, for the summary column
+        before = con.execute("SELECT count(*) FROM arts WHERE o0 < 2").fetchall()[0][0]
+        con.execute(f"""CREATE TABLE summary_nums AS SELECT s.id, s.num, s.id IN (
+                            SELECT json_extract_string(content, '$.summary') FROM arts WHERE o0 = 3) AS cited
+                        FROM (SELECT id, {before} + row_number() OVER (ORDER BY o1, o2, o3) AS num
+                              FROM arts WHERE o0 = 2) s""")
+        con.execute("""CREATE VIEW artifacts AS SELECT row_number() OVER () AS num, id, layer, content, fact, summary
+                       FROM (SELECT a.id, a.layer, a.content, a.fact,
+                                    CASE WHEN a.o0 = 3 THEN s.num WHEN own.cited THEN own.num END AS summary
+                             FROM arts a
+                             LEFT JOIN summary_nums s
+                                 ON s.id = CASE WHEN a.o0 = 3 THEN json_extract_string(a.content, '$.summary') END
+                             LEFT JOIN summary_nums own ON own.id = CASE WHEN a.o0 = 2 THEN a.id END
+                             ORDER BY a.o0, a.o1, a.o2, a.o3)""")  # numbered in their order, as fx
 
     def _triples(self) -> None:
         """Adds the claims and entailed edges (their ids in ``digests``) as artifacts."""
@@ -394,7 +406,7 @@ class _Writer:
         # a label of one assertion is 2 varints (the set's size, 1, and the number); the others'
         # sets are their sizes and the gaps between their numbers (``several``: their mentions)
         bytes_ = con.execute(f"""
-            SELECT a.layer, sum(m.bytes) FROM artifacts a JOIN (
+            SELECT a.layer, sum(m.bytes) FROM arts a JOIN (
                 SELECT num AS fact, 1 + {varint('label[1][1]')} AS bytes FROM facts
                 WHERE sets = 1 AND len(label[1]) = 1
                 UNION ALL
@@ -406,14 +418,14 @@ class _Writer:
         con.execute("DROP TABLE several")
         label_bytes = dict(bytes_)
         # an empty support set (label 1) is one byte, its size 0; label zero is no byte
-        for layer, ones in con.execute("SELECT a.layer, count(*) FROM artifacts a JOIN facts f ON f.num = a.fact "
+        for layer, ones in con.execute("SELECT a.layer, count(*) FROM arts a JOIN facts f ON f.num = a.fact "
                                        "WHERE f.sets = 1 AND len(f.label[1]) = 0 GROUP BY a.layer").fetchall():
             label_bytes[layer] = (label_bytes.get(layer) or 0) + ones
         layers = {}
-        rows = con.execute("SELECT a.layer, min(a.num), count(*), count(*) FILTER (WHERE NOT f.exact) "
-                           "FROM artifacts a JOIN facts f ON f.num = a.fact GROUP BY a.layer ORDER BY 2").fetchall()
+        rows = con.execute("SELECT a.layer, min(a.o0), count(*), count(*) FILTER (WHERE NOT f.exact) "
+                           "FROM arts a JOIN facts f ON f.num = a.fact GROUP BY a.layer ORDER BY 2").fetchall()
         for layer, _, count, inexact in rows:
-            histogram = con.execute("SELECT f.sets, count(*) FROM artifacts a JOIN facts f ON f.num = a.fact "
+            histogram = con.execute("SELECT f.sets, count(*) FROM arts a JOIN facts f ON f.num = a.fact "
                                     "WHERE a.layer = ? GROUP BY f.sets ORDER BY f.sets", [layer]).fetchall()
             layers[layer] = {"artifacts": count, "inexact": inexact, "label_bytes": int(label_bytes.get(layer) or 0),
                              "support_sets": {sets: n for sets, n in histogram}}
