@@ -121,6 +121,7 @@ class _Writer:
         self.layers: dict[str, int] = {}
         self.inexact = self.background = 0
         self.stats: dict = {}
+        self.counts: dict[str, int] = {}  # rows of the files written so far
 
     def write(self, folder: Path) -> dict[str, int]:
         # tables made in their order keep it (fx, facts; the artifacts view numbers arts in
@@ -144,8 +145,9 @@ class _Writer:
         digests = Digests(self.con, [("claim", "f.relation = 'claim'"), ("edge", _ENTAILED)]).start()
         try:
             self._labels()
+            self._written(folder, "mentions")
             self.stage("artifacts")
-            self._artifacts(digests)
+            self._artifacts(digests, folder)
         finally:
             digests.cancel()
         self.stage("rules")
@@ -156,15 +158,22 @@ class _Writer:
             self.stage("statistics")
             self._statistics()
             self.stage("Parquet files")
-            counts = copy_out(self.con, folder, [name for name in FILES if name != "rules"],
-                              ordered={"facts", "artifacts"})
+            self.counts.update(copy_out(self.con, folder, [name for name in FILES if name not in self.counts
+                                                           and name != "rules"], ordered={"artifacts"}))
         finally:
             rules.wait()
         self.receipts.drop()
         for drop in ("VIEW artifacts", "TABLE arts", "TABLE summary_nums"):
             self.con.execute(f"DROP {drop}")
-        counts.update(copy_out(self.con, folder, ["rules"]))
-        return {name: counts[name] for name in FILES}
+        self.counts.update(copy_out(self.con, folder, ["rules"]))
+        return {name: self.counts[name] for name in FILES}
+
+    def _written(self, folder: Path, name: str, ordered: bool = False) -> None:
+        """Writes the finished table ``name`` as its file and drops it: what the writer still
+        makes (artifacts, statistics) then runs with that much less held under a memory limit
+        (x40: mentions 45 MB, facts 150 MB)."""
+        self.counts.update(copy_out(self.con, folder, [name], ordered={name} if ordered else frozenset()))
+        self.con.execute(f"DROP TABLE {name}")
 
     def _register(self, name: str, columns: dict, con=None) -> None:
         import numpy as np
@@ -297,7 +306,7 @@ class _Writer:
 
     # -- artifacts, in iter_artifacts' order
 
-    def _artifacts(self, digests: Digests) -> None:
+    def _artifacts(self, digests: Digests, folder: Path) -> None:
         """``arts`` and the view ``artifacts`` that numbers them; the claims and edges last, once
         ``digests`` has their ids (the other layers are made while its thread still runs: x40,
         0.5 s it was waited for).  The statistics read ``arts``; the view is read once, by the
@@ -316,6 +325,11 @@ class _Writer:
                                                     f"derives them): a {layer} is an artifact only as its receipt "
                                                     "states it")
         self._sentences()
+        # what the statistics read of the facts, and the facts file: the facts are complete
+        con.execute(f"CREATE TABLE fstat AS SELECT num AS fact, exact, sets, (sets = 1 AND len(label[1]) = 0) AS one, "
+                    f"CASE WHEN sets = 1 AND len(label[1]) = 1 THEN 1 + {varint('label[1][1]')} END AS single "
+                    "FROM facts")
+        self._written(folder, "facts", ordered=True)
         self.background = con.execute(
             f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND {_NO_CLAIM}").fetchall()[0][0]
         self._contradictions("NOT f.one")
@@ -407,8 +421,7 @@ class _Writer:
         # sets are their sizes and the gaps between their numbers (``several``: their mentions)
         bytes_ = con.execute(f"""
             SELECT a.layer, sum(m.bytes) FROM arts a JOIN (
-                SELECT num AS fact, 1 + {varint('label[1][1]')} AS bytes FROM facts
-                WHERE sets = 1 AND len(label[1]) = 1
+                SELECT fact, single AS bytes FROM fstat WHERE single IS NOT NULL
                 UNION ALL
                 SELECT fact, sum({varint('n')} + gaps) FROM (
                     SELECT fact, support_set, count(*) AS n, sum({varint('gap')}) AS gaps FROM (
@@ -418,19 +431,20 @@ class _Writer:
         con.execute("DROP TABLE several")
         label_bytes = dict(bytes_)
         # an empty support set (label 1) is one byte, its size 0; label zero is no byte
-        for layer, ones in con.execute("SELECT a.layer, count(*) FROM arts a JOIN facts f ON f.num = a.fact "
-                                       "WHERE f.sets = 1 AND len(f.label[1]) = 0 GROUP BY a.layer").fetchall():
+        for layer, ones in con.execute("SELECT a.layer, count(*) FROM arts a JOIN fstat f ON f.fact = a.fact "
+                                       "WHERE f.one GROUP BY a.layer").fetchall():
             label_bytes[layer] = (label_bytes.get(layer) or 0) + ones
         layers = {}
         rows = con.execute("SELECT a.layer, min(a.o0), count(*), count(*) FILTER (WHERE NOT f.exact) "
-                           "FROM arts a JOIN facts f ON f.num = a.fact GROUP BY a.layer ORDER BY 2").fetchall()
+                           "FROM arts a JOIN fstat f ON f.fact = a.fact GROUP BY a.layer ORDER BY 2").fetchall()
         for layer, _, count, inexact in rows:
-            histogram = con.execute("SELECT f.sets, count(*) FROM arts a JOIN facts f ON f.num = a.fact "
+            histogram = con.execute("SELECT f.sets, count(*) FROM arts a JOIN fstat f ON f.fact = a.fact "
                                     "WHERE a.layer = ? GROUP BY f.sets ORDER BY f.sets", [layer]).fetchall()
             layers[layer] = {"artifacts": count, "inexact": inexact, "label_bytes": int(label_bytes.get(layer) or 0),
                              "support_sets": {sets: n for sets, n in histogram}}
             self.layers[layer] = count
             self.inexact += inexact
+        con.execute("DROP TABLE fstat")
         sources = con.execute("SELECT count(DISTINCT source) FROM assertions").fetchall()[0][0]
         count = self.native.count if self.native is not None else len(self.prepared.assertions)
         self.stats = {"assertions": count, "sources": sources, "layers": layers}
