@@ -213,6 +213,7 @@ def copy_out(con, directory: Path, names=FILES, ordered=frozenset()) -> dict[str
 
 
 def _copied_in_order(con, name: str, path: str) -> bool:
+    """Writes ``name`` to ``path`` as scanned; whether the file came out in its order."""
     con.execute(f"COPY (SELECT * FROM {name}) TO {path} (FORMAT parquet, COMPRESSION zstd)")
     return _in_order(con, path)
 
