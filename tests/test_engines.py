@@ -239,6 +239,41 @@ def test_memory_limit_is_checked(tmp_path):
         build_graph(FIGURE1 / "assertions.jsonl", None, [], engine="python", memory_limit="4GB")
 
 
+def _normalized(monomials: list[tuple[int, ...]], exact: bool, cap: int | None):
+    """The definition, by brute force: the monomials no other one is a proper subset of, by
+    (size, numbers), the first ``cap``; exact unless the cap dropped one (1 is always exact)."""
+    sets = set(monomials)
+    kept = sorted((m for m in sets if not any(set(o) < set(m) for o in sets)), key=lambda m: (len(m), m))
+    label = kept if cap is None else kept[:cap]
+    return [list(m) for m in label], label == [()] or (exact and len(label) == len(kept))
+
+
+_MONOMIAL = st.lists(st.integers(0, 11), max_size=4, unique=True).map(lambda m: tuple(sorted(m)))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.lists(_MONOMIAL, min_size=1, max_size=40, unique=True), st.booleans()),
+                min_size=1, max_size=30),
+       st.sampled_from([1, 2, 3, 8, None]))
+def test_duckdb_normalize_is_the_definition(rows, cap):
+    """labels.normalize in DuckDB (ordering first, then minimising only the first 2 * cap
+    monomials when that settles the label) against the definition, on lists of up to 40
+    monomials: longer than 2 * cap, with more or fewer than ``cap`` minimal ones, with 1."""
+    import duckdb
+
+    from polygraph_logic.engines import labels
+    from polygraph_logic.engines.dialect import DUCKDB
+
+    def duck_list(label):
+        return "[" + ", ".join(f"[{', '.join(map(str, m))}]::INTEGER[]" for m in label) + "]"
+
+    con = duckdb.connect()
+    values = ", ".join(f"({i}, {duck_list(p)}, {e})" for i, (p, e) in enumerate(rows))
+    got = con.execute(labels.normalize(DUCKDB, f"SELECT * FROM (VALUES {values}) v(k0, p, e)", ["k0"], cap)
+                      + " ORDER BY k0").fetchall()
+    assert [(label, exact) for _, label, exact in got] == [_normalized(p, e, cap) for p, e in rows]
+
+
 def _random_label(rng) -> list[list[int]]:
     monomials = {tuple(sorted(rng.sample(range(6), rng.randint(0, 3)))) for _ in range(rng.randint(1, 4))}
     return [list(m) for m in monomials]

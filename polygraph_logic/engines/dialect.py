@@ -25,6 +25,7 @@ class Dialect:
     transform: str    # {0} list, {1} lambda
     filter: str       # {0} list, {1} lambda
     has_all: str      # every element of {1} is in {0}
+    union: str        # two sorted monomials united, sorted, without duplicates
     prepend: str      # {0} element put before list {1}
     tail: str         # the list {0} without its first element
     head: str         # the first {1} elements of {0}
@@ -35,6 +36,7 @@ class Dialect:
     int_list: str     # the SQL type of a list of integers
     empty_label: str  # the label with the empty monomial alone (background knowledge, 1)
     materialized: str | None = None  # how a CTE is asked to be computed once (None: it may not be)
+    sorted_first: bool = False  # labels.normalize orders a label before minimising it under a cap
 
     def __call__(self, operation: str, *args: str) -> str:
         return getattr(self, operation).format(*args)
@@ -53,7 +55,12 @@ DUCKDB = Dialect(
     flatten="flatten({0})",
     transform="list_transform({0}, {1})",
     filter="list_filter({0}, {1})",
-    has_all="list_has_all({0}, {1})",
+    # not list_has_all: inside the nested lambdas of labels.minimal it took 1.13 s against 0.32 s
+    # for this spelling (x40, 137 k captured products; 4.78 s against 0.20 s for the 1,057 of
+    # more than 16 monomials), the same kept monomials (docs/engines.md)
+    has_all="len(list_filter({1}, lambda a_: list_contains({0}, a_))) = len({1})",
+    # not list_sort(list_distinct(...)): list_distinct hashes (x40 products, 0.64 -> 0.45 s)
+    union="list_sort(list_concat({0}, list_filter({1}, lambda c_: NOT list_contains({0}, c_))))",
     prepend="list_prepend({0}, {1})",
     tail="list_slice({0}, 2, len({0}))",
     head="list_slice({0}, 1, {1})",
@@ -64,6 +71,7 @@ DUCKDB = Dialect(
     int_list="INTEGER[]",
     empty_label="[[]::INTEGER[]]",
     materialized="MATERIALIZED ",
+    sorted_first=True,
 )
 
 SPARK = Dialect(
@@ -77,6 +85,7 @@ SPARK = Dialect(
     transform="transform({0}, {1})",
     filter="filter({0}, {1})",
     has_all="size(array_except({1}, {0})) = 0",
+    union="array_sort(array_distinct(concat({0}, {1})))",
     prepend="concat(array({0}), {1})",
     tail="slice({0}, 2, size({0}))",
     head="slice({0}, 1, {1})",

@@ -26,10 +26,9 @@ from .dialect import Dialect
 
 def products(d: Dialect, a: str, b: str) -> str:
     """Every union of a monomial of ``a`` with one of ``b`` (sorted, duplicates removed)."""
-    union = d("sort", d("distinct", d("concat", "m_", "n_")))
     general = d("distinct", d("flatten", d("transform", a, d.lambda_(
-        "m_", d("transform", b, d.lambda_("n_", union))))))
-    one_each = d("single", d("sort", d("distinct", d("concat", d("first", a), d("first", b)))))
+        "m_", d("transform", b, d.lambda_("n_", d("union", "m_", "n_")))))))
+    one_each = d("single", d("union", d("first", a), d("first", b)))
     return (f"CASE WHEN {d('length', a)} = 1 AND {d('length', b)} = 1 THEN {one_each} "
             f"ELSE {general} END")
 
@@ -50,16 +49,44 @@ def ordered(d: Dialect, m: str) -> str:
 
 
 def normalize(d: Dialect, inner: str, keys: list[str], cap: int | None) -> str:
-    """Wraps ``inner`` (keys, p, e) into a query of (keys, label, exact): minimal, ordered, capped."""
+    """Wraps ``inner`` (keys, p, e) into a query of (keys, label, exact): minimal, ordered, capped.
+
+    In a dialect that orders first (DuckDB), under a cap the monomials are ordered, then
+    minimised: a monomial is absorbed only by a smaller one, which comes before it, so the
+    minimal monomials among the first 2 * cap are the first of all the minimal ones.  When
+    more than ``cap`` of them are minimal, the label is theirs and inexact, and the rest is
+    never compared (a product of two capped labels has up to cap² monomials; x40 products:
+    1.6 -> 1.05 s); otherwise, for longer lists, all are minimised.  Spark minimises first:
+    its optimiser collapses the nested projections, copying the ordered list into each use."""
     cols = ", ".join(keys)
     lead = f"{cols}, " if cols else ""
+    if cap is not None and d.sorted_first:
+        return _capped_in_order(d, inner, lead, cap)
     step1 = f"SELECT {lead}{minimal(d, 'p')} AS p, e FROM ({inner}) q1"
     step2 = f"SELECT {lead}{ordered(d, 'p')} AS p, e FROM ({step1}) q2"
-    one = f"({d('length', 'p')} = 1 AND {d('length', d('first', 'p'))} = 0)"
     if cap is None:
-        return f"SELECT {lead}p AS label, ({one} OR e) AS exact FROM ({step2}) q3"
+        return f"SELECT {lead}p AS label, ({_one(d, 'p')} OR e) AS exact FROM ({step2}) q3"
     return (f"SELECT {lead}{d('head', 'p', str(cap))} AS label, "
-            f"({one} OR (e AND {d('length', 'p')} <= {cap})) AS exact FROM ({step2}) q3")
+            f"({_one(d, 'p')} OR (e AND {d('length', 'p')} <= {cap})) AS exact FROM ({step2}) q3")
+
+
+def _capped_in_order(d: Dialect, inner: str, lead: str, cap: int) -> str:
+    """``normalize`` under a cap, ordering first: mp, the minimal monomials among the first
+    2 * cap; all of them minimised (m) only when there are more and mp holds at most ``cap``."""
+    prefix = 2 * cap
+    ordered_ = f"SELECT {lead}{ordered(d, 'p')} AS s, e FROM ({inner}) q0"
+    first = f"SELECT {lead}s, e, {d('head', 's', str(prefix))} AS f FROM ({ordered_}) q1"
+    step1 = f"SELECT {lead}s, e, {minimal(d, 'f')} AS mp FROM ({first}) q2"
+    over = f"{d('length', 'mp')} > {cap}"
+    step2 = (f"SELECT {lead}e, {over} AS over, CASE WHEN {over} OR {d('length', 's')} <= {prefix} THEN mp "
+             f"ELSE {minimal(d, 's')} END AS m FROM ({step1}) q3")
+    return (f"SELECT {lead}{d('head', 'm', str(cap))} AS label, CASE WHEN over THEN FALSE "
+            f"ELSE ({_one(d, 'm')} OR (e AND {d('length', 'm')} <= {cap})) END AS exact FROM ({step2}) q4")
+
+
+def _one(d: Dialect, m: str) -> str:
+    """Whether the label ``m`` is 1 (the empty monomial alone): exact whatever built it."""
+    return f"({d('length', m)} = 1 AND {d('length', d('first', m))} = 0)"
 
 
 def times(d: Dialect, inner: str, keys: list[str], cap: int | None) -> str:
