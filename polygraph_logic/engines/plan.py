@@ -181,29 +181,30 @@ class Plan:
 
     def _merge_by_case(self, d: Dialect, relation: str, contributions: str) -> str:
         """``merge`` normalising only where a label can change: a fact derived once this round
-        has its derivation's label as its sum (every derived label is normalised already),
-        and a new fact's label is its sum.  So the sum is normalised only for facts derived
-        more than once, and the old label joined only for facts that had one (x40, round 4 of
-        the edge stratum: 262,681 facts derived, 94,870 of them old, 62,070 derived more than
-        once; 420 ms -> 296 ms).  The same labels as the one pass; it reads its two
-        intermediate tables twice, so only where they are materialised (DuckDB)."""
+        has its derivation's label as its sum (every derived label is normalised already), and
+        a new fact's label is its sum.  So only the derivations of facts derived more than once
+        are collected into lists and summed (collecting every fact's took most of a merge: x40,
+        round 3 of the edge stratum, 342,313 derivations of 262,681 facts, 62,070 derived more
+        than once), and the old label is added only to facts that had one and whose sum is not
+        that label again.  The same labels as the one pass; it reads the derivations three times
+        and its intermediate tables twice, so only where they are materialised (DuckDB)."""
         keys = self.keys(relation)
         cols = ", ".join(keys)
+        using = f"USING ({cols})"
         on = " AND ".join(f"g.{k} = o.{k}" for k in keys)
+        summed = labels.normalize(d, f"SELECT {cols}, {d('distinct', d('flatten', d('collect', 'label')))} AS p, "
+                                     f"bool_and(exact) AS e FROM c SEMI JOIN m {using} GROUP BY {cols}", keys, self.cap)
         kept = ", ".join(keys + ["old", "olde"])
-        summed = labels.normalize(d, f"SELECT {kept}, {d('distinct', d('flatten', 'ls'))} AS p, e FROM j "
-                                     "WHERE n > 1", keys + ["old", "olde"], self.cap)
         joined = (f"SELECT {kept}, {d('distinct', d('concat', 'old', 'label'))} AS p, (exact AND olde) AS e "
-                  f"FROM s WHERE old IS NOT NULL")
+                  f"FROM j WHERE old IS NOT NULL AND NOT (label = old AND (exact OR NOT olde))")
         merged = labels.normalize(d, joined, keys + ["old", "olde"], self.cap)
-        return (f"WITH j AS {d.materialized}(SELECT {', '.join(f'g.{k}' for k in keys)}, g.ls, g.e, g.n, "
-                f"o.label AS old, o.exact AS olde FROM (SELECT {cols}, {d('collect', 'label')} AS ls, "
-                f"bool_and(exact) AS e, count(*) AS n FROM ({contributions}) c GROUP BY {cols}) g "
-                f"LEFT JOIN {self.table(relation)} o ON {on}), "
-                f"s AS {d.materialized}(SELECT {kept}, {d('first', 'ls')} AS label, e AS exact FROM j WHERE n = 1 "
-                f"UNION ALL SELECT {kept}, label, exact FROM ({summed}) q) "
-                f"SELECT {cols}, label, exact FROM s WHERE old IS NULL UNION ALL "
-                f"SELECT {cols}, label, exact FROM ({merged}) m WHERE label <> old OR exact <> olde")
+        return (f"WITH c AS NOT {d.materialized}({contributions}), "  # a table: read, not copied
+                f"m AS {d.materialized}(SELECT {cols} FROM c GROUP BY {cols} HAVING count(*) > 1), "
+                f"g AS (SELECT {cols}, label, exact FROM c ANTI JOIN m {using} UNION ALL SELECT * FROM ({summed}) q), "
+                f"j AS {d.materialized}(SELECT {', '.join(f'g.{k}' for k in keys)}, g.label, g.exact, "
+                f"o.label AS old, o.exact AS olde FROM g LEFT JOIN {self.table(relation)} o ON {on}) "
+                f"SELECT {cols}, label, exact FROM j WHERE old IS NULL UNION ALL "
+                f"SELECT {cols}, label, exact FROM ({merged}) n WHERE label <> old OR exact <> olde")
 
 
 def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
