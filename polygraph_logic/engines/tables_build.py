@@ -437,11 +437,14 @@ class _Writer:
         layers = {}
         rows = con.execute("SELECT a.layer, min(a.o0), count(*), count(*) FILTER (WHERE NOT f.exact) "
                            "FROM arts a JOIN fstat f ON f.fact = a.fact GROUP BY a.layer ORDER BY 2").fetchall()
+        histograms: dict[str, dict[int, int]] = {}  # one join for every layer's, not one a layer
+        for layer, sets, n in con.execute("SELECT a.layer, f.sets, count(*) FROM arts a JOIN fstat f "
+                                          "ON f.fact = a.fact GROUP BY a.layer, f.sets ORDER BY a.layer, f.sets"
+                                          ).fetchall():
+            histograms.setdefault(layer, {})[sets] = n
         for layer, _, count, inexact in rows:
-            histogram = con.execute("SELECT f.sets, count(*) FROM arts a JOIN fstat f ON f.fact = a.fact "
-                                    "WHERE a.layer = ? GROUP BY f.sets ORDER BY f.sets", [layer]).fetchall()
             layers[layer] = {"artifacts": count, "inexact": inexact, "label_bytes": int(label_bytes.get(layer) or 0),
-                             "support_sets": {sets: n for sets, n in histogram}}
+                             "support_sets": histograms.get(layer, {})}
             self.layers[layer] = count
             self.inexact += inexact
         con.execute("DROP TABLE fstat")
