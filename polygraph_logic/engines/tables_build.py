@@ -122,6 +122,7 @@ class _Writer:
         self.inexact = self.background = 0
         self.stats: dict = {}
         self.counts: dict[str, int] = {}  # rows of the files written so far
+        self.facts_view = False  # facts: a view of fx and facts_more (_labels_shifted), or a table
 
     def write(self, folder: Path) -> dict[str, int]:
         # tables made in their order keep it (fx, facts; the artifacts view numbers arts in
@@ -171,9 +172,13 @@ class _Writer:
     def _written(self, folder: Path, name: str, ordered: bool = False) -> None:
         """Writes the finished table ``name`` as its file and drops it: what the writer still
         makes (artifacts, statistics) then runs with that much less held under a memory limit
-        (x40: mentions 45 MB, facts 150 MB)."""
+        (x40: mentions 45 MB)."""
         self.counts.update(copy_out(self.con, folder, [name], ordered={name} if ordered else frozenset()))
-        self.con.execute(f"DROP TABLE {name}")
+        if name == "facts" and self.facts_view:
+            self.con.execute("DROP VIEW facts")
+            self.con.execute("DROP TABLE facts_more")
+        else:
+            self.con.execute(f"DROP TABLE {name}")
 
     def _register(self, name: str, columns: dict, con=None) -> None:
         import numpy as np
@@ -288,6 +293,7 @@ class _Writer:
                     SELECT fact, support_set, list(assertion ORDER BY assertion) AS numbers
                     FROM several GROUP BY fact, support_set) GROUP BY fact) n ON n.fact = f.num
             ORDER BY f.num""")
+        con.execute("DROP TABLE several")
 
     def _labels_shifted(self) -> None:
         """``_labels`` when every assertion's number is its rank plus one (the file lists the ids
@@ -295,14 +301,16 @@ class _Writer:
         ascending and the sets in their order, so nothing is joined or grouped back (x40 under
         150MB: 1.66 -> 0.71 s)."""
         con = self.con
+        self.facts_view = True
         con.execute(f"CREATE TABLE mentions ({_SCHEMA['mentions']})")
         con.execute("INSERT INTO mentions SELECT f.ranks[1][1] + 1, f.num, 0 FROM fx f WHERE f.single")
-        con.execute(f"CREATE TABLE several AS SELECT CAST(rank + 1 AS INTEGER) AS assertion, fact, support_set "
-                    f"FROM ({_UNNESTED}) s")
-        con.execute("INSERT INTO mentions SELECT * FROM several")
-        con.execute(f"CREATE TABLE facts ({_SCHEMA['facts']})")
-        con.execute("INSERT INTO facts SELECT num, relation, args, list_transform(ranks, lambda m: "
-                    "list_transform(m, lambda x: x + 1)), exact, CAST(len(ranks) AS INTEGER) FROM fx")
+        con.execute(f"INSERT INTO mentions SELECT CAST(rank + 1 AS INTEGER), fact, support_set FROM ({_UNNESTED}) s")
+        # ``facts`` is a view of fx and the sentences without a fact (``_sentences``): a table
+        # of its own was written only to be copied into its file (x40, 1.3 M rows: 150 MB)
+        con.execute(f"CREATE TABLE facts_more ({_SCHEMA['facts']})")
+        con.execute("CREATE VIEW facts AS SELECT num, relation, args, list_transform(ranks, lambda m: "
+                    "list_transform(m, lambda x: x + 1)) AS label, exact, CAST(len(ranks) AS INTEGER) AS sets "
+                    "FROM fx UNION ALL SELECT * FROM facts_more")
 
     # -- artifacts, in iter_artifacts' order
 
@@ -326,9 +334,12 @@ class _Writer:
                                                     "states it")
         self._sentences()
         # what the statistics read of the facts, and the facts file: the facts are complete
-        con.execute(f"CREATE TABLE fstat AS SELECT num AS fact, exact, sets, (sets = 1 AND len(label[1]) = 0) AS one, "
-                    f"CASE WHEN sets = 1 AND len(label[1]) = 1 THEN 1 + {varint('label[1][1]')} END AS single "
-                    "FROM facts")
+        # a label's bytes as encode_label writes them: per support set its size and the gaps
+        # between its numbers as varints (label 1: one byte, its size 0; label zero: none)
+        gap = varint("x - coalesce(s[i - 1], 0)")
+        bytes_ = (f"coalesce(list_sum(list_transform(label, lambda s: {varint('len(s)')} + "
+                  f"coalesce(list_sum(list_transform(s, lambda x, i: {gap})), 0))), 0)")
+        con.execute(f"CREATE TABLE fstat AS SELECT num AS fact, exact, sets, {bytes_} AS bytes FROM facts")
         self._written(folder, "facts", ordered=True)
         self.background = con.execute(
             f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND {_NO_CLAIM}").fetchall()[0][0]
@@ -371,7 +382,8 @@ class _Writer:
         if not self.receipts.sentences:
             return
         last = con.execute("SELECT coalesce(max(num), 0) FROM facts").fetchall()[0][0]
-        con.execute(f"""INSERT INTO facts SELECT {last} + row_number() OVER (ORDER BY s.n_order), 'sentence',
+        more = "facts_more" if self.facts_view else "facts"
+        con.execute(f"""INSERT INTO {more} SELECT {last} + row_number() OVER (ORDER BY s.n_order), 'sentence',
                         s.args, [], TRUE, 0 FROM rc_sentences s
                         WHERE NOT EXISTS (SELECT 1 FROM fx f JOIN vals v ON v.id = f.k0
                                           WHERE f.relation = 'sentence' AND v.text = s.id)
@@ -417,36 +429,20 @@ class _Writer:
 
     def _statistics(self) -> None:
         con = self.con
-        # a label of one assertion is 2 varints (the set's size, 1, and the number); the others'
-        # sets are their sizes and the gaps between their numbers (``several``: their mentions)
-        bytes_ = con.execute(f"""
-            SELECT a.layer, sum(m.bytes) FROM arts a JOIN (
-                SELECT fact, single AS bytes FROM fstat WHERE single IS NOT NULL
-                UNION ALL
-                SELECT fact, sum({varint('n')} + gaps) FROM (
-                    SELECT fact, support_set, count(*) AS n, sum({varint('gap')}) AS gaps FROM (
-                        SELECT fact, support_set, assertion - coalesce(lag(assertion) OVER
-                            (PARTITION BY fact, support_set ORDER BY assertion), 0) AS gap FROM several)
-                    GROUP BY fact, support_set) GROUP BY fact) m ON m.fact = a.fact GROUP BY a.layer""").fetchall()
-        con.execute("DROP TABLE several")
-        label_bytes = dict(bytes_)
-        # an empty support set (label 1) is one byte, its size 0; label zero is no byte
-        for layer, ones in con.execute("SELECT a.layer, count(*) FROM arts a JOIN fstat f ON f.fact = a.fact "
-                                       "WHERE f.one GROUP BY a.layer").fetchall():
-            label_bytes[layer] = (label_bytes.get(layer) or 0) + ones
-        layers = {}
-        rows = con.execute("SELECT a.layer, min(a.o0), count(*), count(*) FILTER (WHERE NOT f.exact) "
-                           "FROM arts a JOIN fstat f ON f.fact = a.fact GROUP BY a.layer ORDER BY 2").fetchall()
-        histograms: dict[str, dict[int, int]] = {}  # one join for every layer's, not one a layer
-        for layer, sets, n in con.execute("SELECT a.layer, f.sets, count(*) FROM arts a JOIN fstat f "
-                                          "ON f.fact = a.fact GROUP BY a.layer, f.sets ORDER BY a.layer, f.sets"
-                                          ).fetchall():
-            histograms.setdefault(layer, {})[sets] = n
-        for layer, _, count, inexact in rows:
-            layers[layer] = {"artifacts": count, "inexact": inexact, "label_bytes": int(label_bytes.get(layer) or 0),
-                             "support_sets": histograms.get(layer, {})}
-            self.layers[layer] = count
-            self.inexact += inexact
+        layers: dict[str, dict] = {}
+        # one join of arts and fstat for every layer's counts, label bytes and histogram
+        for layer, _, sets, count, inexact, bytes_ in con.execute(
+                "SELECT a.layer, a.o0, f.sets, count(*), count(*) FILTER (WHERE NOT f.exact), sum(f.bytes) "
+                "FROM arts a JOIN fstat f ON f.fact = a.fact GROUP BY a.layer, a.o0, f.sets "
+                "ORDER BY a.o0, f.sets").fetchall():
+            entry = layers.setdefault(layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0, "support_sets": {}})
+            entry["artifacts"] += count
+            entry["inexact"] += inexact
+            entry["label_bytes"] += int(bytes_)
+            entry["support_sets"][sets] = entry["support_sets"].get(sets, 0) + count
+        for layer, entry in layers.items():
+            self.layers[layer] = entry["artifacts"]
+            self.inexact += entry["inexact"]
         con.execute("DROP TABLE fstat")
         sources = con.execute("SELECT count(DISTINCT source) FROM assertions").fetchall()[0][0]
         count = self.native.count if self.native is not None else len(self.prepared.assertions)
