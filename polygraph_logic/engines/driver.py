@@ -40,10 +40,16 @@ class Runner(ABC):
     dialect: Dialect
     #: at most this many joins in one statement (Plan.contributions), None: no bound
     joins: int | None = None
+    #: a round whose deltas hold at most ``small_delta`` facts in all unites ``small_joins``
+    #: joins a statement, not ``joins``: each join's hash table is built on a delta (or on what a
+    #: delta joined), so they are small, and every statement scans the whole relations again
+    small_delta: int = 0
+    small_joins: int | None = None
 
     def __init__(self, plan: Plan, on_round: Callable[[RoundStats], None] | None):
         self.plan, self.on_round = plan, on_round
         self.stats: list[RoundStats] = []
+        self.delta_facts: dict[str, int] = {}  # each relation's facts in its delta
         # assertion numbers are ranks in natural order: the cap's order is the numbers' order
         self.names = sorted(plan.program.assertion_ids(), key=natural_key)
         self.numbers = {name: i for i, name in enumerate(self.names)}
@@ -90,8 +96,11 @@ class Runner(ABC):
         if deltas is not None and not deltas:
             return set()
         contributed = []
+        joins = self.joins
+        if deltas is not None and sum(self.delta_facts.get(name, 0) for name in deltas) <= self.small_delta:
+            joins = self.small_joins
         for relation in heads:
-            parts = plan.contributions(d, shapes, relation, deltas, self.joins)
+            parts = plan.contributions(d, shapes, relation, deltas, joins)
             if parts:
                 self.derive(relation, parts)
                 contributed.append(relation)
@@ -99,9 +108,11 @@ class Runner(ABC):
         for relation in heads:
             if relation not in contributed:
                 self.clear_delta(relation)
+                self.delta_facts[relation] = 0
                 continue
             merge = plan.merge(d, relation, f"SELECT * FROM c{plan.relations[relation]}")
             count, size = self.replace_delta(relation, merge)
+            self.delta_facts[relation] = count
             if not count:
                 continue
             self.apply_delta(relation)
