@@ -334,12 +334,13 @@ class _Writer:
                                                     "states it")
         self._sentences()
         # what the statistics read of the facts, and the facts file: the facts are complete
-        # a label's bytes as encode_label writes them: per support set its size and the gaps
-        # between its numbers as varints (label 1: one byte, its size 0; label zero: none)
-        gap = varint("x - coalesce(s[i - 1], 0)")
-        bytes_ = (f"coalesce(list_sum(list_transform(label, lambda s: {varint('len(s)')} + "
-                  f"coalesce(list_sum(list_transform(s, lambda x, i: {gap})), 0))), 0)")
-        con.execute(f"CREATE TABLE fstat AS SELECT num AS fact, exact, sets, {bytes_} AS bytes FROM facts")
+        if self.facts_view:  # fx's ranks are the numbers less one: counted there, not in the view
+            con.execute(f"CREATE TABLE fstat AS SELECT num AS fact, exact, CAST(len(ranks) AS INTEGER) AS sets, "
+                        f"{_label_bytes('ranks', 1)} AS bytes FROM fx UNION ALL "
+                        f"SELECT num, exact, sets, {_label_bytes('label')} FROM facts_more")
+        else:
+            con.execute(f"CREATE TABLE fstat AS SELECT num AS fact, exact, sets, {_label_bytes('label')} AS bytes "
+                        "FROM facts")
         self._written(folder, "facts", ordered=True)
         self.background = con.execute(
             f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND {_NO_CLAIM}").fetchall()[0][0]
@@ -455,6 +456,15 @@ class _Writer:
 #: the assertion ranks of every label but those of one assertion: (fact, support_set, rank) rows
 _UNNESTED = ("SELECT fact, CAST(i - 1 AS INTEGER) AS support_set, unnest(m) AS rank FROM "
              "(SELECT num AS fact, unnest(ranks) AS m, generate_subscripts(ranks, 1) AS i FROM fx WHERE NOT single)")
+
+
+def _label_bytes(label: str, shift: int = 0) -> str:
+    """SQL: the bytes of ``label`` (its numbers less ``shift``) as encode_label writes it: per
+    support set its size and the gaps between its numbers as varints (label 1: one byte, its
+    size 0; label zero: none)."""
+    gap = varint(f"CASE WHEN i = 1 THEN x + {shift} ELSE x - s[i - 1] END")
+    return (f"coalesce(list_sum(list_transform({label}, lambda s: {varint('len(s)')} + "
+            f"coalesce(list_sum(list_transform(s, lambda x, i: {gap})), 0))), 0)")
 
 
 def ranks_are_numbers(con) -> bool:
