@@ -217,6 +217,43 @@ def test_delta_tables_keep_no_rows_of_earlier_rounds():
     assert live[runner.plan.table("t")] == 40 * 41 // 2
 
 
+def test_rounds_with_small_deltas_unite_more_joins_under_a_limit(monkeypatch):
+    """Under a memory limit the first round, and a round whose deltas hold more than
+    SMALL_DELTA facts, unite JOINS_UNDER_LIMIT joins a statement; the other rounds one per
+    JOIN_MEMORY of the limit; the labels stay the Python engine's."""
+    from polygraph_logic.engines import duckdb_run
+    from polygraph_logic.engines.plan import Plan
+    facts = "".join(f's{i} :: e("n{i}", "n{i + 1}").\n' for i in range(12))
+    text = facts + "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\nt(X, Z) :- e(X, Y), t(Y, Z).\n"
+    bounds, contributions = [], Plan.contributions
+
+    def recorded(self, d, shapes, relation, deltas, joins=None):
+        bounds.append((deltas is None, joins))
+        return contributions(self, d, shapes, relation, deltas, joins)
+    monkeypatch.setattr(Plan, "contributions", recorded)
+    monkeypatch.setattr(duckdb_run, "SMALL_DELTA", 5)  # rounds of t: 12, 11, 10, ... new facts
+    model, stats = evaluate_duckdb(parse_program(text), 8, "200MB")
+    assert labels_of(model) == labels_of(evaluate(parse_program(text), "why", cap=8))
+    limited = duckdb_run.connect("200MB")
+    small = duckdb_run.memory_limit_bytes(limited) // duckdb_run.JOIN_MEMORY
+    limited.close()
+    assert small > duckdb_run.JOINS_UNDER_LIMIT
+    assert bounds[0] == (True, duckdb_run.JOINS_UNDER_LIMIT)
+    # a round is planned with the bound the round before's delta gives (the last found none)
+    deltas = [r.delta_facts for r in stats]
+    assert deltas[-1] == 0 and min(deltas[:-1]) <= 5 < max(deltas[:-1])
+    assert [joins for first, joins in bounds[1:]] == [
+        duckdb_run.JOINS_UNDER_LIMIT if facts > 5 else small for facts in deltas[:-1]]
+
+
+def test_memory_limit_bytes_read_back():
+    from polygraph_logic.engines.duckdb_run import connect, memory_limit_bytes
+    for limit, mib in (("48MB", 45.7), ("2GiB", 2048.0)):
+        con = connect(limit)
+        assert abs(memory_limit_bytes(con) / 2 ** 20 - mib) < 0.1
+        con.close()
+
+
 def test_cli_build_with_duckdb_is_read_by_whatif(tmp_path, capsys):
     out = {}
     for engine in ("python", "duckdb"):
