@@ -459,9 +459,9 @@ _UNNESTED = ("SELECT fact, CAST(i - 1 AS INTEGER) AS support_set, unnest(m) AS r
 
 
 def _label_bytes(label: str, shift: int = 0) -> str:
-    """SQL: the bytes of ``label`` (its numbers less ``shift``) as encode_label writes it: per
-    support set its size and the gaps between its numbers as varints (label 1: one byte, its
-    size 0; label zero: none)."""
+    """SQL: the bytes encode_label writes for a label whose numbers are those of ``label`` plus
+    ``shift`` (fx's ranks: plus 1): per support set its size and the gaps between its numbers
+    as varints (label 1: one byte, its size 0; label zero: none)."""
     gap = varint(f"CASE WHEN i = 1 THEN x + {shift} ELSE x - s[i - 1] END")
     return (f"coalesce(list_sum(list_transform({label}, lambda s: {varint('len(s)')} + "
             f"coalesce(list_sum(list_transform(s, lambda x, i: {gap})), 0))), 0)")
