@@ -19,8 +19,16 @@ neighbours, and the closure grows faster than the input; the counts show how muc
 With ``--limits`` the tables build runs again under each memory limit given, after the
 three builds: the trade of time for memory, each folder compared with the Python export.
 
+With ``--pairs N --pair-limit SIZE`` the Python build and the tables build under that limit then
+run alternately, N pairs: this machine's speed drifts by tens of percent within minutes (the
+same build under 140MB took 15.4 s and 19.5 s an hour apart), so a ratio of two builds made
+minutes apart measures the drift as much as the engines.  Each pair's ratio is of two adjacent
+builds; printed per pair and as their median and range, with the verdict on the issue's target
+(at least 5x faster at no more than 25% of the Python engine's peak) for the median and for
+every pair.
+
     python benchmarks/engines.py [--copies 1 10 40] [--hubs 0] [--cap 8] [--memory-limit 4GB]
-                                 [--limits 300MB 400MB 600MB]
+                                 [--limits 300MB 400MB 600MB] [--pairs 3 --pair-limit 130MB]
 """
 
 from __future__ import annotations
@@ -101,6 +109,73 @@ def fact_rows(path: Path) -> list:
         return sorted(db.execute("SELECT relation, args, label, exact FROM facts"))
 
 
+#: the issue's target for the tables build against the Python engine: at least this much faster...
+TARGET_SPEEDUP = 5.0
+#: ... at no more than this share of the Python engine's peak memory
+TARGET_PEAK = 0.25
+
+
+def pair_summary(pairs: list[tuple[dict, dict]]) -> dict:
+    """The ratios of alternated (python, tables) builds: each pair's speed-up (python's seconds
+    over the tables build's) and peak share (the tables build's peak RSS over python's), their
+    medians and ranges, and whether the target holds for the medians and for every pair."""
+    from statistics import median
+    speedups = [p["total"] / t["total"] for p, t in pairs]
+    peaks = [t["rss_mb"] / p["rss_mb"] for p, t in pairs]
+    met = [s >= TARGET_SPEEDUP and q <= TARGET_PEAK for s, q in zip(speedups, peaks)]
+    return {"speedups": speedups, "peaks": peaks, "median_speedup": median(speedups), "median_peak": median(peaks),
+            "met_median": median(speedups) >= TARGET_SPEEDUP and median(peaks) <= TARGET_PEAK,
+            "met_every": all(met), "met": met}
+
+
+def _child_run(directory: Path, engine: str, cap, memory_limit: str | None) -> dict | list:
+    """One build in a child process: its JSON line, or (a list) what it said last when it failed."""
+    command = [sys.executable, __file__, "--child", engine, str(directory), "--cap", str(cap)]
+    if memory_limit:
+        command += ["--memory-limit", memory_limit]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        return done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_pairs(copies: int, hubs: int, cap: int | None, limit: str, pairs: int) -> None:
+    """The Python build and the tables build under ``limit``, alternately, ``pairs`` times."""
+    with tempfile.TemporaryDirectory(prefix="polygraph-engines-") as work:
+        directory = Path(work)
+        graph = generate_copies(copies)
+        if hubs:
+            graph = share_hubs(graph, hubs)
+        graph.write(directory)
+        label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")
+        print(f"{label}: {len(graph.assertions):,} assertions; {pairs} alternated pairs, python -> graph file "
+              f"then duckdb -> tables under --memory-limit {limit}", flush=True)
+        done: list[tuple[dict, dict]] = []
+        for number in range(1, pairs + 1):
+            python = _child_run(directory, "python", cap, None)
+            if number == 1 and isinstance(python, dict):
+                export_tables(directory / "python.graph", directory / "python.tables")
+            tables = _child_run(directory, "tables", cap, limit)
+            if isinstance(python, list) or isinstance(tables, list):
+                print(f"  pair {number}: failed: {python if isinstance(python, list) else tables}")
+                return
+            differ = differences(directory / "python.tables", directory / "direct.tables")
+            shutil.rmtree(directory / "direct.tables")
+            (directory / "python.graph").unlink()
+            done.append((python, tables))
+            print(f"  pair {number}: python {python['total']:7.2f} s {python['rss_mb']:6.0f} MB; tables "
+                  f"{tables['total']:6.2f} s {tables['rss_mb']:5.0f} MB; ratio {python['total'] / tables['total']:.2f}x, "
+                  f"peak {tables['rss_mb'] / python['rss_mb']:.0%} of python's; folder "
+                  f"{'identical' if not differ else 'DIFFERENT: ' + '; '.join(differ)}", flush=True)
+    summary = pair_summary(done)
+    print(f"  median ratio {summary['median_speedup']:.2f}x (range {min(summary['speedups']):.2f}-"
+          f"{max(summary['speedups']):.2f}x), median peak {summary['median_peak']:.0%} of python's (range "
+          f"{min(summary['peaks']):.0%}-{max(summary['peaks']):.0%}); target ({TARGET_SPEEDUP:g}x at "
+          f"{TARGET_PEAK:.0%}): {'met' if summary['met_median'] else 'NOT met'} by the medians, "
+          f"{'met' if summary['met_every'] else 'NOT met'} by every pair "
+          f"({sum(summary['met'])} of {len(summary['met'])})")
+
+
 def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None, limits=()) -> None:
     with tempfile.TemporaryDirectory(prefix="polygraph-engines-") as work:
         directory = Path(work)
@@ -174,6 +249,9 @@ def main() -> None:
     parser.add_argument("--memory-limit", default=None)
     parser.add_argument("--limits", nargs="*", default=[], metavar="SIZE",
                         help="run the tables build again under each of these memory limits")
+    parser.add_argument("--pairs", type=int, default=0, metavar="N",
+                        help="instead: N alternated pairs of the Python build and the tables build under --pair-limit")
+    parser.add_argument("--pair-limit", default="130MB", metavar="SIZE")
     parser.add_argument("--child", nargs=2, metavar=("ENGINE", "DIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     cap = None if args.cap == "none" else int(args.cap)
@@ -181,7 +259,10 @@ def main() -> None:
         child(args.child[0], Path(args.child[1]), cap, args.memory_limit)
         return
     for copies in args.copies:
-        run(copies, args.hubs, cap, args.memory_limit, args.limits)
+        if args.pairs:
+            run_pairs(copies, args.hubs, cap, args.pair_limit, args.pairs)
+        else:
+            run(copies, args.hubs, cap, args.memory_limit, args.limits)
 
 
 if __name__ == "__main__":

@@ -155,3 +155,20 @@ def test_headline_has_the_distributed_rows():
     assert "distributed x1: build evaluate, python / spark" not in rows
     assert dict(BenchReport(quick=True, figures={"distributed": {"skipped": "duckdb is not installed"}}).headline()) == {
         "distributed": "skipped (duckdb is not installed)"}
+
+
+def test_engine_pairs_are_judged_by_adjacent_builds():
+    """benchmarks/engines.py --pairs: each pair's ratio is of its own two builds, the verdict
+    holds for the medians and, separately, for every pair (figures chosen by hand)."""
+    from polygraph_logic.benchmarks import engines
+    pairs = [({"total": 80.0, "rss_mb": 1000.0}, {"total": 15.0, "rss_mb": 240.0}),   # 5.33x, 24%
+             ({"total": 90.0, "rss_mb": 1000.0}, {"total": 20.0, "rss_mb": 240.0}),   # 4.5x, 24%
+             ({"total": 75.0, "rss_mb": 1000.0}, {"total": 14.0, "rss_mb": 260.0})]   # 5.36x, 26%
+    summary = engines.pair_summary(pairs)
+    assert summary["speedups"] == pytest.approx([80 / 15, 4.5, 75 / 14])
+    assert summary["peaks"] == pytest.approx([0.24, 0.24, 0.26])
+    assert summary["median_speedup"] == pytest.approx(80 / 15) and summary["median_peak"] == pytest.approx(0.24)
+    assert summary["met"] == [True, False, False]
+    assert summary["met_median"] and not summary["met_every"]
+    slow = engines.pair_summary([({"total": 80.0, "rss_mb": 1000.0}, {"total": 16.1, "rss_mb": 200.0})])
+    assert not slow["met_median"] and not slow["met_every"]
