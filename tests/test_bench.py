@@ -172,3 +172,26 @@ def test_engine_pairs_are_judged_by_adjacent_builds():
     assert summary["met_median"] and not summary["met_every"]
     slow = engines.pair_summary([({"total": 80.0, "rss_mb": 1000.0}, {"total": 16.1, "rss_mb": 200.0})])
     assert not slow["met_median"] and not slow["met_every"]
+
+
+def test_statement_kinds_and_profile_sums(tmp_path):
+    """benchmarks/statements.py: statements sorted into kinds; DuckDB's JSON profiles summed."""
+    from polygraph_logic.benchmarks import statements
+    assert statements.kind("CREATE OR REPLACE TEMP TABLE c3 AS SELECT 1") == "derive"
+    assert statements.kind("INSERT  INTO c12\n SELECT k0 FROM d12") == "derive"
+    assert statements.kind("INSERT INTO d3 WITH c AS NOT MATERIALIZED (SELECT * FROM c3) SELECT 1") == "merge"
+    assert statements.kind("DELETE FROM r3 USING d3 WHERE r3.k0 = d3.k0") == "relation update"
+    assert statements.kind("INSERT INTO r3 SELECT * FROM d3") == "relation update"
+    assert statements.kind("INSERT INTO rules SELECT n_num, tree FROM rules_in") == "INSERT INTO rules SELECT n_num, tree FROM rules_in"
+    assert statements.kind("COPY (SELECT * FROM facts) TO 'x.parquet'") == "file written"
+    leaf = {"name": "SEQ_SCAN", "timing": 0.25, "children": []}
+    join = {"name": "HASH_JOIN", "timing": 0.5, "children": [leaf, dict(leaf, timing=0.75)]}
+    for number, scale in enumerate((1, 2)):
+        (tmp_path / f"derive-{number}.json").write_text(json.dumps({
+            "planner": {"total_time": 0.01 * scale}, "optimizer": {"total_time": 0.02 * scale},
+            "physical_planner": {"total_time": 0.005 * scale}, "query": {"total_time": 1.0 * scale},
+            "operator": [join]}))
+    summary = statements.profile_summary(tmp_path)
+    assert summary["statements"] == 2
+    assert summary["planning"] == pytest.approx(0.035 * 3) and summary["running"] == pytest.approx(3.0 - 0.105)
+    assert summary["operators"] == pytest.approx({"HASH_JOIN": 1.0, "SEQ_SCAN": 2.0})

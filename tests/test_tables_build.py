@@ -245,29 +245,87 @@ def test_out_of_memory_while_writing_is_not_a_write_error(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_ids_digested_beside_the_writing_are_graph_builds_ids(tmp_path):
-    """digests.py's thread gives each fact the id graph.build gives it; what stops the thread
-    reaches the writer; a cancelled thread stops."""
+def _fx_of(con, values):
+    """An fx table of claims (even numbers) and edges (odd) whose arguments are ``values``."""
+    from polygraph_logic.engines.folder_rows import value_json
+    con.execute("CREATE OR REPLACE TABLE fx(num BIGINT, relation VARCHAR, args VARCHAR, n0 INTEGER, n1 INTEGER)")
+    for num, triple in enumerate(values):
+        texts = [value_json(v) for v in triple]
+        con.execute("INSERT INTO fx VALUES (?, ?, ?, ?, ?)", [num, "claim" if num % 2 == 0 else "edge",
+                                                             "[" + ", ".join(texts) + "]", len(texts[0]), len(texts[1])])
+
+
+#: arguments with commas, quotes, escapes and characters beyond ASCII
+TRICKY = [["s0", "RO:1", "o"], ["a, b", "RO:2", 'say "x"'], ["Straße ∂", "RO:3", "tab\there"],
+          ["s3", "RO:1", 7], ["back\\slash", "RO:🙂", "line\nfeed"]]
+
+
+def test_ids_digested_beside_the_writing_are_graph_builds_in_fx_order():
+    """digests.py's thread gives each fact the id graph.build gives it, in fx's order, batch
+    after batch; what stops the thread reaches the writer; a cancelled thread stops."""
     import duckdb
     from polygraph_logic.engines import digests as module
     from polygraph_logic.graph.build import digest_id
     con = duckdb.connect()
-    con.execute("CREATE TABLE fx AS SELECT i AS num, CASE WHEN i % 2 = 0 THEN 'claim' ELSE 'edge' END AS relation, "
-                "'[\"s' || i || '\", \"RO:1\", \"o\"]' AS args FROM range(5) t(i)")
+    _fx_of(con, TRICKY)
     module.BATCH, batch = 2, module.BATCH  # several batches
     try:
         module.Digests(con, [("claim", "f.relation = 'claim'"), ("edge", "f.relation = 'edge'")]).start().wait()
     finally:
         module.BATCH = batch
-    rows = dict(con.execute("SELECT fact, id FROM digests").fetchall())
     args = dict(con.execute("SELECT num, args FROM fx").fetchall())
-    assert rows == {n: digest_id("claim" if n % 2 == 0 else "edge", args[n]) for n in range(5)}
+    for layer, numbers in (("claim", [0, 2, 4]), ("edge", [1, 3])):
+        rows = con.execute(f"SELECT fact, id FROM {module.table(layer)}").fetchall()
+        assert rows == [(n, digest_id(layer, args[n])) for n in numbers]  # in fx's order
     with pytest.raises(duckdb.Error):
         module.Digests(con, [("claim", "f.no_such_column")]).start().wait()
     stopped = module.Digests(con, [("claim", "TRUE")])
     stopped.stop.set()
     stopped.start().cancel()
-    assert con.execute("SELECT count(*) FROM digests").fetchall() == [(0,)]
+    assert con.execute(f"SELECT count(*) FROM {module.table('claim')}").fetchall() == [(0,)]
+
+
+@pytest.mark.parametrize("shuffled", [False, True])
+def test_claims_and_edges_paired_with_their_ids_have_graph_builds_content(shuffled):
+    """The writer's claim and edge artifacts: each fact with its own id and the content
+    graph.build writes (made from the arguments' text), in fx's order; ids not in fx's order
+    (``shuffled``: pairing by position would mismatch) are joined and sorted instead."""
+    import json
+    from types import SimpleNamespace
+
+    import duckdb
+    from polygraph_logic.engines.folder_rows import value_json
+    from polygraph_logic.engines.tables_build import _Writer
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = true")
+    _fx_of(con, TRICKY)
+    order = "DESC" if shuffled else "ASC"
+    con.execute(f"CREATE TABLE digests_claim AS SELECT num AS fact, 'id' || num AS id FROM fx "
+                f"WHERE relation = 'claim' ORDER BY num {order}")
+    _Writer._paired(SimpleNamespace(con=con), "claim", "f.relation = 'claim'")
+    rows = con.execute("SELECT fact, id, content FROM art_claim").fetchall()
+    assert [(fact, id_) for fact, id_, _ in rows] == [(0, "id0"), (2, "id2"), (4, "id4")]
+    for fact, _, content in rows:
+        subject, predicate, object_ = TRICKY[fact]
+        assert content == ('{"subject": ' + value_json(subject) + ', "predicate": ' + value_json(predicate)
+                           + ', "object": ' + value_json(object_) + '}')
+        assert json.loads(content) == {"subject": subject, "predicate": predicate, "object": object_}
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'digests_claim'").fetchall() == [(0,)]
+
+
+def test_artifacts_not_in_fact_order_are_sorted_again():
+    """The writer's check of digests.py's order: a table whose facts do not rise is made again
+    sorted; one that rises is left as it is."""
+    import duckdb
+    from polygraph_logic.engines.tables_build import _in_fact_order
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = true")
+    con.execute("CREATE TABLE art_x AS SELECT * FROM (VALUES (1, 'a'), (3, 'c'), (2, 'b')) t(fact, id)")
+    con.execute("CREATE TABLE art_y AS SELECT * FROM (VALUES (1, 'a'), (5, 'e')) t(fact, id)")
+    _in_fact_order(con, "art_x")
+    _in_fact_order(con, "art_y")
+    assert con.execute("SELECT fact, id FROM art_x").fetchall() == [(1, "a"), (2, "b"), (3, "c")]
+    assert con.execute("SELECT fact, id FROM art_y").fetchall() == [(1, "a"), (5, "e")]
 
 
 def test_work_on_the_writers_second_thread_runs_beside_it_and_its_error_reaches_it():

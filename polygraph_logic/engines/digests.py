@@ -8,8 +8,11 @@ need the ids (mentions, facts): DuckDB releases the interpreter while it runs a
 statement, so hashing and SQL use both cores instead of taking turns.
 
 The thread reads the numbered facts (``fx``, which nobody changes while it runs) and
-appends ``(fact, id)`` rows to the table ``digests`` it alone writes; ``wait`` joins it
-and raises whatever stopped it.  ``Background`` is that thread, for any work (tables_build.py
+appends each selection's ``(fact, id)`` rows to the table ``digests_<layer>`` it alone
+writes, in fx's order: the reading is a filtered scan of one table and each batch is
+inserted from one table, both of which keep their order in DuckDB (tables_build.py pairs
+the rows with fx's by position and checks that the facts agree).  ``wait`` joins it and
+raises whatever stopped it.  ``Background`` is that thread, for any work (tables_build.py
 also makes the rules on one, in Python while DuckDB writes the other files).
 """
 
@@ -25,14 +28,21 @@ from ..graph.build import digest_id
 BATCH = 10_000
 
 
+def table(layer: str) -> str:
+    """The table the ids of ``layer`` are written to."""
+    return f"digests_{layer}"
+
+
 class Digests:
-    """Digests the ids of ``(layer, where)`` selections of ``fx f`` into the table ``digests``."""
+    """Digests the ids of ``(layer, where)`` selections of ``fx f`` into the tables
+    ``digests_<layer>``: ``(fact, id)`` in fx's order."""
 
     def __init__(self, con, selections: list[tuple[str, str]]):
         self.con, self.selections = con, selections
         self.stop = threading.Event()
         self.background: Background | None = None
-        con.execute("CREATE OR REPLACE TABLE digests(fact BIGINT, id VARCHAR)")
+        for layer, _ in selections:
+            con.execute(f"CREATE OR REPLACE TABLE {table(layer)}(fact BIGINT, id VARCHAR)")
 
     def start(self) -> "Digests":
         self.background = Background(self._run, self.con)
@@ -57,7 +67,7 @@ class Digests:
                 facts = np.fromiter((row[0] for row in batch), dtype=np.int64, count=len(batch))
                 ids = np.array([digest_id(layer, row[1]) for row in batch], dtype=object)
                 cursor.register("digested", {"fact": facts, "id": ids})
-                cursor.execute("INSERT INTO digests SELECT fact, id FROM digested")
+                cursor.execute(f"INSERT INTO {table(layer)} SELECT fact, id FROM digested")
                 cursor.unregister("digested")
             reader.close()
 

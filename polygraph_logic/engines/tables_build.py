@@ -19,7 +19,9 @@ How the rows are made (see graph/build.py and graph/store_write.py for the rows 
   receipts' order), entailed edges that are no claim and rest on an assertion, then
   contradictions; ids of claims, edges and contradictions are digests computed in
   batches in Python (DuckDB has no blake2b), those of claims and edges on a thread of
-  their own while the labels are written (digests.py);
+  their own while the labels are written (digests.py), in fx's order, and paired with
+  their facts by position: each layer's artifacts are stored in their order and the
+  artifacts file is numbered as their union is scanned, with no sort of its rows;
 - meta.json holds the meta rows a graph file would (the build record, the rules' text,
   statistics per layer with label bytes counted as encode_label's varints).
 """
@@ -41,16 +43,21 @@ from ..graph.contradiction_layer import LAYER as CONTRADICTION, content as contr
 from ..graph.rules import rule_rows
 from ..graph.store_write import json_text
 from . import native_inputs
-from .digests import Background, Digests
+from .digests import Background, Digests, table as digests_table
 from .driver import RoundStats
 from .folder_rows import ASSERTIONS, folder_meta, round_collector, value_json, value_ranks, varint
 from .native_receipts import ReceiptRows
 from .tables import _SCHEMA, FILES, _quoted, check_target, copy_out, write_meta, writing_folder
 
-#: the facts ``fx f`` that are entailed edges: edges that are no claim and rest on an assertion
-_NO_CLAIM = ("NOT EXISTS (SELECT 1 FROM fx c WHERE c.relation = 'claim' AND c.k0 = f.k0 AND c.k1 = f.k1 "
-             "AND c.k2 = f.k2)")
-_ENTAILED = f"f.relation = 'edge' AND NOT f.one AND {_NO_CLAIM}"
+#: the facts ``fx f`` that are entailed edges: edges that are no claim (``claimed``, made with fx:
+#: a filter of one table keeps fx's order, which digests.py's artifacts keep) and rest on an assertion
+_ENTAILED = "f.relation = 'edge' AND NOT f.one AND NOT f.claimed"
+#: the facts whose artifacts' ids are digests (digests.py), by layer
+_DIGESTED = (("claim", "f.relation = 'claim'"), ("edge", _ENTAILED))
+#: a claim's or an edge's content, as graph/build.py writes it, from its arguments' JSON text
+#: ``args`` (``[j0, j1, j2]``) and the lengths ``n0``, ``n1`` of ``j0`` and ``j1`` in characters
+_CONTENT = ("'{\"subject\": ' || substring(args, 2, n0) || ', \"predicate\": ' || substring(args, 4 + n0, n1) || "
+            "', \"object\": ' || substring(args, 6 + n0 + n1, length(args) - 6 - n0 - n1) || '}'")
 _LAYERS = ("claim", "merge", "summary", "sentence", "edge", CONTRADICTION)
 
 
@@ -143,7 +150,7 @@ class _Writer:
         self._assertions()
         self.stage("facts and mentions")
         self._numbered()
-        digests = Digests(self.con, [("claim", "f.relation = 'claim'"), ("edge", _ENTAILED)]).start()
+        digests = Digests(self.con, list(_DIGESTED)).start()
         try:
             self._labels()
             self._written(folder, "mentions")
@@ -164,7 +171,7 @@ class _Writer:
         finally:
             rules.wait()
         self.receipts.drop()
-        for drop in ("VIEW artifacts", "TABLE arts", "TABLE summary_nums"):
+        for drop in ("VIEW artifacts", "VIEW arts_all", "TABLE arts_sorted", "TABLE art_claim", "TABLE art_edge"):
             self.con.execute(f"DROP {drop}")
         self.counts.update(copy_out(self.con, folder, ["rules"]))
         return {name: self.counts[name] for name in FILES}
@@ -252,8 +259,12 @@ class _Writer:
             args = " || ', ' || ".join(f"v{i}.json" for i in range(arity)) or "''"
             keys = [f"t.k{i}" if i < arity else "CAST(NULL AS INTEGER)" for i in range(3)]
             ranks = [f"v{i}.srt" if i < arity else "CAST(NULL AS INTEGER)" for i in range(width)]
+            # the lengths of the first two arguments' text: a claim's or edge's content is made from
+            # its args without a join (_CONTENT)
+            lengths = ("CAST(length(v0.json) AS INTEGER) AS n0, CAST(length(v1.json) AS INTEGER) AS n1" if arity == 3
+                       else "CAST(NULL AS INTEGER) AS n0, CAST(NULL AS INTEGER) AS n1")
             parts.append(f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, '[' || {args} || ']' AS args, "
-                         f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
+                         f"{lengths}, {', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
                          f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
                          f"t.label AS ranks, t.exact FROM {table} t{joins}")
         order = ", ".join(f"s{i}" for i in range(width))
@@ -262,9 +273,12 @@ class _Writer:
             con.execute(f"INSERT INTO fx0 {part}")
         # numbered in their order, and stored in it (the writer keeps insertion order): the facts
         # file is then written in its order without a sort of its own (tables.copy_out)
+        # ``claimed``: an edge that is also a claim (no entailed-edge artifact of its own)
         con.execute(f"CREATE TABLE fx AS SELECT row_number() OVER () AS num, u.*, "
                     f"(len(ranks) = 1 AND len(ranks[1]) = 0) AS one, (len(ranks) = 1 AND len(ranks[1]) = 1) AS single "
-                    f"FROM (SELECT * FROM fx0 ORDER BY rel_order, {order}) u")
+                    f"FROM (SELECT x.*, (x.relation = 'edge' AND c.k0 IS NOT NULL) AS claimed FROM fx0 x LEFT JOIN "
+                    f"(SELECT DISTINCT k0, k1, k2 FROM fx0 WHERE relation = 'claim') c "
+                    f"ON c.k0 = x.k0 AND c.k1 = x.k1 AND c.k2 = x.k2 ORDER BY rel_order, {order}) u")
         con.execute("DROP TABLE fx0")
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
                                     "'^[rdp][0-9]+$')").fetchall():
@@ -315,10 +329,13 @@ class _Writer:
     # -- artifacts, in iter_artifacts' order
 
     def _artifacts(self, digests: Digests, folder: Path) -> None:
-        """``arts`` and the view ``artifacts`` that numbers them; the claims and edges last, once
-        ``digests`` has their ids (the other layers are made while its thread still runs: x40,
-        0.5 s it was waited for).  The statistics read ``arts``; the view is read once, by the
-        artifacts file's copy."""
+        """The artifacts, each layer's rows stored in their order, and the view ``artifacts`` that
+        numbers them as it scans their union (UNION ALL and a window over nothing keep the order
+        of their inputs): no sort of the whole file's rows (x40: 1.06 M, with content and ids).
+        Claims and entailed edges are ``art_claim`` and ``art_edge`` (``_paired``: fx's facts
+        and ``digests``' ids, both in fx's order); the other layers, made while the digests'
+        thread still runs, are ``arts`` sorted into ``arts_sorted`` (a few thousand rows at x40).
+        The statistics read ``arts_all``."""
         con = self.con
         con.execute("CREATE TABLE arts(o0 INTEGER, o1 BIGINT, o2 BIGINT, o3 BIGINT, fact BIGINT, id VARCHAR, "
                     "layer VARCHAR, content VARCHAR)")
@@ -343,39 +360,69 @@ class _Writer:
                         "FROM facts")
         self._written(folder, "facts", ordered=True)
         self.background = con.execute(
-            f"SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND {_NO_CLAIM}").fetchall()[0][0]
+            "SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND NOT f.claimed").fetchall()[0][0]
+        claims = con.execute("SELECT count(*) FROM fx WHERE relation = 'claim'").fetchall()[0][0]
         self._contradictions("NOT f.one")
+        self._sorted(claims)
         digests.wait()
-        self._triples()
-        con.execute("DROP TABLE fx")  # what follows reads facts and arts
-        duplicate = con.execute("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
+        for layer, where in _DIGESTED:
+            self._paired(layer, where)
+        con.execute("DROP TABLE fx")  # what follows reads facts and the artifacts' tables
+        claim, edge = "art_claim", "art_edge"
+        made = con.execute(f"SELECT count(*) FROM {claim}").fetchall()[0][0]
+        if made != claims:  # the summaries' numbers count the claims before them
+            raise PolygraphError("engine_error", f"{made} claim artifacts written for {claims} claims")
+        con.execute(f"""CREATE VIEW arts_all AS SELECT 0 AS o0, 'claim' AS layer, fact, id FROM {claim}
+                        UNION ALL SELECT o0, layer, fact, id FROM arts_sorted
+                        UNION ALL SELECT 4, 'edge', fact, id FROM {edge}""")
+        duplicate = con.execute("SELECT id FROM arts_all GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
         if duplicate:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
                                                        "(a digest collision or a receipt's id reused)")
-        # ``artifacts`` is a view the file is written from: numbered in arts' order as it is
-        # written, with no table of its own (x40: 1.06 M rows, content and ids, written and read
-        # back again); only the summaries' numbers are made before, for the summary column
-        before = con.execute("SELECT count(*) FROM arts WHERE o0 < 2").fetchall()[0][0]
+        # ``artifacts`` is a view the file is written from, numbered as it is scanned, part after
+        # part: claims, then merges, summaries and sentences, then edges, then contradictions
+        none = "CAST(NULL AS BIGINT) AS summary"
+        con.execute(f"""CREATE VIEW artifacts AS SELECT row_number() OVER () AS num, id, layer, content, fact, summary
+                        FROM (SELECT id, 'claim' AS layer, content, fact, {none} FROM {claim}
+                              UNION ALL SELECT id, layer, content, fact, summary FROM arts_sorted WHERE o0 < 4
+                              UNION ALL SELECT id, 'edge', content, fact, {none} FROM {edge}
+                              UNION ALL SELECT id, layer, content, fact, summary FROM arts_sorted WHERE o0 > 4)""")
+
+    def _paired(self, layer: str, where: str) -> None:
+        """``art_<layer>``: the artifacts of the facts ``where`` selects, their ids ``digests``'
+        and their content made from their arguments' text, in fx's order.  The facts and their
+        ids are paired by position (both are in fx's order: digests.py), with no join that
+        could reorder them; should the facts of a pair ever differ, they are joined and sorted."""
+        con, digested, table = self.con, digests_table(layer), f"art_{layer}"
+        selected = f"(SELECT num, args, n0, n1 FROM fx f WHERE {where}) f"
+        con.execute(f"CREATE TABLE {table} AS SELECT f.num AS fact, d.fact AS digested, d.id, {_CONTENT} AS content "
+                    f"FROM {selected} POSITIONAL JOIN {digested} d")
+        if con.execute(f"SELECT count(*) FROM {table} WHERE digested IS DISTINCT FROM fact").fetchall()[0][0]:
+            con.execute(f"DROP TABLE {table}")
+            con.execute(f"CREATE TABLE {table} AS SELECT f.num AS fact, d.fact AS digested, d.id, {_CONTENT} AS "
+                        f"content FROM {selected} JOIN {digested} d ON d.fact = f.num ORDER BY f.num")
+        con.execute(f"DROP TABLE {digested}")
+        _in_fact_order(con, table)
+
+    def _sorted(self, claims: int) -> None:
+        """``arts_sorted``: the merges, summaries, sentences and contradictions of ``arts`` in their
+        order, with the summary column (a sentence's summary, and a summary a sentence cites, by
+        number: the claims and merges come before the summaries)."""
+        con = self.con
+        before = claims + con.execute("SELECT count(*) FROM arts WHERE o0 = 1").fetchall()[0][0]
         con.execute(f"""CREATE TABLE summary_nums AS SELECT s.id, s.num, s.id IN (
                             SELECT json_extract_string(content, '$.summary') FROM arts WHERE o0 = 3) AS cited
                         FROM (SELECT id, {before} + row_number() OVER (ORDER BY o1, o2, o3) AS num
                               FROM arts WHERE o0 = 2) s""")
-        con.execute("""CREATE VIEW artifacts AS SELECT row_number() OVER () AS num, id, layer, content, fact, summary
-                       FROM (SELECT a.id, a.layer, a.content, a.fact,
-                                    CASE WHEN a.o0 = 3 THEN s.num WHEN own.cited THEN own.num END AS summary
-                             FROM arts a
-                             LEFT JOIN summary_nums s
-                                 ON s.id = CASE WHEN a.o0 = 3 THEN json_extract_string(a.content, '$.summary') END
-                             LEFT JOIN summary_nums own ON own.id = CASE WHEN a.o0 = 2 THEN a.id END
-                             ORDER BY a.o0, a.o1, a.o2, a.o3)""")  # numbered in their order, as fx
-
-    def _triples(self) -> None:
-        """Adds the claims and entailed edges (their ids in ``digests``) as artifacts."""
-        content = "'{\"subject\": ' || v0.json || ', \"predicate\": ' || v1.json || ', \"object\": ' || v2.json || '}'"
-        self.con.execute(f"INSERT INTO arts SELECT CASE f.relation WHEN 'claim' THEN 0 ELSE 4 END, f.s0, f.s1, f.s2, "
-                         f"f.num, d.id, f.relation, {content} FROM digests d JOIN fx f ON f.num = d.fact "
-                         "JOIN vals v0 ON v0.id = f.k0 JOIN vals v1 ON v1.id = f.k1 JOIN vals v2 ON v2.id = f.k2")
-        self.con.execute("DROP TABLE digests")
+        con.execute("""CREATE TABLE arts_sorted AS SELECT a.o0, a.id, a.layer, a.content, a.fact,
+                              CASE WHEN a.o0 = 3 THEN s.num WHEN own.cited THEN own.num END AS summary
+                       FROM arts a
+                       LEFT JOIN summary_nums s
+                           ON s.id = CASE WHEN a.o0 = 3 THEN json_extract_string(a.content, '$.summary') END
+                       LEFT JOIN summary_nums own ON own.id = CASE WHEN a.o0 = 2 THEN a.id END
+                       ORDER BY a.o0, a.o1, a.o2, a.o3""")
+        con.execute("DROP TABLE arts")
+        con.execute("DROP TABLE summary_nums")
 
     def _sentences(self) -> None:
         """Sentences in the receipts' order; a sentence without a fact gets one (label zero)."""
@@ -434,7 +481,7 @@ class _Writer:
         # one join of arts and fstat for every layer's counts, label bytes and histogram
         for layer, _, sets, count, inexact, bytes_ in con.execute(
                 "SELECT a.layer, a.o0, f.sets, count(*), count(*) FILTER (WHERE NOT f.exact), sum(f.bytes) "
-                "FROM arts a JOIN fstat f ON f.fact = a.fact GROUP BY a.layer, a.o0, f.sets "
+                "FROM arts_all a JOIN fstat f ON f.fact = a.fact GROUP BY a.layer, a.o0, f.sets "
                 "ORDER BY a.o0, f.sets").fetchall():
             entry = layers.setdefault(layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0, "support_sets": {}})
             entry["artifacts"] += count
@@ -465,6 +512,17 @@ def _label_bytes(label: str, shift: int = 0) -> str:
     gap = varint(f"CASE WHEN i = 1 THEN x + {shift} ELSE x - s[i - 1] END")
     return (f"coalesce(list_sum(list_transform({label}, lambda s: {varint('len(s)')} + "
             f"coalesce(list_sum(list_transform(s, lambda x, i: {gap})), 0))), 0)")
+
+
+def _in_fact_order(con, table: str) -> None:
+    """Makes sure the artifacts of ``table`` are stored in fx's order (their facts rise, fx being
+    numbered in its order): digests.py writes them so; should a DuckDB keep another order, the
+    table is made again sorted (tests/test_tables_build.py makes it do so)."""
+    steps = f"SELECT fact - lag(fact) OVER () AS step FROM {table}"  # a window over nothing: scan order
+    if con.execute(f"SELECT count(*) FROM ({steps}) WHERE step <= 0").fetchall()[0][0]:
+        con.execute(f"CREATE TABLE {table}_sorted AS SELECT * FROM {table} ORDER BY fact")
+        con.execute(f"DROP TABLE {table}")
+        con.execute(f"ALTER TABLE {table}_sorted RENAME TO {table}")
 
 
 def ranks_are_numbers(con) -> bool:
