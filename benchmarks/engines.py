@@ -128,6 +128,15 @@ def pair_summary(pairs: list[tuple[dict, dict]]) -> dict:
             "met_every": all(met), "met": met}
 
 
+def _inputs(directory: Path, copies: int, hubs: int):
+    """Generates the synthetic graph with ``copies`` (sharing ``hubs``) and writes its inputs."""
+    graph = generate_copies(copies)
+    if hubs:
+        graph = share_hubs(graph, hubs)
+    graph.write(directory)
+    return graph
+
+
 def _child_run(directory: Path, engine: str, cap, memory_limit: str | None) -> dict | list:
     """One build in a child process: its JSON line, or (a list) what it said last when it failed."""
     command = [sys.executable, __file__, "--child", engine, str(directory), "--cap", str(cap)]
@@ -143,10 +152,7 @@ def run_pairs(copies: int, hubs: int, cap: int | None, limit: str, pairs: int) -
     """The Python build and the tables build under ``limit``, alternately, ``pairs`` times."""
     with tempfile.TemporaryDirectory(prefix="polygraph-engines-") as work:
         directory = Path(work)
-        graph = generate_copies(copies)
-        if hubs:
-            graph = share_hubs(graph, hubs)
-        graph.write(directory)
+        graph = _inputs(directory, copies, hubs)
         label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")
         print(f"{label}: {len(graph.assertions):,} assertions; {pairs} alternated pairs, python -> graph file "
               f"then duckdb -> tables under --memory-limit {limit}", flush=True)
@@ -179,10 +185,7 @@ def run_pairs(copies: int, hubs: int, cap: int | None, limit: str, pairs: int) -
 def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None, limits=()) -> None:
     with tempfile.TemporaryDirectory(prefix="polygraph-engines-") as work:
         directory = Path(work)
-        graph = generate_copies(copies)
-        if hubs:
-            graph = share_hubs(graph, hubs)
-        graph.write(directory)
+        graph = _inputs(directory, copies, hubs)
         results = {}
         for engine in ("python", "duckdb", "tables"):
             command = [sys.executable, __file__, "--child", engine, str(directory), "--cap", str(cap)]
