@@ -188,27 +188,20 @@ def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None, limit
         graph = _inputs(directory, copies, hubs)
         results = {}
         for engine in ("python", "duckdb", "tables"):
-            command = [sys.executable, __file__, "--child", engine, str(directory), "--cap", str(cap)]
-            if memory_limit and engine in ("duckdb", "tables"):
-                command += ["--memory-limit", memory_limit]
-            done = subprocess.run(command, capture_output=True, text=True)
-            if done.returncode:
-                print(f"  {engine}: failed: {done.stderr.strip().splitlines()[-1:]}")
+            outcome = _child_run(directory, engine, cap, memory_limit if engine != "python" else None)
+            if isinstance(outcome, list):
+                print(f"  {engine}: failed: {outcome}")
                 return
-            results[engine] = json.loads(done.stdout.strip().splitlines()[-1])
+            results[engine] = outcome
         same = fact_rows(directory / "python.graph") == fact_rows(directory / "duckdb.graph")
         export_tables(directory / "python.graph", directory / "python.tables")
         differ = differences(directory / "python.tables", directory / "direct.tables")
         limited = {}
         for limit in limits:
             shutil.rmtree(directory / "direct.tables")
-            done = subprocess.run([sys.executable, __file__, "--child", "tables", str(directory), "--cap", str(cap),
-                                   "--memory-limit", limit], capture_output=True, text=True)
-            if done.returncode:  # a list: what the build said last
-                limited[limit] = done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
-            else:
-                limited[limit] = (json.loads(done.stdout.strip().splitlines()[-1]),
-                                  differences(directory / "python.tables", directory / "direct.tables"))
+            outcome = _child_run(directory, "tables", cap, limit)
+            limited[limit] = outcome if isinstance(outcome, list) else (  # a list: what the build said last
+                outcome, differences(directory / "python.tables", directory / "direct.tables"))
     label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")
     print(f"{label}: {len(graph.assertions):,} assertions, {results['python']['facts']:,} facts; "
           f"fact tables identical: {'yes' if same else 'NO'}")
