@@ -262,7 +262,7 @@ TRICKY = [["s0", "RO:1", "o"], ["a, b", "RO:2", 'say "x"'], ["Straße ∂", "RO:
 
 def test_ids_digested_beside_the_writing_are_graph_builds_in_fx_order():
     """digests.py's thread gives each fact the id graph.build gives it, in fx's order, batch
-    after batch; what stops the thread reaches the writer; a cancelled thread stops."""
+    after batch, and its place in its layer; what stops the thread reaches the writer; a cancelled thread stops."""
     import duckdb
     from polygraph_logic.engines import digests as module
     from polygraph_logic.graph.build import digest_id
@@ -275,8 +275,9 @@ def test_ids_digested_beside_the_writing_are_graph_builds_in_fx_order():
         module.BATCH = batch
     args = dict(con.execute("SELECT num, args FROM fx").fetchall())
     for layer, numbers in (("claim", [0, 2, 4]), ("edge", [1, 3])):
-        rows = con.execute(f"SELECT fact, id FROM {module.table(layer)}").fetchall()
-        assert rows == [(n, digest_id(layer, args[n])) for n in numbers]  # in fx's order
+        rows = con.execute(f"SELECT fact, id, n FROM {module.table(layer)}").fetchall()
+        # in fx's order, each with its place in its layer counted across the batches
+        assert rows == [(n, digest_id(layer, args[n]), place) for place, n in enumerate(numbers, 1)]
     with pytest.raises(duckdb.Error):
         module.Digests(con, [("claim", "f.no_such_column")]).start().wait()
     stopped = module.Digests(con, [("claim", "TRUE")])
@@ -288,8 +289,10 @@ def test_ids_digested_beside_the_writing_are_graph_builds_in_fx_order():
 @pytest.mark.parametrize("shuffled", [False, True])
 def test_claims_and_edges_paired_with_their_ids_have_graph_builds_content(shuffled):
     """The writer's claim and edge artifacts: each fact with its own id and the content
-    graph.build writes (made from the arguments' text), in fx's order; ids not in fx's order
-    (``shuffled``: pairing by position would mismatch) are joined and sorted instead."""
+    graph.build writes (made from the arguments' text), in fx's order, numbered 1, 2, ... in
+    it; ids not in fx's order (``shuffled``: pairing by position would mismatch, and the
+    places digests.py counted are those of another order) are joined, sorted and numbered
+    again instead."""
     import json
     from types import SimpleNamespace
 
@@ -300,11 +303,12 @@ def test_claims_and_edges_paired_with_their_ids_have_graph_builds_content(shuffl
     con.execute("SET preserve_insertion_order = true")
     _fx_of(con, TRICKY)
     order = "DESC" if shuffled else "ASC"
-    con.execute(f"CREATE TABLE digests_claim AS SELECT num AS fact, 'id' || num AS id FROM fx "
-                f"WHERE relation = 'claim' ORDER BY num {order}")
+    con.execute(f"CREATE TABLE digests_claim AS SELECT num AS fact, 'id' || num AS id, "
+                f"row_number() OVER (ORDER BY num {order}) AS n FROM fx WHERE relation = 'claim' ORDER BY num {order}")
     _Writer._paired(SimpleNamespace(con=con), "claim", "f.relation = 'claim'")
     rows = con.execute("SELECT fact, id, content FROM art_claim").fetchall()
     assert [(fact, id_) for fact, id_, _ in rows] == [(0, "id0"), (2, "id2"), (4, "id4")]
+    assert con.execute("SELECT n FROM art_claim").fetchall() == [(1,), (2,), (3,)]
     for fact, _, content in rows:
         subject, predicate, object_ = TRICKY[fact]
         assert content == ('{"subject": ' + value_json(subject) + ', "predicate": ' + value_json(predicate)
@@ -314,18 +318,21 @@ def test_claims_and_edges_paired_with_their_ids_have_graph_builds_content(shuffl
 
 
 def test_artifacts_not_in_fact_order_are_sorted_again():
-    """The writer's check of digests.py's order: a table whose facts do not rise is made again
-    sorted; one that rises is left as it is."""
+    """The writer's check of digests.py's order: a table whose facts do not rise, or whose places
+    ``n`` do not count 1, 2, ... in that order, is made again sorted and numbered; one in order
+    is left as it is."""
     import duckdb
     from polygraph_logic.engines.tables_build import _in_fact_order
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = true")
-    con.execute("CREATE TABLE art_x AS SELECT * FROM (VALUES (1, 'a'), (3, 'c'), (2, 'b')) t(fact, id)")
-    con.execute("CREATE TABLE art_y AS SELECT * FROM (VALUES (1, 'a'), (5, 'e')) t(fact, id)")
-    _in_fact_order(con, "art_x")
-    _in_fact_order(con, "art_y")
-    assert con.execute("SELECT fact, id FROM art_x").fetchall() == [(1, "a"), (2, "b"), (3, "c")]
-    assert con.execute("SELECT fact, id FROM art_y").fetchall() == [(1, "a"), (5, "e")]
+    con.execute("CREATE TABLE art_x AS SELECT * FROM (VALUES (1, 'a', 1), (3, 'c', 2), (2, 'b', 3)) t(fact, id, n)")
+    con.execute("CREATE TABLE art_y AS SELECT * FROM (VALUES (1, 'a', 1), (5, 'e', 2)) t(fact, id, n)")
+    con.execute("CREATE TABLE art_z AS SELECT * FROM (VALUES (1, 'a', 2), (5, 'e', 3)) t(fact, id, n)")
+    for table in ("art_x", "art_y", "art_z"):
+        _in_fact_order(con, table)
+    assert con.execute("SELECT fact, id, n FROM art_x").fetchall() == [(1, "a", 1), (2, "b", 2), (3, "c", 3)]
+    assert con.execute("SELECT fact, id, n FROM art_y").fetchall() == [(1, "a", 1), (5, "e", 2)]
+    assert con.execute("SELECT fact, id, n FROM art_z").fetchall() == [(1, "a", 1), (5, "e", 2)]
 
 
 def test_work_on_the_writers_second_thread_runs_beside_it_and_its_error_reaches_it():

@@ -8,10 +8,12 @@ need the ids (mentions, facts): DuckDB releases the interpreter while it runs a
 statement, so hashing and SQL use both cores instead of taking turns.
 
 The thread reads the numbered facts (``fx``, which nobody changes while it runs) and
-appends each selection's ``(fact, id)`` rows to the table ``digests_<layer>`` it alone
-writes, in fx's order: the reading is a filtered scan of one table and each batch is
-inserted from one table, both of which keep their order in DuckDB (tables_build.py pairs
-the rows with fx's by position and checks that the facts agree).  ``wait`` joins it and
+appends each selection's ``(fact, id, n)`` rows to the table ``digests_<layer>`` it alone
+writes, in fx's order, ``n`` counting the selection's rows from 1 (the artifact's place in
+its layer: the artifacts file is numbered from it without a window over its rows): the
+reading is a filtered scan of one table and each batch is inserted from one table, both of
+which keep their order in DuckDB (tables_build.py pairs the rows with fx's by position and
+checks that the facts and counts agree).  ``wait`` joins it and
 raises whatever stopped it.  ``Background`` is that thread, for any work (tables_build.py
 also makes the rules on one, in Python while DuckDB writes the other files).
 """
@@ -35,14 +37,14 @@ def table(layer: str) -> str:
 
 class Digests:
     """Digests the ids of ``(layer, where)`` selections of ``fx f`` into the tables
-    ``digests_<layer>``: ``(fact, id)`` in fx's order."""
+    ``digests_<layer>``: ``(fact, id, n)`` in fx's order, ``n`` from 1."""
 
     def __init__(self, con, selections: list[tuple[str, str]]):
         self.con, self.selections = con, selections
         self.stop = threading.Event()
         self.background: Background | None = None
         for layer, _ in selections:
-            con.execute(f"CREATE OR REPLACE TABLE {table(layer)}(fact BIGINT, id VARCHAR)")
+            con.execute(f"CREATE OR REPLACE TABLE {table(layer)}(fact BIGINT, id VARCHAR, n BIGINT)")
 
     def start(self) -> "Digests":
         self.background = Background(self._run, self.con)
@@ -63,12 +65,15 @@ class Digests:
         for layer, where in self.selections:
             reader = cursor.cursor()
             reader.execute(f"SELECT f.num, f.args FROM fx f WHERE {where}")
+            done = 0
             while not self.stop.is_set() and (batch := reader.fetchmany(BATCH)):
                 facts = np.fromiter((row[0] for row in batch), dtype=np.int64, count=len(batch))
                 ids = np.array([digest_id(layer, row[1]) for row in batch], dtype=object)
-                cursor.register("digested", {"fact": facts, "id": ids})
-                cursor.execute(f"INSERT INTO {table(layer)} SELECT fact, id FROM digested")
+                places = np.arange(done + 1, done + len(batch) + 1, dtype=np.int64)
+                cursor.register("digested", {"fact": facts, "id": ids, "n": places})
+                cursor.execute(f"INSERT INTO {table(layer)} SELECT fact, id, n FROM digested")
                 cursor.unregister("digested")
+                done += len(batch)
             reader.close()
 
 
