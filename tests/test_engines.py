@@ -7,6 +7,7 @@ skips when ../shared/data is absent.
 """
 
 import json
+import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -227,9 +228,9 @@ def test_rounds_with_small_deltas_unite_more_joins_under_a_limit(monkeypatch):
     text = facts + "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\nt(X, Z) :- e(X, Y), t(Y, Z).\n"
     bounds, contributions = [], Plan.contributions
 
-    def recorded(self, d, shapes, relation, deltas, joins=None):
+    def recorded(self, d, shapes, relation, deltas, joins=None, present=None):
         bounds.append((deltas is None, joins))
-        return contributions(self, d, shapes, relation, deltas, joins)
+        return contributions(self, d, shapes, relation, deltas, joins, present)
     monkeypatch.setattr(Plan, "contributions", recorded)
     monkeypatch.setattr(duckdb_run, "SMALL_DELTA", 5)  # rounds of t: 12, 11, 10, ... new facts
     model, stats = evaluate_duckdb(parse_program(text), 8, "200MB")
@@ -244,6 +245,40 @@ def test_rounds_with_small_deltas_unite_more_joins_under_a_limit(monkeypatch):
     assert deltas[-1] == 0 and min(deltas[:-1]) <= 5 < max(deltas[:-1])
     assert [joins for first, joins in bounds[1:]] == [
         duckdb_run.JOINS_UNDER_LIMIT if facts > 5 else small for facts in deltas[:-1]]
+
+
+def test_delta_variants_no_rule_of_which_matches_the_delta_are_left_out(monkeypatch):
+    """A chain of sub-properties (one shape, its constants in a parameter table), a chain rule
+    and an inverse rule: a round's delta holds one predicate, and a shape none of whose rules'
+    constants the delta holds is not joined at all.  The labels are the Python
+    engine's, and those of the same evaluation with nothing left out."""
+    from polygraph_logic.engines import driver, duckdb_run
+    from polygraph_logic.engines.plan import Shape, feasible
+    rules = "".join(f'e(X, "p{i + 1}", Y) :- e(X, "p{i}", Y).\n' for i in range(6))
+    # in e's stratum too: a chain and an inverse, each matched by one predicate of the chain
+    text = ('s1 :: e("a", "p0", "b").\ns2 :: e("b", "p0", "c").\n' + rules
+            + 'e(X, "q", Z) :- e(X, "p2", Y), e(Y, "p2", Z).\ne(Y, "inv", X) :- e(X, "p5", Y).\n')
+    expected = labels_of(evaluate(parse_program(text), "why", cap=8))
+    asked, statements = [], []  # the delta atoms joined
+    found, derive = driver.Runner.present, duckdb_run._Runner.derive
+    monkeypatch.setattr(driver.Runner, "present", lambda self, *key: asked.append(key) or found(self, *key))
+    monkeypatch.setattr(duckdb_run._Runner, "derive",
+                        lambda self, relation, parts: (
+                            statements.append(len(re.findall(r"\bd\d+ AS t", " ".join(parts)))),
+                            derive(self, relation, parts)))
+    counts, default = {}, driver.Runner.present_limit
+    for limit in (default, 0):  # 0: every column has "too many" values
+        monkeypatch.setattr(driver.Runner, "present_limit", limit)
+        statements.clear()
+        model, _ = evaluate_duckdb(parse_program(text), 8)
+        assert labels_of(model) == expected
+        counts[limit] = sum(statements)
+    assert ("e", 1) in asked and counts[default] < counts[0]
+    shape = Shape(0, ("e", (("v", 0), ("p", 0), ("v", 1))), (("e", (("v", 0), ("p", 1), ("v", 1))),),
+                  params=[(7, 5), (8, 6)])
+    assert feasible(shape, 0, lambda relation, k: frozenset({6}))
+    assert not feasible(shape, 0, lambda relation, k: frozenset({7, 8}))  # the head's constants: not asked
+    assert feasible(shape, 0, lambda relation, k: None)  # not known: nothing ruled out
 
 
 def test_memory_limit_bytes_read_back():

@@ -45,11 +45,14 @@ class Runner(ABC):
     #: delta joined), so they are small, and every statement scans the whole relations again
     small_delta: int = 0
     small_joins: int | None = None
+    #: a delta column holding more distinct values than this is not looked into (``present``)
+    present_limit: int = 1000
 
     def __init__(self, plan: Plan, on_round: Callable[[RoundStats], None] | None):
         self.plan, self.on_round = plan, on_round
         self.stats: list[RoundStats] = []
         self.delta_facts: dict[str, int] = {}  # each relation's facts in its delta
+        self.seen: dict[tuple[str, int], frozenset | None] = {}  # ``present``'s answers this round
         # assertion numbers are ranks in natural order: the cap's order is the numbers' order
         self.names = sorted(plan.program.assertion_ids(), key=natural_key)
         self.numbers = {name: i for i, name in enumerate(self.names)}
@@ -96,11 +99,12 @@ class Runner(ABC):
         if deltas is not None and not deltas:
             return set()
         contributed = []
+        self.seen.clear()  # the deltas changed since
         joins = self.joins
         if deltas is not None and sum(self.delta_facts.get(name, 0) for name in deltas) <= self.small_delta:
             joins = self.small_joins
         for relation in heads:
-            parts = plan.contributions(d, shapes, relation, deltas, joins)
+            parts = plan.contributions(d, shapes, relation, deltas, joins, self.present)
             if parts:
                 self.derive(relation, parts)
                 contributed.append(relation)
@@ -124,6 +128,20 @@ class Runner(ABC):
         if self.on_round is not None:
             self.on_round(stats)
         return changed
+
+    def present(self, relation: str, column: int) -> frozenset | None:
+        """The values column ``column`` of ``relation``'s delta holds this round, if at most
+        ``present_limit`` (else None); asked of the engine once a round (``distinct``)."""
+        key = (relation, column)
+        if key not in self.seen:
+            values = self.distinct(relation, column, self.present_limit + 1)
+            self.seen[key] = None if values is None or len(values) > self.present_limit else frozenset(values)
+        return self.seen[key]
+
+    def distinct(self, relation: str, column: int, limit: int) -> list[int] | None:
+        """At most ``limit`` distinct values of column ``column`` of ``relation``'s delta; None:
+        this engine does not say (a query of its own costs more than the joins it spares: Spark)."""
+        return None
 
     @abstractmethod
     def derive(self, relation: str, parts: list[str]) -> None:

@@ -198,6 +198,10 @@ class _Runner(Runner):
                f"ELSE [v] END)) AS p, TRUE AS e FROM {source} GROUP BY {', '.join(keys)}")
         self.con.execute(f"INSERT INTO {plan.table(relation)} {labels.normalize(DUCKDB, raw, keys, plan.cap)}")
 
+    def distinct(self, relation: str, column: int, limit: int) -> list[int]:
+        table = self.plan.table(relation, delta=True)
+        return [row[0] for row in self.con.execute(f"SELECT DISTINCT k{column} FROM {table} LIMIT {limit}").fetchall()]
+
     def derive(self, relation: str, parts: list[str]) -> None:
         table = f"c{self.plan.relations[relation]}"
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {parts[0]}")

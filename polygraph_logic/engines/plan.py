@@ -27,6 +27,7 @@ naming it, never a different answer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..errors import PolygraphError
 from ..program import Program
@@ -131,7 +132,8 @@ class Plan:
         return text
 
     def contributions(self, d: Dialect, shapes: list[Shape], relation: str,
-                      deltas: set[str] | None, joins: int | None = None) -> list[str]:
+                      deltas: set[str] | None, joins: int | None = None,
+                      present: Callable[[str, int], frozenset | None] | None = None) -> list[str]:
         """Every derivation of ``relation`` this round as (keys, label, exact), in parts whose
         union is the round's derivations (none when there is none).
 
@@ -140,14 +142,18 @@ class Plan:
         so a round multiplies once per body length, not once per rule shape; two-atom
         rules driven by a delta share joins (pairs.py).  ``joins``: at most that many joins
         united in a part (None: no bound), since each join holds a hash table while its
-        statement runs."""
+        statement runs.  ``present(relation, k)``: the values column ``k`` of that relation's
+        delta holds (None: not known); a shape's delta variant is left out when none of its
+        rules' constants at that atom are all present, as its join would find nothing
+        (``feasible``)."""
         by_length: dict[int, list[str]] = {}
         pair_groups: dict[tuple, list[str]] = {}
         for shape in shapes:
             if shape.head[0] != relation:
                 continue
             variants = [None] if deltas is None else [
-                i for i, (body_relation, _) in enumerate(shape.body) if body_relation in deltas]
+                i for i, (body_relation, _) in enumerate(shape.body)
+                if body_relation in deltas and (present is None or feasible(shape, i, present))]
             for i in variants:
                 if i is not None and len(shape.body) == 2:
                     key, text = pairs.driver(self, shape, i)
@@ -205,6 +211,21 @@ class Plan:
                 f"o.label AS old, o.exact AS olde FROM g LEFT JOIN {self.table(relation)} o ON {on}) "
                 f"SELECT {cols}, label, exact FROM j WHERE old IS NULL UNION ALL "
                 f"SELECT {cols}, label, exact FROM ({merged}) n WHERE label <> old OR exact <> olde")
+
+
+def feasible(shape: Shape, delta: int, present: Callable[[str, int], frozenset | None]) -> bool:
+    """Whether a rule of ``shape`` can match a fact of the delta of body atom ``delta``: some
+    rule's constants at that atom are all among the values the delta holds there (a column
+    whose values are not known, ``present`` None, rules nothing out).  A late round's delta
+    holds a few predicates, and most of the 1,302 RO axioms' shapes none of theirs."""
+    relation, pattern = shape.body[delta]
+    columns = []
+    for k, item in enumerate(pattern):
+        if item[0] == "p":
+            values = present(relation, k)
+            if values is not None:
+                columns.append((item[1], values))
+    return not columns or any(all(row[n] in values for n, values in columns) for row in shape.params)
 
 
 def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
