@@ -217,6 +217,26 @@ def test_natural_order_in_sql_is_natural_keys(names):
     assert found == sorted(names, key=natural_key)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_NAME, min_size=1, max_size=30, unique=True))
+def test_names_of_few_digit_runs_in_natural_order_by_their_parts(names):
+    """Names that _SIMPLE accepts (at most _RUNS digit runs of at most 18 digits) are sorted by
+    their parts as natural_key sorts them; names of more runs, or longer ones, are not accepted."""
+    import numpy as np
+    from polygraph_logic.engines.native_inputs import _RUNS, _SIMPLE, simple_natural_sql
+    from polygraph_logic.provenance.variables import natural_key
+    con = _connect()
+    long_run, many_runs = "x" + "1" * 19, "a1b2c3d4e5"
+    con.register("names_in", {"id": np.array(names + ["x" + "9" * 18, long_run, many_runs, "7", "copy12/a345"],
+                                             dtype=object)})
+    parts, order = simple_natural_sql("id")
+    simple = [row[0] for row in con.execute(f"SELECT id FROM (SELECT id, {parts} AS s FROM names_in "
+                                            f"WHERE regexp_full_match(id, {_SIMPLE})) ORDER BY {order}, id").fetchall()]
+    assert simple == sorted(simple, key=natural_key)
+    assert all(len(natural_key(name)[0]) <= 2 * _RUNS + 1 for name in simple)
+    assert {"x" + "9" * 18, "7", "copy12/a345"} <= set(simple) and not {long_run, many_runs} & set(simple)
+
+
 def test_natural_order_of_long_digit_runs_and_prefixes():
     test_natural_order_in_sql_is_natural_keys.hypothesis.inner_test(
         ["a10", "a9", "a09", "a", "a0", "1", "01", "b1a", "b1", "x99999999999999999999", "x100000000000000000000",

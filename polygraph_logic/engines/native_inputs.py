@@ -38,6 +38,10 @@ _FIELDS = ("id", "source", "subject", "predicate", "object")
 _KEYS = (*_FIELDS, "text", "kind", "negated")
 _PRINTABLE = "'[!-~]'"  # a printable ASCII character: not blank for Python's str.strip either
 _ASCII = "'[ -~]*'"  # printable ASCII only: Python's \d is then [0-9], as RE2's
+_RUNS = 4  # digit runs of the names ranked by simple_natural_sql
+#: printable ASCII, at most _RUNS digit runs (each followed by a non-digit but the last), each
+#: a BIGINT's worth
+_SIMPLE = f"'[ -/:-~]*([0-9]{{1,18}}[ -/:-~]+){{0,{_RUNS - 1}}}([0-9]{{1,18}})?'"
 
 
 def natural_sql(column: str) -> str:
@@ -54,6 +58,19 @@ def natural_sql(column: str) -> str:
     return (f"(CASE WHEN regexp_matches({column}, '^[0-9]') THEN chr(1) ELSE '' END || "
             f"array_to_string({part}, '') || "
             f"CASE WHEN regexp_matches({column}, '[0-9]$') THEN chr(1) ELSE '' END)")
+
+
+def simple_natural_sql(column: str) -> tuple[str, str]:
+    """SQL for names ``_SIMPLE`` accepts (printable ASCII, at most _RUNS digit runs of at most 18
+    digits): ``(parts, order)``, ``parts`` an expression of ``column``, a struct of its texts
+    and runs (``t0, d0, t1, ...``: natural_key's parts, padded with empty ones), and ``order``
+    the ORDER BY terms in natural_key's order over that struct named ``s`` (ties: the name
+    itself, to be added).  Texts compare as texts, runs as numbers, a missing run first (a
+    name that ends there is the shorter key); x40's ids (copy12/a345): 0.36 -> 0.15 s."""
+    names = [f"{kind}{i}" for i in range(_RUNS) for kind in "td"] + [f"t{_RUNS}"]
+    pattern = "^" + "([^0-9]*)([0-9]*)" * _RUNS + "([^0-9]*)$"
+    order = ", ".join(f"s.{n}" if n[0] == "t" else f"CAST(NULLIF(s.{n}, '') AS BIGINT) NULLS FIRST" for n in names)
+    return f"regexp_extract({column}, '{pattern}', {names})", order
 
 
 def _checks() -> list[str]:
@@ -142,10 +159,13 @@ class NativeAssertions:
         the graph.  Only values the plan knows already (rules, receipts) keep their ids."""
         import numpy as np
         con, plan = self.con, runner.plan
-        ascii_ids = con.execute(f"SELECT coalesce(bool_and(regexp_full_match(id, {_ASCII})), TRUE) FROM a_in")
-        if ascii_ids.fetchall()[0][0]:  # natural order in SQL: the digit runs Python's re finds
+        ascii_ids, simple = con.execute(f"SELECT coalesce(bool_and(regexp_full_match(id, {_ASCII})), TRUE), "
+                                        f"coalesce(bool_and(regexp_full_match(id, {_SIMPLE})), TRUE) FROM a_in").fetchall()[0]
+        if ascii_ids:  # natural order in SQL: the digit runs Python's re finds
+            # ids of a few digit runs (most ids) by their parts, others by natural_sql's text
+            parts, order = simple_natural_sql("id") if simple else ("NULL", natural_sql("id"))
             con.execute(f"CREATE OR REPLACE TEMP TABLE a_rank AS SELECT id, CAST(row_number() OVER "
-                        f"(ORDER BY {natural_sql('id')}, id) - 1 AS INTEGER) AS rank FROM a_in")
+                        f"(ORDER BY {order}, id) - 1 AS INTEGER) AS rank FROM (SELECT id, {parts} AS s FROM a_in)")
         else:
             names = sorted((row[0] for row in con.execute("SELECT id FROM a_in").fetchall()), key=natural_key)
             con.register("ranks_in", {"id": np.array(names, dtype=object),
