@@ -322,14 +322,14 @@ def test_artifacts_not_in_fact_order_are_sorted_again():
     ``n`` do not count 1, 2, ... in that order, is made again sorted and numbered; one in order
     is left as it is."""
     import duckdb
-    from polygraph_logic.engines.tables_build import _in_fact_order
+    from polygraph_logic.engines.tables_artifacts import in_fact_order
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = true")
     con.execute("CREATE TABLE art_x AS SELECT * FROM (VALUES (1, 'a', 1), (3, 'c', 2), (2, 'b', 3)) t(fact, id, n)")
     con.execute("CREATE TABLE art_y AS SELECT * FROM (VALUES (1, 'a', 1), (5, 'e', 2)) t(fact, id, n)")
     con.execute("CREATE TABLE art_z AS SELECT * FROM (VALUES (1, 'a', 2), (5, 'e', 3)) t(fact, id, n)")
     for table in ("art_x", "art_y", "art_z"):
-        _in_fact_order(con, table)
+        in_fact_order(con, table)
     assert con.execute("SELECT fact, id, n FROM art_x").fetchall() == [(1, "a", 1), (2, "b", 2), (3, "c", 3)]
     assert con.execute("SELECT fact, id, n FROM art_y").fetchall() == [(1, "a", 1), (5, "e", 2)]
     assert con.execute("SELECT fact, id, n FROM art_z").fetchall() == [(1, "a", 1), (5, "e", 2)]

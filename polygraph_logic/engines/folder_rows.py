@@ -62,3 +62,13 @@ def varint(n: str) -> str:
     """SQL: the bytes of ``n`` as a varint (encode_label's 7 bits a byte)."""
     return (f"(CASE WHEN {n} < 128 THEN 1 WHEN {n} < 16384 THEN 2 WHEN {n} < 2097152 THEN 3 "
             f"WHEN {n} < 268435456 THEN 4 ELSE 5 END)")
+
+
+def label_bytes(label: str) -> str:
+    """SQL: the bytes encode_label writes for ``label``: per support set its size and the gaps
+    between its numbers as varints (label 1: one byte, its size 0; label zero: none).  A label
+    of one assertion (x40: 78%) is counted without the lambdas (x40's facts: 0.20 -> 0.15 s)."""
+    gap = varint("CASE WHEN i = 1 THEN x ELSE x - s[i - 1] END")
+    return (f"CASE WHEN len({label}) = 1 AND len({label}[1]) = 1 THEN 1 + {varint(f'{label}[1][1]')} "
+            f"ELSE coalesce(list_sum(list_transform({label}, lambda s: {varint('len(s)')} + "
+            f"coalesce(list_sum(list_transform(s, lambda x, i: {gap})), 0))), 0) END")
