@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("duckdb")
@@ -140,9 +140,28 @@ def programs(draw):
     return "\n".join(lines)
 
 
+def conservative_only(got: dict, expected: dict, complete: dict) -> bool:
+    """Whether the SQL labels ``got`` differ from the Python engine's ``expected`` only where the
+    Python engine marked a label inexact that lacks nothing: its sets are the whole label of
+    the uncapped evaluation ``complete``, and the SQL engine gives those sets, exact.
+
+    (The Python engine sums a round's derivations one at a time and caps as it goes: a
+    monomial dropped before a later one absorbs it leaves the label marked inexact;
+    test_capped_sum_does_not_depend_on_fact_order.)"""
+    if got.keys() != expected.keys():
+        return False
+    for key, (sets, exact) in expected.items():
+        if got[key] != (sets, exact) and not (
+                not exact and got[key] == (sets, True) and complete[key][0] == sets):
+            return False
+    return True
+
+
 @pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=programs(), cap=st.sampled_from([1, 2, 3, None]), limit=st.sampled_from([None, "200MB"]))
+@example(text='s2 :: f("b", "b").\ns1 :: f("a", "c").\ns3 :: f("a", "a").\nf(X, X) :- f("a", X).\n'
+              'e(X, X) :- f("a", X), f(Y, Y).', cap=1, limit=None)  # found by CI: e("c", "c")
 def test_random_programs_identical_labels(text, cap, limit):
     """Also under a memory limit, where a round's joins run two at a time."""
     try:
@@ -154,13 +173,25 @@ def test_random_programs_identical_labels(text, cap, limit):
     got = labels_of(model)
     if got != expected and cap is not None:
         # under a cap the Python engine's labels can depend on the order its facts come in
-        # (see test_capped_sum_does_not_depend_on_fact_order); compare only where it does not
+        # (see test_capped_sum_does_not_depend_on_fact_order): where they do, compare nothing;
+        # where its label is only marked inexact, the uncapped evaluation says what is missing
+        if conservative_only(got, expected, labels_of(evaluate(parse_program(text), "why", cap=None))):
+            return
         facts, rules = [line for line in text.splitlines() if ":-" not in line], \
             [line for line in text.splitlines() if ":-" in line]
         other = labels_of(evaluate(parse_program("\n".join(facts[::-1] + rules)), "why", cap=cap))
         if other != expected:
             return
     assert got == expected
+
+
+def test_conservative_only_accepts_no_false_exact_claim():
+    one, two = frozenset({frozenset({"a", "b"})}), frozenset({frozenset({"a", "b"}), frozenset({"c"})})
+    key = ("t", ("x",))
+    assert conservative_only({key: (one, True)}, {key: (one, False)}, {key: (one, True)})
+    assert not conservative_only({key: (one, True)}, {key: (one, False)}, {key: (two, True)})  # c is missing
+    assert not conservative_only({key: (one, False)}, {key: (one, True)}, {key: (one, True)})
+    assert not conservative_only({}, {key: (one, False)}, {key: (one, True)})
 
 
 def test_capped_sum_does_not_depend_on_fact_order():
