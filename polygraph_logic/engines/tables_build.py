@@ -260,23 +260,29 @@ class _Writer(ArtifactTables):
             # its args without a join (tables_artifacts._CONTENT)
             lengths = ("CAST(length(v0.json) AS INTEGER) AS n0, CAST(length(v1.json) AS INTEGER) AS n1" if arity == 3
                        else "CAST(NULL AS INTEGER) AS n0, CAST(NULL AS INTEGER) AS n1")
-            parts.append(f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, '[' || {args} || ']' AS args, "
-                         f"{lengths}, {', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
-                         f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
-                         f"{label} AS label, t.exact FROM {table} t{joins}")
+            parts.append((relation, f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, "
+                          f"'[' || {args} || ']' AS args, {lengths}, "
+                          f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
+                          f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
+                          f"{label} AS label, t.exact FROM {table} t{joins}"))
         order = ", ".join(f"s{i}" for i in range(width))
-        con.execute(f"CREATE TABLE fx0 AS {parts[0]}")
-        for part in parts[1:]:  # a statement each: every join holds a hash table while it runs
-            con.execute(f"INSERT INTO fx0 {part}")
-        # numbered in their order, and stored in it (the writer keeps insertion order): the facts
-        # file is then written in its order without a sort of its own (tables.copy_out)
+        # a relation at a time, in its order, numbered on from the last (the writer keeps
+        # insertion order): the facts file is then written in its order without a sort of its own
+        # (tables.copy_out), and no sort holds every relation's rows at once
         # ``claimed``: an edge that is also a claim (no entailed-edge artifact of its own)
-        con.execute(f"CREATE TABLE fx AS SELECT row_number() OVER () AS num, u.*, "
-                    f"(len(label) = 1 AND len(label[1]) = 0) AS one, (len(label) = 1 AND len(label[1]) = 1) AS single "
-                    f"FROM (SELECT x.*, (x.relation = 'edge' AND c.k0 IS NOT NULL) AS claimed FROM fx0 x LEFT JOIN "
-                    f"(SELECT DISTINCT k0, k1, k2 FROM fx0 WHERE relation = 'claim') c "
-                    f"ON c.k0 = x.k0 AND c.k1 = x.k1 AND c.k2 = x.k2 ORDER BY rel_order, {order}) u")
-        con.execute("DROP TABLE fx0")
+        claims = (f"SELECT DISTINCT k0, k1, k2 FROM {plan.table('claim')}" if "claim" in plan.relations
+                  else "SELECT CAST(NULL AS INTEGER) AS k0, CAST(NULL AS INTEGER) AS k1, "
+                       "CAST(NULL AS INTEGER) AS k2 WHERE FALSE")
+        done = 0
+        for position, (relation, part) in enumerate(parts):
+            claimed = (f"c.k0 IS NOT NULL AS claimed FROM ({part}) x LEFT JOIN ({claims}) c "
+                       f"ON c.k0 = x.k0 AND c.k1 = x.k1 AND c.k2 = x.k2" if relation == "edge"
+                       else f"FALSE AS claimed FROM ({part}) x")
+            select = (f"SELECT {done} + row_number() OVER () AS num, u.*, "
+                      f"(len(label) = 1 AND len(label[1]) = 0) AS one, (len(label) = 1 AND len(label[1]) = 1) AS single "
+                      f"FROM (SELECT x.*, {claimed} ORDER BY {order}) u")
+            con.execute(f"CREATE TABLE fx AS {select}" if position == 0 else f"INSERT INTO fx {select}")
+            done = con.execute("SELECT count(*) FROM fx").fetchall()[0][0]
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
                                     "'^[rdp][0-9]+$')").fetchall():
             con.execute(f"DROP TABLE {table}")  # the evaluation's tables: fx holds what is written
