@@ -270,14 +270,12 @@ class _Writer(ArtifactTables):
         # insertion order): the facts file is then written in its order without a sort of its own
         # (tables.copy_out), and no sort holds every relation's rows at once
         # ``claimed``: an edge that is also a claim (no entailed-edge artifact of its own)
-        claims = (f"SELECT DISTINCT k0, k1, k2 FROM {plan.table('claim')}" if "claim" in plan.relations
-                  else "SELECT CAST(NULL AS INTEGER) AS k0, CAST(NULL AS INTEGER) AS k1, "
-                       "CAST(NULL AS INTEGER) AS k2 WHERE FALSE")
         done = 0
         for position, (relation, part) in enumerate(parts):
-            claimed = (f"c.k0 IS NOT NULL AS claimed FROM ({part}) x LEFT JOIN ({claims}) c "
-                       f"ON c.k0 = x.k0 AND c.k1 = x.k1 AND c.k2 = x.k2" if relation == "edge"
-                       else f"FALSE AS claimed FROM ({part}) x")
+            claimed = (f"c.k0 IS NOT NULL AS claimed FROM ({part}) x LEFT JOIN "
+                       f"(SELECT DISTINCT k0, k1, k2 FROM {plan.table('claim')}) c "
+                       f"ON c.k0 = x.k0 AND c.k1 = x.k1 AND c.k2 = x.k2"
+                       if relation == "edge" and "claim" in plan.relations else f"FALSE AS claimed FROM ({part}) x")
             select = (f"SELECT {done} + row_number() OVER () AS num, u.*, "
                       f"(len(label) = 1 AND len(label[1]) = 0) AS one, (len(label) = 1 AND len(label[1]) = 1) AS single "
                       f"FROM (SELECT x.*, {claimed} ORDER BY {order}) u")
