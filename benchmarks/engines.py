@@ -128,7 +128,7 @@ def pair_summary(pairs: list[tuple[dict, dict]]) -> dict:
             "met_every": all(met), "met": met}
 
 
-def _inputs(directory: Path, copies: int, hubs: int):
+def write_inputs(directory: Path, copies: int, hubs: int):
     """Generates the synthetic graph with ``copies`` (sharing ``hubs``) and writes its inputs."""
     graph = generate_copies(copies)
     if hubs:
@@ -137,12 +137,17 @@ def _inputs(directory: Path, copies: int, hubs: int):
     return graph
 
 
-def _child_run(directory: Path, engine: str, cap, memory_limit: str | None) -> dict | list:
-    """One build in a child process: its JSON line, or (a list) what it said last when it failed."""
+def child_run(directory: Path, engine: str, cap, memory_limit: str | None,
+              timeout: float | None = None) -> dict | list:
+    """One build in a child process: its JSON line, or (a list) what it said last when it failed
+    (or that it did not finish within ``timeout`` seconds: it is then stopped)."""
     command = [sys.executable, __file__, "--child", engine, str(directory), "--cap", str(cap)]
     if memory_limit:
         command += ["--memory-limit", memory_limit]
-    done = subprocess.run(command, capture_output=True, text=True)
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return [f"did not finish in {timeout:g} s (stopped)"]
     if done.returncode:
         return done.stderr.strip().splitlines()[-1:] or [f"exit code {done.returncode}"]
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -152,16 +157,16 @@ def run_pairs(copies: int, hubs: int, cap: int | None, limit: str, pairs: int) -
     """The Python build and the tables build under ``limit``, alternately, ``pairs`` times."""
     with tempfile.TemporaryDirectory(prefix="polygraph-engines-") as work:
         directory = Path(work)
-        graph = _inputs(directory, copies, hubs)
+        graph = write_inputs(directory, copies, hubs)
         label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")
         print(f"{label}: {len(graph.assertions):,} assertions; {pairs} alternated pairs, python -> graph file "
               f"then duckdb -> tables under --memory-limit {limit}", flush=True)
         done: list[tuple[dict, dict]] = []
         for number in range(1, pairs + 1):
-            python = _child_run(directory, "python", cap, None)
+            python = child_run(directory, "python", cap, None)
             if number == 1 and isinstance(python, dict):
                 export_tables(directory / "python.graph", directory / "python.tables")
-            tables = _child_run(directory, "tables", cap, limit)
+            tables = child_run(directory, "tables", cap, limit)
             if isinstance(python, list) or isinstance(tables, list):
                 print(f"  pair {number}: failed: {python if isinstance(python, list) else tables}")
                 return
@@ -185,10 +190,10 @@ def run_pairs(copies: int, hubs: int, cap: int | None, limit: str, pairs: int) -
 def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None, limits=()) -> None:
     with tempfile.TemporaryDirectory(prefix="polygraph-engines-") as work:
         directory = Path(work)
-        graph = _inputs(directory, copies, hubs)
+        graph = write_inputs(directory, copies, hubs)
         results = {}
         for engine in ("python", "duckdb", "tables"):
-            outcome = _child_run(directory, engine, cap, memory_limit if engine != "python" else None)
+            outcome = child_run(directory, engine, cap, memory_limit if engine != "python" else None)
             if isinstance(outcome, list):
                 print(f"  {engine}: failed: {outcome}")
                 return
@@ -199,7 +204,7 @@ def run(copies: int, hubs: int, cap: int | None, memory_limit: str | None, limit
         limited = {}
         for limit in limits:
             shutil.rmtree(directory / "direct.tables")
-            outcome = _child_run(directory, "tables", cap, limit)
+            outcome = child_run(directory, "tables", cap, limit)
             limited[limit] = outcome if isinstance(outcome, list) else (  # a list: what the build said last
                 outcome, differences(directory / "python.tables", directory / "direct.tables"))
     label = f"x{copies}" + (f" with {hubs} shared hubs" if hubs else "")

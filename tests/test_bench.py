@@ -195,3 +195,23 @@ def test_statement_kinds_and_profile_sums(tmp_path):
     assert summary["statements"] == 2
     assert summary["planning"] == pytest.approx(0.035 * 3) and summary["running"] == pytest.approx(3.0 - 0.105)
     assert summary["operators"] == pytest.approx({"HASH_JOIN": 1.0, "SEQ_SCAN": 2.0})
+
+
+def test_hub_growth_counts_what_the_python_engine_derives(tmp_path):
+    """benchmarks/hubs.py: the chains' edges counted in the DuckDB folder are those the Python
+    engine derives from the same inputs (two copies sharing three hubs), and sharing hubs adds
+    chain edges; the exponent of the copies reads 1 for linear growth and 2 for quadratic."""
+    from polygraph_logic.benchmarks import hubs
+    from polygraph_logic.benchmarks.engines import write_inputs
+    from polygraph_logic.engines import build_graph
+    from polygraph_logic.resources import rule_file
+    assert hubs.exponent(100, 200, 10, 20) == pytest.approx(1.0)
+    assert hubs.exponent(100, 400, 10, 20) == pytest.approx(2.0)
+    shared, disjoint = hubs.measure(2, 3, None), hubs.measure(2, 0, None)
+    write_inputs(tmp_path, 2, 3)
+    model = build_graph(tmp_path / "assertions.jsonl", tmp_path / "receipts.jsonl", [rule_file("ro")], cap=8,
+                        engine="python").model
+    for predicate, name in hubs.CHAINS.items():
+        assert shared[name] == sum(1 for _, p, _ in model.facts("edge") if p == predicate)
+        assert shared[name] > disjoint[name]
+    assert shared["facts"] == sum(len(model.facts(relation)) for relation in model.relations())

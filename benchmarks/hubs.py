@@ -1,0 +1,126 @@
+"""Benchmark: what hub entities cost, the synthetic graph's copies sharing their busiest targets.
+
+In the synthetic graph the copies are disjoint, so the closure grows with the number of copies.
+A real graph has hubs (a cell compartment, an organ) that many entities are located in or part
+of; two chains of the RO then relate every pair of a hub's neighbours:
+
+    located_in ∘ inverse(located_in) -> spatially coextensive with (RO:0002379)
+    has_part ∘ part_of               -> overlaps (RO:0002131)
+
+``engines.share_hubs`` makes the copies share the H busiest located_in / part_of targets of the
+first copy.  Two series, each graph built by DuckDB writing the tables folder, each build a
+child process of its own (its peak RSS its own), one after the other in this run:
+
+- ``--hubs`` at ``--copies`` (default x40 with 0, 10, 20 and 40 hubs): facts, the two chains'
+  edges, monomials, seconds and peak RSS, each against the disjoint graph;
+- ``--copies-series`` at ``--series-hubs`` (default x10, x20, x40 with 20 hubs): how the chains'
+  edges grow with the copies, as the exponent of a doubling (1: linear, 2: quadratic).
+
+    python benchmarks/hubs.py [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
+                              [--series-hubs 20] [--memory-limit SIZE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from polygraph_logic.engines.tables import table_path  # noqa: E402
+
+try:  # installed as polygraph_logic.benchmarks, or run as a script
+    from .engines import child_run, write_inputs
+except ImportError:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from engines import child_run, write_inputs  # noqa: E402
+
+#: the chains' conclusions, the predicates that grow with the square of a hub's neighbours
+CHAINS = {"RO:0002379": "coextensive", "RO:0002131": "overlaps"}
+
+
+def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | None = None) -> dict | str:
+    """Builds the graph of ``copies`` sharing ``hubs`` and counts what its folder holds; what
+    stopped the build (a string) when it failed or ran past ``timeout`` seconds."""
+    import duckdb
+    with tempfile.TemporaryDirectory(prefix="polygraph-hubs-") as work:
+        directory = Path(work)
+        graph = write_inputs(directory, copies, hubs)
+        built = child_run(directory, "tables", 8, memory_limit, timeout)
+        if isinstance(built, list):  # what the build said last
+            return "; ".join(built)
+        facts = str(table_path(directory / "direct.tables", "facts")).replace("'", "''")
+        con = duckdb.connect()
+        total, edges, monomials, inexact = con.execute(
+            f"SELECT count(*), count(*) FILTER (WHERE relation = 'edge'), sum(len(label)), "
+            f"count(*) FILTER (WHERE NOT exact) FROM read_parquet('{facts}')").fetchone()
+        chains = dict(con.execute(
+            f"SELECT json_extract_string(args, '$[1]') AS p, count(*) FROM read_parquet('{facts}') "
+            f"WHERE relation = 'edge' AND json_extract_string(args, '$[1]') IN "
+            f"({', '.join(repr(p) for p in CHAINS)}) GROUP BY p").fetchall())
+        con.close()
+    return {"copies": copies, "hubs": hubs, "assertions": len(graph.assertions), "facts": total, "edges": edges,
+            "monomials": int(monomials), "inexact": inexact, **{name: chains.get(p, 0) for p, name in CHAINS.items()},
+            "seconds": built["total"], "evaluate": built["seconds"]["evaluate"], "rss_mb": built["rss_mb"],
+            "rounds": len(built["rounds"])}
+
+
+def _row(m: dict | str, base: dict | None, copies: int, hubs: int) -> str:
+    if isinstance(m, str):
+        return f"  x{copies:<3d} {hubs:3d} hubs: {m}"
+    def grown(key: str) -> str:
+        return f" ({m[key] / base[key]:.2f}x)" if base and base[key] else ""
+    return (f"  x{m['copies']:<3d} {m['hubs']:3d} hubs: {m['facts']:>10,} facts{grown('facts')}, "
+            f"{m['edges']:>10,} edges, coextensive {m['coextensive']:>9,}, overlaps {m['overlaps']:>9,}, "
+            f"{m['monomials']:>10,} monomials{grown('monomials')}, {m['inexact']:,} inexact; "
+            f"{m['seconds']:6.2f} s{grown('seconds')} (evaluate {m['evaluate']:.2f} s, {m['rounds']} rounds), "
+            f"peak {m['rss_mb']:.0f} MB{grown('rss_mb')}")
+
+
+def exponent(small: int, large: int, copies_small: int, copies_large: int) -> float:
+    """The power of the copies that takes ``small`` to ``large`` (1 linear, 2 quadratic)."""
+    if small <= 0 or large <= 0:
+        return float("nan")
+    return math.log(large / small) / math.log(copies_large / copies_small)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--copies", type=int, default=40, help="the copies of the --hubs series")
+    parser.add_argument("--hubs", type=int, nargs="*", default=[0, 10, 20, 40],
+                        help="hubs shared by every copy, one build each (0 first: the disjoint graph)")
+    parser.add_argument("--copies-series", type=int, nargs="*", default=[10, 20, 40])
+    parser.add_argument("--series-hubs", type=int, default=20)
+    parser.add_argument("--memory-limit", default=None, help="DuckDB's limit for every build (e.g. 4GB)")
+    parser.add_argument("--timeout", type=float, default=600, metavar="SECONDS",
+                        help="a build still running after this long is stopped and said so (default 600)")
+    args = parser.parse_args(argv)
+    limit = f", --memory-limit {args.memory_limit}" if args.memory_limit else ""
+    if args.hubs:
+        print(f"x{args.copies}, hubs shared by every copy (duckdb -> tables, cap 8{limit}; growth against "
+              f"{args.hubs[0]} hubs):", flush=True)
+        base = None
+        for hubs in args.hubs:
+            m = measure(args.copies, hubs, args.memory_limit, args.timeout)
+            print(_row(m, base, args.copies, hubs), flush=True)
+            if base is None and isinstance(m, dict):
+                base = m
+    if args.copies_series:
+        print(f"{args.series_hubs} hubs, copies growing (the exponent of the copies: 1 linear, 2 quadratic):",
+              flush=True)
+        series = []
+        for copies in args.copies_series:
+            m = measure(copies, args.series_hubs, args.memory_limit, args.timeout)
+            print(_row(m, series[0] if series else None, copies, args.series_hubs), flush=True)
+            if isinstance(m, dict):
+                series.append(m)
+        for small, large in zip(series, series[1:]):
+            parts = ", ".join(f"{key} {exponent(small[key], large[key], small['copies'], large['copies']):.2f}"
+                              for key in ("facts", "coextensive", "overlaps", "monomials", "seconds"))
+            print(f"  x{small['copies']} -> x{large['copies']}: exponent of {parts}")
+
+
+if __name__ == "__main__":
+    main()
