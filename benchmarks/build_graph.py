@@ -25,21 +25,18 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 import tracemalloc
 from pathlib import Path
 from typing import Callable
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from polygraph_logic.allocation import peak_rss_mb
+from polygraph_logic.benchmarks.harness import Stopwatch, default_data, print_table
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import LAYERS
+from polygraph_logic.graph.synthetic import generate
+from polygraph_logic.resources import rule_file
 
-from polygraph_logic.allocation import peak_rss_mb  # noqa: E402
-from polygraph_logic.graph.build import build_graph  # noqa: E402
-from polygraph_logic.graph.store import LAYERS, Graph  # noqa: E402
-from polygraph_logic.graph.synthetic import generate  # noqa: E402
-from polygraph_logic.resources import rule_file  # noqa: E402
-
-DATA = ROOT.parent / "shared" / "data" / "go-pombase"
 #: the study's biomedical graph (Section 3 and 6.4): counts, and the size of its stored graph
 STUDY = {"claim": 2784, "merge": 165, "edge": 21373, "summary": 59, "artifacts": 24381, "file MiB": 5.45 / 1.048576}
 
@@ -47,13 +44,13 @@ STUDY = {"claim": 2784, "merge": 165, "edge": 21373, "summary": 59, "artifacts":
 def measure_one(name: str, assertions, receipts, rules, directory: Path, trace: bool, study=None,
                 out: Callable[[str], None] = print) -> dict:
     """Builds and writes one graph, prints what it cost through ``out`` and returns the figures."""
-    started = time.perf_counter()
+    clock = Stopwatch()
     build = build_graph(assertions, receipts, rules)
     path = directory / f"{name.split()[0]}.graph"
-    written = time.perf_counter()
+    writing = Stopwatch()
     build.write(path)
-    seconds = {**build.seconds, "write": time.perf_counter() - written}
-    total = time.perf_counter() - started
+    seconds = {**build.seconds, "write": writing()}
+    total = clock()
     peak = None
     if trace:
         tracemalloc.start()
@@ -66,15 +63,15 @@ def measure_one(name: str, assertions, receipts, rules, directory: Path, trace: 
 
     out(f"\n== {name}: {len(assertions)} assertions, {len(receipts)} receipts, "
           f"rules {', '.join(Path(r).stem for r in rules)}")
-    out(f"{'layer':<10} {'artifacts':>10} {'inexact':>8} {'label B/artifact':>17}" + ("  study" if study else ""))
+    rows = []
     for layer in LAYERS:
         entry = info["layers"].get(layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0})
         per = entry["label_bytes"] / entry["artifacts"] if entry["artifacts"] else 0.0
-        column = f"  {study[layer]:>6}" if study and layer in study else ""
-        out(f"{layer:<10} {counts.get(layer, 0):>10} {entry['inexact']:>8} {per:>17.1f}{column}")
-    column = f"  {study['artifacts']:>6}" if study else ""
-    out(f"{'total':<10} {len(build.artifacts):>10} {build.truncated():>8} "
-          f"{info['label_bytes_per_artifact']:>17.1f}{column}")
+        rows.append([layer, counts.get(layer, 0), entry["inexact"], f"{per:.1f}"]
+                    + ([study.get(layer, "")] if study else []))
+    rows.append(["total", len(build.artifacts), build.truncated(), f"{info['label_bytes_per_artifact']:.1f}"]
+                + ([study["artifacts"]] if study else []))
+    print_table(["layer", "artifacts", "inexact", "label B/artifact"] + (["study"] if study else []), rows, out)
     out(f"receipts over the cap of {build.cap}: {build.over_cap}; edges of background knowledge alone "
           f"(not artifacts): {build.background_edges}")
     out("build seconds: " + ", ".join(f"{stage} {s:.2f}" for stage, s in seconds.items()) + f"; total {total:.2f}")
@@ -90,7 +87,7 @@ def measure_one(name: str, assertions, receipts, rules, directory: Path, trace: 
             "label_bytes_per_artifact": info["label_bytes_per_artifact"], "file_mib": size}
 
 
-def go_slice(directory: Path, trace: bool, data: Path = DATA, out: Callable[[str], None] = print) -> dict:
+def go_slice(directory: Path, trace: bool, data: Path, out: Callable[[str], None] = print) -> dict:
     """Builds the GO slice and returns its figures, or says why it cannot (``skipped``)."""
     gpad, obographs = data / "truncated-pombase.gpad", data / "go-truncated-pombase.json"
     if not (gpad.is_file() and obographs.is_file()):
@@ -105,31 +102,32 @@ def go_slice(directory: Path, trace: bool, data: Path = DATA, out: Callable[[str
     return measure_one("GO slice", assertions, [], rules, directory, trace, out=out)
 
 
-def measure(seed: int = 0, data: Path | None = DATA, trace: bool = True, trace_go: bool = True,
-            out: Callable[[str], None] = print) -> dict:
-    """Builds the synthetic paper-scale graph and (with ``data``) the GO slice; returns their figures."""
+def measure(seed: int = 0, data: Path | None = None, trace: bool = True, trace_go: bool = True,
+            out: Callable[[str], None] = print, go: bool = True) -> dict:
+    """Builds the synthetic paper-scale graph and (with ``go``) the GO slice found in ``data``
+    (default: ``harness.default_data()``); returns their figures."""
     figures = {}
     with tempfile.TemporaryDirectory(prefix="polygraph-build-") as name:
         directory = Path(name)
-        started = time.perf_counter()
+        clock = Stopwatch()
         paper = generate(seed=seed)
-        out(f"generated the synthetic paper-scale graph (seed {seed}) in "
-            f"{time.perf_counter() - started:.2f} s: {paper.counts()}")
+        out(f"generated the synthetic paper-scale graph (seed {seed}) in {clock():.2f} s: {paper.counts()}")
         figures["synthetic"] = measure_one("synthetic paper-scale graph", paper.assertions, paper.receipts,
                                            [rule_file("ro")], directory, trace, STUDY, out)
-        if data is not None:
-            figures["go"] = go_slice(directory, trace and trace_go, data, out)
+        if go:
+            figures["go"] = go_slice(directory, trace and trace_go, data or default_data(), out)
     return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic graph")
-    parser.add_argument("--data", type=Path, default=DATA, help="the GO slice's folder")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
     parser.add_argument("--no-go", action="store_true", help="skip the GO slice")
     parser.add_argument("--no-trace", action="store_true", help="skip the traced rebuild (peak memory)")
     args = parser.parse_args(argv)
-    measure(args.seed, None if args.no_go else args.data, not args.no_trace)
+    measure(args.seed, args.data, not args.no_trace, go=not args.no_go)
     return 0
 
 

@@ -20,22 +20,19 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 import tracemalloc
 from pathlib import Path
 from typing import Callable
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import pyoxigraph as ox
 
-import pyoxigraph as ox  # noqa: E402
-
-from polygraph_logic.export import EXTENSIONS, export_graph  # noqa: E402
-from polygraph_logic.graph.build import build_graph  # noqa: E402
-from polygraph_logic.graph.synthetic import generate  # noqa: E402
-from polygraph_logic.progress import Progress  # noqa: E402
-from polygraph_logic.resources import rule_file  # noqa: E402
-from polygraph_logic.whatif import Deletion  # noqa: E402
+from polygraph_logic.benchmarks.harness import Stopwatch, print_table, timings
+from polygraph_logic.export import EXTENSIONS, export_graph
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.synthetic import generate
+from polygraph_logic.progress import Progress
+from polygraph_logic.query.whatif import Deletion
+from polygraph_logic.resources import rule_file
 
 VARIANTS = (("nquads", False), ("trig", False), ("turtle", False), ("jsonld", False), ("trig", True))
 PARSE = {"nquads": ox.RdfFormat.N_QUADS, "trig": ox.RdfFormat.TRIG, "turtle": ox.RdfFormat.TURTLE,
@@ -63,9 +60,7 @@ def _export_figures(graph: Path, directory: Path, format: str, rdf12: bool, prog
     export_graph(graph, directory / f"traced{EXTENSIONS[format]}", format, rdf12=rdf12)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    started = time.perf_counter()
-    reparsed = sum(1 for _ in ox.parse(path=str(path), format=PARSE[format]))
-    reparse = time.perf_counter() - started
+    [reparse], reparsed = timings(lambda: sum(1 for _ in ox.parse(path=str(path), format=PARSE[format])), gc_off=False)
     return {"artifacts": report.artifacts, "quads": report.quads, "seconds": round(report.seconds, 3),
             "bytes": report.bytes, "bytes_per_artifact": round(report.bytes_per_artifact, 1),
             "peak_traced_bytes": peak, "reparse_seconds": round(reparse, 3), "reparsed_quads": reparsed}
@@ -86,13 +81,13 @@ def measure(quick: bool = False, out: Callable[[str], None] = print) -> dict:
         directory = Path(name)
         for size, arguments in (QUICK if quick else SIZES).items():
             inputs = generate(seed=0, **arguments)
-            started = time.perf_counter()
+            clock = Stopwatch()
             graph = directory / f"{size}.graph"
             build = build_graph(inputs.assertions, inputs.receipts, [rule_file("ro")])
             build.write(graph)
             results["graphs"][size] = {"generator": arguments, "artifacts": len(build.artifacts),
                                        "assertions": len(inputs.assertions), "file_bytes": graph.stat().st_size,
-                                       "build_seconds": round(time.perf_counter() - started, 2)}
+                                       "build_seconds": round(clock(), 2)}
             results["formats"][size] = {
                 _variant(format, rdf12): _export_figures(graph, directory, format, rdf12, progress=size == "full")
                 for format, rdf12 in VARIANTS}
@@ -110,12 +105,11 @@ def _print(results: dict, out: Callable[[str], None]) -> None:
         out(f"\n== {size} synthetic graph{' (quick)' if results['quick'] else ''}: {graph['assertions']} assertions, "
             f"{graph['artifacts']} artifacts; graph file {graph['file_bytes'] / mib:.1f} MiB, "
             f"built in {graph['build_seconds']:.2f} s")
-        out(f"{'format':<12} {'quads':>9} {'export s':>9} {'MiB':>8} {'B/artifact':>11} {'peak MiB':>9} "
-            f"{'reparse s':>10} {'reparsed':>9}")
-        for variant, row in results["formats"][size].items():
-            out(f"{variant:<12} {row['quads']:>9} {row['seconds']:>9.2f} {row['bytes'] / mib:>8.1f} "
-                f"{row['bytes_per_artifact']:>11.0f} {row['peak_traced_bytes'] / mib:>9.2f} "
-                f"{row['reparse_seconds']:>10.2f} {row['reparsed_quads']:>9}")
+        print_table(["format", "quads", "export s", "MiB", "B/artifact", "peak MiB", "reparse s", "reparsed"],
+                    [[variant, row["quads"], f"{row['seconds']:.2f}", f"{row['bytes'] / mib:.1f}",
+                      f"{row['bytes_per_artifact']:.0f}", f"{row['peak_traced_bytes'] / mib:.2f}",
+                      f"{row['reparse_seconds']:.2f}", row["reparsed_quads"]]
+                     for variant, row in results["formats"][size].items()], out)
         after = results["after_deletion"][size]
         out(f"after retracting {after['retracted_sources']} sources (trust-all): {after['dead']} artifacts "
             f"invalidated; TriG export {after['seconds']:.2f} s, {after['bytes'] / mib:.1f} MiB")

@@ -15,8 +15,9 @@ Times are printed, never asserted; the exit status is 1 only if the closures dif
 
     python benchmarks/go_closure.py [--data DIR] [--repeat 3] [--pydatalog-repeat 1]
 
-DIR defaults to ../shared/data/go-pombase relative to the repository root; if the
-files are absent the script says so and exits 0.
+DIR defaults to $POLYGRAPH_DATA, else ../shared/data/go-pombase beside the checkout; if the
+files are absent the script says so and exits 0.  (The same comparison as whole processes,
+``polygraph eval`` against a pyDatalog process: benchmarks/whole_process.py.)
 """
 
 from __future__ import annotations
@@ -24,21 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Callable
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from polygraph_logic.program import Program  # noqa: E402
-from polygraph_logic.pydatalog_engine import closure as pydatalog_closure  # noqa: E402
-from polygraph_logic.resources import rule_file  # noqa: E402
-from polygraph_logic.syntax import Atom, Constant, Fact, parse_clauses  # noqa: E402
+from polygraph_logic.benchmarks.harness import default_data, print_table, timings
+from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.program import Program
+from polygraph_logic.datalog.pydatalog_engine import closure as pydatalog_closure
+from polygraph_logic.datalog.syntax import Atom, Constant, Fact
+from polygraph_logic.resources import rule_file
 
 GPAD = "truncated-pombase.gpad"
 OBOGRAPHS = "go-truncated-pombase.json"
-DATA = ROOT.parent / "shared" / "data" / "go-pombase"
 
 # obographs predicate -> relation of rules/go_closure.dl (has_part and occurs_in are
 # loaded as background facts too; no rule uses them yet)
@@ -105,23 +103,20 @@ def build_program(data: Path) -> tuple[Program, int]:
 
 
 def best_of(runs: int, work: Callable[[], object]) -> tuple[float, object]:
-    """Returns the fastest wall-clock time of ``runs`` calls and the last result."""
-    best, result = float("inf"), None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = work()
-        best = min(best, time.perf_counter() - started)
-    return best, result
+    """Returns the fastest wall-clock time of ``runs`` calls and the last result (the collector
+    left on: an evaluation makes much garbage)."""
+    seconds, result = timings(work, runs, gc_off=False)
+    return min(seconds), result
 
 
 def measure(data: Path | None = None, repeat: int = 3, pydatalog_repeat: int = 1, cap: int = 8,
             out: Callable[[str], None] = print) -> dict:
     """Runs the comparison, prints through ``out`` and returns the figures (``skipped`` when no data)."""
-    data = data or DATA
+    data = data or default_data()
     if not (data / GPAD).is_file() or not (data / OBOGRAPHS).is_file():
         out(f"skipped: {GPAD} and {OBOGRAPHS} not found in {data} (pass --data DIR)")
         return {"skipped": f"{GPAD} and {OBOGRAPHS} not found in {data}"}
-    from polygraph_logic.evaluate import evaluate
+    from polygraph_logic.datalog.evaluate import evaluate
 
     program, skipped = build_program(data)
     tracked = sum(1 for f in program.facts if f.variable)
@@ -138,20 +133,17 @@ def measure(data: Path | None = None, repeat: int = 3, pydatalog_repeat: int = 1
     for fact in program.facts:
         given[fact.atom.relation] = given.get(fact.atom.relation, 0) + 1
     ours = bool_model.boolean()
-    out("")
-    out(f"{'relation':<22} {'given':>7} {'closure':>8}")
-    for relation in sorted(ours):
-        out(f"{relation:<22} {given.get(relation, 0):>7} {len(ours[relation]):>8}")
     annotations = len(ours.get("annotation", ()))
     ontology = sum(len(v) for r, v in ours.items() if r != "annotation")
-    out(f"{'= annotation facts':<22} {'':>7} {annotations:>8}")
-    out(f"{'= ontology facts':<22} {'':>7} {ontology:>8}")
-
     out("")
-    out(f"{'engine':<28} {'seconds':>9}  runs")
-    out(f"{'ours, why (cap ' + str(cap) + ')':<28} {times['ours_why']:>9.3f}  best of {repeat}")
-    out(f"{'ours, Boolean':<28} {times['ours_boolean']:>9.3f}  best of {repeat}")
-    out(f"{'pyDatalog, Boolean':<28} {times['pydatalog']:>9.3f}  best of {pydatalog_repeat}")
+    print_table(["relation", "given", "closure"],
+                [*([relation, given.get(relation, 0), len(ours[relation])] for relation in sorted(ours)),
+                 ["= annotation facts", "", annotations], ["= ontology facts", "", ontology]], out)
+    out("")
+    print_table(["engine", "seconds", "runs"],
+                [[f"ours, why (cap {cap})", f"{times['ours_why']:.3f}", f"best of {repeat}"],
+                 ["ours, Boolean", f"{times['ours_boolean']:.3f}", f"best of {repeat}"],
+                 ["pyDatalog, Boolean", f"{times['pydatalog']:.3f}", f"best of {pydatalog_repeat}"]], out)
     out(f"ratio pyDatalog / ours-why:     {times['pydatalog'] / times['ours_why']:8.1f}x")
     out(f"ratio pyDatalog / ours-Boolean: {times['pydatalog'] / times['ours_boolean']:8.1f}x")
     out("")
@@ -163,7 +155,8 @@ def measure(data: Path | None = None, repeat: int = 3, pydatalog_repeat: int = 1
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--data", type=Path, default=None,
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of our engine (best is kept)")
     parser.add_argument("--pydatalog-repeat", type=int, default=1, help="runs of pyDatalog (best is kept)")
     parser.add_argument("--cap", type=int, default=8, help="support sets kept per why-label")

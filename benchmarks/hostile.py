@@ -27,16 +27,16 @@ import random
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from polygraph_logic.benchmarks.harness import CHECKOUT, Stopwatch, run as run_child
+
+ROOT = CHECKOUT  # the inputs are the checkout's examples
 FIGURE1 = ROOT / "examples" / "figure1"
 SHAPE = re.compile(r"^(.+:\d+:\d+: )?[a-z][a-z_]*: \S")
 COMMAND = [sys.executable, "-m", "polygraph_logic.cli"]
@@ -89,16 +89,9 @@ def digest(path: Path) -> str | None:
 
 def run(case: Case, timeout: float) -> Result:
     before = {p: digest(p) for p in case.inputs}
-    started = time.perf_counter()
-    try:
-        done = subprocess.run(COMMAND + case.argv, input=case.stdin.encode("utf-8", "surrogateescape"),
-                              capture_output=True, timeout=timeout, cwd=ROOT)
-        status, stderr = done.returncode, done.stderr.decode("utf-8", "replace")
-    except subprocess.TimeoutExpired:
-        status, stderr = None, ""
-    seconds = time.perf_counter() - started
+    done = run_child(COMMAND + case.argv, input=case.stdin, timeout=timeout, cwd=ROOT, peak=False)
     changed = [str(p) for p, d in before.items() if digest(p) != d]
-    return Result(case, status, stderr, seconds, changed)
+    return Result(case, done.code, done.stderr if not done.timed_out else "", done.seconds, changed)
 
 
 # --- generators ------------------------------------------------------------------------
@@ -245,9 +238,8 @@ REPL_POOL = ["retract PMID:39973430", "revoke RO:0002211", "delete a12", "delete
 def make_cases(work: Path, rng: random.Random, runs: int) -> tuple[list[Case], list[Path]]:
     cases: list[Case] = []
     graph = work / "g.graph"
-    subprocess.run(COMMAND + ["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts",
-                              str(FIGURE1 / "receipts.jsonl"), "--rules", "ro", "-o", str(graph)],
-                   check=True, capture_output=True)
+    run_child(COMMAND + ["build", "--assertions", FIGURE1 / "assertions.jsonl", "--receipts",
+                         FIGURE1 / "receipts.jsonl", "--rules", "ro", "-o", graph], peak=False).check("polygraph build")
     graphs = [graph]
     for name, data in rule_texts(rng):
         path = work / f"rules_{name}.dl"
@@ -315,22 +307,25 @@ def make_cases(work: Path, rng: random.Random, runs: int) -> tuple[list[Case], l
     return cases, graphs
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--timeout", type=float, default=60.0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if not (FIGURE1 / "assertions.jsonl").is_file():
+        print(f"hostile inputs need a checkout's examples/ ({FIGURE1} not found)", file=sys.stderr)
+        return 2
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="polygraph-hostile-") as folder:
         work = Path(folder)
         cases, graphs = make_cases(work, rng, args.runs)
         hashes = {p: digest(p) for p in graphs}
-        started = time.perf_counter()
+        clock = Stopwatch()
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(lambda c: run(c, args.timeout), cases))
-        elapsed = time.perf_counter() - started
+        elapsed = clock()
         changed_graphs = [p.name for p, d in hashes.items() if digest(p) != d]
         leftovers = sorted(p.name for p in work.iterdir() if p.name.endswith(".partial"))
     by_kind: dict[str, Counter] = {}
@@ -345,7 +340,7 @@ def main() -> int:
         print(f"{kind:12} {counts['runs']:>5} " + " ".join(f"{counts[v]:>14}" for v in verdicts))
     totals = Counter(r.verdict for r in results)
     statuses = Counter(r.status for r in results)
-    print(f"exit statuses: " + ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items(), key=str)))
+    print("exit statuses: " + ", ".join(f"{s}: {n}" for s, n in sorted(statuses.items(), key=str)))
     print(f"tracebacks: {totals['traceback']}, hangs: {totals['hang']}, internal errors: {totals['internal_error']}, "
           f"bad error lines: {totals['bad_shape'] + totals['bad_status']}, changed inputs: {totals['changed_input']}")
     slowest = max(results, key=lambda r: r.seconds)

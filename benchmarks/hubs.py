@@ -28,14 +28,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from polygraph_logic.engines.tables import table_path  # noqa: E402
-
-try:  # installed as polygraph_logic.benchmarks, or run as a script
-    from .engines import child_run, write_inputs
-except ImportError:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from engines import child_run, write_inputs  # noqa: E402
+from polygraph_logic.benchmarks.engines import child_run, write_inputs
+from polygraph_logic.tables.layout import table_path
 
 #: the chains' conclusions, the predicates that grow with the square of a hub's neighbours
 CHAINS = {"RO:0002379": "coextensive", "RO:0002131": "overlaps"}
@@ -85,7 +79,7 @@ def exponent(small: int, large: int, copies_small: int, copies_large: int) -> fl
     return math.log(large / small) / math.log(copies_large / copies_small)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=40, help="the copies of the --hubs series")
     parser.add_argument("--hubs", type=int, nargs="*", default=[0, 10, 20, 40],
@@ -119,7 +113,8 @@ def main(argv: list[str] | None = None) -> None:
             parts = ", ".join(f"{key} {exponent(small[key], large[key], small['copies'], large['copies']):.2f}"
                               for key in ("facts", "coextensive", "overlaps", "monomials", "seconds"))
             print(f"  x{small['copies']} -> x{large['copies']}: exponent of {parts}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

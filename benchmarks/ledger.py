@@ -26,17 +26,14 @@ import shutil
 import sqlite3
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from polygraph_logic.graph.build import build_graph  # noqa: E402
-from polygraph_logic.graph.labels import decode_label  # noqa: E402
-from polygraph_logic.graph.ledger import add  # noqa: E402
-from polygraph_logic.graph.synthetic import generate  # noqa: E402
-from polygraph_logic.resources import rule_file  # noqa: E402
+from polygraph_logic.benchmarks.harness import timings
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.ledger import add
+from polygraph_logic.graph.store.label_codec import decode_label
+from polygraph_logic.graph.synthetic import generate
+from polygraph_logic.resources import rule_file
 
 
 def hold_out(assertions: list[str], receipts: list[str], fraction: float, seed: int):
@@ -96,12 +93,11 @@ def measure(seed: int, fraction: float, repeat: int, cap_text: str, overcap: int
         for _ in range(repeat):  # alternating, so both see the same machine load
             grown = tmp / "grown.graph"
             shutil.copyfile(base, grown)
-            started = time.perf_counter()
-            report = add(grown, files["new_a"], files["new_r"])
-            add_times.append(time.perf_counter() - started)
-            started = time.perf_counter()
-            build_graph(files["union_a"], files["union_r"], rules, cap=cap).write(tmp / "union.graph")
-            build_times.append(time.perf_counter() - started)
+            [seconds], report = timings(lambda: add(grown, files["new_a"], files["new_r"]), gc_off=False)
+            add_times.append(seconds)
+            [seconds], _ = timings(lambda: build_graph(files["union_a"], files["union_r"], rules, cap=cap)
+                                   .write(tmp / "union.graph"), gc_off=False)
+            build_times.append(seconds)
         grown_facts, grown_artifacts = labels(tmp / "grown.graph")
         union_facts, union_artifacts = labels(tmp / "union.graph")
         differing = sum(1 for k in grown_facts.keys() | union_facts.keys() if grown_facts.get(k) != union_facts.get(k))

@@ -8,7 +8,9 @@ Measured side by side in one run, printed, never asserted:
   recompute   a from-scratch Boolean evaluation of the rules on the surviving assertions
 
 on the synthetic paper-scale graph (generated and built on the fly), the same graph
-10x larger, and the Gene Ontology slice when ../shared/data/go-pombase exists.
+10x larger, and the Gene Ontology slice when ../shared/data/go-pombase exists.  (The same
+what-if as a whole process at x1 to x40 and on the GO slice: benchmarks/scale.py; as SQL on
+Parquet tables: benchmarks/distributed.py.)
 
     python benchmarks/whatif.py [--quick] [--sympy-deletions 2] [--sources 40] [--data DIR]
 """
@@ -21,41 +23,18 @@ import random
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from polygraph_logic import evaluate  # noqa: E402
-from polygraph_logic.graph.build import build_graph  # noqa: E402
-from polygraph_logic.graph.compile import compile_inputs  # noqa: E402
-from polygraph_logic.graph.store import Graph  # noqa: E402
-from polygraph_logic.graph.synthetic import generate, generate_copies  # noqa: E402
-from polygraph_logic.program import load_program  # noqa: E402
-from polygraph_logic.rederive import Rederiver  # noqa: E402
-from polygraph_logic.resources import rule_file  # noqa: E402
-from polygraph_logic.whatif import Deletion, what_if  # noqa: E402
-
-DATA = ROOT.parent / "shared" / "data" / "go-pombase"
-
-
-def timed(call, repeat: int = 1) -> float:
-    """Returns the best wall time of ``repeat`` calls, in seconds, with the garbage collector off
-    while they run (as timeit does: a collection of the whole process's objects would
-    otherwise land on whichever call happens to trigger it)."""
-    best = float("inf")
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        for _ in range(repeat):
-            started = time.perf_counter()
-            call()
-            best = min(best, time.perf_counter() - started)
-    finally:
-        if enabled:
-            gc.enable()
-    return best
+from polygraph_logic import evaluate
+from polygraph_logic.benchmarks.harness import Stopwatch, default_data, timed
+from polygraph_logic.datalog.program import load_program
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.compile import compile_inputs
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.synthetic import generate, generate_copies
+from polygraph_logic.query.rederive import Rederiver
+from polygraph_logic.query.whatif import Deletion, what_if
+from polygraph_logic.resources import rule_file
 
 
 def full_scan(labels: list[list[frozenset]], deleted: frozenset) -> int:
@@ -82,11 +61,11 @@ def with_copies(seed: int, factor: int):
 
 
 def build(name: str, assertions, receipts, rules, directory: Path, out=print):
-    started = time.perf_counter()
+    clock = Stopwatch()
     result = build_graph(assertions, receipts, rules)
     path = directory / f"{name.split()[0]}-{len(result.artifacts)}.graph"
     result.write(path)
-    seconds = time.perf_counter() - started
+    seconds = clock()
     graph = Graph(path)
     out(f"\n== {name}: {len(result.artifacts)} artifacts, {len(graph.assertions)} assertions, "
         f"{len(graph.distinct('source'))} sources; built in {seconds:.1f} s")
@@ -159,9 +138,9 @@ def latency(result, graph: Graph, rng: random.Random, sources: int, sympy_deleti
 
 def exactness(result, graph: Graph, rng: random.Random, rules, sources: int, out=print) -> dict:
     """Times exact what-if against a from-scratch Boolean recompute; returns the figures."""
-    started = time.perf_counter()
+    clock = Stopwatch()
     rederiver = Rederiver(graph)
-    setup = time.perf_counter() - started
+    setup = clock()
     rule_program = load_program(*rules) if rules else None
     ours, recompute, settled = [], [], 0
     all_sources = graph.distinct("source")
@@ -199,10 +178,11 @@ def go_rules(data: Path, directory: Path):
     return assertions, [rule_file("ro-class"), rule_file("existential"), background]
 
 
-def measure(quick: bool = False, data: Path | None = DATA, seed: int = 0, sources: int = 40,
+def measure(quick: bool = False, data: Path | None = None, seed: int = 0, sources: int = 40,
             sympy_deletions: int = 2, out=print) -> dict:
     """Runs every what-if measurement; returns the figures per graph (see the module docstring)."""
     rng = random.Random(seed)
+    data = data or default_data()
     sources = 10 if quick else sources
     sympy_labels = 1000 if quick else None
     figures: dict = {}
@@ -234,7 +214,7 @@ def measure(quick: bool = False, data: Path | None = DATA, seed: int = 0, source
         del big_result, big_index
         gc.collect()
 
-        go = go_rules(data, directory) if data is not None else None
+        go = go_rules(data, directory)
         if go is None:
             out(f"\nGO slice skipped: {data} not found")
             figures["go"] = {"skipped": f"{data} not found"}
@@ -256,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", type=int, default=40, help="single-source retractions to time")
     parser.add_argument("--sympy-deletions", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--data", type=Path, default=DATA, help="the GO slice's folder")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
     args = parser.parse_args(argv)
     measure(args.quick, args.data, args.seed, args.sources, args.sympy_deletions)
     return 0

@@ -1,7 +1,7 @@
-"""Benchmark: `polygraph eval` as whole processes (start, parse, evaluate, write, exit).
+"""Benchmark: `polygraph eval` as whole processes, the front door (facts per second) and start-up.
 
-Three programs, each run as its own process (wall time from outside, peak RSS from GNU
-time), side by side in one run:
+Three programs, each run as its own process (harness.run: wall time from outside, the process's
+own peak RSS), side by side in one run:
 
   GO closure     rules/go_closure.dl with the PomBase slice's facts written as .dl text
                  (built in a temporary folder from ../shared/data/go-pombase, or --data DIR;
@@ -23,27 +23,41 @@ are generated from a fixed seed to the same shape and size, and the output says 
 Targets (issue 12): GO closure whole process >= 5x faster than pyDatalog's; the 103 k-fact
 program <= 5 s; the 52 k-fact points-to analysis <= 10 s. Times are printed, never asserted.
 
-    python benchmarks/whole_process.py [--data DIR] [--repeat 3] [--quick]
+``--front-door``: how fast ground facts get in.  N facts of a two-column relation (a symbol
+and a number, and a tracked variant with an assertion id per fact), side by side: Python's
+csv.reader over the same rows (the floor), the ``.input`` reader (``.facts``, and tracked with
+a provenance column), ``load_program`` on ``edge("n17", 17).`` lines and on tracked
+``a17 :: edge(...)`` lines (best of --repeat), and ``polygraph eval prog.dl -F DIR -D OUT`` on
+a transitive closure over the facts as a whole process; facts per second and each ratio to csv.
+
+``--startup``: how light the core is.  ``polygraph --version`` and ``--help`` as fresh
+processes (best and median wall time of --repeat, target 0.3 s; least CPU time) beside a bare
+``python -c pass``, the heavy modules each imports, and the size on disk of the installed
+distributions the core needs against the core with each extra (read from the installed
+packages' metadata; nothing is downloaded).
+
+    python benchmarks/whole_process.py [--data DIR] [--repeat 3] [--quick] [--python-path DIR]
+    python benchmarks/whole_process.py --front-door [--facts 300000] [--repeat 3]
+    python benchmarks/whole_process.py --startup [--repeat 7]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import random
-import statistics
+import re
 import sys
 import tempfile
+from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
-ROOT = Path(__file__).resolve().parent.parent
-if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
-
-from polygraph_logic.benchmarks.go_closure import DATA, GPAD, OBOGRAPHS, gpad_facts, ontology_facts  # noqa: E402
-from polygraph_logic.benchmarks.scale import Polygraph, Run, run  # noqa: E402
-from polygraph_logic.resources import rule_file  # noqa: E402
+from polygraph_logic.benchmarks.go_closure import GPAD, OBOGRAPHS, gpad_facts, ontology_facts
+from polygraph_logic.benchmarks.harness import (CHECKOUT, Polygraph, Run, default_data, median, mib, print_table,
+                                                python, repeated, run, summarise, timed)
+from polygraph_logic.resources import rule_file
 
 LUBM_FACTS = 103_074
 POINTS_TO_FACTS = 52_000
@@ -52,9 +66,9 @@ POINTS_TO_FACTS = 52_000
 # (pyDatalog cannot read Souffle's syntax), evaluated by pyDatalog, written as the same JSON.
 PYDATALOG_PROCESS = """
 import json, sys
-from polygraph_logic.evaluate import tuple_key
-from polygraph_logic.program import load_program
-from polygraph_logic.pydatalog_engine import closure
+from polygraph_logic.datalog.evaluate import tuple_key
+from polygraph_logic.datalog.program import load_program
+from polygraph_logic.datalog.pydatalog_engine import closure
 rows = closure(load_program(sys.argv[1]))
 json.dump({name: [list(t) for t in sorted(rows[name], key=tuple_key)] for name in sorted(rows)},
           sys.stdout, indent=2, ensure_ascii=False)
@@ -335,35 +349,6 @@ def points_to_program(facts: int = POINTS_TO_FACTS, seed: int = 0, classes: int 
 
 # --- measuring -------------------------------------------------------------------------
 
-def _median(runs: list[Run]) -> dict:
-    peaks = [r.peak_mib for r in runs if r.peak_mib is not None]
-    return {"seconds": statistics.median(r.seconds for r in runs), "best": min(r.seconds for r in runs),
-            "peak_mib": max(peaks) if peaks else None, "runs": [round(r.seconds, 3) for r in runs]}
-
-
-def _mib(value: float | None) -> str:
-    return "?" if value is None else f"{value:,.0f} MiB"
-
-
-def _repeat(call: Callable[[], Run], repeat: int, what: str) -> tuple[dict, Run]:
-    runs = [call().check(what) for _ in range(repeat)]
-    return _median(runs), runs[-1]
-
-
-class Eval:
-    """``polygraph eval ...`` of one interpreter and code path, killed (with its children)
-    after ``timeout`` seconds by coreutils' timeout when it is there."""
-
-    def __init__(self, polygraph: Polygraph, timeout: float):
-        self.polygraph, self.timeout = polygraph, timeout
-
-    def __call__(self, *arguments: str) -> Run:
-        command = [sys.executable, "-P", "-m", "polygraph_logic.cli", *arguments]
-        if Path("/usr/bin/timeout").is_file():
-            return run(["/usr/bin/timeout", "-s", "KILL", str(self.timeout), *command], self.polygraph.env)
-        return self.polygraph(*arguments)
-
-
 def _csv_rows(folder: Path) -> dict[str, int]:
     return {path.stem: sum(1 for _ in open(path, encoding="utf-8")) for path in sorted(folder.glob("*.csv"))}
 
@@ -375,10 +360,10 @@ def measure_go(polygraph: Polygraph, data: Path, folder: Path, repeat: int, pyda
         out(f"GO closure: skipped: {GPAD} and {OBOGRAPHS} not found in {data} (pass --data DIR)")
         return {"skipped": f"{GPAD} and {OBOGRAPHS} not found in {data}"}
     lines = sum(1 for _ in open(program, encoding="utf-8"))
-    ours, ours_run = _repeat(lambda: polygraph("eval", str(program), "--semiring", "boolean", "--json"), repeat,
+    ours, ours_run = repeated(lambda: polygraph("eval", str(program), "--semiring", "boolean", "--json"), repeat,
                              "polygraph eval (GO)")
-    why, why_run = _repeat(lambda: polygraph("eval", str(program), "--json"), repeat, "polygraph eval --json (GO, why)")
-    theirs, theirs_run = _repeat(lambda: polygraph.python(PYDATALOG_PROCESS, str(program)), pydatalog_repeat,
+    why, why_run = repeated(lambda: polygraph("eval", str(program), "--json"), repeat, "polygraph eval --json (GO, why)")
+    theirs, theirs_run = repeated(lambda: polygraph.python(PYDATALOG_PROCESS, str(program)), pydatalog_repeat,
                                  "pyDatalog process (GO)")
     mine, other = json.loads(ours_run.stdout), json.loads(theirs_run.stdout)
     agree = mine == other
@@ -386,11 +371,11 @@ def measure_go(polygraph: Polygraph, data: Path, folder: Path, repeat: int, pyda
     out(f"GO closure: {program.name}, {lines:,} lines (rules/go_closure.dl + the slice's facts as .dl text); "
         f"closure {facts:,} facts, JSON {len(ours_run.stdout) / 2**20:.1f} MiB Boolean, "
         f"{len(why_run.stdout) / 2**20:.1f} MiB why")
-    out(f"  {'process':<44}{'median s':>9}{'best s':>8}{'peak RSS':>10}  runs")
-    for what, entry in (("polygraph eval --semiring boolean --json", ours), ("polygraph eval --json (why, cap 8)", why),
-                        ("pyDatalog (same file, same JSON)", theirs)):
-        out(f"  {what:<44}{entry['seconds']:>9.2f}{entry['best']:>8.2f}{_mib(entry['peak_mib']):>10}  "
-            f"{entry['runs']}")
+    print_table(["process", "median s", "best s", "peak RSS", "runs"],
+                [[what, f"{entry['seconds']:.2f}", f"{entry['best']:.2f}", mib(entry["peak_mib"]), entry["runs"]]
+                 for what, entry in (("polygraph eval --semiring boolean --json", ours),
+                                     ("polygraph eval --json (why, cap 8)", why),
+                                     ("pyDatalog (same file, same JSON)", theirs))], out, indent="  ")
     ratio = theirs["seconds"] / ours["seconds"]
     out(f"  ratio pyDatalog / ours, whole process, Boolean: {ratio:.1f}x (target >= 5x); "
         f"why: {theirs['seconds'] / why['seconds']:.1f}x; outputs agree: {agree}")
@@ -409,19 +394,19 @@ def measure_generated(polygraph: Callable[..., Run], name: str, text: str, shape
         f"{len(text) / 2**20:.1f} MiB")
     first = polygraph("eval", str(program), "-D", str(output), "--semiring", "boolean")
     if first.code != 0:
-        what = (f"killed after {first.seconds:.0f} s" if first.code in (-9, 124, 137)
+        what = (f"killed after {first.seconds:.0f} s" if first.timed_out
                 else f"exit status {first.code}: {first.stderr.strip().splitlines()[-1:]}")
         out(f"  polygraph eval {program.name} -D OUT --semiring boolean: did not finish ({what}); "
             f"target <= {target:g} s: NOT met")
         return {"failed": what, "seconds": first.seconds, "shape": shape, "target_seconds": target}
     rest = [polygraph("eval", str(program), "-D", str(output), "--semiring", "boolean").check(name)
             for _ in range(repeat - 1)]
-    entry = _median([first, *rest])
+    entry = summarise([first, *rest])
     rows = _csv_rows(output)
     out(f"  polygraph eval {program.name} -D OUT --semiring boolean: median {entry['seconds']:.2f} s "
-        f"(best {entry['best']:.2f}, runs {entry['runs']}), peak RSS {_mib(entry['peak_mib'])}; "
+        f"(best {entry['best']:.2f}, runs {entry['runs']}), peak RSS {mib(entry['peak_mib'])}; "
         f"target <= {target:g} s: {'met' if entry['seconds'] <= target else 'NOT met'}")
-    out(f"  output rows: " + ", ".join(f"{k} {v:,}" for k, v in rows.items()))
+    out("  output rows: " + ", ".join(f"{k} {v:,}" for k, v in rows.items()))
     return {**entry, "shape": shape, "target_seconds": target, "output_rows": rows}
 
 
@@ -432,43 +417,213 @@ def measure(data: Path | None = None, repeat: int = 3, pydatalog_repeat: int = 1
     ``python_path`` measures the polygraph_logic found there (another checkout) instead
     of the installed one; a process running past ``timeout`` seconds fails the run.
     """
-    data = data or DATA
+    data = data or default_data()
     polygraph = Polygraph(python_path, timeout=timeout)
     figures: dict = {"code": polygraph.code()}
     out(f"measuring polygraph_logic from {figures['code']}")
     with tempfile.TemporaryDirectory(prefix="polygraph-whole-") as tmp:
         folder = Path(tmp)
-        version, _ = _repeat(lambda: polygraph("--version"), repeat, "polygraph --version")
-        out(f"polygraph --version: {version['seconds']:.2f} s, peak RSS {_mib(version['peak_mib'])} "
+        version, _ = repeated(lambda: polygraph("--version"), repeat, "polygraph --version")
+        out(f"polygraph --version: {version['seconds']:.2f} s, peak RSS {mib(version['peak_mib'])} "
             "(the floor of every process below)")
         figures["version"] = version
         figures["go"] = measure_go(polygraph, data, folder, repeat, pydatalog_repeat, out)
-        evaluate = Eval(polygraph, timeout)
         text, shape = lubm_program()
-        figures["university"] = measure_generated(evaluate, "university", text, shape, 5, folder, repeat, out)
+        figures["university"] = measure_generated(polygraph, "university", text, shape, 5, folder, repeat, out)
         text, shape = points_to_program()
-        figures["points_to"] = measure_generated(evaluate, "points-to", text, shape, 10, folder, repeat, out)
+        figures["points_to"] = measure_generated(polygraph, "points-to", text, shape, 10, folder, repeat, out)
+    return figures
+
+
+# --- the front door: facts per second ----------------------------------------------------
+
+def write_front_door_inputs(folder: Path, n: int) -> None:
+    """Writes the fact files and programs the front door's measurements read."""
+    with open(folder / "edge.facts", "w") as handle:
+        handle.writelines(f"n{i}\t{i}\n" for i in range(n))
+    with open(folder / "tracked.facts", "w") as handle:
+        handle.writelines(f"a{i}\tn{i}\t{i}\n" for i in range(n))
+    (folder / "plain.dl").write_text("".join(f'edge("n{i}", {i}).\n' for i in range(n)))
+    (folder / "tracked.dl").write_text("".join(f'a{i} :: edge("n{i}", {i}).\n' for i in range(n)))
+    (folder / "closure.dl").write_text(
+        ".decl edge(x: symbol, y: number)\n.input edge\n"
+        ".decl link(x: number, y: number)\n.decl reach(x: number, y: number)\n.output reach\n"
+        "link(i, j) :- edge(_, i), j = i + 1, j % 1000 != 0.\n"
+        "reach(x, y) :- link(x, y), x % 1000 = 1.\nreach(x, z) :- reach(x, y), link(y, z).\n"
+    )
+
+
+def measure_front_door(n: int = 300_000, repeat: int = 3, out: Callable[[str], None] = print) -> dict:
+    """``--front-door``: facts per second into the engine against the csv module; returns the figures."""
+    from polygraph_logic.datalog.program import load_program, parse_program
+    from polygraph_logic.datalog.souffle_input import read_facts
+    with tempfile.TemporaryDirectory(prefix="polygraph-front-door-") as tmp:
+        folder = Path(tmp)
+        write_front_door_inputs(folder, n)
+        declared = parse_program(
+            ".decl edge(x: symbol, y: number)\n.input edge\n"
+            ".decl tracked(x: symbol, y: number)\n.input tracked(provenance=1)\n").declarations
+        plain, tracked = (next(d for d in declared.io if d.relation == r) for r in ("edge", "tracked"))
+        kinds = declared.kinds("edge")
+
+        def with_csv():
+            with open(folder / "edge.facts", newline="") as f:
+                return [(a, int(b)) for a, b in csv.reader(f, delimiter="\t")]
+
+        rows = {
+            "csv module (rows + int)": timed(with_csv, repeat, gc_off=False),
+            ".facts": timed(lambda: read_facts(plain, kinds, declared.relations["edge"], folder), repeat, gc_off=False),
+            ".facts tracked": timed(lambda: read_facts(tracked, kinds, declared.relations["tracked"], folder), repeat,
+                                    gc_off=False),
+            ".dl text": timed(lambda: load_program(folder / "plain.dl"), repeat, gc_off=False),
+            ".dl tracked": timed(lambda: load_program(folder / "tracked.dl"), repeat, gc_off=False),
+        }
+        assert len(read_facts(plain, kinds, declared.relations["edge"], folder)) == n
+        assert len(next(iter(load_program(folder / "tracked.dl").fact_tables().values()))) == n
+        whole = Polygraph()("eval", folder / "closure.dl", "-F", folder, "-D", folder / "out", "--semiring",
+                            "boolean").check("polygraph eval -F -D")
+        reach = sum(1 for _ in open(folder / "out" / "reach.csv"))
+    floor = rows["csv module (rows + int)"]
+    out(f"front door: {n:,} facts, best of {repeat}")
+    print_table(["input", "seconds", "facts/s", "x csv"],
+                [[name, f"{seconds:.3f}", f"{n / seconds:,.0f}", f"{seconds / floor:.2f}"]
+                 for name, seconds in rows.items()], out)
+    out(f"whole process (-F/-D, closure): {whole.seconds:.2f} s, peak RSS {mib(whole.peak_mib)}, for {n:,} input "
+        f"facts and {reach:,} reach facts")
+    out(f"targets: .facts >= 300,000 facts/s ({n / rows['.facts']:,.0f}), .dl >= 100,000 facts/s "
+        f"({n / rows['.dl text']:,.0f}); .facts within 3x of csv ({rows['.facts'] / floor:.2f}x)")
+    return {"facts": n, "seconds": rows, "whole_process_s": whole.seconds, "reach": reach}
+
+
+# --- start-up and installed size -----------------------------------------------------------
+
+HEAVY = ("numpy", "rdflib", "anthropic", "sympy", "matplotlib", "pyDatalog", "rank_bm25", "lark")
+STARTUP_TARGET = 0.3
+
+
+def imported(flag: str) -> list[str]:
+    """The heavy modules ``polygraph FLAG`` imports."""
+    script = ("import sys; sys.argv = ['polygraph', %r]\nfrom polygraph_logic.cli import main\n"
+              "try:\n    main()\nexcept SystemExit:\n    pass\n"
+              "print(' '.join(m for m in %r if m in sys.modules), file=sys.stderr)") % (flag, HEAVY)
+    return python(script).stderr.split()
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[\s;<>=!~\[(]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def closure(names: list[str]) -> set[str]:
+    """The installed distributions ``names`` need, themselves included (extras' markers skipped)."""
+    seen: set[str] = set()
+    todo = [_name(n) for n in names]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        seen.add(name)
+        todo.extend(_name(r) for r in dist.requires or () if "extra ==" not in r)
+    return seen
+
+
+def size(names: set[str]) -> int:
+    total = 0
+    for name in names:
+        for file in metadata.distribution(name).files or ():
+            path = Path(file.locate())
+            if path.is_file():
+                total += path.stat().st_size
+    return total
+
+
+def _requirements() -> list[str] | None:
+    """The project's requirements in importlib.metadata's form: from the checkout's pyproject.toml
+    when this script sits in one (the installed copy may be older), else from the installed metadata."""
+    pyproject = CHECKOUT / "pyproject.toml"
+    if pyproject.is_file():
+        import tomllib
+        project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+        return [*project.get("dependencies", ()),
+                *(f'{r}; extra == "{extra}"' for extra, rs in project.get("optional-dependencies", {}).items()
+                  for r in rs)]
+    try:
+        return list(metadata.distribution("polygraph_logic").requires or ())
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def measure_startup(repeat: int = 7, out: Callable[[str], None] = print) -> dict:
+    """``--startup``: ``--version`` and ``--help`` as fresh processes, their imports, the installed size."""
+    command = [sys.executable, "-m", "polygraph_logic.cli"]
+    rows, figures = [], {"commands": {}}
+    for label, argv in (("python -c pass", [sys.executable, "-c", "pass"]),
+                        ("polygraph --version", [*command, "--version"]), ("polygraph --help", [*command, "--help"])):
+        runs = [run(argv) for _ in range(repeat)]
+        times = [r.seconds for r in runs]
+        cpu = min((r.cpu_seconds for r in runs if r.cpu_seconds is not None), default=None)
+        heavy = "" if label.startswith("python") else (" ".join(imported(argv[-1])) or "none")
+        mark = "" if label.startswith("python") else (f"  (target {STARTUP_TARGET} s: "
+                                                      f"{'met' if min(times) <= STARTUP_TARGET else 'missed'})")
+        figures["commands"][label] = {"best": min(times), "median": median(times), "cpu": cpu, "heavy": heavy.split()}
+        rows.append([label, f"{min(times):.3f}", f"{median(times):.3f}", "?" if cpu is None else f"{cpu:.3f}",
+                     f"{heavy}{mark}"])
+    print_table(["command", "best s", "median s", "cpu s", "heavy modules imported"], rows, out)
+    requires = _requirements()
+    if requires is None:
+        out("installed size: no pyproject.toml beside this script and polygraph_logic is not installed; not measured")
+        return figures
+    core = [r for r in requires if "extra ==" not in r]
+    core_set = closure(core)
+    figures["core"] = {"distributions": len(core_set), "bytes": size(core_set)}
+    out(f"installed size of the core's dependencies ({len(core_set)} distributions): "
+        f"{figures['core']['bytes'] / 2**20:.1f} MiB")
+    extras = sorted({m.group(1) for r in requires for m in [re.search(r'extra == "([^"]+)"', r)] if m})
+    for extra in extras:
+        wanted = [r.split(";")[0] for r in requires if f'extra == "{extra}"' in r]
+        added = closure(wanted) - core_set
+        missing = [_name(w) for w in wanted if _name(w) not in closure([w])]
+        note = f" (not installed here: {', '.join(missing)})" if missing else ""
+        figures[extra] = {"distributions": len(added), "bytes": size(added)}
+        out(f"  + [{extra}]: {len(added)} more distributions, {size(added) / 2**20:.1f} MiB{note}")
     return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DATA, help="the GO slice's folder")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each of our processes (median kept)")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--front-door", action="store_true", help="instead: facts per second into the engine")
+    mode.add_argument("--startup", action="store_true",
+                      help="instead: polygraph --version and --help as fresh processes, and the installed size")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="runs of each of our processes, the median kept (default 3; --front-door: best of 3; "
+                             "--startup: 7)")
     parser.add_argument("--pydatalog-repeat", type=int, default=1, help="runs of the pyDatalog process")
     parser.add_argument("--quick", action="store_true", help="one run of each")
     parser.add_argument("--python-path", metavar="DIR",
                         help="measure the polygraph_logic of this checkout (e.g. a git worktree of an older commit)")
     parser.add_argument("--timeout", type=float, default=600, help="seconds before a process is killed")
+    parser.add_argument("--facts", type=int, default=300_000, help="--front-door: facts per input (default 300,000)")
     parser.add_argument("--write", type=Path, metavar="DIR",
                         help="only write the generated programs (university.dl, points-to.dl) into DIR")
     args = parser.parse_args(argv)
+    if args.front_door:
+        measure_front_door(args.facts, args.repeat or 3)
+        return 0
+    if args.startup:
+        measure_startup(args.repeat or 7)
+        return 0
     if args.write:
         args.write.mkdir(parents=True, exist_ok=True)
         (args.write / "university.dl").write_text(lubm_program()[0], encoding="utf-8")
         (args.write / "points-to.dl").write_text(points_to_program()[0], encoding="utf-8")
         return 0
-    repeat = 1 if args.quick else args.repeat
+    repeat = 1 if args.quick else (args.repeat or 3)
     figures = measure(args.data, repeat, args.pydatalog_repeat, args.quick, python_path=args.python_path,
                       timeout=args.timeout)
     return 0 if figures["go"].get("agree", True) else 1

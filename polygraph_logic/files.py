@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from .errors import PolygraphError, Position
+from polygraph_logic.errors import PolygraphError, Position
 
 try:
     import fcntl

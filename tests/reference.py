@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 
-from polygraph_logic.syntax import Atom, Comparison, Constant, Wildcard
+from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Wildcard
 
 _OPS = {"=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
         ">": operator.gt, ">=": operator.ge}

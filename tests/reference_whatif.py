@@ -1,7 +1,7 @@
 """A deliberately naive what-if, for cross-checks of the on-disk path.
 
 It reads every assertion, artifact and fact of a graph into memory and applies the
-policies as README and DESIGN.md state them, artifact by artifact, with no index:
+policies as docs/concepts.md and DESIGN.md state them, artifact by artifact, with no index:
 what the disk path must equal, verdict for verdict (exact mode aside: that is checked
 against a from-scratch Boolean recomputation in test_whatif.py).
 """

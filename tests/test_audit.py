@@ -14,15 +14,26 @@ from types import SimpleNamespace
 import pytest
 import sympy
 
-from polygraph_logic.audit import (FailedDraw, ModelOracle, NamedDeletion, ReplayOracle, ScriptedOracle, audit,
-                                   load_audit, outcome, random_retractions, verdict, wilson)
+from polygraph_logic.audit import (
+    FailedDraw,
+    ModelOracle,
+    NamedDeletion,
+    ReplayOracle,
+    ScriptedOracle,
+    audit,
+    load_audit,
+    outcome,
+    random_retractions,
+    verdict,
+    wilson,
+)
 from polygraph_logic.audit.verdicts import Row, check_rule, pool
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.index import GraphIndex
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.whatif import Deletion
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import Deletion
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"

@@ -15,11 +15,13 @@ from polygraph_logic.audit import EdgeRederivation, ScriptedOracle, audit, can_f
 from polygraph_logic.audit.edges import pydatalog_rounds
 from polygraph_logic.cli import main
 from polygraph_logic.graph.build import build_graph
-from polygraph_logic.graph.store import Graph, write_graph
-from polygraph_logic.program import Program
-from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
-from polygraph_logic.syntax import Fact, parse_clauses
-from polygraph_logic.whatif import Deletion
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.writer import write_graph
+from polygraph_logic.datalog.program import Program
+from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
+from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.syntax import Fact
+from polygraph_logic.query.whatif import Deletion
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -121,7 +123,7 @@ def test_a_corrupted_edge_label_is_reported_as_a_finding(graph_path, tmp_path, c
 
 
 def test_a_disagreement_between_the_engines_is_a_finding_with_both_answers(graph_path, monkeypatch):
-    import polygraph_logic.pydatalog_engine as bridge
+    import polygraph_logic.datalog.pydatalog_engine as bridge
 
     honest = bridge.evaluate_with_pydatalog
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from polygraph_logic.bench import BenchReport, plot_latency
+from polygraph_logic.benchmarks.run_all import BenchReport, plot_latency
 from polygraph_logic.cli import build_parser
 
 FIGURES = {
@@ -81,7 +81,7 @@ def test_plot_is_a_png(tmp_path):
 
 
 def test_figures_are_json_serialisable():
-    from polygraph_logic.bench import _jsonable
+    from polygraph_logic.benchmarks.run_all import _jsonable
     text = json.dumps(_jsonable(FIGURES))
     assert json.loads(text)["whatif"]["synthetic"]["latency"]["points"][0] == [12, 0.02]
 
@@ -94,7 +94,7 @@ def test_bench_command_is_wired():
 
 
 def test_default_data_follows_the_environment_then_the_checkout(tmp_path, monkeypatch):
-    from polygraph_logic.bench import default_data
+    from polygraph_logic.benchmarks.run_all import default_data
     monkeypatch.setenv("POLYGRAPH_DATA", str(tmp_path))
     assert default_data() == tmp_path
     monkeypatch.delenv("POLYGRAPH_DATA")
@@ -108,19 +108,37 @@ def test_default_data_follows_the_environment_then_the_checkout(tmp_path, monkey
     assert (found / "truncated-pombase.gpad").is_file()
 
 
-def test_scale_helpers_measure_a_child_process_and_fit_slopes():
+def test_harness_measures_a_child_process_and_fits_slopes():
     import sys
 
-    from polygraph_logic.benchmarks import scale
-    done = scale.run([sys.executable, "-c", "import sys; b = bytearray(64 * 2**20); print('ok'); sys.exit(3)"])
+    from polygraph_logic.benchmarks import harness, scale
+    done = harness.run([sys.executable, "-c", "import sys; b = bytearray(64 * 2**20); print('ok'); sys.exit(3)"])
     assert done.code == 3 and done.stdout.strip() == "ok" and done.seconds > 0
     assert done.peak_mib is None or done.peak_mib >= 64  # the child's own peak, not this process's
+    small = harness.run([sys.executable, "-c", "pass"])
+    assert small.code == 0 and (small.peak_mib is None or small.peak_mib < done.peak_mib)
     with pytest.raises(RuntimeError, match="exited with 3"):
         done.check("child")
-    assert scale.slope([(1, 2.0), (10, 20.0), (40, 80.0)]) == pytest.approx(1.0)
-    assert scale.slope([(1, 5.0), (10, 5.0)]) == pytest.approx(0.0) and scale.slope([(1, 5.0)]) is None
+    assert harness.slope([(1, 2.0), (10, 20.0), (40, 80.0)]) == pytest.approx(1.0)
+    assert harness.slope([(1, 5.0), (10, 5.0)]) == pytest.approx(0.0) and harness.slope([(1, 5.0)]) is None
     assert scale.settled('{"settled_by_rederivation": 4}') == 4 and scale.settled('{"uncertain": ["a", "b"]}') == 2
     assert scale.settled("not json") == 0
+
+
+def test_harness_stops_a_child_at_its_time_limit_and_aligns_tables():
+    import sys
+
+    from polygraph_logic.benchmarks import harness
+    done = harness.run([sys.executable, "-c", "import time; print('started', flush=True); time.sleep(30)"], timeout=1)
+    assert done.timed_out and done.code is None and done.seconds < 20 and done.stdout.strip() == "started"
+    assert done.last_words() == ["did not finish in 1 s (stopped)"]
+    with pytest.raises(RuntimeError, match="did not finish in 1 s"):
+        done.check("child")
+    echoed = harness.run([sys.executable, "-c", "import sys; print(sys.stdin.read().upper())"], input="abc", peak=False)
+    assert echoed.code == 0 and echoed.stdout.strip() == "ABC"
+    assert harness.table(["name", "n"], [["a", 1], ["bbb", "100"]]) == ["name    n", "a       1", "bbb   100"]
+    seconds, result = harness.timings(lambda: 7, repeat=3)
+    assert len(seconds) == 3 and result == 7 and harness.timed(lambda: None, 2) >= 0
 
 
 def test_headline_has_the_whole_process_rows():
@@ -175,15 +193,15 @@ def test_engine_pairs_are_judged_by_adjacent_builds():
 
 
 def test_statement_kinds_and_profile_sums(tmp_path):
-    """benchmarks/statements.py: statements sorted into kinds; DuckDB's JSON profiles summed."""
-    from polygraph_logic.benchmarks import statements
-    assert statements.kind("CREATE OR REPLACE TEMP TABLE c3 AS SELECT 1") == "derive"
-    assert statements.kind("INSERT  INTO c12\n SELECT k0 FROM d12") == "derive"
-    assert statements.kind("INSERT INTO d3 WITH c AS NOT MATERIALIZED (SELECT * FROM c3) SELECT 1") == "merge"
-    assert statements.kind("DELETE FROM r3 USING d3 WHERE r3.k0 = d3.k0") == "relation update"
-    assert statements.kind("INSERT INTO r3 SELECT * FROM d3") == "relation update"
-    assert statements.kind("INSERT INTO rules SELECT n_num, tree FROM rules_in") == "INSERT INTO rules SELECT n_num, tree FROM rules_in"
-    assert statements.kind("COPY (SELECT * FROM facts) TO 'x.parquet'") == "file written"
+    """benchmarks/engines.py --statements: statements sorted into kinds; DuckDB's JSON profiles summed."""
+    from polygraph_logic.benchmarks import engines
+    assert engines.statement_kind("CREATE OR REPLACE TEMP TABLE c3 AS SELECT 1") == "derive"
+    assert engines.statement_kind("INSERT  INTO c12\n SELECT k0 FROM d12") == "derive"
+    assert engines.statement_kind("INSERT INTO d3 WITH c AS NOT MATERIALIZED (SELECT * FROM c3) SELECT 1") == "merge"
+    assert engines.statement_kind("DELETE FROM r3 USING d3 WHERE r3.k0 = d3.k0") == "relation update"
+    assert engines.statement_kind("INSERT INTO r3 SELECT * FROM d3") == "relation update"
+    assert engines.statement_kind("INSERT INTO rules SELECT n_num, tree FROM rules_in") == "INSERT INTO rules SELECT n_num, tree FROM rules_in"
+    assert engines.statement_kind("COPY (SELECT * FROM facts) TO 'x.parquet'") == "file written"
     leaf = {"name": "SEQ_SCAN", "timing": 0.25, "children": []}
     join = {"name": "HASH_JOIN", "timing": 0.5, "children": [leaf, dict(leaf, timing=0.75)]}
     for number, scale in enumerate((1, 2)):
@@ -191,7 +209,7 @@ def test_statement_kinds_and_profile_sums(tmp_path):
             "planner": {"total_time": 0.01 * scale}, "optimizer": {"total_time": 0.02 * scale},
             "physical_planner": {"total_time": 0.005 * scale}, "query": {"total_time": 1.0 * scale},
             "operator": [join]}))
-    summary = statements.profile_summary(tmp_path)
+    summary = engines.profile_summary(tmp_path)
     assert summary["statements"] == 2
     assert summary["planning"] == pytest.approx(0.035 * 3) and summary["running"] == pytest.approx(3.0 - 0.105)
     assert summary["operators"] == pytest.approx({"HASH_JOIN": 1.0, "SEQ_SCAN": 2.0})

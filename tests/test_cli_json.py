@@ -1,5 +1,6 @@
-"""Every command's --json: it parses, holds the documented top-level keys (cli/shapes.py, README's
-"JSON output"), numbers as JSON numbers and no absolute path; every command and option has help."""
+"""Every command's --json: it parses, holds the documented top-level keys (cli/shapes.py,
+docs/command-line.md's "JSON output"), numbers as JSON numbers and no absolute path; every
+command and option has help."""
 
 from __future__ import annotations
 
@@ -146,8 +147,8 @@ def test_every_command_has_json_or_a_reason_not_to(workspace):
     assert set(CALLS) == set(SHAPES)
 
 
-def test_readme_lists_each_commands_json_keys():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_docs_list_each_commands_json_keys():
+    text = (ROOT / "docs" / "command-line.md").read_text(encoding="utf-8")
     section = text.split("## JSON output", 1)[1].split("\n## ", 1)[0]
     listed = {}
     for line in section.splitlines():
@@ -213,7 +214,7 @@ def test_limits_are_positive_and_caps_refuse_zero(workspace, monkeypatch, capsys
 def test_every_deletion_command_reads_a_source_file(workspace, monkeypatch, capsys):
     """--retract-source-file F means the same in every command: F's sources, with --retract-source, one deletion."""
     monkeypatch.chdir(workspace)
-    from polygraph_logic.whatif import Deletion
+    from polygraph_logic.query.whatif import Deletion
     Path("sources.txt").write_text("# retracted\nPMID:39973430\n")
     for argv in (["whatif", "f1.graph"], ["whynot", "f1.graph", "merge:mapk-erk"],
                  ["export", "f1.graph", "-o", "from-file.trig"]):
@@ -226,8 +227,8 @@ def test_every_deletion_command_reads_a_source_file(workspace, monkeypatch, caps
 
 def test_unknown_policy_is_the_api_code(workspace, monkeypatch, capsys):
     from polygraph_logic.errors import PolygraphError
-    from polygraph_logic.graph.store import Graph
-    from polygraph_logic.whatif import Deletion, what_if
+    from polygraph_logic.graph.store.graph_file import Graph
+    from polygraph_logic.query.whatif import Deletion, what_if
     monkeypatch.chdir(workspace)
     with pytest.raises(PolygraphError) as raised, Graph("f1.graph") as graph:
         what_if(graph, Deletion(sources=("PMID:39973430",)), "lenient")
@@ -242,7 +243,7 @@ def _unknown_artifact(graph):
 
 
 def _unknown_source(graph):
-    from polygraph_logic.whatif import Deletion
+    from polygraph_logic.query.whatif import Deletion
     Deletion(sources=("PMID:0",)).resolve(graph)
 
 
@@ -261,8 +262,8 @@ def test_a_name_not_found_has_one_code_in_the_cli_the_repl_and_the_api(workspace
     import io
 
     from polygraph_logic.errors import PolygraphError
-    from polygraph_logic.graph.store import Graph
-    from polygraph_logic.repl import run_repl
+    from polygraph_logic.graph.store.graph_file import Graph
+    from polygraph_logic.cli.repl import run_repl
     monkeypatch.chdir(workspace)
     with Graph("f1.graph") as graph, pytest.raises(PolygraphError) as raised:
         call(graph)

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic.cli import main
-from polygraph_logic.construct import Constructor, construct, read_corpus, read_relations, split_sentences
+from polygraph_logic.llm.construct import Constructor, construct, read_corpus, read_relations, split_sentences
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.llm import ModelClient, QuotaBanner
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.query.whatif import Deletion, what_if
 from test_llm_client import KEY, ScriptedAPI
 
 ROOT = Path(__file__).resolve().parent.parent

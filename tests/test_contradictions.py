@@ -18,18 +18,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polygraph_logic.cli import main as cli_main
-from polygraph_logic.contradictions import contradictions, minimal_hitting_sets
+from polygraph_logic.query.contradictions import contradictions, minimal_hitting_sets
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.evaluate import evaluate
+from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.build import build_graph, triple_id
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.contradiction_layer import sides
 from polygraph_logic.graph.records import LoadError, load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.program import load_program
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.datalog.program import load_program
 from polygraph_logic.resources import rule_file
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -39,7 +39,7 @@ GO = DATA / "go-pombase"
 POS, NEG = "RO:0002213", "RO:0002212"
 
 def variant_inputs(tmp_path: Path) -> tuple[Path, Path]:
-    """Figure 1 plus examples/figure1/contradicting.jsonl (README's variant): a40, paper D's negative
+    """Figure 1 plus examples/figure1/contradicting.jsonl (the variant of docs/ledger.md): a40, paper D's negative
     regulation of proliferation by ERK1/2 (which the merge carries onto MAPK/ERK), and a41, paper E's NOT."""
     assertions = tmp_path / "assertions.jsonl"
     text = "".join((FIGURE1 / name).read_text("utf-8") for name in ("assertions.jsonl", "contradicting.jsonl"))
@@ -361,7 +361,7 @@ def test_a_negated_assertion_does_not_state_its_claim(variant):
     """Re-derivation, the deployed policy and the edge audit read the stored assertions: a NOT of a
     claimed triple must not count as stating it."""
     from polygraph_logic.audit.edges import EdgeRederivation
-    from polygraph_logic.rederive import stated_by
+    from polygraph_logic.query.rederive import stated_by
 
     _, graph = variant
     triple = ("AIM2", "RO:0001025", "cytosol")
@@ -380,7 +380,7 @@ def test_a_negated_assertion_does_not_state_its_claim(variant):
 
 def test_retrieval_ground_truth_counts_contradictions_and_ignores_negations(variant):
     from polygraph_logic.graph.index import GraphIndex
-    from polygraph_logic.retrieval import ground_truth
+    from polygraph_logic.retrieval.consequences import ground_truth
 
     _, graph = variant
     index = GraphIndex(graph)
@@ -474,7 +474,7 @@ def test_add_finds_the_contradictions_a_full_build_finds(tmp_path, capsys):
 
 
 def test_why_marks_a_negated_assertion(variant, capsys):
-    from polygraph_logic.explain import Explainer, why
+    from polygraph_logic.query.explain import Explainer, why
 
     _, graph = variant
     (aim2,) = [c for c in contradictions(graph) if c.subject == "AIM2"]

@@ -1,11 +1,14 @@
-"""Every code block of README.md and examples/*/README.md runs as printed.
+"""Every code block of README.md, examples/*/README.md and docs/ runs as printed.
 
-The convention (also in README.md, "Code blocks in this documentation"): a fenced block's
-info string is a kind, then optional attributes.
+docs/ means every Markdown page under it except docs/bench/ (measurements, printed as
+measured) and docs/commands.md (generated from the argument parser; tests/test_command_reference.py).
+The convention (also in docs/development.md, "Code blocks in the documentation"): a fenced
+block's info string is a kind, then optional attributes.
 
 - ``sh``: shell commands, run by ``bash -e`` in a temporary folder holding a copy of
   ``examples/`` and ``rules/`` (blocks of one document run in order in one folder, so a
-  graph built by one block is there for the next). ``polygraph`` is the checkout's
+  graph built by one block is there for the next; a block whose predecessors have not run in
+  this process, as under pytest-xdist or ``-k``, runs them first). ``polygraph`` is the checkout's
   command; a leading ``pip install ... &&`` is left out (the test runs the checkout).
 - ``console``: lines starting with ``$ `` are commands (a line ending in ``\\`` continues
   on the next), every other line is the output they print, standard output and standard
@@ -25,10 +28,13 @@ minutes (shown, never run). Comparing output: the temporary folder's path is lef
 (paths read as relative ones), trailing spaces and blank lines at the end are ignored;
 ``…`` stands for any text within a line (timings, sizes) and a line holding only
 ``…`` for any number of lines.
+
+Every relative link of README.md and docs/ must name a file that exists.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -41,7 +47,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = [ROOT / "README.md", *sorted(ROOT.glob("examples/*/README.md"))]
+# docs/bench/ holds measurements as printed; docs/commands.md is generated (test_command_reference.py)
+NOT_RUN_DOCS = ("docs/bench/", "docs/commands.md")
+DOCS = [path for path in sorted(ROOT.glob("docs/**/*.md"))
+        if not path.relative_to(ROOT).as_posix().startswith(NOT_RUN_DOCS)]
+DOCUMENTS = [ROOT / "README.md", *sorted(ROOT.glob("examples/*/README.md")), *DOCS]
 RUN = {"sh", "console", "python", "dl"}
 SHOWN = {"text", "json", "jsonl", "sparql", "trig"}
 KINDS = RUN | SHOWN | {"output"}
@@ -145,6 +155,7 @@ class Workspace:
         data = data_folder()
         if data is not None:
             self.env["DATA"] = str(data)
+        self.ran: set[int] = set()  # the lines of the blocks run here, successful or not
 
     def run(self, argv: list[str], stdin: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(argv, cwd=self.folder, env=self.env, input=stdin, text=True,
@@ -155,8 +166,21 @@ def strip_install(script: str) -> str:
     return re.sub(r"^\s*pip install [^\n&]*&&\s*", "", script, flags=re.MULTILINE)
 
 
+def runnable(block: Block) -> str | None:
+    """Why a block is not run here, or None when it runs."""
+    if "not-run" in block.attributes:
+        return (f"{block.name} is marked not-run (it installs or runs this suite, waits on a server or "
+                "benchmarks for minutes)")
+    if block.attributes.get("needs") == "data" and data_folder() is None:
+        return f"{block.name} needs the shared data folder (../shared/data or $POLYGRAPH_DATA), absent here"
+    if block.attributes.get("needs") == "key" and not os.environ.get("ANTHROPIC_API_KEY"):
+        return f"{block.name} calls the model and needs ANTHROPIC_API_KEY, not set here"
+    return None
+
+
 def run_block(block: Block, workspace: Workspace) -> tuple[subprocess.CompletedProcess, str | None]:
     """Runs one block; returns the finished process and the output it should have printed."""
+    workspace.ran.add(block.line)
     if block.kind == "sh":
         return workspace.run(["bash", "-e", "-o", "pipefail", "-c", strip_install(block.text)]), block.expected
     if block.kind == "console":
@@ -171,6 +195,7 @@ def run_block(block: Block, workspace: Workspace) -> tuple[subprocess.CompletedP
 
 ALL_BLOCKS = [block for document in DOCUMENTS for block in read_blocks(document)]
 RUN_BLOCKS = [block for block in ALL_BLOCKS if block.kind in RUN]
+XDIST = importlib.util.find_spec("xdist") is not None
 
 
 @pytest.fixture(scope="module")
@@ -204,17 +229,26 @@ def test_the_convention_itself():
     assert strip_install('pip install ".[test]" && python -m x\n') == "python -m x\n"
 
 
-@pytest.mark.parametrize("block", [pytest.param(b, marks=pytest.mark.slow) if b.attributes.get("needs") == "data"
-                                   else b for b in RUN_BLOCKS], ids=[b.name for b in RUN_BLOCKS])
+def _marks(block: Block) -> list:
+    """A block needing data is slow; under pytest-xdist (``--dist loadgroup``) a page's blocks share a worker."""
+    marks = [pytest.mark.slow] if block.attributes.get("needs") == "data" else []
+    if XDIST:
+        marks.append(pytest.mark.xdist_group(str(block.document.relative_to(ROOT))))
+    return marks
+
+
+@pytest.mark.parametrize("block", [pytest.param(b, marks=_marks(b)) for b in RUN_BLOCKS],
+                         ids=[b.name for b in RUN_BLOCKS])
 def test_block_runs_as_printed(block: Block, workspaces):
-    if "not-run" in block.attributes:
-        pytest.skip(f"{block.name} is marked not-run (it installs or runs this suite, waits on a server or "
-                    "benchmarks for minutes)")
-    if block.attributes.get("needs") == "data" and data_folder() is None:
-        pytest.skip(f"{block.name} needs the shared data folder (../shared/data or $POLYGRAPH_DATA), absent here")
-    if block.attributes.get("needs") == "key" and not os.environ.get("ANTHROPIC_API_KEY"):
-        pytest.skip(f"{block.name} calls the model and needs ANTHROPIC_API_KEY, not set here")
+    reason = runnable(block)
+    if reason is not None:
+        pytest.skip(reason)
     workspace = workspaces(block.document)
+    for before in RUN_BLOCKS:  # the document's earlier blocks this process has not run (not those that
+        # need data or a key: they are left out of the default run, so no later block may need them)
+        if before.document == block.document and before.line < block.line and before.line not in workspace.ran \
+                and "needs" not in before.attributes and runnable(before) is None:
+            run_block(before, workspace)
     result, expected = run_block(block, workspace)
     shown = result.stdout.replace(str(workspace.folder) + os.sep, "")
     assert result.returncode == 0, f"{block.name} exited {result.returncode}:\n{block.text}\n---\n{shown}"
@@ -222,8 +256,34 @@ def test_block_runs_as_printed(block: Block, workspaces):
         assert matches(expected, shown), f"{block.name} printed\n{shown}\n--- instead of\n{expected}"
 
 
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def relative_links(document: Path) -> list[str]:
+    """The link targets of a Markdown file outside its code, without web addresses and anchors."""
+    text = re.sub(r"^(\s*)(```+).*?^\1\2\s*$", "", document.read_text(encoding="utf-8"), flags=re.M | re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    targets = [a or b for a, b in LINK.findall(text)]
+    return [t.split("#", 1)[0] for t in targets
+            if not re.match(r"[a-z][a-z0-9+.-]*:", t, re.I) and not t.startswith("#")]
+
+
+def test_relative_links_name_existing_files():
+    pages = [ROOT / "README.md", *sorted(ROOT.glob("docs/**/*.md"))]
+    broken = [f"{page.relative_to(ROOT)}: {target}" for page in pages for target in relative_links(page)
+              if not (page.parent / target).exists()]
+    assert not broken, f"relative links to files that do not exist: {broken}"
+    assert relative_links(ROOT / "README.md"), "README.md links to no page of docs/"
+
+
+def test_the_link_check_itself(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("[a](a.md) and [b](sub/b.md#part), ![img](images/x.png), [web](https://x.org/y),\n"
+                    "[anchor](#here), `[code](no.md)`\n```text\n[fenced](no.md)\n```\n")
+    assert relative_links(page) == ["a.md", "sub/b.md", "images/x.png"]
+
+
 def _script(path: Path):
-    import importlib.util
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -277,6 +337,6 @@ def test_replay_answers_only_what_was_recorded(tmp_path):
 
 def test_readme_test_command_is_what_ci_runs():
     ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("pip install")]
-    quick_start = [b.text.strip() for b in ALL_BLOCKS if b.document.name == "README.md"
+    quick_start = [b.text.strip() for b in ALL_BLOCKS if b.document == ROOT / "README.md"
                    and b.text.strip().startswith("pip install") and "pytest" in b.text]
     assert len(ci) == 1 and quick_start == [ci[0].strip()], (ci, quick_start)

@@ -21,8 +21,8 @@ pytest.importorskip("duckdb")
 from polygraph_logic.cli import main  # noqa: E402
 from polygraph_logic.engines import build_graph, evaluate_duckdb, make_plan  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
-from polygraph_logic.evaluate import evaluate  # noqa: E402
-from polygraph_logic.program import parse_program  # noqa: E402
+from polygraph_logic.datalog.evaluate import evaluate  # noqa: E402
+from polygraph_logic.datalog.program import parse_program  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -254,7 +254,7 @@ def test_rounds_with_small_deltas_unite_more_joins_under_a_limit(monkeypatch):
     SMALL_DELTA facts, unite JOINS_UNDER_LIMIT joins a statement; the other rounds one per
     JOIN_MEMORY of the limit; the labels stay the Python engine's."""
     from polygraph_logic.engines import duckdb_run
-    from polygraph_logic.engines.plan import Plan
+    from polygraph_logic.engines.sql_plan import Plan
     facts = "".join(f's{i} :: e("n{i}", "n{i + 1}").\n' for i in range(12))
     text = facts + "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\nt(X, Z) :- e(X, Y), t(Y, Z).\n"
     bounds, contributions = [], Plan.contributions
@@ -284,7 +284,7 @@ def test_delta_variants_no_rule_of_which_matches_the_delta_are_left_out(monkeypa
     constants the delta holds is not joined at all.  The labels are the Python
     engine's, and those of the same evaluation with nothing left out."""
     from polygraph_logic.engines import driver, duckdb_run
-    from polygraph_logic.engines.plan import Shape, feasible
+    from polygraph_logic.engines.sql_plan import Shape, feasible
     rules = "".join(f'e(X, "p{i + 1}", Y) :- e(X, "p{i}", Y).\n' for i in range(6))
     # in e's stratum too: a chain and an inverse, each matched by one predicate of the chain
     text = ('s1 :: e("a", "p0", "b").\ns2 :: e("b", "p0", "c").\n' + rules
@@ -364,7 +364,7 @@ def test_duckdb_normalize_is_the_definition(rows, cap):
     monomials: longer than 2 * cap, with more or fewer than ``cap`` minimal ones, with 1."""
     import duckdb
 
-    from polygraph_logic.engines import labels
+    from polygraph_logic.engines import sql_labels as labels
     from polygraph_logic.engines.dialect import DUCKDB
 
     def duck_list(label):
@@ -390,7 +390,7 @@ def test_spark_dialect_labels_equal_duckdb(spark):
 
     import duckdb
 
-    from polygraph_logic.engines import labels
+    from polygraph_logic.engines import sql_labels as labels
     from polygraph_logic.engines.dialect import DUCKDB, SPARK
 
     rng = random.Random(1)

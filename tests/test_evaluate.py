@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from polygraph_logic import evaluate, parse_program
 from polygraph_logic.errors import EvaluationError
-from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
-from polygraph_logic.syntax import format_value
+from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
+from polygraph_logic.datalog.syntax import format_value
 
 from reference import minimal_supports, naive_closure
 

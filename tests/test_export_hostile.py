@@ -16,7 +16,7 @@ from polygraph_logic.export.writer import write_quads
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.records import Receipt, Sentence
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.importers import import_rdf
 
 from test_export import OX_FORMATS, RDFLIB_FORMATS, expected_quads, parsed_by_rdflib

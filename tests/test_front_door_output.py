@@ -19,12 +19,12 @@ import pytest
 
 from polygraph_logic.benchmarks.whole_process import lubm_program, points_to_program
 from polygraph_logic.cli import main
-from polygraph_logic.evaluate import evaluate
-from polygraph_logic.plan import Store
-from polygraph_logic.program import parse_program
-from polygraph_logic.pydatalog_engine import closure
-from polygraph_logic.steps import order
-from polygraph_logic.syntax import Atom, Constant, Variable
+from polygraph_logic.datalog.evaluate import evaluate
+from polygraph_logic.datalog.join_plan import Store
+from polygraph_logic.datalog.program import parse_program
+from polygraph_logic.datalog.pydatalog_engine import closure
+from polygraph_logic.datalog.join_steps import order
+from polygraph_logic.datalog.syntax import Atom, Constant, Variable
 
 PROGRAM = r'''
 a1 :: e("x", 1). a2 :: e("y\u00e9\"\\", 2.5). e("z\n", -3). a3 :: e("x", 2).

@@ -12,10 +12,10 @@ from polygraph_logic import evaluate
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.index import GraphIndex
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.program import load_program
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.datalog.program import load_program
 from polygraph_logic.resources import rule_file
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "go-pombase"
@@ -112,7 +112,7 @@ def test_disk_path_equals_the_reference_for_every_policy(go):
     from reference_whatif import ReferenceGraph
     from test_store import assert_same, random_deletions
 
-    from polygraph_logic.whatif import POLICIES
+    from polygraph_logic.query.whatif import POLICIES
     graph = go[3].graph
     reference = ReferenceGraph(graph)
     for deletion in random_deletions(reference, random.Random(5), 4):

@@ -11,8 +11,10 @@ from polygraph_logic.cli import main
 from polygraph_logic.graph.build import build_graph, triple_id
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph, decode_label, encode_label, write_graph
-from polygraph_logic.program import parse_program
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.label_codec import decode_label, encode_label
+from polygraph_logic.graph.store.writer import write_graph
+from polygraph_logic.datalog.program import parse_program
 
 from reference import minimal_supports
 

@@ -11,9 +11,9 @@ import pytest
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
-from polygraph_logic.graph.check import check_graph
-from polygraph_logic.graph.labels import encode_label
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.graph.store.check import check_graph
+from polygraph_logic.graph.store.label_codec import encode_label
+from polygraph_logic.graph.store.graph_file import Graph
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"

@@ -21,7 +21,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import read_utf8, replacing, sweep_leftovers
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.graph.store.graph_file import Graph
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -180,7 +180,7 @@ def test_fuzzed_argument_lists_exit_0_or_2_with_the_error_shape(graph_file, tmp_
 
 def test_the_repl_turns_hostile_lines_into_error_lines(graph_file):
     from io import StringIO
-    from polygraph_logic.repl import run_repl
+    from polygraph_logic.cli.repl import run_repl
     out = StringIO()
     lines = ["delete \udcff", "why " + "x" * 5000, "policy bogus", "retract", "9" * 5000, "\x00", "quit"]
     assert run_repl(str(graph_file), stdin=StringIO("\n".join(lines) + "\n"), stdout=out) == 0
@@ -193,7 +193,7 @@ def test_the_repl_turns_hostile_lines_into_error_lines(graph_file):
 def test_ctrl_c_during_a_build_exits_130_with_one_line_and_leaves_nothing(tmp_path, capsys, monkeypatch):
     target = tmp_path / "g.graph"
     target.write_bytes(b"the previous graph")
-    from polygraph_logic.graph import store_write
+    from polygraph_logic.graph.store import writer as store_write
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt

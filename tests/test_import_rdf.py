@@ -9,9 +9,9 @@ from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.export import export_graph
 from polygraph_logic.graph.index import GraphIndex
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.importers import import_rdf, read_rdf
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.query.whatif import Deletion, what_if
 
 from test_export import build_figure1, build_synthetic
 

@@ -19,7 +19,8 @@ from polygraph_logic.importers import (
     write_background,
 )
 from polygraph_logic.importers.relations import ANNOTATION_RELATIONS
-from polygraph_logic.syntax import Fact, parse_clauses
+from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.syntax import Fact
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"

@@ -12,17 +12,17 @@ import rdflib
 from polygraph_logic import evaluate
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.explain import Explainer, rests_on, robustness, why
+from polygraph_logic.query.explain import Explainer, rests_on, robustness, why
 from polygraph_logic.export import export_graph, vocabulary_path
 from polygraph_logic.export.namespaces import KIND_CLASSES, PG
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.kinds import DEFAULT_KIND, KINDS, authority, kind_counts, kind_numbers
-from polygraph_logic.program import load_program
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, authority
+from polygraph_logic.datalog.program import load_program
+from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -73,9 +73,9 @@ def test_the_authority_order_is_total_and_documented():
     assert set(KINDS) == {"source_claim", "graph_derived", "tool_observation", "model_hypothesis",
                           "user_assertion", "verification"}
     assert authority("verification") < authority("source_claim") < authority("model_hypothesis")
-    readme = (ROOT / "README.md").read_text()
+    concepts = (ROOT / "docs" / "concepts.md").read_text()
     for kind in KINDS:
-        assert f"`{kind}`" in readme
+        assert f"`{kind}`" in concepts
 
 
 @pytest.mark.parametrize("value", ["guess", 3, None, ["model_hypothesis"], ""])
@@ -96,8 +96,8 @@ def test_the_graph_stores_kinds_and_an_old_graph_reads_as_source_claims(variant,
     assertions, _, path = variant
     with Graph(path) as graph:
         assert {a.id: a.kind for a in graph.assertions.values()} == {a.id: a.kind for a in assertions}
-        assert kind_counts(graph) == {"source_claim": 3, "tool_observation": 1, "model_hypothesis": 2}
-        assert set(kind_numbers(graph, ["model_hypothesis"]).values()) == {"a20", "a21"}
+        assert graph.kind_counts() == {"source_claim": 3, "tool_observation": 1, "model_hypothesis": 2}
+        assert set(graph.kind_numbers(["model_hypothesis"]).values()) == {"a20", "a21"}
     old = tmp_path / "old.graph"
     old.write_bytes(path.read_bytes())
     db = sqlite3.connect(old)
@@ -105,8 +105,8 @@ def test_the_graph_stores_kinds_and_an_old_graph_reads_as_source_claims(variant,
     db.close()
     with Graph(old) as graph:
         assert {a.kind for a in graph.assertions.values()} == {"source_claim"}
-        assert kind_numbers(graph, ["model_hypothesis"]) == {}
-        assert len(kind_numbers(graph, ["source_claim"])) == len(assertions)
+        assert graph.kind_numbers(["model_hypothesis"]) == {}
+        assert len(graph.kind_numbers(["source_claim"])) == len(assertions)
         assert what_if(graph, Deletion(kinds=("model_hypothesis",))).dead == []
 
 
@@ -258,4 +258,4 @@ def test_a_verified_hypothesis_stops_resting_on_hypotheses_in_the_new_version_on
         claim = next(a.id for a in latest.artifacts("claim") if a.fact[1] == check.triple)
         assert claim in ids[before] and claim not in ids[latest]
         assert latest.assertions["v1"].kind == "verification"
-        assert kind_counts(first) == {"source_claim": 3, "tool_observation": 1, "model_hypothesis": 2}
+        assert first.kind_counts() == {"source_claim": 3, "tool_observation": 1, "model_hypothesis": 2}

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
-from polygraph_logic.graph.labels import decode_label
+from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.ledger import add
-from polygraph_logic.graph.replay import compare_labels, replay
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.query.replay import compare_labels, replay
+from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.resources import rule_file
-from polygraph_logic.session import Session
+from polygraph_logic.query.session import Session
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from go_slice import GO_SKIP, go_inputs  # noqa: E402
@@ -313,8 +313,8 @@ def test_the_reference_engine_depends_on_order_only_when_the_cap_truncates():
     """Why add cannot always sum new support into old labels (graph/incremental.py): f's
     derivations {a1,a2} and {a1,a3} met first overflow cap 1 and leave f inexact although {a1}
     absorbs both; met after {a1} they never overflow.  Without a cap the order is free."""
-    from polygraph_logic.evaluate import evaluate
-    from polygraph_logic.program import parse_program
+    from polygraph_logic.datalog.evaluate import evaluate
+    from polygraph_logic.datalog.program import parse_program
     facts = 'a1 :: x("c").\na2 :: y("c").\na3 :: z("c").\ng(v) :- x(v).\n'
     rules = ["f(v) :- x(v), y(v).", "f(v) :- x(v), z(v).", "f(v) :- g(v)."]
     labels = {cap: [evaluate(parse_program(facts + "\n".join(order)), "why", cap=cap).label("f", ("c",))
@@ -325,7 +325,7 @@ def test_the_reference_engine_depends_on_order_only_when_the_cap_truncates():
 
 def test_the_explorer_and_the_repl_read_an_old_version(tmp_path):
     import io
-    from polygraph_logic.repl import run_repl
+    from polygraph_logic.cli.repl import run_repl
     from polygraph_logic.serve import GraphApi
     files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 2,
                     random.Random(1), tmp_path)

@@ -21,9 +21,24 @@ from anthropic._data import DEPRECATED_MODELS
 from anthropic.types.model_param import ModelParam
 
 from polygraph_logic.graph.records import load_assertions
-from polygraph_logic.llm import (DEFAULT_MODEL, AnswerCache, EmptyAnswer, MissingApiKey, ModelClient, ModelError,
-                                 ModelUnavailable, QuotaBanner, Refusal, SchemaViolation, Shown, UnknownCitation,
-                                 cache_key, load_template, render_evidence, template_names)
+from polygraph_logic.llm import (
+    DEFAULT_MODEL,
+    AnswerCache,
+    EmptyAnswer,
+    MissingApiKey,
+    ModelClient,
+    ModelError,
+    ModelUnavailable,
+    QuotaBanner,
+    Refusal,
+    SchemaViolation,
+    Shown,
+    UnknownCitation,
+    cache_key,
+    load_template,
+    render_evidence,
+    template_names,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "sk-ant-test-0123456789-SECRET-KEY"

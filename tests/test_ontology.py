@@ -16,9 +16,9 @@ from rdflib import OWL, RDF, RDFS, BNode
 
 from polygraph_logic import evaluate, load_program, parse_program
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.ontology import KINDS, RO_ATTRIBUTION, compile_ontology, curie
-from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
-from polygraph_logic.syntax import Atom
+from polygraph_logic.ontology.owl import KINDS, RO_ATTRIBUTION, compile_ontology, curie
+from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
+from polygraph_logic.datalog.syntax import Atom
 
 ROOT = Path(__file__).resolve().parent.parent
 RO_OWL = ROOT.parent / "shared" / "data" / "ro" / "ro.owl"

@@ -11,12 +11,12 @@ import pytest
 
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.explain import robustness, top_sources
+from polygraph_logic.query.explain import robustness, top_sources
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.origins import Origins, fewest_to_kill, graph_origins, load_origins, max_disjoint
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, load_origins, max_disjoint
+from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"

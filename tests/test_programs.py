@@ -29,8 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
-from polygraph_logic.syntax import Constant, Fact, Rule, parse_clauses
+from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
+from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.syntax import Constant, Fact, Rule
 
 PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.dl"))
 SEMIRINGS = ["boolean", "why", "lineage"]
@@ -138,14 +139,14 @@ def test_expected_why_matches_brute_force_over_subsets(path):
 
 
 def _evaluate():
-    from polygraph_logic.evaluate import evaluate  # an import error is a failure, never a skip
+    from polygraph_logic.datalog.evaluate import evaluate  # an import error is a failure, never a skip
     return evaluate
 
 
 @pytest.mark.parametrize("semiring", SEMIRINGS)
 @pytest.mark.parametrize("path", PROGRAMS, ids=ids(PROGRAMS))
 def test_program_facts_match_header(path, semiring):
-    from polygraph_logic.program import load_program
+    from polygraph_logic.datalog.program import load_program
 
     evaluate = _evaluate()
     expected = read_expectations(path)
@@ -156,7 +157,7 @@ def test_program_facts_match_header(path, semiring):
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=ids(PROGRAMS))
 def test_uncapped_why_polynomials_match_header(path):
-    from polygraph_logic.program import load_program
+    from polygraph_logic.datalog.program import load_program
 
     evaluate = _evaluate()
     expected = read_expectations(path)
@@ -170,7 +171,7 @@ def test_uncapped_why_polynomials_match_header(path):
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=ids(PROGRAMS))
 def test_boolean_closure_equals_pydatalog(path):
-    from polygraph_logic.program import load_program
+    from polygraph_logic.datalog.program import load_program
 
     evaluate = _evaluate()
     ours = evaluate(load_program(path), semiring="boolean").boolean()

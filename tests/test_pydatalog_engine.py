@@ -4,8 +4,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from polygraph_logic.pydatalog_engine import closure, evaluate_with_pydatalog
-from polygraph_logic.syntax import Fact, parse_clauses
+from polygraph_logic.datalog.pydatalog_engine import closure, evaluate_with_pydatalog
+from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.syntax import Fact
 
 
 def run(text: str) -> dict[str, set[tuple]]:

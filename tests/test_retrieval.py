@@ -19,13 +19,20 @@ from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.synthetic import generate
-from polygraph_logic.program import load_program
-from polygraph_logic.queries import Query, generate_queries, load_queries, write_queries
-from polygraph_logic.retrieval import (EXTRA_LABELS, AuditVerdicts, Retriever, evaluate_retrieval, ground_truth,
-                                       relation_labels, tokenize)
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.datalog.program import load_program
+from polygraph_logic.retrieval.query_sets import Query, generate_queries, load_queries, write_queries
+from polygraph_logic.retrieval.consequences import (
+    EXTRA_LABELS,
+    AuditVerdicts,
+    Retriever,
+    evaluate_retrieval,
+    ground_truth,
+    relation_labels,
+    tokenize,
+)
+from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic.cli import main as cli
-from polygraph_logic.explain import robustness, top_sources
-from polygraph_logic.graph.store import Graph
+from polygraph_logic.query.explain import robustness, top_sources
+from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.serve import ExplorerServer
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -252,7 +252,7 @@ def _records(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def ledger_path(tmp_path_factory) -> Path:
-    """examples/ledger grown over three batches: versions 1, 2 and 3 (README, "A graph that grows")."""
+    """examples/ledger grown over three batches: versions 1, 2 and 3 (docs/ledger.md, "A story in three batches")."""
     path = tmp_path_factory.mktemp("serve-ledger") / "ledger.graph"
     assert cli(["build", "--assertions", str(LEDGER / "batch1.jsonl"), "--receipts",
                 str(LEDGER / "batch1-receipts.jsonl"), "--rules", "ro", "--rules", "contradictions",

@@ -1,6 +1,6 @@
 """End to end: `polygraph serve` driven in headless Chromium (Debian's chromium and chromium-driver).
 
-Figure 1 and the synthetic graph are built as the README does; the tests search an
+Figure 1 and the synthetic graph are built as the documentation does; the tests search an
 artifact, switch sources off (a checkbox, a pasted list), check that exactly the artifacts
 `polygraph whatif --list` names are marked dead, switch the policy and undo. Screenshots
 go to tests/artifacts/ (ignored by git). The what-if round trip (click -> updated view) is
@@ -218,7 +218,7 @@ def test_synthetic_pasted_retractions_summaries_and_entity(browser, graphs):
 
 
 def build_ledger(tmp: Path) -> Path:
-    """examples/ledger grown in three batches, as the README's "A graph that grows" does."""
+    """examples/ledger grown in three batches, as docs/ledger.md's story does."""
     graph, folder = tmp / "ledger.graph", ROOT / "examples" / "ledger"
     polygraph("build", "--assertions", str(folder / "batch1.jsonl"), "--receipts",
               str(folder / "batch1-receipts.jsonl"), "--rules", "ro", "--rules", "contradictions",
@@ -230,7 +230,7 @@ def build_ledger(tmp: Path) -> Path:
 
 
 def claim_id(graph: Path, triple: tuple[str, str, str]) -> str:
-    from polygraph_logic.graph.store import Graph
+    from polygraph_logic.graph.store.graph_file import Graph
     with Graph(graph) as g:
         return next(a.id for a in g.artifacts("claim") if a.fact[1] == triple)
 
@@ -291,7 +291,7 @@ def test_ledger_versions_kinds_origins_and_a_contradiction_resolved(browser, tmp
 
 @pytest.mark.slow
 def test_a_negated_assertion_reads_not(browser, tmp_path):
-    """The Figure 1 variant of README's Contradictions: paper E's NOT is marked in the
+    """The Figure 1 variant of docs/ledger.md's Contradictions: paper E's NOT is marked in the
     contradiction's support set and in the drawing, as `why` marks it."""
     folder = ROOT / "examples" / "figure1"
     variant = tmp_path / "variant.jsonl"
@@ -332,7 +332,7 @@ def build_go(tmp: Path) -> Path:
 
 
 def largest_source(graph: Path) -> str:
-    from polygraph_logic.graph.store import Graph
+    from polygraph_logic.graph.store.graph_file import Graph
     with Graph(graph) as g:
         return g.query("SELECT source FROM assertions GROUP BY source ORDER BY COUNT(*) DESC, source LIMIT 1").fetchone()[0]
 

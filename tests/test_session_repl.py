@@ -10,9 +10,9 @@ import pytest
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.repl import run_repl
-from polygraph_logic.session import Session
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.cli.repl import run_repl
+from polygraph_logic.query.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -84,7 +84,7 @@ def test_repl_driven_by_script(graph_path, tmp_path):
 
 
 def test_repl_completion_offers_sources_relations_and_artifacts(graph_path):
-    from polygraph_logic.repl import Repl
+    from polygraph_logic.cli.repl import Repl
     repl = Repl(Session.open(graph_path), stdin=io.StringIO(), stdout=io.StringIO())
     assert repl.complete_retract("PMID:3", "retract PMID:3", 8, 14) == ["PMID:39973430"]
     assert repl.complete_revoke("RO:00022", "", 0, 0) == ["RO:0002211", "RO:0002212", "RO:0002213"]

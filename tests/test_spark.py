@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from polygraph_logic.engines.sql_whatif import DuckDBTables, SparkTables
-from polygraph_logic.engines.tables import export_tables, table_path
+from polygraph_logic.tables.sql_whatif import DuckDBTables, SparkTables
+from polygraph_logic.tables.layout import export_tables, table_path
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import Deletion, what_if
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from go_slice import GO_SKIP, go_inputs  # noqa: E402
@@ -147,7 +147,7 @@ def test_spark_rounds_are_duckdb_rounds(spark):
     """The loop is driver.py's for both engines: the same rounds with the same deltas."""
     from polygraph_logic.engines import evaluate_duckdb
     from polygraph_logic.engines.spark_run import evaluate_spark
-    from polygraph_logic.program import parse_program
+    from polygraph_logic.datalog.program import parse_program
 
     text = ('s1 :: e("a", "b").\ns2 :: e("b", "c").\ns3 :: e("c", "d").\ne("d", "e").\n'
             "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\nu(X) :- t(X, \"e\").\n")
@@ -202,9 +202,9 @@ def test_spark_options_belong_to_their_engine():
 
 
 def test_a_spark_build_failure_is_one_error_line(spark, monkeypatch):
-    from polygraph_logic.engines.plan import Plan
+    from polygraph_logic.engines.sql_plan import Plan
     from polygraph_logic.engines.spark_run import evaluate_spark
-    from polygraph_logic.program import parse_program
+    from polygraph_logic.datalog.program import parse_program
     monkeypatch.setattr(Plan, "merge", lambda self, d, relation, contributions: "SELECT no_such_column FROM nowhere")
     with pytest.raises(PolygraphError) as error:
         evaluate_spark(parse_program('s1 :: e("a", "b").\nt(X, Y) :- e(X, Y).\n'), 8, session=spark)

@@ -21,15 +21,15 @@ import pytest
 pytest.importorskip("duckdb")
 
 from polygraph_logic.cli import main  # noqa: E402
-from polygraph_logic.engines import build_spark_tables, build_tables  # noqa: E402
-from polygraph_logic.engines.sql_whatif import open_tables  # noqa: E402
-from polygraph_logic.engines.tables import export_tables, import_tables  # noqa: E402
-from polygraph_logic.engines.tables_compare import differences  # noqa: E402
+from polygraph_logic.tables import build_spark_tables, build_tables  # noqa: E402
+from polygraph_logic.tables.sql_whatif import open_tables  # noqa: E402
+from polygraph_logic.tables.layout import export_tables, import_tables  # noqa: E402
+from polygraph_logic.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
-from polygraph_logic.graph.store import Graph  # noqa: E402
+from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
-from polygraph_logic.whatif import Deletion, what_if  # noqa: E402
+from polygraph_logic.query.whatif import Deletion, what_if  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from spark_session import spark  # noqa: E402,F401  (the session-scoped fixture)

@@ -1,4 +1,4 @@
-"""The README's SPARQL queries, run with rdflib and with pyoxigraph over exports of Figure 1
+"""The SPARQL queries of docs/rdf.md, run with rdflib and with pyoxigraph over exports of Figure 1
 and of a small synthetic graph, answer what the engine answers (Graph, what_if)."""
 
 import json
@@ -11,14 +11,14 @@ import rdflib
 
 from polygraph_logic.export import export_graph
 from polygraph_logic.graph.index import GraphIndex
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import Deletion, what_if
 
 from test_export import build_figure1, build_synthetic
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The queries exactly as README.md shows them (the default graph is the union of the named graphs).
+# The queries exactly as docs/rdf.md shows them (the default graph is the union of the named graphs).
 RESTS_ONLY_ON = """\
 PREFIX pg: <https://w3id.org/polygraph#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
@@ -84,7 +84,7 @@ QUERIES = (RESTS_ONLY_ON, SUPPORT_SETS, DIES_IF_RETRACTED, INVALIDATED)
 
 
 def with_constant(query: str, old: str, new: str) -> str:
-    """Returns the query asking about ``new`` instead of the README's ``old``."""
+    """Returns the query asking about ``new`` instead of the documented ``old`` (docs/rdf.md)."""
     return query.replace(json.dumps(old), json.dumps(new))
 
 
@@ -181,9 +181,9 @@ def test_what_an_after_deletion_export_invalidated(exports, tmp_path, policy):
     assert sorted(row[0] for row in rows) == sorted(outcome.dead) and {row[1] for row in rows} == {policy}
 
 
-def test_readme_shows_the_queries_verbatim():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```sparql\n(.*?)\n```", readme, re.S)
-    assert blocks, "README.md lost its SPARQL section (### SPARQL, four ```sparql blocks)"
+def test_docs_show_the_queries_verbatim():
+    page = (ROOT / "docs" / "rdf.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sparql\n(.*?)\n```", page, re.S)
+    assert blocks, "docs/rdf.md lost its SPARQL section (## SPARQL, four ```sparql blocks)"
     for query in QUERIES:
         assert query in blocks

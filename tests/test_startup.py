@@ -1,7 +1,7 @@
 """A light core: what `polygraph --version` and `--help` import, and matplotlib only behind [bench].
 
 These check results (which modules a fresh process has loaded), never times: the wall
-times are printed by benchmarks/startup.py.
+times are printed by benchmarks/whole_process.py --startup.
 """
 
 import subprocess
@@ -32,7 +32,7 @@ def test_version_and_help_import_no_heavy_module(argv):
 
 
 def test_evaluate_help_names_the_default_policies():
-    from polygraph_logic.retrieval import POLICIES
+    from polygraph_logic.retrieval.consequences import POLICIES
     _, output = loaded_after(["evaluate", "--help"])
     assert f"default {', '.join(POLICIES)})" in " ".join(output.split())
 

@@ -13,8 +13,8 @@ import pytest
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.whatif import POLICIES, Deletion, what_if
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import POLICIES, Deletion, what_if
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference_whatif import ReferenceGraph  # noqa: E402
@@ -202,7 +202,7 @@ def _rows_from_model(build_) -> dict:
 
 
 def _rows_in_file(path: Path) -> dict:
-    from polygraph_logic.graph.labels import decode_label
+    from polygraph_logic.graph.store.label_codec import decode_label
     db = sqlite3.connect(path)
     try:
         return {
@@ -223,7 +223,7 @@ def _rows_in_file(path: Path) -> dict:
 @pytest.mark.parametrize("batch, cache", [(None, None), (3, 2)])
 def test_the_writer_stores_the_rows_of_the_model_whatever_its_batch_and_cache_sizes(tmp_path, monkeypatch,
                                                                                   batch, cache):
-    from polygraph_logic.graph import store_write
+    from polygraph_logic.graph.store import writer as store_write
     from polygraph_logic.graph.synthetic import generate
     if batch:  # every batch, cache and flush boundary crossed many times
         monkeypatch.setattr(store_write, "_BATCH", batch)
@@ -245,8 +245,8 @@ def _assertion(i: int):
 
 
 def _write(path, facts, artifacts):
-    from polygraph_logic.graph.store import Artifact, StoredFact
-    from polygraph_logic.graph.store_write import write_graph
+    from polygraph_logic.graph.store.rows import Artifact, StoredFact
+    from polygraph_logic.graph.store.writer import write_graph
     write_graph(path, [_assertion(i) for i in range(1, 6)],
                 [Artifact(id_, "edge", {"subject": s, "predicate": p, "object": o}, support, exact)
                  for id_, (s, p, o), support, exact in artifacts],
@@ -289,15 +289,15 @@ def test_the_writer_refuses_what_a_graph_cannot_hold_and_leaves_no_file(tmp_path
     {"summary": "s", "index": 1}, {"members": ["a", "b"]}, ("only", ["nested"]), 12, "text",
 ])
 def test_json_text_is_what_json_dumps_writes(value):
-    from polygraph_logic.graph.store import fact_key
-    from polygraph_logic.graph.store_write import json_text
+    from polygraph_logic.graph.store.rows import fact_key
+    from polygraph_logic.graph.store.writer import json_text
     assert json_text(value) == json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):
         assert json_text(value) == fact_key(value)  # the facts table's key, as readers compute it
 
 
 def test_artifacts_are_numbered_in_tuple_key_order_whatever_the_strings():
-    from polygraph_logic.evaluate import tuple_key
+    from polygraph_logic.datalog.evaluate import tuple_key
     from polygraph_logic.graph.build import _sorted
     rng = random.Random(7)
     alphabet = ["a", "b", "ab", "\x01", " ", "é", "🧬", ""]

@@ -11,9 +11,9 @@ import pytest
 import rdflib
 
 from polygraph_logic import evaluate, load_program, parse_program
-from polygraph_logic.compiled_ontology import KINDS
-from polygraph_logic.ontology import class_level, compile_ontology
-from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
+from polygraph_logic.ontology.compiled import KINDS
+from polygraph_logic.ontology.owl import class_level, compile_ontology
+from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
 
 ROOT = Path(__file__).resolve().parent.parent
 RO_OWL = ROOT.parent / "shared" / "data" / "ro" / "ro.owl"

@@ -3,10 +3,19 @@
 import pytest
 
 from polygraph_logic.errors import ParseError
-from polygraph_logic.syntax import (
-    Arithmetic, Atom, Comparison, Constant, Fact, Negation, Rule, Variable, Wildcard,
-    format_value, parse_clauses,
+from polygraph_logic.datalog.syntax import (
+    Arithmetic,
+    Atom,
+    Comparison,
+    Constant,
+    Fact,
+    Negation,
+    Rule,
+    Variable,
+    Wildcard,
+    format_value,
 )
+from polygraph_logic.datalog.parser import parse_clauses
 
 
 def test_facts_rules_and_provenance_variables():

@@ -21,12 +21,17 @@ from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph import synthetic
-from polygraph_logic.graph.synthetic import (RELATIONS, _HeadTailSampler, _weighted_sample, generate,
-                                             generate_copies)
-from polygraph_logic.program import Program, load_program, parse_program
-from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
+from polygraph_logic.graph.synthetic import (
+    RELATIONS,
+    _HeadTailSampler,
+    _weighted_sample,
+    generate,
+    generate_copies,
+)
+from polygraph_logic.datalog.program import Program, load_program, parse_program
+from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
 from polygraph_logic.resources import rule_file
-from polygraph_logic.syntax import Atom, Constant
+from polygraph_logic.datalog.syntax import Atom, Constant
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "synthetic"

@@ -13,9 +13,9 @@ from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.records import load_assertions, load_receipts
-from polygraph_logic.graph.store import Graph
-from polygraph_logic.program import load_program
-from polygraph_logic.whatif import Deletion, what_if
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.datalog.program import load_program
+from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
@@ -155,7 +155,7 @@ def test_exact_what_if_on_a_synthetic_graph_equals_recompute(tmp_path):
 
 
 def test_exact_verdicts_agree_with_pydatalog_on_a_small_graph(tmp_path):
-    from polygraph_logic.pydatalog_engine import evaluate_with_pydatalog
+    from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
     assertions, receipts, index = built(tmp_path, FIGURE1, 1, rules=())
     outcome = what_if(index, Deletion(sources=("PMID:39973430",)), "trust-all", exact=True)
     surviving = [a for a in assertions if a.id not in outcome.deleted]

@@ -34,11 +34,11 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from polygraph_logic.audit import ScriptedOracle, audit  # noqa: E402
-from polygraph_logic.construct import construct  # noqa: E402
+from polygraph_logic.llm.construct import construct  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
 from polygraph_logic.llm import RECORDED_FORMAT, ModelClient  # noqa: E402
 from polygraph_logic.llm.cache import CachedAnswer, prompt_sha256  # noqa: E402
-from polygraph_logic.whatif import Deletion  # noqa: E402
+from polygraph_logic.query.whatif import Deletion  # noqa: E402
 
 MODEL = "recorded-fixture"
 NOTE = ("a fixture written by examples/corpus/record_fixture.py from the corpus and the prompts, "

@@ -6,9 +6,9 @@ import random
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..errors import PolygraphError
-from ..graph.index import GraphIndex
-from ..whatif import Deletion
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.index import GraphIndex
+from polygraph_logic.query.whatif import Deletion
 
 DeletionKey = tuple[frozenset[str], frozenset[str], frozenset[str]]
 

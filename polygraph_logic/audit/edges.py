@@ -9,9 +9,9 @@ alone, which no deletion can touch); the rules are the graph's stored rules
 stored label takes part, so an edge label is graded against a derivation, not against
 itself.
 
-- ``ours``: a Boolean evaluation by polygraph_logic.evaluate (the engine that wrote the
+- ``ours``: a Boolean evaluation by polygraph_logic.datalog.evaluate (the engine that wrote the
   labels, but in another semiring and from scratch);
-- ``pydatalog``: pyDatalog (polygraph_logic.pydatalog_engine), an independent engine,
+- ``pydatalog``: pyDatalog (polygraph_logic.datalog.pydatalog_engine), an independent engine,
   restricted and driven in rounds, because it is slow on the full RO rule set in two
   ways. First, most of the thousand-odd RO rules can never fire on a given graph, so
   pyDatalog gets only the rules that can: those with a derivation in an
@@ -36,11 +36,11 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-from ..errors import PolygraphError
-from ..evaluate import evaluate
-from ..graph.store import Graph
-from ..program import Program, parse_program
-from ..syntax import Atom, Constant, Fact, Rule, Variable
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.evaluate import evaluate
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.datalog.program import Program, parse_program
+from polygraph_logic.datalog.syntax import Atom, Constant, Fact, Rule, Variable
 
 ENGINES = ("ours", "pydatalog")
 Triple = tuple[str, str, str]
@@ -97,7 +97,7 @@ def pydatalog_rounds(facts: list[Fact], rules: list[Rule]) -> tuple[dict[str, se
     Each round hands pyDatalog the facts known so far and the rules with renamed heads
     (so none is recursive), then adds what they derived; see the module docstring.
     """
-    from ..pydatalog_engine import evaluate_with_pydatalog
+    from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog  # pyDatalog: loaded only when it is the engine asked for
 
     clash = sorted({r.head.relation for r in rules if r.head.relation.startswith(_NEXT)})
     if clash:

@@ -17,9 +17,9 @@ import json
 from pathlib import Path
 from typing import Callable, Protocol
 
-from ..errors import PolygraphError, Position
-from .deletions import deletion_key
-from .tasks import Task
+from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.audit.deletions import deletion_key
+from polygraph_logic.audit.tasks import Task
 
 AUDIT_FORMAT = "polygraph-audit/1"
 
@@ -145,7 +145,14 @@ class ModelOracle:
     """
 
     def __init__(self, client, model: str | None = None):
-        from ..llm import EmptyAnswer, QuotaBanner, Refusal, SchemaViolation, UnknownCitation, render_evidence
+        from polygraph_logic.llm import (  # the model SDK: loaded only for a model oracle
+            EmptyAnswer,
+            QuotaBanner,
+            Refusal,
+            SchemaViolation,
+            UnknownCitation,
+            render_evidence,
+        )
 
         self.client = client
         self._failures = (QuotaBanner, Refusal, EmptyAnswer, SchemaViolation, UnknownCitation)

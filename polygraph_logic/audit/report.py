@@ -7,11 +7,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import PolygraphError, Position
-from ..files import write_text_atomically
-from .deletions import NamedDeletion
-from .oracles import AUDIT_FORMAT
-from .verdicts import Row, format_table, pool
+from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.files import write_text_atomically
+from polygraph_logic.audit.deletions import NamedDeletion
+from polygraph_logic.audit.oracles import AUDIT_FORMAT
+from polygraph_logic.audit.verdicts import Row, format_table, pool
 
 
 @dataclass

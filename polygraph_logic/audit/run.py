@@ -22,15 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from ..graph.index import GraphIndex
-from ..graph.store import Graph
-from ..whatif import Deletion
-from .deletions import NamedDeletion, named
-from .edges import EdgeRederivation, check_engine
-from .oracles import FailedDraw, Oracle
-from .report import ArtifactAudit, AuditReport, DeletionAudit, EdgeAudit, SummaryAudit
-from .tasks import SurvivingEvidence, Task, check_prompt, render
-from .verdicts import AUDITED_LAYERS, check_rule, outcome, table_rows, verdict
+from polygraph_logic.graph.index import GraphIndex
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import Deletion
+from polygraph_logic.audit.deletions import NamedDeletion, named
+from polygraph_logic.audit.edges import EdgeRederivation, check_engine
+from polygraph_logic.audit.oracles import FailedDraw, Oracle
+from polygraph_logic.audit.report import ArtifactAudit, AuditReport, DeletionAudit, EdgeAudit, SummaryAudit
+from polygraph_logic.audit.tasks import SurvivingEvidence, Task, check_prompt, render
+from polygraph_logic.audit.verdicts import AUDITED_LAYERS, check_rule, outcome, table_rows, verdict
 
 
 @dataclass

@@ -21,10 +21,11 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass
 
-from ..errors import PolygraphError
-from ..graph.assertions import Assertion
-from ..graph.store import Artifact, Graph
-from .deletions import NamedDeletion
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import Artifact
+from polygraph_logic.audit.deletions import NamedDeletion
 
 PROMPTS = ("rederive", "blind")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from math import sqrt
 from typing import Iterable, Sequence
 
-from ..errors import PolygraphError
+from polygraph_logic.errors import PolygraphError
 
 #: the normal quantile of a 95% interval as the study rounded it; with it the Wilson
 #: intervals reproduce the paper's figures ([66.5, 93.9] for 22 of 26, [13.7, 23.5] for 43 of 238)

@@ -12,8 +12,8 @@ import os
 import sys
 from typing import Sequence
 
-from .. import __version__
-from ..errors import PolygraphError, visible
+from polygraph_logic import __version__
+from polygraph_logic.errors import PolygraphError, visible
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
 COMMAND_MODULES = ("program", "graph", "ledger", "whatif", "contradictions", "export", "serve", "construct", "audit",

@@ -2,6 +2,6 @@
 
 import sys
 
-from . import main
+from polygraph_logic.cli import main
 
 sys.exit(main())

@@ -20,7 +20,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import PolygraphError
+from polygraph_logic.errors import PolygraphError
 
 
 def parse_cap(text: str) -> int | None:
@@ -47,7 +47,7 @@ def cap_value(stored):
 def shipped_name(path: str) -> str:
     """A rule file's path as shown: its file name (``ro.dl``) when it is a rule file shipped with
     polygraph_logic, else the path as given (never the installation's absolute path)."""
-    from ..resources import resource_dir  # noqa: PLC0415
+    from polygraph_logic.resources import resource_dir  # noqa: PLC0415
 
     try:
         shipped = resource_dir("rules").resolve()
@@ -89,7 +89,7 @@ def add_limit(command: argparse.ArgumentParser, default: int | None, what: str) 
 def add_json(command: argparse.ArgumentParser, shape: str) -> None:
     """``--json``: print the report as one JSON document; ``shape`` is a command of shapes.SHAPES
     (its documented top-level keys) or the shape itself."""
-    from .shapes import SHAPES, describe  # noqa: PLC0415
+    from polygraph_logic.cli.shapes import SHAPES, describe  # noqa: PLC0415
 
     shown = describe(shape) if shape in SHAPES else shape
     command.add_argument("--json", action="store_true", help=f"print the report as JSON: {shown}")
@@ -118,7 +118,7 @@ def add_graph(command: argparse.ArgumentParser) -> None:
 def policy_name(text: str) -> str:
     """``--policy POLICY``: a cleanup policy of whatif.POLICIES; any other name is ``unknown_policy``,
     the code the Python API and the REPL give."""
-    from ..whatif import POLICIES  # noqa: PLC0415
+    from polygraph_logic.query.whatif import POLICIES  # noqa: PLC0415
 
     if text not in POLICIES:
         raise PolygraphError("unknown_policy", f"unknown policy {text!r}; choose one of: {', '.join(POLICIES)}")
@@ -128,7 +128,7 @@ def policy_name(text: str) -> str:
 def add_policy(command, *, repeatable: bool = False, default: str | None = "trust-all",
                policies=None) -> None:
     """``--policy POLICY``: the cleanup policy (``repeatable``: several, each evaluated)."""
-    from ..whatif import POLICIES  # noqa: PLC0415  (only commands with a policy pay for it)
+    from polygraph_logic.query.whatif import POLICIES  # noqa: PLC0415  (only commands with a policy pay for it)
 
     names = tuple(policies or POLICIES)
     if repeatable:
@@ -160,7 +160,7 @@ def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, polic
 def separate(one) -> list:
     """``--separately``: each source, relation, assertion and kind of ``one`` deletion as its own
     deletion, in the order named (``audit``)."""
-    from ..whatif import Deletion  # noqa: PLC0415
+    from polygraph_logic.query.whatif import Deletion  # noqa: PLC0415
 
     return ([Deletion(sources=(s,)) for s in one.sources] + [Deletion(relations=(p,)) for p in one.relations]
             + [Deletion(assertions=(a,)) for a in one.assertions] + [Deletion(kinds=(k,)) for k in one.kinds])
@@ -168,7 +168,7 @@ def separate(one) -> list:
 
 def add_distrust(command) -> None:
     """``--distrust-kind KIND`` (repeatable): assertions of KIND cannot support."""
-    from ..kinds import KINDS  # noqa: PLC0415  (a dict of names: light)
+    from polygraph_logic.graph.kinds import KINDS  # noqa: PLC0415  (a dict of names: light)
 
     command.add_argument("--distrust-kind", action="append", default=[], metavar="KIND",
                          help=f"assertions of KIND cannot support (repeatable): {', '.join(KINDS)}")
@@ -189,8 +189,8 @@ def has_deletion(args: argparse.Namespace) -> bool:
 
 def deletion(args: argparse.Namespace):
     """The one deletion the flags of ``add_deletion`` name (a ``whatif.Deletion``)."""
-    from ..kinds import check_kinds  # noqa: PLC0415
-    from ..whatif import Deletion  # noqa: PLC0415
+    from polygraph_logic.graph.kinds import check_kinds  # noqa: PLC0415
+    from polygraph_logic.query.whatif import Deletion  # noqa: PLC0415
 
     return Deletion(deletion_sources(args), tuple(dict.fromkeys(args.revoke_relation)),
                     tuple(dict.fromkeys(args.assertion)), check_kinds(getattr(args, "distrust_kind", ())))

@@ -6,12 +6,29 @@ import argparse
 import os
 import sys
 
-from ..audit import ENGINES, PROMPTS, ModelOracle, NamedDeletion, ReplayOracle, audit, random_retractions
-from ..errors import PolygraphError
-from ..graph.index import GraphIndex
-from ..graph.store import Graph
-from ..progress import Progress
-from .arguments import add_deletion, add_graph, add_json, deletion, has_deletion, positive_int, print_json, separate
+from polygraph_logic.audit import (
+    ENGINES,
+    PROMPTS,
+    ModelOracle,
+    NamedDeletion,
+    ReplayOracle,
+    audit,
+    random_retractions,
+)
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.index import GraphIndex
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.progress import Progress
+from polygraph_logic.cli.arguments import (
+    add_deletion,
+    add_graph,
+    add_json,
+    deletion,
+    has_deletion,
+    positive_int,
+    print_json,
+    separate,
+)
 
 KEY_ENV = "ANTHROPIC_API_KEY"
 
@@ -73,7 +90,7 @@ def _oracle(args: argparse.Namespace):
                                                 "in the environment; set it, pass --cache FILE holding the "
                                                 "answers already, or re-run recorded answers with "
                                                 "--oracle replay:AUDIT.json")
-    from ..llm import ModelClient
+    from polygraph_logic.llm import ModelClient  # start-up time: loaded when run
 
     client = ModelClient(model=args.model, cache=args.cache)
     return ModelOracle(client), client

@@ -7,9 +7,17 @@ import os
 import sys
 from pathlib import Path
 
-from ..construct import SUMMARY_TEMPLATES, construct, read_relations
-from .arguments import add_json, add_limit, natural, print_json
-from ..llm import DEFAULT_MODEL, KEY_ENV, MODEL_ENV, MissingApiKey, ModelClient, ModelError, RecordedAnswers
+from polygraph_logic.llm.construct import SUMMARY_TEMPLATES, construct, read_relations
+from polygraph_logic.cli.arguments import add_json, add_limit, natural, print_json
+from polygraph_logic.llm import (
+    DEFAULT_MODEL,
+    KEY_ENV,
+    MODEL_ENV,
+    MissingApiKey,
+    ModelClient,
+    ModelError,
+    RecordedAnswers,
+)
 
 
 def register(commands) -> None:

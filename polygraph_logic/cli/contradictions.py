@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .arguments import add_graph, add_json, add_limit, positive_int, print_json
-from .ledger import add_at
+from polygraph_logic.cli.arguments import add_graph, add_json, add_limit, positive_int, print_json
+from polygraph_logic.cli.ledger import add_at
 
 
 def register(commands) -> None:
@@ -66,8 +66,8 @@ def print_contradiction(found, out=None) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..contradictions import contradictions, count
-    from ..graph.store import Graph
+    from polygraph_logic.query.contradictions import contradictions, count  # start-up time: loaded when run
+    from polygraph_logic.graph.store.graph_file import Graph  # start-up time: loaded when run
 
     with Graph(args.graph, at=args.at) as graph:
         total = count(graph)

@@ -6,12 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import PolygraphError
-from ..export import DEFAULT_BASE, EXTENSIONS, FORMATS, export_graph
-from ..graph.store import Graph
-from ..progress import Progress
-from .ledger import add_at
-from .arguments import add_deletion, add_graph, add_json, deletion as deletion_of, print_json
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.export import DEFAULT_BASE, EXTENSIONS, FORMATS, export_graph
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.progress import Progress
+from polygraph_logic.cli.ledger import add_at
+from polygraph_logic.cli.arguments import add_deletion, add_graph, add_json, deletion as deletion_of, print_json
 
 
 def register(commands) -> None:

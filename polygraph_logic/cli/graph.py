@@ -8,15 +8,24 @@ import json
 import sys
 from pathlib import Path
 
-from ..errors import PolygraphError
-from .ledger import add_at
-from ..engines import ENGINES, build_graph
-from ..graph.compile import compile_inputs
-from ..graph.records import load_inputs
-from ..graph.store import LAYERS, Graph, describe
-from ..progress import Progress
-from ..resources import rule_file
-from .arguments import add_cap, add_graph, add_json, add_limit, cap_value, print_json, shipped_name
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.cli.ledger import add_at
+from polygraph_logic.engines import ENGINES, build_graph
+from polygraph_logic.graph.compile import compile_inputs
+from polygraph_logic.graph.records import load_inputs
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import LAYERS, describe
+from polygraph_logic.progress import Progress
+from polygraph_logic.resources import rule_file
+from polygraph_logic.cli.arguments import (
+    add_cap,
+    add_graph,
+    add_json,
+    add_limit,
+    cap_value,
+    print_json,
+    shipped_name,
+)
 
 
 def _inputs(command: argparse.ArgumentParser, rules: bool) -> None:
@@ -169,7 +178,7 @@ def _run_compile(args: argparse.Namespace) -> int:
 
 def _run_build(args: argparse.Namespace) -> int:
     rules = _rule_paths(args.rules)
-    from ..origins import load_origins
+    from polygraph_logic.query.origins import load_origins  # start-up time: loaded when run
     origins = load_origins(args.origins) if args.origins else None
     if args.tables and args.engine not in ("duckdb", "spark"):
         raise PolygraphError("bad_argument", "--tables is written straight from DuckDB or Spark: add --engine duckdb "
@@ -191,7 +200,7 @@ def _run_build(args: argparse.Namespace) -> int:
 
         rounds = round_done if args.stats and args.engine != "python" else None
         if args.tables:
-            from ..engines import build_spark_tables, build_tables
+            from polygraph_logic.tables import build_spark_tables, build_tables  # start-up time: loaded when run
 
             def writing_stage(stage: str) -> None:
                 progress.phase(f"writing {args.tables}: {stage}")
@@ -271,7 +280,7 @@ def _run_info(args: argparse.Namespace) -> int:
 
 
 def _run_check(args: argparse.Namespace) -> int:
-    from ..graph.check import check_graph
+    from polygraph_logic.graph.store.check import check_graph  # start-up time: loaded when run
     report = check_graph(args.graph)
     if args.json:
         print_json({"file": report.path, "ok": report.ok, "rows": dict(report.rows),
@@ -285,7 +294,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _run_generate(args: argparse.Namespace) -> int:
-    from ..graph.synthetic import generate_copies
+    from polygraph_logic.graph.synthetic import generate_copies  # start-up time: loaded when run
     try:
         graph = generate_copies(args.copies, seed=args.seed, documents=args.documents, assertions=args.assertions,
                                 merges=args.merges, summaries=args.summaries)
@@ -301,7 +310,7 @@ def _run_generate(args: argparse.Namespace) -> int:
 
 
 def _run_compile_ontology(args: argparse.Namespace) -> int:
-    from ..ontology import class_level, compile_ontology  # rdflib: only for this command
+    from polygraph_logic.ontology.owl import class_level, compile_ontology  # rdflib: only for this command
 
     compiled = compile_ontology(args.ontology)
     if args.profile == "class":
@@ -320,8 +329,15 @@ def _run_compile_ontology(args: argparse.Namespace) -> int:
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    from ..importers import (edges_to_datalog, import_rdf, read_gaf, read_gpad, read_obographs,  # rdflib,
-                             write_assertions, write_background)                               # pyoxigraph
+    from polygraph_logic.importers import (  # start-up time: loaded when run
+        edges_to_datalog,
+        import_rdf,
+        read_gaf,
+        read_gpad,
+        read_obographs,
+        write_assertions,
+        write_background,
+    )                               # pyoxigraph
 
     if args.json and not args.output:
         raise PolygraphError("bad_argument", "--json prints the import's report: give the file to write with -o "

@@ -6,8 +6,8 @@ import argparse
 import os
 import sys
 
-from ..errors import PolygraphError
-from .arguments import add_graph, add_json, cap_value, print_json, shipped_name
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.cli.arguments import add_graph, add_json, cap_value, print_json, shipped_name
 
 
 def register(commands) -> None:
@@ -66,10 +66,10 @@ def _version(text: str) -> int:
 
 
 def _run_add(args: argparse.Namespace) -> int:
-    from ..graph.ledger import add
+    from polygraph_logic.graph.ledger import add  # start-up time: loaded when run
     if args.assertions is None and args.receipts is None:
         raise PolygraphError("bad_argument", "add needs --assertions NEW.jsonl, --receipts NEW.jsonl or both")
-    from ..progress import Progress
+    from polygraph_logic.progress import Progress  # start-up time: loaded when run
     with Progress(f"adding to {args.graph}", stream=sys.stderr) as progress:
         progress.phase("checking the new inputs")
         report = add(args.graph, args.assertions, args.receipts, full=args.full, progress=progress.phase)
@@ -87,10 +87,9 @@ def _run_add(args: argparse.Namespace) -> int:
 
 
 def _run_log(args: argparse.Namespace) -> int:
-    from ..graph.store import Graph
-    from ..graph.versions import version_rows
+    from polygraph_logic.graph.store.graph_file import Graph  # start-up time: loaded when run
     with Graph(args.graph) as graph:
-        rows = [_shown(row) for row in version_rows(graph._db)]
+        rows = [_shown(row) for row in graph.version_rows()]
     if args.json:
         print_json(rows)
         return 0
@@ -139,7 +138,7 @@ def _relative(path: str) -> str:
 
 
 def _run_replay(args: argparse.Namespace) -> int:
-    from ..graph.replay import replay
+    from polygraph_logic.query.replay import replay  # start-up time: loaded when run
     report = replay(args.graph, args.output, force=args.force)
     if args.json:
         print_json({"output": args.output, **report.to_json()})

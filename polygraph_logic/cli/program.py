@@ -7,13 +7,13 @@ import json
 import sys
 from typing import Sequence
 
-from ..budget import DEFAULT_MAX_FACTS
-from ..errors import PolygraphError
-from ..evaluate import Model, StratumStats, evaluate, tuple_key, what_if
-from ..program import load_program
-from ..provenance import SEMIRINGS
-from ..souffle_io import write_outputs
-from .arguments import add_cap, add_json, positive_int
+from polygraph_logic.datalog.budget import DEFAULT_MAX_FACTS
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key, what_if
+from polygraph_logic.datalog.program import load_program
+from polygraph_logic.provenance import SEMIRINGS
+from polygraph_logic.datalog.souffle_output import write_outputs
+from polygraph_logic.cli.arguments import add_cap, add_json, positive_int
 
 
 def register(commands) -> None:

@@ -6,12 +6,21 @@ import argparse
 import json
 import sys
 
-from ..errors import PolygraphError
-from ..graph.index import GraphIndex
-from ..graph.store import Graph
-from ..progress import Progress
-from ..whatif import Deletion
-from .arguments import add_deletion, add_graph, add_json, add_policy, deletion, has_deletion, positive_int, print_json
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.index import GraphIndex
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.progress import Progress
+from polygraph_logic.query.whatif import Deletion
+from polygraph_logic.cli.arguments import (
+    add_deletion,
+    add_graph,
+    add_json,
+    add_policy,
+    deletion,
+    has_deletion,
+    positive_int,
+    print_json,
+)
 
 
 def register(commands) -> None:
@@ -72,8 +81,8 @@ def deletions_from(args: argparse.Namespace) -> dict[str, Deletion]:
 
 
 def _run_evaluate(args: argparse.Namespace) -> int:
-    from ..queries import load_queries  # numpy and rank-bm25: only for these commands
-    from ..retrieval import POLICIES, AuditVerdicts, Retriever, evaluate_retrieval
+    from polygraph_logic.retrieval.query_sets import load_queries  # numpy and rank-bm25: only for these commands
+    from polygraph_logic.retrieval.consequences import POLICIES, AuditVerdicts, Retriever, evaluate_retrieval  # start-up time: loaded when run
 
     queries = load_queries(args.queries)
     deletions = deletions_from(args)
@@ -142,7 +151,7 @@ def print_report(report: Report, out=None) -> None:
 
 
 def _run_queries(args: argparse.Namespace) -> int:
-    from ..queries import generate_queries, write_queries  # numpy: only for these commands
+    from polygraph_logic.retrieval.query_sets import generate_queries, write_queries  # numpy: only for these commands
 
     graph = Graph(args.graph)
     queries = generate_queries(graph, args.limit, args.seed)

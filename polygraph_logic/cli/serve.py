@@ -6,9 +6,9 @@ import argparse
 import ipaddress
 import sys
 
-from ..errors import PolygraphError
-from .arguments import add_graph
-from .ledger import add_at
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.cli.arguments import add_graph
+from polygraph_logic.cli.ledger import add_at
 
 
 def register(commands) -> None:
@@ -29,7 +29,7 @@ def register(commands) -> None:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from ..serve import serve
+    from polygraph_logic.serve import serve  # start-up time: loaded when run
     if not 0 <= args.port <= 65535:
         raise PolygraphError("bad_argument", f"--port must be between 0 and 65535, not {args.port}")
     if not _loopback(args.host):

@@ -7,8 +7,8 @@ import argparse
 import json
 import sys
 
-from ..progress import Progress
-from .arguments import add_deletion, add_graph, add_json, deletion, print_json
+from polygraph_logic.progress import Progress
+from polygraph_logic.cli.arguments import add_deletion, add_graph, add_json, deletion, print_json
 
 
 def register(commands) -> None:
@@ -52,7 +52,7 @@ def register(commands) -> None:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    from ..engines.tables import export_tables
+    from polygraph_logic.tables.layout import export_tables  # start-up time: loaded when run
     with Progress(f"writing {args.output}", stream=sys.stderr) as progress:
         progress.phase(f"reading {args.graph}")
         counts = export_tables(args.graph, args.output,
@@ -65,13 +65,13 @@ def _run_export(args: argparse.Namespace) -> int:
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    from ..engines.tables import import_tables
+    from polygraph_logic.tables.layout import import_tables  # start-up time: loaded when run
     with Progress(f"writing {args.output}", stream=sys.stderr) as progress:
         progress.phase(f"reading {args.tables}")
         import_tables(args.tables, args.output,
                       progress=lambda stage, rows: progress.phase(f"{stage}: {rows:,} rows"))
     if args.json:
-        from ..graph.store import Graph
+        from polygraph_logic.graph.store.graph_file import Graph  # start-up time: loaded when run
         with Graph(args.output) as graph:
             info = graph.info()
         print_json({"tables": args.tables, "output": args.output, "assertions": info["assertions"],
@@ -82,7 +82,7 @@ def _run_import(args: argparse.Namespace) -> int:
 
 
 def _run_sql_whatif(args: argparse.Namespace) -> int:
-    from ..engines.sql_whatif import open_tables
+    from polygraph_logic.tables.sql_whatif import open_tables  # start-up time: loaded when run
     with Progress(f"sql-whatif on {args.engine}", stream=sys.stderr) as progress:
         progress.phase("starting a Spark session" if args.engine == "spark" else f"opening {args.tables}")
         with open_tables(args.tables, args.engine, args.master) as tables:

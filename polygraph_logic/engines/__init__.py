@@ -16,13 +16,10 @@
 - ``sql_whatif``: a what-if as one SQL query over the tables, on DuckDB or Spark.
 """
 
-from .build import ENGINES, build_graph
-from .driver import RoundStats
-from .duckdb_run import evaluate_duckdb
-from .plan import make_plan
-from .spark_run import evaluate_spark
-from .spark_tables import build_spark_tables
-from .tables_build import TablesBuild, build_tables
+from polygraph_logic.engines.graph_build import ENGINES, build_graph
+from polygraph_logic.engines.driver import RoundStats
+from polygraph_logic.engines.duckdb_run import evaluate_duckdb
+from polygraph_logic.engines.sql_plan import make_plan
+from polygraph_logic.engines.spark_run import evaluate_spark
 
-__all__ = ["ENGINES", "RoundStats", "TablesBuild", "build_graph", "build_spark_tables", "build_tables", "evaluate_duckdb",
-           "evaluate_spark", "make_plan"]
+__all__ = ["ENGINES", "RoundStats", "build_graph", "evaluate_duckdb", "evaluate_spark", "make_plan"]

@@ -14,13 +14,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 
-from ..errors import PolygraphError
-from ..evaluate import Model, StratumStats
-from ..plan import Store
-from ..provenance.variables import natural_key
-from ..provenance.why import Polynomial, WhySemiring
-from .dialect import Dialect
-from .plan import Plan
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.evaluate import Model, StratumStats
+from polygraph_logic.datalog.join_plan import Store
+from polygraph_logic.provenance.variables import natural_key
+from polygraph_logic.provenance.why import Polynomial, WhySemiring
+from polygraph_logic.engines.dialect import Dialect
+from polygraph_logic.engines.sql_plan import Plan
 
 
 @dataclass

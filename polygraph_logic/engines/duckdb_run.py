@@ -13,14 +13,14 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..allocation import collector_paused
-from ..errors import PolygraphError
-from ..evaluate import Model, StratumStats
-from ..program import Program
-from . import labels
-from .dialect import DUCKDB
-from .driver import RoundStats, Runner
-from .plan import Plan, make_plan
+from polygraph_logic.allocation import collector_paused
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.evaluate import Model, StratumStats
+from polygraph_logic.datalog.program import Program
+from polygraph_logic.engines import sql_labels as labels
+from polygraph_logic.engines.dialect import DUCKDB
+from polygraph_logic.engines.driver import RoundStats, Runner
+from polygraph_logic.engines.sql_plan import Plan, make_plan
 
 __all__ = ["RoundStats", "connect", "evaluate_duckdb", "evaluation", "require_duckdb"]
 

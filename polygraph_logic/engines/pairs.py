@@ -8,17 +8,15 @@ relation, same bound positions, head arguments taken from the same positions) ar
 united into one *driver*, and the driver is joined with the relation once: for the
 compiled RO axioms (chains and transitivity in their few orientations) a round is a
 handful of joins whatever the number of axioms.
+
+``plan`` is a sql_plan.Plan and ``shape`` one of its shapes (sql_plan, this module's
+only caller, imports it; it does not import sql_plan back).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .plan import Plan, Shape
-
-
-def driver(plan: "Plan", shape: "Shape", delta: int) -> tuple[tuple, str]:
+def driver(plan, shape, delta: int) -> tuple[tuple, str]:
     """The group key and driver statement of ``shape`` with body atom ``delta`` from the delta.
 
     The driver's columns: ``j{k}`` the value each bound position k of the other atom must
@@ -68,7 +66,7 @@ def driver(plan: "Plan", shape: "Shape", delta: int) -> tuple[tuple, str]:
     return key, text
 
 
-def grouped(plan: "Plan", head_relation: str, key: tuple, drivers: list[str]) -> str:
+def grouped(plan, head_relation: str, key: tuple, drivers: list[str]) -> str:
     """One join of the united ``drivers`` with the whole other atom: (keys, l0, e0, l1, e1)."""
     other, signature, sources_of_head = key
     on = []

@@ -13,7 +13,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import PolygraphError
+from polygraph_logic.errors import PolygraphError
 
 #: shuffle partitions for local mode: Spark's default of 200 tasks per shuffle costs more
 #: than the joins of a what-if on two cores

@@ -28,13 +28,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..errors import PolygraphError
-from ..evaluate import Model, StratumStats
-from ..program import Program
-from . import labels
-from .dialect import SPARK
-from .driver import RoundStats, Runner
-from .plan import Plan, make_plan
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.evaluate import Model, StratumStats
+from polygraph_logic.datalog.program import Program
+from polygraph_logic.engines import sql_labels as labels
+from polygraph_logic.engines.dialect import SPARK
+from polygraph_logic.engines.driver import RoundStats, Runner
+from polygraph_logic.engines.sql_plan import Plan, make_plan
 
 
 #: a round's statements are many small joins over lambda-heavy projections: their cost is
@@ -97,7 +97,7 @@ def evaluation(program: Program, cap: int | None = 8, master: str = "local[2]",
     ``r<n>`` views hold every relation's labels (``runner.spark.table(plan.table(relation))``;
     spark_tables.py writes them as Parquet without a round trip through this process).
     A failure of the evaluation is one ``spark_error``; the block's own errors are its own."""
-    from .spark import spark_session
+    from polygraph_logic.engines.spark import spark_session  # Spark starts only when a plan runs on it
     program.check_provenance_negation()
     plan = make_plan(program, cap)
     spark = (session or spark_session(master)).newSession()

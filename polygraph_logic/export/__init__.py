@@ -1,10 +1,17 @@
 """RDF export of a graph with its provenance (nanopublications, PROV-O), in four formats."""
 
-from .exporter import ExportReport, export_graph
-from .iris import DEFAULT_BASE, Minter, contract, decode_segment, encode_segment, expand_curie
-from .model import ExportModel, Literal, Status, TripleTerm
-from .namespaces import PG, PREFIXES, vocabulary_path
-from .writer import EXTENSIONS, FORMATS, NAMED_GRAPHS
+from polygraph_logic.export.exporter import ExportReport, export_graph
+from polygraph_logic.export.iris import (
+    DEFAULT_BASE,
+    Minter,
+    contract,
+    decode_segment,
+    encode_segment,
+    expand_curie,
+)
+from polygraph_logic.export.model import ExportModel, Literal, Status, TripleTerm
+from polygraph_logic.export.namespaces import PG, PREFIXES, vocabulary_path
+from polygraph_logic.export.writer import EXTENSIONS, FORMATS, NAMED_GRAPHS
 
 __all__ = [
     "DEFAULT_BASE",

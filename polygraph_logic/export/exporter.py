@@ -9,14 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from ..errors import PolygraphError
-from ..files import replacing
-from ..graph.store import Graph
-from ..whatif import Deletion, check_policy, what_if
-from .iris import DEFAULT_BASE, Minter
-from .model import ExportModel, Status
-from .rdf12 import write_rdf12
-from .writer import FORMATS, write_quads
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.files import replacing
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import Deletion, check_policy, what_if
+from polygraph_logic.export.iris import DEFAULT_BASE, Minter
+from polygraph_logic.export.model import ExportModel, Status
+from polygraph_logic.export.rdf12 import write_rdf12
+from polygraph_logic.export.writer import FORMATS, write_quads
 
 
 @dataclass

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote
 
-from ..errors import PolygraphError
+from polygraph_logic.errors import PolygraphError
 
 DEFAULT_BASE = "https://w3id.org/polygraph/id/"
 OBO = "http://purl.obolibrary.org/obo/"

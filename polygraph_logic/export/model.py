@@ -28,11 +28,29 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterator, NamedTuple
 
-from ..graph.build import triple_id
-from ..graph.store import Artifact, Graph, StoredFact
-from .iris import Minter
-from .namespaces import (DCTERMS, FORMAT, KIND_CLASSES, LAYER_CLASSES, NP, OWL, PG, PROV, RDF, RDF_JSON, RDF_TYPE,
-                         RDFS, VOID, XSD_BOOLEAN, XSD_DATETIME, XSD_INTEGER, XSD_STRING)
+from polygraph_logic.graph.build import triple_id
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import Artifact, StoredFact
+from polygraph_logic.export.iris import Minter
+from polygraph_logic.export.namespaces import (
+    DCTERMS,
+    FORMAT,
+    KIND_CLASSES,
+    LAYER_CLASSES,
+    NP,
+    OWL,
+    PG,
+    PROV,
+    RDF,
+    RDF_JSON,
+    RDF_TYPE,
+    RDFS,
+    VOID,
+    XSD_BOOLEAN,
+    XSD_DATETIME,
+    XSD_INTEGER,
+    XSD_STRING,
+)
 
 
 class Literal(NamedTuple):

@@ -11,9 +11,9 @@ from typing import BinaryIO, Iterable, Iterator
 
 import pyoxigraph as ox
 
-from ..errors import PolygraphError
-from .model import Literal, Quad, TripleTerm
-from .namespaces import PREFIXES
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.export.model import Literal, Quad, TripleTerm
+from polygraph_logic.export.namespaces import PREFIXES
 
 FORMATS = {"nquads": ox.RdfFormat.N_QUADS, "trig": ox.RdfFormat.TRIG, "turtle": ox.RdfFormat.TURTLE}
 

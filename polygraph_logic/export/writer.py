@@ -22,9 +22,20 @@ import json
 import re
 from typing import BinaryIO, Iterable
 
-from .model import Literal, Quad
-from .namespaces import (KIND_CLASSES, LAYER_CLASSES, NP, PG, PREFIXES, PROV, RDF_TYPE, VOID, XSD_BOOLEAN, XSD_INTEGER,
-                         XSD_STRING)
+from polygraph_logic.export.model import Literal, Quad
+from polygraph_logic.export.namespaces import (
+    KIND_CLASSES,
+    LAYER_CLASSES,
+    NP,
+    PG,
+    PREFIXES,
+    PROV,
+    RDF_TYPE,
+    VOID,
+    XSD_BOOLEAN,
+    XSD_INTEGER,
+    XSD_STRING,
+)
 
 FORMATS = ("trig", "nquads", "turtle", "jsonld")
 EXTENSIONS = {"trig": ".trig", "nquads": ".nq", "turtle": ".ttl", "jsonld": ".jsonld"}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections import Counter
@@ -11,26 +10,18 @@ from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from ..allocation import collector_paused
-from ..errors import PolygraphError
-from ..evaluate import Model, StratumStats, evaluate, tuple_key
-from ..program import Program, load_program
-from .assertions import Assertion
-from .compile import CompiledInputs, compile_inputs
-from .contradiction_layer import contradiction_artifacts
-from .records import Receipt, load_assertions, load_inputs, load_receipts
-from .store import Artifact, StoredFact, write_graph
-from .store_write import json_text
-
-
-def triple_id(layer: str, triple: Sequence[str]) -> str:
-    """Returns a stable artifact id for a claim or edge: ``claim:`` plus a short digest."""
-    return digest_id(layer, json_text(triple))
-
-
-def digest_id(layer: str, args_text: str) -> str:
-    """``triple_id`` of arguments already written as a fact's JSON key (``json_text``)."""
-    return f"{layer}:{hashlib.blake2b(args_text.encode(), digest_size=6).hexdigest()}"
+from polygraph_logic.allocation import collector_paused
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key
+from polygraph_logic.datalog.program import Program, load_program
+from polygraph_logic.graph.artifact_ids import triple_id
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.compile import CompiledInputs, compile_inputs
+from polygraph_logic.graph.contradiction_layer import contradiction_artifacts
+from polygraph_logic.graph.records import Receipt, load_assertions, load_inputs, load_receipts
+from polygraph_logic.graph.store.rows import Artifact, StoredFact
+from polygraph_logic.graph.store.writer import write_graph
+from polygraph_logic.graph.store.versions import file_entry
 
 
 def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=None) -> dict[str, str]:
@@ -203,7 +194,6 @@ def rule_programs(rule_files: list[str]) -> list[Program]:
 
 def input_files(paths, assertions: list, receipts: list) -> list[dict]:
     """Returns the input files as the history records them (name, sha256, records)."""
-    from .versions import file_entry
     counts = {"assertions": len(assertions), "receipts": len(receipts)}
     return [file_entry(path, role, counts[role]) for role, path in paths]
 

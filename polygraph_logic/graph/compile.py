@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable
 
-from ..program import Program
-from ..syntax import Atom, Clause, Constant, Fact, Rule, Variable
-from .assertions import Assertion
-from .records import Receipt
+from polygraph_logic.datalog.program import Program
+from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Fact, Rule, Variable
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.records import Receipt
 
 #: the rules that carry edges across merged entities (both argument positions)
 MERGE_RULES = """\
@@ -96,7 +96,7 @@ def compile_inputs(assertions: Iterable[Assertion], receipts: Iterable[Receipt],
                    cap: int | None = 8, negated: bool = False) -> CompiledInputs:
     """Compiles assertions and receipts into clauses (see the module docstring);
     ``negated``: some assertion is negated, whether or not ``assertions`` holds it."""
-    from ..program import parse_program  # parsing the fixed merge rules once is clearest
+    from polygraph_logic.datalog.program import parse_program  # parsing the fixed merge rules once is clearest
 
     compiled = CompiledInputs()
     for a in assertions:

@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 from typing import Iterator, Sequence
 
-from ..errors import PolygraphError
-from ..evaluate import tuple_key
-from .store import Artifact
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.evaluate import tuple_key
+from polygraph_logic.graph.artifact_ids import triple_id
+from polygraph_logic.graph.store.rows import Artifact
 
 LAYER = "contradiction"
 #: "P vs Q" or "P vs not P", then optionally ": why"; or P alone, a CURIE such as RO:0002213 (or an IRI)
@@ -71,7 +72,6 @@ def contradiction_artifacts(model, tally) -> Iterator[Artifact]:
     """Yields the contradiction artifacts of an evaluated model that rest on some assertion (id
     ``contradiction:`` plus a digest of its arguments, as claims and edges), counting them in
     ``tally`` (build.Tally)."""
-    from .build import triple_id  # build.py imports this module
 
     rows = model.facts(LAYER) if LAYER in model.store.relations else {}
     for args, label in sorted(rows.items(), key=lambda row: tuple_key(row[0])):

@@ -46,10 +46,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from ..evaluate import merge_round
-from ..plan import Plan, Store
-from ..provenance.why import WhySemiring, _ONE_MONOMIALS
-from ..syntax import Atom, Rule, Variable
+from polygraph_logic.datalog.evaluate import merge_round
+from polygraph_logic.datalog.join_plan import Plan, Store
+from polygraph_logic.provenance.why import WhySemiring, _ONE_MONOMIALS
+from polygraph_logic.datalog.syntax import Atom, Rule, Variable
+from polygraph_logic.datalog.syntax import Constant
 
 
 class Truncated(Exception):
@@ -230,7 +231,6 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
 
 
 def _constants(atom: Atom) -> tuple[tuple[int, object], ...]:
-    from ..syntax import Constant
     return tuple((pos, arg.value) for pos, arg in enumerate(atom.args) if isinstance(arg, Constant))
 
 

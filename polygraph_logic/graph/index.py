@@ -13,7 +13,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import cached_property
 
-from .store import Graph, layer_order
+from polygraph_logic.graph.store.graph_file import Graph
+
+from polygraph_logic.graph.store.rows import layer_order
 
 FactKey = tuple[str, tuple]
 

@@ -16,25 +16,26 @@ order, from the recorded inputs, and says so (``mode = "full"``, ``reason``).
 
 from __future__ import annotations
 
-import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from ..errors import PolygraphError, Position
-from ..stratify import stratify
-from ..syntax import Atom, Negation, Rule
-from .build import build_graph, input_files, iter_artifacts, triple_id
-from .compile import compile_inputs
-from .contradiction_layer import content as contradiction_content
-from .incremental import WatchedWhy, evaluate_seeded
-from .lazy_store import LazyStore
-from .labels import decode_label, encode_label
-from .records import LoadError, _records, load_assertions, load_receipts
-from .store import Graph, fact_key
-from .version_write import VersionWriter
-from .versions import command_line, release, sha256, version_rows
+from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.datalog.stratify import stratify
+from polygraph_logic.datalog.syntax import Atom, Negation, Rule
+from polygraph_logic.graph.build import build_graph, input_files, iter_artifacts, triple_id
+from polygraph_logic.graph.compile import compile_inputs
+from polygraph_logic.graph.contradiction_layer import content as contradiction_content
+from polygraph_logic.graph.incremental import WatchedWhy, evaluate_seeded
+from polygraph_logic.graph.store.lazy_store import LazyStore
+from polygraph_logic.graph.store.label_codec import encode_label
+from polygraph_logic.graph.records import LoadError, _records, load_assertions, load_receipts
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.graph.store.version_write import VersionWriter, write_version
+from polygraph_logic.graph.store.versions import command_line, release, sha256
+from polygraph_logic.datalog.program import _body_atoms, aggregates_in, literal_terms
 
 #: the relations new records become (compile.py)
 SEEDS = ("claim", "neg_edge", "assertion", "merge", "member", "summary", "sentence")
@@ -80,11 +81,11 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
             reason = state.reason
         record = {"action": "add", "inputs": _inputs(assertions, receipts, new_assertions, new_receipts),
                   "cap": "none" if cap is None else str(cap), "release": release()}
-    db = sqlite3.connect(graph_path)
-    try:
-        writer = VersionWriter(db)
+    written: list[AddReport] = []
+
+    def write(writer: VersionWriter) -> None:
         numbers = {a.id: writer.assertion(a) for a in new_assertions}
-        numbers.update(_numbers(db))
+        numbers.update(writer.assertion_numbers())
         writer.rules(new_rules)
         if reason is None:
             report = _write_incremental(writer, state, numbers, new_receipts)
@@ -95,11 +96,11 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
         report.assertions, report.receipts = len(new_assertions), len(new_receipts)
         writer.link_summaries()
         record.update(mode=report.mode, reason=reason)
-        report.version = writer.finish("add", command or command_line(), record)
-        db.commit()
-    finally:
-        db.close()
-    return report
+        written.append(report)
+
+    version = write_version(graph_path, "add", command or command_line(), record, write)
+    written[0].version = version
+    return written[0]
 
 
 # --- checking the new records -----------------------------------------------------------
@@ -146,14 +147,9 @@ def _inputs(assertions, receipts, new_assertions, new_receipts) -> list[dict]:
     return input_files(paths, new_assertions, new_receipts)
 
 
-def _numbers(db) -> dict[str, int]:
-    return {name: num for num, name in db.execute("SELECT num, id FROM assertions")}
-
-
 # --- when the order of derivations matters ----------------------------------------------
 def _order_dependent(rules: list[Rule]) -> str | None:
     """Returns why the program needs a full re-evaluation (negation or aggregates over tracked relations)."""
-    from ..program import _body_atoms, aggregates_in, literal_terms
     tracked = set(SEEDS)
     grown = True
     while grown:
@@ -237,7 +233,7 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
             if relation == "claim":
                 writer.artifact(triple_id("claim", tup), "claim", _content(tup), num)
                 report.artifacts += 1
-                if writer.db.execute("SELECT 1 FROM artifacts WHERE id = ?", (triple_id("edge", tup),)).fetchone():
+                if writer.has_artifact(triple_id("edge", tup)):
                     writer.retire_artifact(triple_id("edge", tup))
                     report.retired += 1
             elif relation == "edge":
@@ -259,8 +255,7 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
 
 def _is_claim(writer: VersionWriter, claims: dict, triple: tuple) -> bool:
     """True when the triple is stated (a claim now, in memory, or stored before)."""
-    return dict.__contains__(claims, triple) or writer.db.execute(
-        "SELECT 1 FROM facts WHERE relation = 'claim' AND args = ?", (fact_key(triple),)).fetchone() is not None
+    return dict.__contains__(claims, triple) or writer.has_fact("claim", triple)
 
 
 def _content(triple) -> dict:
@@ -277,7 +272,7 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
         assertions = list(graph.assertions.values())
         receipts = recorded_receipts(graph_path, keep=lambda r: graph.has_artifact(r.artifact))
         rule_files = recorded_rules(graph_path)
-        stored = graph.query("SELECT COUNT(*) FROM artifacts WHERE layer IN ('merge', 'summary')").fetchone()[0]
+        stored = graph.layer_count("merge", "summary")
         if len(receipts) < stored:  # built from records in memory, or before versions were recorded
             raise PolygraphError("unrecorded_inputs", f"{graph_path} must be evaluated in full ({reason}), but its "
                                                       "receipts were not recorded as files; rebuild it with "
@@ -285,8 +280,7 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
     build = build_graph([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap)
     model = build.model
     semiring = model.semiring
-    rows = {(relation, args): (num, blob, exact) for num, relation, args, blob, exact in
-            writer.db.execute("SELECT num, relation, args, label, exact FROM facts")}
+    rows = writer.fact_rows()
     facts, changes = {}, []
     for name in model.relations():
         for tup, label in model.facts(name).items():
@@ -299,7 +293,7 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
             changes.append((name, tup, groups, label.exact, row))
             report.changed[name] = report.changed.get(name, 0) + 1
     facts.update(writer.facts(changes))
-    stored = {row[0] for row in writer.db.execute("SELECT id FROM artifacts")}
+    stored = writer.artifact_ids()
     current = set()
     for artifact in iter_artifacts(model, [*receipts, *new_receipts]):
         current.add(artifact.id)
@@ -325,7 +319,8 @@ def recorded_receipts(graph_path, keep=lambda receipt: True) -> list:
 
 def recorded_rules(graph_path) -> list[str]:
     """Returns the recorded rule files of version 1 (hashes checked)."""
-    rows = version_rows(sqlite3.connect(f"file:{Path(graph_path).resolve()}?mode=ro", uri=True))
+    with Graph(graph_path) as graph:
+        rows = graph.version_rows()
     files = rows[0]["record"].get("rules", [])
     for entry in files:
         _check(entry, 1)
@@ -334,7 +329,8 @@ def recorded_rules(graph_path) -> list[str]:
 
 def recorded(graph_path, role: str) -> list[dict]:
     """Returns the recorded input files of a role across versions, each checked against its hash."""
-    rows = version_rows(sqlite3.connect(f"file:{Path(graph_path).resolve()}?mode=ro", uri=True))
+    with Graph(graph_path) as graph:
+        rows = graph.version_rows()
     out = []
     for row in rows:
         for entry in row["record"].get("inputs", []):

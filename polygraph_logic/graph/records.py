@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import PolygraphError, Position
-from ..kinds import DEFAULT_KIND, KINDS
-from .assertions import Assertion
+from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS
+from polygraph_logic.graph.assertions import Assertion
 
 #: layers a receipt may declare; claims and edges come from assertions and rules
 RECEIPT_LAYERS = ("merge", "summary")

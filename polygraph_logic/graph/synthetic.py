@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 
-from ..files import write_text_atomically
-from .assertions import Assertion
-from .records import Receipt, Sentence
-from .synthetic_names import FAMILIES, NAMES, PARTS
+from polygraph_logic.files import write_text_atomically
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.records import Receipt, Sentence
+from polygraph_logic.graph.synthetic_names import FAMILIES, NAMES, PARTS
 
 FORMAT = "polygraph-synthetic/1"
 # the focus of a document is drawn key by key from this many gene and process entities (all

@@ -1,11 +1,11 @@
 """Importers for Gene Ontology data: GPAD and GAF annotations, obographs ontology edges."""
 
-from .gaf import read_gaf
-from .gpad import read_gpad
-from .obographs import edges_to_datalog, read_obographs, write_background
-from .output import write_assertions
-from .rdf import RdfImport, import_rdf, read_rdf
-from .report import ImportReport
+from polygraph_logic.importers.gaf import read_gaf
+from polygraph_logic.importers.gpad import read_gpad
+from polygraph_logic.importers.obographs import edges_to_datalog, read_obographs, write_background
+from polygraph_logic.importers.output import write_assertions
+from polygraph_logic.importers.rdf import RdfImport, import_rdf, read_rdf
+from polygraph_logic.importers.report import ImportReport
 
 __all__ = [
     "ImportReport",

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..files import read_utf8
-from ..errors import PolygraphError, Position
-from ..graph.assertions import Assertion
-from .relations import ANNOTATION_RELATIONS, relation_curie
-from .report import ImportReport
+from polygraph_logic.files import read_utf8
+from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.importers.relations import ANNOTATION_RELATIONS, relation_curie
+from polygraph_logic.importers.report import ImportReport
 
 _CURIE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*:\S+$")
 

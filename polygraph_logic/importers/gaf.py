@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..graph.assertions import Assertion
-from .annotation import (
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.importers.annotation import (
     Format,
     Layout,
     MalformedLine,
@@ -39,8 +39,8 @@ from .annotation import (
     require_curie,
     split_references,
 )
-from .relations import relation_curie
-from .report import ImportReport
+from polygraph_logic.importers.relations import relation_curie
+from polygraph_logic.importers.report import ImportReport
 
 ASPECT_RELATIONS = {"F": "enables", "P": "involved_in", "C": "part_of"}
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..graph.assertions import Assertion
-from .annotation import (
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.importers.annotation import (
     Format,
     Layout,
     MalformedLine,
@@ -40,8 +40,8 @@ from .annotation import (
     require_curie,
     split_references,
 )
-from .relations import relation_curie
-from .report import ImportReport
+from polygraph_logic.importers.relations import relation_curie
+from polygraph_logic.importers.report import ImportReport
 
 
 def read_gpad(

@@ -18,10 +18,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..errors import PolygraphError, Position
-from ..syntax import format_value
-from ..files import read_utf8, write_text_atomically
-from .report import ImportReport
+from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.datalog.syntax import format_value
+from polygraph_logic.files import read_utf8, write_text_atomically
+from polygraph_logic.importers.report import ImportReport
 
 OBO_PREFIX = "http://purl.obolibrary.org/obo/"
 PREDICATES = {

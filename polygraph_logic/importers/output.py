@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from ..files import write_text_atomically
-from ..graph.assertions import Assertion
+from polygraph_logic.files import write_text_atomically
+from polygraph_logic.graph.assertions import Assertion
 
 
 def write_assertions(path: str | Path, assertions: Iterable[Assertion]) -> int:

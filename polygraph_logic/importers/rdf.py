@@ -19,12 +19,24 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from ..errors import PolygraphError
-from ..export.iris import Minter
-from ..export.namespaces import (CLASS_KINDS, CLASS_LAYERS, DCTERMS, FORMAT, PG, PROV, RDF, RDF_TYPE, RDFS, VOID)
-from ..graph.assertions import Assertion
-from ..graph.store import Artifact, StoredFact, write_graph
-from ..provenance import WhySemiring
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.export.iris import Minter
+from polygraph_logic.export.namespaces import (
+    CLASS_KINDS,
+    CLASS_LAYERS,
+    DCTERMS,
+    FORMAT,
+    PG,
+    PROV,
+    RDF,
+    RDF_TYPE,
+    RDFS,
+    VOID,
+)
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.store.rows import Artifact, StoredFact
+from polygraph_logic.graph.store.writer import write_graph
+from polygraph_logic.provenance import WhySemiring
 
 FORMATS = {".trig": ox.RdfFormat.TRIG, ".nq": ox.RdfFormat.N_QUADS, ".nquads": ox.RdfFormat.N_QUADS,
            ".ttl": ox.RdfFormat.TURTLE, ".turtle": ox.RdfFormat.TURTLE, ".jsonld": ox.RdfFormat.JSON_LD,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .relations import relation_name
+from polygraph_logic.importers.relations import relation_name
 
 SHOWN_MALFORMED = 20  # malformed records listed by summary(); the rest are counted
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import PolygraphError
+from polygraph_logic.errors import PolygraphError
 
 FORMAT = "polygraph-llm-cache/1"
 

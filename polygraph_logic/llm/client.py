@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 
-from ..errors import PolygraphError
-from .cache import AnswerCache, CachedAnswer, RecordedAnswers, cache_key
-from .errors import MissingApiKey, ModelError, ModelUnavailable, QuotaBanner
-from .guards import check_answer
-from .schemas import Shown, check_schema_name, parse_answer
-from .templates import Template, load_template
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.llm.cache import AnswerCache, CachedAnswer, RecordedAnswers, cache_key
+from polygraph_logic.llm.errors import MissingApiKey, ModelError, ModelUnavailable, QuotaBanner
+from polygraph_logic.llm.guards import check_answer
+from polygraph_logic.llm.schemas import Shown, check_schema_name, parse_answer
+from polygraph_logic.llm.templates import Template, load_template
 
 #: a current Claude Sonnet (not in anthropic._data.DEPRECATED_MODELS)
 DEFAULT_MODEL = "claude-sonnet-5-5"

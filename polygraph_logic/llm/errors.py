@@ -8,7 +8,7 @@ count and report it.
 
 from __future__ import annotations
 
-from ..errors import PolygraphError
+from polygraph_logic.errors import PolygraphError
 
 
 class ModelError(PolygraphError):

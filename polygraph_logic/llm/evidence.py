@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..graph.assertions import Assertion
+from polygraph_logic.graph.assertions import Assertion
 
 
 def evidence_line(assertion: Assertion) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import EmptyAnswer, QuotaBanner, Refusal, SchemaViolation
+from polygraph_logic.llm.errors import EmptyAnswer, QuotaBanner, Refusal, SchemaViolation
 
 #: phrases of quota, rate and session-limit banners (providers, CLIs, gateways)
 BANNER_PATTERNS = (

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from .errors import SchemaViolation, UnknownCitation
+from polygraph_logic.llm.errors import SchemaViolation, UnknownCitation
 
 _FENCE = re.compile(r"```(?:json)?[ \t]*\n(.*?)\n?```", re.DOTALL)
 _SHOWN_ID = re.compile(r"^\[([^\]\s]+)\] ", re.MULTILINE)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from ..errors import PolygraphError, Position
-from ..resources import resource_dir
+from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.resources import resource_dir
 
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .base import NegationNotSupported, Semiring
-from .boolean import BooleanSemiring
-from .lineage import Lineage, LineageSemiring
-from .variables import VariableTable, natural_key
-from .why import Polynomial, WhySemiring
+from polygraph_logic.provenance.base import NegationNotSupported, Semiring
+from polygraph_logic.provenance.boolean import BooleanSemiring
+from polygraph_logic.provenance.lineage import Lineage, LineageSemiring
+from polygraph_logic.provenance.variables import VariableTable, natural_key
+from polygraph_logic.provenance.why import Polynomial, WhySemiring
 
 SEMIRINGS = ("boolean", "why", "lineage")
 

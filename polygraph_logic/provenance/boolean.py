@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .base import Semiring
+from polygraph_logic.provenance.base import Semiring
 
 
 class BooleanSemiring(Semiring[bool]):

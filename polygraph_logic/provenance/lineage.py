@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
-from .base import Semiring
-from .variables import VariableTable
+from polygraph_logic.provenance.base import Semiring
+from polygraph_logic.provenance.variables import VariableTable
 
 
 class Lineage:

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 
-from .base import NegationNotSupported, Semiring
-from .variables import VariableTable
+from polygraph_logic.provenance.base import NegationNotSupported, Semiring
+from polygraph_logic.provenance.variables import VariableTable
 
 
 Monomial = frozenset  # of variable numbers (VariableTable); sets, not bitsets: a bitset's

@@ -6,8 +6,8 @@ the same Python API as the command line, ``lookup`` the index look-ups they add,
 its style (no library, nothing fetched from the network).
 """
 
-from .api import GraphApi
-from .app import ExplorerServer, serve
-from .params import ApiError
+from polygraph_logic.serve.api import GraphApi
+from polygraph_logic.serve.app import ExplorerServer, serve
+from polygraph_logic.serve.params import ApiError
 
 __all__ = ["ApiError", "ExplorerServer", "GraphApi", "serve"]

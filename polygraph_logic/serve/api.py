@@ -13,13 +13,23 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from ..errors import PolygraphError
-from ..graph.store import LAYERS, Graph
-from ..whatif import POLICIES, Deletion, Outcome, what_if
-from . import params as P
-from .lookup import (describe_ids, entity_artifacts, explain, find_entities, find_named_artifacts, known,
-                     name_counts, sentences_of, sentences_of_many)
-from .params import ApiError, Params
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import LAYERS
+from polygraph_logic.query.whatif import POLICIES, Deletion, Outcome, what_if
+from polygraph_logic.serve import params as P
+from polygraph_logic.graph.store.search import (
+    describe_ids,
+    entity_artifacts,
+    explain,
+    find_entities,
+    find_named_artifacts,
+    known,
+    name_counts,
+    sentences_of,
+    sentences_of_many,
+)
+from polygraph_logic.serve.params import ApiError, Params
 
 FORMATS = {"trig": ("application/trig", ".trig"), "nquads": ("application/n-quads", ".nq"),
            "turtle": ("text/turtle", ".ttl"), "jsonld": ("application/ld+json", ".jsonld")}
@@ -48,10 +58,9 @@ class GraphApi:
     # --- the graph ---------------------------------------------------------------------
     def info(self, params: Params) -> dict:
         """Returns the graph's counts per layer, assertions, sources, and the policies it knows."""
-        from ..graph.versions import version_rows
         with self.lock:
             info = self.graph.info()
-            versions = self.graph._call(version_rows, self.graph._db)
+            versions = self.graph.version_rows()
         latest = versions[-1]["version"]
         return {"file": Path(info["file"]).name, "assertions": info["assertions"], "sources": info["sources"],
                 "artifacts": info["artifacts"], "layers": {k: v["artifacts"] for k, v in info["layers"].items()},
@@ -111,7 +120,7 @@ class GraphApi:
     def artifact(self, params: Params) -> dict:
         """Returns one artifact: content, label, support sets with each assertion's source and
         evidence, a derivation tree, robustness, its sentences, and the entities and edges around it."""
-        from ..explain import Explainer, robustness, why
+        from polygraph_logic.query.explain import Explainer, robustness, why  # loaded on the first request that needs it (start-up time)
         artifact_id = P.one(params, "id")
         with self.lock:
             graph = self.graph
@@ -235,7 +244,7 @@ class GraphApi:
     def export(self, params: Params) -> tuple[bytes, str, str]:
         """Returns the RDF export (``format``) after the deletion under ``policy``, with its
         content type and file name: what ``polygraph export --retract-source ...`` writes."""
-        from ..export import export_graph
+        from polygraph_logic.export import export_graph  # loaded on the first request that needs it (start-up time)
         fmt = P.one(params, "format", "trig")
         if fmt not in FORMATS:
             raise ApiError(400, "bad_parameter", f"format must be one of {', '.join(FORMATS)}, not {fmt[:40]!r}")
@@ -257,7 +266,7 @@ class GraphApi:
         layer, under ``policy`` (computed once per policy: one what-if per source)."""
         policy = P.policy(P.one(params, "policy", "trust-all"))
         limit = P.integer(params, "limit", 20, 1, P.MAX_LIMIT)
-        from ..explain import top_sources
+        from polygraph_logic.query.explain import top_sources  # loaded on the first request that needs it (start-up time)
         with self.lock:
             if policy not in self._top:
                 self._top[policy] = top_sources(self.graph, limit=10**9, policy=policy)
@@ -295,7 +304,7 @@ def _evidence(graph: Graph, assertion_id: str) -> dict:
 def _contradiction(graph: Graph, artifact) -> dict:
     """Returns a contradiction's sides (each with its claim or edge artifact) and the smallest
     sets of sources and of assertions whose retraction resolves it (contradictions.resolve)."""
-    from ..contradictions import resolve
+    from polygraph_logic.query.contradictions import resolve  # loaded on the first request that needs it (start-up time)
     found = resolve(graph, artifact).to_json()
     return {k: found[k] for k in ("reason", "sides", "resolve_by_sources", "resolve_by_assertions", "truncated",
                                   "note")}

@@ -18,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
-from .api import GraphApi
-from .params import ApiError, Params, parse_body, parse_query
+from polygraph_logic.serve.api import GraphApi
+from polygraph_logic.serve.params import ApiError, Params, parse_body, parse_query
 
 MAX_BODY = 16 * 1024 * 1024
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs
 
-from ..whatif import POLICIES, Deletion
+from polygraph_logic.query.whatif import POLICIES, Deletion
 
 MAX_LIMIT = 1000
 # the names a deletion takes, each under the parameter a query string repeats

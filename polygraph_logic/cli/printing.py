@@ -1,0 +1,101 @@
+"""Text output shared by the what-if commands and the repl: outcomes and explanations."""
+
+from __future__ import annotations
+
+import sys
+
+
+def print_outcome(outcome, listing: bool = False, out=None, graph=None) -> None:
+    """Prints a what-if outcome as text: counts per layer, summaries, demotions, uncertain verdicts,
+    contradictions resolved and remaining (listed with ``graph``, if the graph has any)."""
+    out = out or sys.stdout
+    print(f"{outcome.deletion}: {len(outcome.deleted)} assertions deleted; policy {outcome.policy}"
+          f"{'; exact' if outcome.exact else ''}; {outcome.elapsed_ms:.2f} ms", file=out)
+    width = max([10, *map(len, outcome.by_layer())])  # 'contradiction' is the one longer name
+    print(f"{'layer':{width}} {'touched':>8} {'dead':>6} {'kept':>6}", file=out)
+    for layer, counts in outcome.by_layer().items():
+        print(f"{layer:{width}} {counts['touched']:>8} {counts['dead']:>6} {counts['kept']:>6}", file=out)
+    for summary, entry in sorted(outcome.summaries.items()):
+        print(f"  {summary}: {entry['status']} ({entry['dead_sentences']} of {entry['sentences']} sentences dead)",
+              file=out)
+    if outcome.demoted:
+        print(f"{len(outcome.demoted)} claims demoted: every stating assertion is deleted, but the rules still "
+              "entail the triple (it stands as an edge)", file=out)
+    if outcome.deletion.kinds:
+        print(f"{len(outcome.distrusted)} assertions of {', '.join(outcome.deletion.kinds)} distrusted (none "
+              f"retracted); {len(outcome.resting)} of the dead rest only on them: no other evidence supports them",
+              file=out)
+    if outcome.uncertain:
+        print(f"{len(outcome.uncertain)} dead verdicts rest on capped labels; --exact settles them", file=out)
+    if outcome.settled:
+        print(f"re-derivation examined {outcome.settled} capped dead verdicts and revived {outcome.revived}", file=out)
+    if outcome.contradictions_total:
+        found = outcome.contradictions()
+        print(f"contradictions: resolved {found['resolved']}, remaining {found['remaining']}", file=out)
+    if listing:
+        resting = set(outcome.resting)
+        for entry in outcome.listing(n for n in outcome._ordered if n in outcome.dead_ranks):
+            triple = f"  {' '.join(map(str, entry['triple']))}" if "triple" in entry else ""
+            mark = f"  (rests only on {', '.join(outcome.deletion.kinds)})" if entry["id"] in resting else ""
+            print(f"  - {entry['id']}{triple}{mark}", file=out)
+        for entry in outcome.demoted:
+            print(f"  ~ {entry['artifact']}  {' '.join(map(str, entry['triple']))}  (demoted to an edge)", file=out)
+        if graph is not None and outcome.contradictions_total:
+            for remaining in outcome.contradictions(graph)["remaining_ids"]:
+                print(f"  = {remaining}  (contradiction remains)", file=out)
+
+
+def print_why(result: dict, out=None) -> None:
+    """Prints a why() result as text."""
+    out = out or sys.stdout
+    triple = f" {' '.join(map(str, result['triple']))}" if result.get("triple") else ""
+    print(f"{result['artifact']} ({result['layer']}{triple}): {result['label']}"
+          f"{'' if result['exact'] else '  [capped]'}", file=out)
+    marks = result.get("distrusted") or [False] * len(result["support_sets"])
+    for i, (support, distrusted) in enumerate(zip(result["support_sets"], marks), 1):
+        note = f"  [rests on {'/'.join(result['distrusted_kinds'])}: cannot support]" if distrusted else ""
+        print(f"  support set {i}:{note}", file=out)
+        for a in support:
+            s, p, o = a["triple"]
+            print(f"    {a['id']:10} {a['source']:24} {a['kind']:16} {s} {'NOT ' * a.get('negated', False)}{p} {o}",
+                  file=out)
+    if "stands" in result:
+        print(f"  {'stands' if result['stands'] else 'does not stand'} without "
+              f"{', '.join(result['distrusted_kinds'])}", file=out)
+    for tree in result["derivations"]:
+        if tree is not None:
+            print("  derivation:", file=out)
+            for line in tree.lines("    "):
+                print(line, file=out)
+
+
+def print_whynot(result: dict, out=None) -> None:
+    """Prints a whynot() result as text."""
+    out = out or sys.stdout
+    print(f"{result['artifact']} is {result['status']} under {result['policy']} after {result['deletion']}",
+          file=out)
+    for entry in result["support_sets"]:
+        broken = (f"broken by {', '.join(entry['broken_by'])} ({', '.join(entry['sources'])})"
+                  if entry["broken_by"] else "survives")
+        print(f"  {{{', '.join(entry['support'])}}}: {broken}", file=out)
+
+
+def print_robustness(result: dict, out=None) -> None:
+    """Prints a robustness() result as text."""
+    out = out or sys.stdout
+    inexact = "" if result["exact"] else " (capped label: at least)"
+    print(f"{result['artifact']}: {result['support_sets']} support sets over {len(result['sources'])} sources",
+          file=out)
+    print(f"  fewest sources whose retraction kills it{inexact}: "
+          f"{len(result['fewest_sources_to_kill'])} ({', '.join(result['fewest_sources_to_kill'])})", file=out)
+    print(f"  independent sources: {result['independent_sources']}", file=out)
+    print(f"  N_path {result['n_path']} support sets, N_prov {result['n_prov']} independent origins"
+          f"{'  ECHO: several support sets, one origin' if result['echo'] else ''}", file=out)
+    print(f"  fewest origins whose retraction kills it{inexact}: {len(result['fewest_origins_to_kill'])} "
+          f"({', '.join(result['fewest_origins_to_kill'])})", file=out)
+    for origin, sources in result["origins"].items():
+        if sources != [origin]:
+            print(f"  origin {origin}: {', '.join(sources)}", file=out)
+    if result.get("distrusted_kinds"):
+        print(f"  not counted: {result['distrusted_sets']} support sets resting on "
+              f"{', '.join(result['distrusted_kinds'])}", file=out)

@@ -1,0 +1,91 @@
+"""Aggregates ``count``, ``sum``, ``min``, ``max`` and ``mean`` as Souffle computes them.
+
+An aggregate runs its body once per binding of its ``outer`` variables (those the
+rule binds outside it) and reduces the distinct bindings of the body's own variables;
+a one-atom body counts every matching tuple (the parser names its wildcards). An
+empty body gives count 0 and sum 0; min, max and mean of nothing make the rule not
+fire. Results are cached per outer binding: the body reads only lower strata, which
+are complete when the aggregate runs.
+
+Under a provenance semiring a derived fact's label says which source assertions
+support it; a count has no such label, so ``Program.check_provenance_negation``
+rejects aggregates over tracked relations, and an aggregate over background
+relations contributes provenance 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from polygraph_logic.errors import EvaluationError
+from polygraph_logic.datalog.syntax import Aggregate
+
+_MISSING = object()
+_EMPTY = object()
+
+
+class NoValue(Exception):
+    """Raised by an aggregate over nothing (min, max, mean): the rule does not fire for this binding."""
+
+
+def aggregate_variables(aggregate: Aggregate, collect: Callable[[Any], set[str]]) -> list[str]:
+    """Returns the aggregate's own variables (in its body, not outer), sorted."""
+    names: set[str] = set()
+    for literal in aggregate.body:
+        names |= collect(literal)
+    return sorted(names - set(aggregate.outer))
+
+
+def aggregate_getter(aggregate: Aggregate, slots: dict[str, int], inner: list[str], target,
+                     compile_body: Callable) -> Callable[[list], Any]:
+    """Returns ``b -> value``: the aggregate over its body given the outer bindings in ``b``.
+
+    ``target`` is a getter for the aggregated expression (None for count);
+    ``compile_body(body, bound, final)`` compiles the body into ``run(b)``, a chain of steps
+    ending in ``final(b, label)``.
+    """
+    inner_slots = [slots[name] for name in inner]
+    outer_slots = [slots[name] for name in aggregate.outer]
+    rows: dict[tuple, Any] = {}
+
+    def final(b, label):
+        key = tuple([b[s] for s in inner_slots])
+        if key not in rows:
+            rows[key] = target(b) if target is not None else None
+
+    run = compile_body(aggregate.body, set(aggregate.outer), final)
+    cache: dict[tuple, Any] = {}
+    op, position = aggregate.op, aggregate.position
+
+    def get(b):
+        key = tuple([b[s] for s in outer_slots])
+        value = cache.get(key, _MISSING)
+        if value is _MISSING:
+            rows.clear()
+            run(b)
+            value = cache[key] = reduce(op, list(rows.values()), position)
+        if value is _EMPTY:
+            raise NoValue
+        return value
+
+    return get
+
+
+def reduce(op: str, values: list, position) -> Any:
+    """Returns the aggregate of values, or the empty marker where Souffle yields nothing."""
+    if op == "count":
+        return len(values)
+    if op == "sum" and not values:
+        return 0
+    if not values:
+        return _EMPTY
+    try:
+        if op == "sum":
+            return sum(values)
+        if op == "min":
+            return min(values)
+        if op == "max":
+            return max(values)
+        return sum(values) / len(values)  # mean
+    except TypeError:
+        raise EvaluationError("type_error", f"{op} needs numbers, got {values[:3]!r}...", position) from None

@@ -1,0 +1,82 @@
+"""Souffle's program structure as dataclasses: ``.decl``, ``.type``, ``.input``/``.output``.
+
+The parser builds them beside facts and rules; ``declarations.py`` checks a program
+against them and ``souffle_io.py`` carries out the I/O directives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from polygraph_logic.errors import Position
+
+BASE_TYPES = ("symbol", "number", "unsigned", "float")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    """One column of a declared relation: ``name: type``."""
+
+    name: str
+    type: str
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.type}"
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """``.decl rel(a: symbol, b: number) [eqrel ...]``: a relation, its columns and qualifiers."""
+
+    relation: str
+    attributes: tuple[Attribute, ...]
+    qualifiers: tuple[str, ...] = ()
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def arity(self) -> int:
+        return len(self.attributes)
+
+    def __str__(self) -> str:
+        qualifiers = "".join(f" {q}" for q in self.qualifiers)
+        return f".decl {self.relation}({', '.join(map(str, self.attributes))}){qualifiers}"
+
+
+@dataclass(frozen=True)
+class TypeDeclaration:
+    """``.type T <: symbol`` (subtype), ``.type U = A | B`` (union) or ``.number_type T``."""
+
+    name: str
+    kind: str  # "subtype" or "union"
+    parts: tuple[str, ...]
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        if self.kind == "subtype":
+            return f".type {self.name} <: {self.parts[0]}"
+        return f".type {self.name} = {' | '.join(self.parts)}"
+
+
+@dataclass(frozen=True)
+class IODirective:
+    """``.input rel(key=value, ...)``, ``.output``, ``.printsize`` or ``.limitsize``."""
+
+    kind: str  # "input", "output", "printsize", "limitsize"
+    relation: str
+    parameters: tuple[tuple[str, str], ...] = ()
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    def get(self, key: str, default: str | None = None) -> str | None:
+        """Returns the value of a parameter (``IO``, ``filename``, ``delimiter`` ...)."""
+        for name, value in self.parameters:
+            if name == key:
+                return value
+        return default
+
+    def __str__(self) -> str:
+        params = ", ".join(f'{k}="{v}"' for k, v in self.parameters)
+        return f".{self.kind} {self.relation}" + (f"({params})" if params else "")
+
+
+Directive = Declaration | TypeDeclaration | IODirective

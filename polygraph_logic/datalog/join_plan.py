@@ -1,0 +1,201 @@
+"""Join plans: a rule body compiled into a chain of closures over indexed relations.
+
+A plan orders the body greedily (the atom with the most bound arguments next;
+filters as soon as their variables are bound) and binds variables into slots of
+one list, so a step writes its slots and the steps after it only read them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from polygraph_logic.datalog.safety import term_variables
+from polygraph_logic.datalog.join_steps import (
+    ONE_MARK,
+    AtomMatch,
+    compile_steps,
+    Next,
+    getter,
+    literal_names,
+    order,
+    term_variables_of,
+)
+from polygraph_logic.datalog.syntax import Atom, Constant, Rule, Variable
+
+
+class Store:
+    """Relations as ``tuple -> label`` dicts, with hash indexes on bound positions."""
+
+    def __init__(self, arities: dict[str, int]):
+        self.relations: dict[str, dict[tuple, Any]] = {name: {} for name in arities}
+        self._indexes: dict[str, dict[tuple[int, ...], dict[tuple, list[tuple]]]] = {
+            name: {} for name in arities
+        }
+        self._statistics: dict[str, tuple[int, list[tuple], dict]] = {}  # relation -> (size, sample, counters)
+
+    def index(self, relation: str, positions: tuple[int, ...]) -> dict[tuple, list[tuple]]:
+        """Returns (building once, then maintaining) the index of ``relation`` on ``positions``."""
+        indexes = self._indexes[relation]
+        found = indexes.get(positions)
+        if found is None:
+            found = {}
+            for tup in self.relations[relation]:
+                found.setdefault(tuple(tup[p] for p in positions), []).append(tup)
+            indexes[positions] = found
+        return found
+
+    def estimate(self, relation: str, constants: dict[int, Any], known: tuple[int, ...]) -> float:
+        """Returns the expected number of tuples of ``relation`` that match a binding with
+        ``constants`` (position -> value) and values at the ``known`` positions.
+
+        Counted on a sample of at most ``SAMPLE`` tuples (taken evenly over the relation,
+        kept while its size stays the same), so planning costs no index and no full scan.
+        """
+        rows = self.relations[relation]
+        n = len(rows)
+        if n == 0:
+            return 0.0
+        if not constants and not known:
+            return float(n)
+        sample, counters = self._sample(relation, n)
+        scale = n / len(sample)
+        matching = float(n)
+        if constants:
+            positions = tuple(sorted(constants))
+            seen = self._counter(counters, sample, positions).get(tuple(constants[p] for p in positions), 0)
+            # a value absent from the sample is rarer than one tuple in `scale`
+            matching = seen * scale if seen else (0.0 if scale == 1 else min(n, scale) / 2)
+        if not known:
+            return matching
+        positions = tuple(sorted({*constants, *known}))
+        counter = self._counter(counters, sample, positions)
+        # distinct keys of the whole relation from the sample's (the GEE estimator: a key
+        # seen once in the sample stands for sqrt(n / sample) keys)
+        once = sum(1 for count in counter.values() if count == 1)
+        distinct = (scale ** 0.5) * once + (len(counter) - once)
+        return min(matching, n / max(distinct, 1.0))
+
+    SAMPLE = 2048
+
+    def _sample(self, relation: str, n: int) -> tuple[list[tuple], dict]:
+        cached = self._statistics.get(relation)
+        if cached is None or cached[0] != n:
+            rows = list(self.relations[relation])
+            sample = rows if n <= self.SAMPLE else rows[::n // self.SAMPLE]
+            cached = self._statistics[relation] = (n, sample, {})
+        return cached[1], cached[2]
+
+    @staticmethod
+    def _counter(counters: dict, sample: list[tuple], positions: tuple[int, ...]) -> dict:
+        found = counters.get(positions)
+        if found is None:
+            found = counters[positions] = {}
+            for tup in sample:
+                key = tuple(tup[p] for p in positions)
+                found[key] = found.get(key, 0) + 1
+        return found
+
+    def forget_statistics(self) -> None:
+        """Drops the samples ``estimate`` keeps (once planning is over)."""
+        self._statistics.clear()
+
+    def add(self, relation: str, tup: tuple, label: Any) -> None:
+        """Adds a new tuple (not yet present) and updates every index of its relation."""
+        self.relations[relation][tup] = label
+        for positions, index in self._indexes[relation].items():
+            index.setdefault(tuple(tup[p] for p in positions), []).append(tup)
+
+
+class Plan:
+    """One rule compiled for evaluation, optionally driven by the delta of one body atom."""
+
+    def __init__(self, rule: Rule, store: Store, semiring, emit: Callable[[str, tuple, Any], None],
+                 delta_atom: int | None = None, goal: bool = False):
+        self.rule = rule
+        self.slots = _slots(rule)
+        self.size = len(self.slots)
+        atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
+        bound: set[str] = set()
+        if goal:  # the head is given (see prove): its variables are bound before the body runs
+            self.head_slots = [
+                (pos, self.slots[arg.name]) if isinstance(arg, Variable) else (pos, arg)
+                for pos, arg in enumerate(rule.head.args)
+                if isinstance(arg, (Variable, Constant))
+            ]
+            bound = {arg.name for arg in rule.head.args if isinstance(arg, Variable)}
+        self.driver: AtomMatch | None = None
+        if delta_atom is not None:
+            driver = atoms[delta_atom]
+            self.driver = AtomMatch.build(driver, self.slots, bound)
+            # the driver's known positions hold constants: the delta is looked up by them
+            self.driver_positions = tuple(pos for pos, _ in self.driver.key)
+            self.driver_key = tuple(get([]) for _, get in self.driver.key)
+            bound |= {v.name for v in term_variables_of(driver)}
+            atoms = atoms[:delta_atom] + atoms[delta_atom + 1:]
+        steps = order(rule.body, atoms, bound, store)
+        self.run = self._chain(steps, store, semiring, emit)
+
+    def _chain(self, steps, store, semiring, emit) -> Next:
+        head = self.rule.head
+        relation = head.relation
+        getters = [getter(arg, self.slots, (store, semiring)) for arg in head.args]
+        one = semiring.one()
+
+        def final(b, label):
+            emit(relation, tuple(get(b) for get in getters), one if label is ONE_MARK else label)
+
+        return compile_steps(steps, self.slots, store, semiring, final, self.rule.body)
+
+    def prove(self, tup: tuple) -> None:
+        """Runs the body with the head bound to ``tup`` (a plan built with ``goal=True``);
+        every derivation found is emitted as usual."""
+        b = [None] * self.size
+        for pos, target in self.head_slots:
+            if isinstance(target, Constant):
+                if target.value != tup[pos]:
+                    return
+            elif b[target] is None:
+                b[target] = tup[pos]
+            elif b[target] != tup[pos]:
+                return
+        self.run(b, ONE_MARK)
+
+    def evaluate(self, delta: dict[tuple, Any] | None = None,
+                 delta_indexes: dict[tuple[int, ...], dict] | None = None) -> None:
+        """Runs the plan: over every binding, or over the tuples of ``delta`` for its driver.
+
+        ``delta_indexes`` caches indexes of this round's delta by position, shared by
+        every plan driven by the same relation (many rules, one constant each).
+        """
+        b = [None] * self.size
+        if self.driver is None:
+            self.run(b, ONE_MARK)
+            return
+        matches, run = self.driver.matches, self.run
+        if not self.driver_positions:
+            for tup, label in delta.items():
+                if matches(tup, b):
+                    run(b, label)
+            return
+        positions = self.driver_positions
+        index = delta_indexes.get(positions) if delta_indexes is not None else None
+        if index is None:
+            index = {}
+            for tup in delta:
+                index.setdefault(tuple(tup[p] for p in positions), []).append(tup)
+            if delta_indexes is not None:
+                delta_indexes[positions] = index
+        for tup in index.get(self.driver_key, ()):
+            if matches(tup, b):
+                run(b, delta[tup])
+
+
+def _slots(rule: Rule) -> dict[str, int]:
+    names: dict[str, int] = {}
+    for literal in rule.body:
+        for name in sorted(literal_names(literal), key=lambda n: (n.startswith("_#"), n)):
+            names.setdefault(name, len(names))
+    for arg in rule.head.args:  # a head variable bound only by prove()'s goal
+        for v in term_variables(arg):
+            names.setdefault(v.name, len(names))
+    return names

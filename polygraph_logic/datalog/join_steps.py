@@ -1,0 +1,526 @@
+"""The steps of a join plan: one closure per body literal, chained, and their order.
+
+Each step reads the slots bound before it, writes its own and calls the next step
+with the label so far; the planner in ``plan.py`` chains them. Aggregates compile
+their own bodies with the same steps. A long plan (more than ``LONG`` steps) runs in a
+loop instead, so the stack depth does not grow with the body (``compile_steps``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from polygraph_logic.datalog.aggregate import NoValue, aggregate_getter, aggregate_variables
+from polygraph_logic.errors import EvaluationError
+from polygraph_logic.datalog.functions import arithmetic, call, constraint
+from polygraph_logic.datalog.safety import assignment_target, existential, literal_terms, term_variables
+from polygraph_logic.datalog.syntax import (
+    Aggregate,
+    Arithmetic,
+    Atom,
+    Comparison,
+    Constant,
+    Constraint,
+    Functor,
+    Negation,
+    Term,
+    Variable,
+    Wildcard,
+)
+
+Binding = list
+Next = Callable[[Binding, Any], None]
+Getter = Callable[[Binding], Any]
+
+ONE_MARK = object()  # "no label yet": the first atom's label is taken as is
+
+
+def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
+    """Returns ``b -> value`` for a term; ``context`` (store, semiring) compiles aggregates."""
+    if isinstance(term, Constant):
+        value = term.value
+        return lambda b: value
+    if isinstance(term, Variable):
+        return operator.itemgetter(slots[term.name])
+    if isinstance(term, Arithmetic):
+        left, right = getter(term.left, slots, context), getter(term.right, slots, context)
+        op, position = term.op, term.position
+        return lambda b: arithmetic(op, left(b), right(b), position)
+    if isinstance(term, Functor):
+        args = [getter(arg, slots, context) for arg in term.args]
+        name, position = term.name, term.position
+        return lambda b: call(name, [get(b) for get in args], position)
+    if isinstance(term, Aggregate):
+        store, semiring = context
+        target = getter(term.target, slots, context) if term.target is not None else None
+
+        def compile_body(body, bound, final):
+            atoms = [lit for lit in body if isinstance(lit, Atom)]
+            chain = compile_steps(order(body, atoms, bound, store), slots, store, semiring, final, body)
+            return lambda b: chain(b, ONE_MARK)
+
+        return aggregate_getter(term, slots, aggregate_variables(term, literal_names), target, compile_body)
+    raise AssertionError(f"no value for {term}")  # wildcards never reach here: checked by program
+
+
+_COMPARE = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+@dataclass
+class AtomMatch:
+    """How one body atom meets the current binding: which positions are looked up,
+    which bind new slots, and which must equal an earlier position of the same atom."""
+
+    relation: str
+    key: list[tuple[int, Getter]]  # positions whose value is known before the scan
+    binds: list[tuple[int, int]]  # (position, slot) newly bound by this atom
+    repeats: list[tuple[int, int]]  # (position, earlier position) for repeated variables
+
+    @classmethod
+    def build(cls, atom: Atom, slots: dict[str, int], bound: set[str], context=None) -> "AtomMatch":
+        key, binds, repeats, first = [], [], [], {}
+        for pos, arg in enumerate(atom.args):
+            if isinstance(arg, Wildcard):
+                continue
+            if isinstance(arg, Variable) and arg.name not in bound:
+                if arg.name in first:
+                    repeats.append((pos, first[arg.name]))
+                else:
+                    first[arg.name] = pos
+                    binds.append((pos, slots[arg.name]))
+                continue
+            key.append((pos, getter(arg, slots, context)))
+        return cls(atom.relation, key, binds, repeats)
+
+    def matches(self, tup: tuple, b: Binding) -> bool:
+        """Checks a candidate tuple against known values; on success writes its new slots."""
+        for pos, get in self.key:
+            if tup[pos] != get(b):
+                return False
+        for pos, earlier in self.repeats:
+            if tup[pos] != tup[earlier]:
+                return False
+        for pos, slot in self.binds:
+            b[slot] = tup[pos]
+        return True
+
+
+def term_variables_of(atom: Atom) -> set[Variable]:
+    return {v for arg in atom.args for v in term_variables(arg)}
+
+
+def literal_names(literal) -> set[str]:
+    """Returns every variable name a literal mentions, inside aggregates too."""
+    names: set[str] = set()
+    stack = list(literal_terms(literal))
+    while stack:
+        term = stack.pop()
+        if isinstance(term, Variable):
+            names.add(term.name)
+        elif isinstance(term, Arithmetic):
+            stack += [term.left, term.right]
+        elif isinstance(term, Functor):
+            stack += term.args
+        elif isinstance(term, Aggregate):
+            names.update(term.outer)
+            if term.target is not None:
+                stack.append(term.target)
+            for inner in term.body:
+                names |= literal_names(inner)
+    return names
+
+
+def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
+    """Orders the remaining body greedily, filters as early as possible.
+
+    With a ``store`` that estimates (``Store.estimate``), the next atom is the one with the
+    fewest expected matches per binding (a fully bound atom, a membership test, first; an
+    atom bound only by constants counts all its matching rows, so a join never starts a
+    cross product when a connected atom is cheaper). Without one, the atom with the most
+    bound arguments. Among equals, the one written first. Returns ``(kind, literal,
+    bound_before)`` triples, kind one of atom, negation, compare, assign, constraint.
+
+    An atom's rank depends only on which of its own variables are bound, so ranks sit in a
+    heap and are computed again only for the atoms (and filters) that mention a variable
+    just bound: n log n in the body length, not the quadratic rescan of every atom per step.
+    """
+    estimate = getattr(store, "estimate", None)
+    others = [lit for lit in body if not isinstance(lit, Atom)]
+    free = {id(lit): existential(lit, body, None) for lit in others if isinstance(lit, Negation)}
+    steps = []
+    bound = set(bound)
+    fresh: list[str] = []  # names bound since the ranks were last brought up to date
+
+    atoms_of: dict[str, list[int]] = {}
+    for i, atom in enumerate(atoms):
+        for name in {v.name for v in term_variables_of(atom)}:
+            atoms_of.setdefault(name, []).append(i)
+    others_of: dict[str, list[int]] = {}
+    for j, literal in enumerate(others):
+        for name in literal_names(literal):
+            others_of.setdefault(name, []).append(j)
+    placed = [False] * len(others)
+
+    def place_filters(candidates: list[int]) -> None:
+        """Places every waiting filter that is ready, in passes over the body's order (as
+        a rescan of all of them would), looking only at those a new binding concerns."""
+        heap = sorted(set(candidates))
+        while heap:
+            later: list[int] = []
+            current = -1
+            while heap:
+                j = heapq.heappop(heap)
+                if j == current or placed[j]:
+                    continue
+                current = j
+                literal = others[j]
+                target = assignment_target(literal, bound)
+                if target is not None:
+                    steps.append(("assign", literal, frozenset(bound)))
+                    bound.add(target.name)
+                    fresh.append(target.name)
+                    for k in others_of.get(target.name, ()):
+                        if not placed[k]:
+                            if k > j:
+                                heapq.heappush(heap, k)
+                            else:
+                                later.append(k)
+                elif _ready(literal, bound | free.get(id(literal), set())):
+                    steps.append((_KIND[type(literal)], literal, frozenset(bound)))
+                else:
+                    continue
+                placed[j] = True
+            heap = sorted(set(later))
+            heapq.heapify(heap)
+
+    def rank(i: int) -> tuple:
+        atom = atoms[i]
+        ready = 0 if _computable(atom, bound) else 1  # computable atoms before the others
+        if estimate is None:
+            return (ready, -_bound_args(atom, bound), i)
+        return (ready, *_fanout(atom, bound, estimate), i)
+
+    place_filters(list(range(len(others))))
+    ranks = [rank(i) for i in range(len(atoms))]
+    heap = list(ranks)
+    heapq.heapify(heap)
+    done = [False] * len(atoms)
+    fresh.clear()
+    while heap:
+        key = heapq.heappop(heap)
+        i = key[-1]
+        if done[i] or ranks[i] != key:
+            continue  # placed already, or ranked again since this entry was pushed
+        done[i] = True
+        best = atoms[i]
+        steps.append(("atom", best, frozenset(bound)))
+        for name in {v.name for v in term_variables_of(best)}:
+            if name not in bound:
+                bound.add(name)
+                fresh.append(name)
+        waiting = [j for name in fresh for j in others_of.get(name, ()) if not placed[j]]
+        if waiting:
+            place_filters(waiting)
+        touched = {k for name in fresh for k in atoms_of.get(name, ()) if not done[k]}
+        fresh.clear()
+        for k in touched:
+            ranks[k] = rank(k)
+            heapq.heappush(heap, ranks[k])
+    if not all(placed):  # unreachable for a checked program; fail loudly rather than drop a filter
+        literal = others[placed.index(False)]
+        raise EvaluationError("internal_error", f"could not schedule {literal}", literal.position)
+    return steps
+
+
+_KIND = {Negation: "negation", Comparison: "compare", Constraint: "constraint"}
+
+
+def _ready(literal, bound: set[str]) -> bool:
+    return all(v.name in bound for t in literal_terms(literal) for v in term_variables(t))
+
+
+def _computable(atom: Atom, bound: set[str]) -> bool:
+    """True when every argument that is an expression can be computed from bound variables."""
+    return all(
+        all(v.name in bound for v in term_variables(arg))
+        for arg in atom.args
+        if not isinstance(arg, (Variable, Wildcard, Constant))
+    )
+
+
+def _fanout(atom: Atom, bound: set[str], estimate) -> tuple[int, float]:
+    """Ranks ``atom`` as the next step: (0 for a lookup, 1 for a full scan; expected matches per
+    binding, -1 for a membership test). A scan comes last whatever the sizes: a relation
+    of the stratum being evaluated may be empty when the plan is made and large later."""
+    constants: dict[int, Any] = {}
+    known: list[int] = []
+    free = 0
+    for pos, arg in enumerate(atom.args):
+        if isinstance(arg, Constant):
+            constants[pos] = arg.value
+        elif isinstance(arg, Wildcard) or not all(v.name in bound for v in term_variables(arg)):
+            free += 1
+        else:
+            known.append(pos)
+    if not free:
+        return 0, -1.0
+    return (0 if constants or known else 1), estimate(atom.relation, constants, tuple(known))
+
+
+def _bound_args(atom: Atom, bound: set[str]) -> int:
+    return sum(
+        1
+        for arg in atom.args
+        if isinstance(arg, Constant)
+        or (not isinstance(arg, Wildcard) and all(v.name in bound for v in term_variables(arg)))
+    )
+
+
+def _atom_step(atom: Atom, before, slots, store, semiring, then: Next, body=()) -> Next:
+    match = AtomMatch.build(atom, slots, set(before), (store, semiring))
+    rows = store.relations[atom.relation]
+    times = semiring.times
+    if not match.key:
+        matches = match.matches
+
+        def scan(b, label):
+            for tup, lab in rows.items():
+                if matches(tup, b):
+                    then(b, lab if label is ONE_MARK else times(label, lab))
+
+        return scan
+    positions = tuple(pos for pos, _ in match.key)
+    getters = [get for _, get in match.key]
+    if len(positions) == len(atom.args):  # fully bound: a membership test
+        def member(b, label):
+            lab = rows.get(tuple(get(b) for get in getters))
+            if lab is not None:
+                then(b, lab if label is ONE_MARK else times(label, lab))
+
+        return member
+    index = store.index(atom.relation, positions)
+    binds, repeats = match.binds, match.repeats
+
+    def lookup(b, label):
+        for tup in index.get(tuple(get(b) for get in getters), ()):
+            if repeats and any(tup[p] != tup[q] for p, q in repeats):
+                continue
+            for pos, slot in binds:
+                b[slot] = tup[pos]
+            lab = rows[tup]
+            then(b, lab if label is ONE_MARK else times(label, lab))
+
+    return lookup
+
+
+def _negation_step(literal: Negation, before, slots, store, semiring, then: Next, body=()) -> Next:
+    """``!atom``: no tuple matches the bound arguments; variables that occur only here are
+    existential (any value), a repeated one must repeat in the tuple."""
+    atom = literal.atom
+    free = existential(literal, body, None) if body else set()
+    context = (store, semiring)
+    known, repeats, first = [], [], {}
+    for pos, arg in enumerate(atom.args):
+        if isinstance(arg, Wildcard):
+            continue
+        if isinstance(arg, Variable) and arg.name in free:
+            if arg.name in first:
+                repeats.append((pos, first[arg.name]))
+            else:
+                first[arg.name] = pos
+            continue
+        known.append((pos, getter(arg, slots, context)))
+    rows = store.relations[atom.relation]
+    getters = [get for _, get in known]
+    if len(known) == len(atom.args):
+        def absent(b, label):
+            if tuple(get(b) for get in getters) not in rows:
+                then(b, label)
+
+        return absent
+    index = store.index(atom.relation, tuple(pos for pos, _ in known))
+    if repeats:
+        def absent_repeated(b, label):
+            for tup in index.get(tuple(get(b) for get in getters), ()):
+                if all(tup[p] == tup[q] for p, q in repeats):
+                    return
+            then(b, label)
+
+        return absent_repeated
+
+    def absent_any(b, label):
+        if not index.get(tuple(get(b) for get in getters)):
+            then(b, label)
+
+    return absent_any
+
+
+def _compare_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
+    context = (store, semiring)
+    left, right = getter(literal.left, slots, context), getter(literal.right, slots, context)
+    test, op, position = _COMPARE[literal.op], literal.op, literal.position
+
+    def compare(b, label):
+        try:
+            lv, rv = left(b), right(b)
+        except NoValue:
+            return
+        if op not in ("=", "!=") and isinstance(lv, str) != isinstance(rv, str):
+            raise EvaluationError(
+                "type_error", f"cannot compare {lv!r} {op} {rv!r} (a string and a number)", position
+            )
+        if test(lv, rv):
+            then(b, label)
+
+    return compare
+
+
+def _constraint_step(literal: Constraint, before, slots, store, semiring, then: Next, body=()) -> Next:
+    context = (store, semiring)
+    first, second = (getter(arg, slots, context) for arg in literal.args)
+    test = constraint(literal.name, literal.position)
+
+    def check(b, label):
+        if test(first(b), second(b)):
+            then(b, label)
+
+    return check
+
+
+def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
+    target = assignment_target(literal, set(before))
+    expr = literal.right if literal.left is target else literal.left
+    slot, get = slots[target.name], getter(expr, slots, (store, semiring))
+
+    def assign(b, label):
+        try:
+            b[slot] = get(b)
+        except NoValue:
+            return
+        then(b, label)
+
+    return assign
+
+
+STEP = {"atom": _atom_step, "negation": _negation_step, "compare": _compare_step, "assign": _assign_step,
+         "constraint": _constraint_step}
+
+
+LONG = 40  # a plan with more steps runs in a loop (see compile_steps), not as nested calls
+
+
+def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
+    """Compiles ordered steps into ``run(b, label)`` ending in ``final(b, label)``.
+
+    A short plan is a chain of closures, each calling the next (the fastest in Python). A
+    long one would take one stack frame per step, and a body of a thousand atoms (a receipt
+    with a large support set) would overflow the stack: its steps run in a loop over an
+    explicit stack of iterators, and consecutive steps that bind nothing (membership tests,
+    negations, comparisons, assignments) are merged into one stage that checks them in turn.
+    """
+    if len(steps) <= LONG:
+        chain = final
+        for kind, literal, before in reversed(steps):
+            chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
+        return chain
+    stages: list[Callable[[Binding, Any], Any]] = []
+    filters: list[Next] = []
+    out: list = []
+
+    def collect(b, label):
+        out.append(label)
+
+    def close_filters():
+        if filters:
+            stages.append(_filter_stage(list(filters), out))
+            filters.clear()
+
+    for kind, literal, before in steps:
+        if kind == "atom" and not _is_membership(literal, before, slots):
+            close_filters()
+            stages.append(_atom_expander(literal, before, slots, store, semiring))
+        else:
+            filters.append(STEP[kind](literal, before, slots, store, semiring, collect, body))
+    close_filters()
+    last = len(stages)
+
+    def run(b, label):
+        stack = [iter(stages[0](b, label))]
+        push, pop = stack.append, stack.pop
+        while stack:
+            for label in stack[-1]:
+                break
+            else:
+                pop()
+                continue
+            depth = len(stack)
+            if depth == last:
+                final(b, label)
+            else:
+                push(iter(stages[depth](b, label)))
+
+    return run
+
+
+def _filter_stage(filters: list[Next], out: list):
+    """One stage running steps that each pass a binding on at most once, in turn:
+    returns ``(label,)`` when all pass, ``()`` otherwise."""
+
+    def stage(b, label):
+        for step in filters:
+            out.clear()
+            step(b, label)
+            if not out:
+                return ()
+            label = out[0]
+        out.clear()
+        return (label,)
+
+    return stage
+
+
+def _is_membership(atom: Atom, before, slots) -> bool:
+    match = AtomMatch.build(atom, slots, set(before))
+    return not match.binds and not match.repeats and len(match.key) == len(atom.args)
+
+
+def _atom_expander(atom: Atom, before, slots, store, semiring):
+    """The atom step of a long plan: ``(b, label) -> iterator of labels``, writing the
+    slots of each match into ``b`` before yielding its label."""
+    match = AtomMatch.build(atom, slots, set(before), (store, semiring))
+    rows = store.relations[atom.relation]
+    times = semiring.times
+    if not match.key:
+        matches = match.matches
+
+        def scan(b, label):
+            for tup, lab in rows.items():
+                if matches(tup, b):
+                    yield lab if label is ONE_MARK else times(label, lab)
+
+        return scan
+    positions = tuple(pos for pos, _ in match.key)
+    getters = [get for _, get in match.key]
+    index = store.index(atom.relation, positions)
+    binds, repeats = match.binds, match.repeats
+
+    def lookup(b, label):
+        for tup in index.get(tuple(get(b) for get in getters), ()):
+            if repeats and any(tup[p] != tup[q] for p, q in repeats):
+                continue
+            for pos, slot in binds:
+                b[slot] = tup[pos]
+            lab = rows[tup]
+            yield lab if label is ONE_MARK else times(label, lab)
+
+    return lookup

@@ -1,0 +1,263 @@
+"""A checked program: arities agree, declarations hold, rules are safe, negation is stratified."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from polygraph_logic.datalog.declarations import Declarations
+from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
+from polygraph_logic.errors import ProgramError
+from polygraph_logic.files import read_utf8
+from polygraph_logic.datalog.fact_table import FactTable, FactView, merge_tables, tables_from_facts
+from polygraph_logic.datalog.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
+from polygraph_logic.datalog.safety import (
+    aggregates_in,
+    assignment_target,
+    check_safety,
+    ground_value,
+    literal_terms,
+    term_variables,
+)
+from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.souffle_input import read_inputs
+from polygraph_logic.datalog.stratify import stratify
+from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
+
+
+@dataclass
+class Program:
+    """Facts, rules and declarations that passed every check, with their strata.
+
+    ``facts`` holds the ground facts (a ``FactView`` over one table per relation, or a
+    plain list of ``Fact``); ``strata`` lists, bottom up, the sets of relations that are
+    evaluated together (one strongly connected component each).
+    """
+
+    facts: Sequence[Fact] = field(default_factory=list)
+    rules: list[Rule] = field(default_factory=list)
+    arities: dict[str, int] = field(default_factory=dict)
+    strata: list[frozenset[str]] = field(default_factory=list)
+    tracked: frozenset[str] = frozenset()
+    warnings: list[str] = field(default_factory=list)
+    declarations: Declarations = field(default_factory=Declarations)
+
+    @classmethod
+    def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None,
+                     tracked: Iterable[str] = ()) -> "Program":
+        """Checks clauses (facts, rules, directives) and fact tables; returns the program or raises ProgramError.
+
+        ``tracked``: relations whose tracked facts are loaded by an engine, not held here."""
+        facts, rules, directives = [], [], []
+        for clause in clauses:
+            if isinstance(clause, Fact):
+                facts.append(clause)
+            elif isinstance(clause, Rule):
+                rules.append(clause)
+            else:
+                directives.append(clause)
+        declarations = Declarations.collect(directives)
+        tables = dict(tables or {})  # the tables are taken over, not copied
+        merge_tables(tables, tables_from_facts(_ground(f) for f in facts))
+        defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
+        rules = [_with_constraints(rule, defined) for rule in rules]
+        rules += _eqrel_rules(declarations, rules)
+        program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
+        program.arities = _check_arities(tables, rules, declarations)
+        declarations.check(tables, rules)
+        for rule in rules:
+            check_safety(rule)
+        program.strata = stratify(rules, program.arities)
+        program.tracked = _tracked_relations(tables, rules, tracked)
+        program.warnings = _undefined_relations(tables, rules, declarations)
+        return program
+
+    def fact_tables(self) -> dict[str, FactTable]:
+        """Returns the ground facts as one table per relation."""
+        if isinstance(self.facts, FactView):
+            return self.facts.tables
+        return tables_from_facts(self.facts)
+
+    def directives(self) -> list:
+        """Returns the program's declarations and I/O directives."""
+        found = self.declarations
+        return [*found.types.values(), *found.relations.values(), *found.io]
+
+    def combine(self, other: "Program") -> "Program":
+        """Returns the program holding the clauses of both (checked again)."""
+        tables = merge_tables(merge_tables({}, self.fact_tables(), adopt=False), other.fact_tables(), adopt=False)
+        generated = set(_eqrel_rules(self.declarations, [])) | set(_eqrel_rules(other.declarations, []))
+        rules = [r for r in [*self.rules, *other.rules] if r not in generated]
+        return Program.from_clauses([*rules, *self.directives(), *other.directives()], tables)
+
+    def assertion_ids(self) -> list[str]:
+        """Returns the provenance variables of tracked facts, in order of appearance."""
+        seen: dict[str, None] = {}
+        for table in self.fact_tables().values():
+            if table.variables is not None:
+                seen.update(dict.fromkeys(v for v in table.variables if v))
+        return list(seen)
+
+    def check_provenance_negation(self) -> None:
+        """Raises ProgramError if a negation or an aggregate ranges over a relation fed by tracked facts.
+
+        A provenance polynomial cannot express the non-monotone effect that deleting
+        a source has through negation or aggregation; over background-only relations
+        both are fine (their facts have provenance 1).
+        """
+        for rule in self.rules:
+            for literal in rule.body:
+                if isinstance(literal, Negation) and literal.atom.relation in self.tracked:
+                    raise ProgramError(
+                        "negation_over_tracked",
+                        f"'{literal}' negates {literal.atom.relation}, which depends on tracked "
+                        "(provenance-annotated) facts; provenance semirings are monotone and cannot "
+                        "express it. Evaluate with --semiring boolean, or negate background-only relations",
+                        literal.position,
+                    )
+                for term in literal_terms(literal):
+                    for aggregate in aggregates_in(term):
+                        for atom in _body_atoms(aggregate.body):
+                            if atom.relation in self.tracked:
+                                raise ProgramError(
+                                    "aggregate_over_tracked",
+                                    f"'{aggregate.op}' aggregates over {atom.relation}, which depends on "
+                                    "tracked (provenance-annotated) facts; a count or sum has no "
+                                    "why-provenance. Evaluate with --semiring boolean, or aggregate "
+                                    "background-only relations",
+                                    aggregate.position,
+                                )
+
+    def __str__(self) -> str:
+        return "\n".join(str(c) for c in [*self.directives(), *self.facts, *self.rules])
+
+
+def parse_program(text: str, file: str = "<string>") -> Program:
+    """Parses and checks program text."""
+    source = parse_source(text, file)
+    return Program.from_clauses(source.clauses, source.tables)
+
+
+def load_program(*paths: str | Path, fact_dir: str | Path | None = None) -> Program:
+    """Reads, parses and checks one or more rule files as a single program.
+
+    With ``fact_dir``, the relations named by ``.input`` directives are read from it
+    (``REL.facts``, tab-separated, as Souffle's ``-F``).
+    """
+    clauses: list[Clause] = []
+    tables: dict[str, FactTable] = {}
+    for path in paths:
+        path = Path(path)
+        source = parse_source(read_utf8(path), str(path))
+        clauses.extend(source.clauses)
+        merge_tables(tables, source.tables)
+    if fact_dir is not None:
+        declarations = Declarations.collect(c for c in clauses if isinstance(c, (Declaration, TypeDeclaration, IODirective)))
+        merge_tables(tables, read_inputs(declarations, fact_dir))
+    return Program.from_clauses(clauses, tables)
+
+
+
+
+def _ground(fact: Fact) -> Fact:
+    if all(isinstance(arg, Constant) for arg in fact.atom.args):
+        return fact
+    args = tuple(Constant(ground_value(arg)) for arg in fact.atom.args)
+    return Fact(Atom(fact.atom.relation, args, fact.atom.position), fact.variable, fact.position)
+
+
+def _with_constraints(rule: Rule, defined: set[str]) -> Rule:
+    """Reads ``contains(a, b)`` and ``match(a, b)`` as Souffle's string tests, unless the
+    program defines a relation of that name."""
+    if not any(isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined for l in rule.body):
+        return rule
+    body = tuple(
+        Constraint(l.relation, l.args, l.position)
+        if isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined
+        and l.arity == CONSTRAINTS[l.relation] else l
+        for l in rule.body
+    )
+    return Rule(rule.head, body, rule.position)
+
+
+def _eqrel_rules(declarations: Declarations, rules: list[Rule]) -> list[Rule]:
+    """Rules that make each ``eqrel`` relation an equivalence (symmetric, transitive, reflexive)."""
+    out = []
+    for d in declarations.relations.values():
+        if "eqrel" not in d.qualifiers:
+            continue
+        x, y, z = (Variable(n, d.position) for n in "xyz")
+
+        def atom(a, b):
+            return Atom(d.relation, (a, b), d.position)
+
+        out += [Rule(atom(x, y), (atom(y, x),), d.position),
+                Rule(atom(x, z), (atom(x, y), atom(y, z)), d.position),
+                Rule(atom(x, x), (atom(x, y),), d.position)]
+    return [r for r in out if r not in rules]
+
+
+def _body_atoms(body) -> Iterator[Atom]:
+    for literal in body:
+        if isinstance(literal, Atom):
+            yield literal
+        elif isinstance(literal, Negation):
+            yield literal.atom
+        for term in literal_terms(literal):
+            for aggregate in aggregates_in(term):
+                yield from _body_atoms(aggregate.body)
+
+
+def _atoms(rule: Rule) -> Iterator[Atom]:
+    yield rule.head
+    yield from _body_atoms(rule.body)
+
+
+def _check_arities(tables: dict[str, FactTable], rules: list[Rule], declarations: Declarations) -> dict[str, int]:
+    first: dict[str, tuple[int, object]] = {
+        name: (d.arity, f"its .decl at {d.position}") for name, d in declarations.relations.items()
+    }
+    for name, table in tables.items():
+        seen = first.setdefault(name, (table.arity, table.position(0)))
+        if seen[0] != table.arity:
+            raise ProgramError("arity_mismatch", f"{name} is used with {table.arity} argument(s) here but "
+                               f"with {seen[0]} at {seen[1]}", table.position(0))
+    for atom in (a for r in rules for a in _atoms(r)):
+        seen = first.setdefault(atom.relation, (atom.arity, atom.position))
+        if seen[0] != atom.arity:
+            raise ProgramError(
+                "arity_mismatch",
+                f"{atom.relation} is used with {atom.arity} argument(s) here but with {seen[0]} at {seen[1]}",
+                atom.position,
+            )
+    return {name: arity for name, (arity, _) in first.items()}
+
+
+def _tracked_relations(tables: dict[str, FactTable], rules: list[Rule], given: Iterable[str] = ()) -> frozenset[str]:
+    tracked = {name for name, t in tables.items() if t.variables is not None and any(t.variables)} | set(given)
+    changed = True
+    while changed:
+        changed = False
+        for rule in rules:
+            if rule.head.relation in tracked:
+                continue
+            if any(a.relation in tracked for a in _body_atoms(rule.body)):
+                tracked.add(rule.head.relation)
+                changed = True
+    return frozenset(tracked)
+
+
+def _undefined_relations(tables, rules: list[Rule], declarations: Declarations) -> list[str]:
+    inputs = {d.relation for d in declarations.io if d.kind == "input"}
+    defined = set(tables) | {r.head.relation for r in rules} | inputs
+    warnings = []
+    reported = set()
+    for rule in rules:
+        for atom in _atoms(rule):
+            if atom.relation not in defined and atom.relation not in reported:
+                reported.add(atom.relation)
+                warnings.append(
+                    f"{atom.position}: warning: {atom.relation} has no facts and no rules; it is empty"
+                )
+    return warnings

@@ -1,0 +1,171 @@
+"""Safe rules: every variable is bound by a positive atom, an assignment or the outside of an aggregate.
+
+A variable that occurs only inside one negated atom is read as existential there:
+``p(x) :- q(x), !r(x, y, y).`` holds when no ``r(x, v, v)`` exists, for any ``v``.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+from polygraph_logic.errors import ProgramError
+from polygraph_logic.datalog.functions import arithmetic
+from polygraph_logic.datalog.syntax import (
+    Aggregate,
+    Arithmetic,
+    Atom,
+    Comparison,
+    Constant,
+    Constraint,
+    Functor,
+    Negation,
+    Rule,
+    Term,
+    Value,
+    Variable,
+    Wildcard,
+)
+from polygraph_logic.datalog.functions import call
+
+
+def term_variables(term: Term) -> Iterator[Variable]:
+    """Yields the variables a term needs bound, left to right (wildcards excluded).
+
+    An aggregate needs only its ``outer`` variables: the others are its own.
+    """
+    if isinstance(term, Variable):
+        yield term
+    elif isinstance(term, Arithmetic):
+        yield from term_variables(term.left)
+        yield from term_variables(term.right)
+    elif isinstance(term, Functor):
+        for arg in term.args:
+            yield from term_variables(arg)
+    elif isinstance(term, Aggregate):
+        for name in term.outer:
+            yield Variable(name, term.position)
+
+
+def literal_terms(literal) -> tuple:
+    """Returns the terms of a body literal."""
+    if isinstance(literal, Atom):
+        return literal.args
+    if isinstance(literal, Negation):
+        return literal.atom.args
+    if isinstance(literal, Comparison):
+        return (literal.left, literal.right)
+    return literal.args  # Constraint
+
+
+def ground_value(term: Term) -> Value:
+    """Returns the value of a variable-free term, or raises ProgramError."""
+    if isinstance(term, Constant):
+        return term.value
+    if isinstance(term, Arithmetic):
+        return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position)
+    if isinstance(term, Functor):
+
+        return call(term.name, [ground_value(a) for a in term.args], term.position)
+    what = "wildcard" if isinstance(term, Wildcard) else "variable" if isinstance(term, Variable) else "aggregate"
+    raise ProgramError("unbound_variable", f"a fact must be ground, but {term} is a {what}",
+                       getattr(term, "position", None))
+
+
+def assignment_target(literal, bound: set[str]) -> Variable | None:
+    """Returns ``x`` if the literal is ``x = expr`` (either side) binding an unbound ``x``."""
+    if not isinstance(literal, Comparison) or literal.op != "=":
+        return None
+    for target, expr in ((literal.left, literal.right), (literal.right, literal.left)):
+        if (
+            isinstance(target, Variable)
+            and target.name not in bound
+            and all(v.name in bound for v in term_variables(expr))
+            and not isinstance(expr, Wildcard)
+        ):
+            return target
+    return None
+
+
+def existential(literal: Negation, rule_literals: Iterable, head: Atom | None) -> set[str]:
+    """Returns the variables of a negated atom that occur nowhere else in the rule."""
+    elsewhere: set[str] = set()
+    if head is not None:
+        elsewhere |= {v.name for arg in head.args for v in term_variables(arg)}
+    for other in rule_literals:
+        if other is literal:
+            continue
+        for term in literal_terms(other):
+            elsewhere |= {v.name for v in term_variables(term)}
+            if isinstance(term, Aggregate):
+                elsewhere |= {v.name for lit in term.body for t in literal_terms(lit) for v in term_variables(t)}
+    mine = {v.name for arg in literal.atom.args for v in term_variables(arg) if isinstance(arg, Variable)}
+    return mine - elsewhere
+
+
+def check_safety(rule: Rule) -> None:
+    """Raises ProgramError(unbound_variable) unless every variable of the rule is bound.
+
+    A comparison ``x = expr`` binds ``x`` once ``expr``'s variables are bound, as in Souffle.
+    """
+    for arg in rule.head.args:
+        if isinstance(arg, Wildcard):
+            raise ProgramError("unbound_variable", "'_' cannot appear in a rule head", arg.position)
+    bound = _check_body(rule.body, set(), rule.head)
+    for arg in rule.head.args:
+        _require(arg, bound, f"the head {rule.head}")
+
+
+def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
+    """Checks one body (a rule's or an aggregate's) given the variables bound outside it."""
+    bound = set(outer) | {
+        arg.name for literal in body if isinstance(literal, Atom) for arg in literal.args if isinstance(arg, Variable)
+    }
+    changed = True
+    while changed:
+        changed = False
+        for literal in body:
+            target = assignment_target(literal, bound)
+            if target is not None:
+                bound.add(target.name)
+                changed = True
+    for literal in body:
+        if isinstance(literal, Negation):
+            free = existential(literal, body, head)
+            for arg in literal.atom.args:
+                if not (isinstance(arg, Variable) and arg.name in free):
+                    _require(arg, bound, f"the negation {literal}")
+        elif isinstance(literal, (Comparison, Constraint)):
+            for term in literal_terms(literal):
+                _require(term, bound, f"the {'comparison' if isinstance(literal, Comparison) else 'test'} {literal}")
+        else:
+            for arg in literal.args:
+                if not isinstance(arg, (Variable, Wildcard, Constant)):
+                    _require(arg, bound, f"the expression {arg}")
+        for term in literal_terms(literal):
+            for aggregate in aggregates_in(term):
+                inner = _check_body(aggregate.body, bound & set(aggregate.outer) | set(aggregate.outer), None)
+                if aggregate.target is not None:
+                    _require(aggregate.target, inner, f"the aggregate {aggregate}")
+    return bound
+
+
+def aggregates_in(term) -> Iterator[Aggregate]:
+    """Yields the aggregates inside a term (not those nested in their bodies)."""
+    if isinstance(term, Aggregate):
+        yield term
+    elif isinstance(term, Arithmetic):
+        yield from aggregates_in(term.left)
+        yield from aggregates_in(term.right)
+    elif isinstance(term, Functor):
+        for arg in term.args:
+            yield from aggregates_in(arg)
+
+
+def _require(term: Term, bound: set[str], where: str) -> None:
+    for v in term_variables(term):
+        if v.name not in bound:
+            raise ProgramError(
+                "unbound_variable",
+                f"variable {v.name} in {where} is not bound by a positive body atom",
+                v.position,
+            )

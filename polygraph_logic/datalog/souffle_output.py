@@ -1,0 +1,53 @@
+"""Souffle's ``.output`` and ``.printsize``: a model's relations written as ``REL.csv`` or printed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from polygraph_logic.datalog.evaluate import Model, tuple_key
+from polygraph_logic.datalog.souffle_input import io_path
+
+
+def format_row(tup: tuple, delimiter: str) -> str:
+    """Writes one tuple as Souffle does: symbols raw, integers in decimal, floats like C++ streams."""
+    return delimiter.join(f"{v:g}" if isinstance(v, float) else str(v) for v in tup)
+
+
+def write_outputs(model: Model, output_dir: str | Path, stdout: TextIO | None = None) -> list[Path]:
+    """Writes every ``.output`` relation (``REL.csv`` in ``output_dir``; ``-`` means stdout);
+    prints ``.printsize`` lines. Returns the files written."""
+    stdout = stdout or sys.stdout
+    written = []
+    for directive in model.program.declarations.io:
+        if directive.kind == "printsize":
+            print(f"{directive.relation}\t{len(model.facts(directive.relation))}", file=stdout)
+        if directive.kind != "output":
+            continue
+        rows = sorted(model.facts(directive.relation), key=tuple_key)
+        delimiter = directive.get("delimiter", "\t")
+        if str(output_dir) == "-" or directive.get("IO") == "stdout":
+            _print_table(directive.relation, rows, delimiter, stdout)
+            continue
+        path = io_path(directive, output_dir, ".csv")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as out:
+            if directive.get("headers", "false") == "true":
+                declared = model.program.declarations.relations.get(directive.relation)
+                names = [a.name for a in declared.attributes] if declared else []
+                out.write(delimiter.join(names) + "\n")
+            for start in range(0, len(rows), 10_000):  # streamed in chunks
+                out.write("".join(format_row(t, delimiter) + "\n" for t in rows[start:start + 10_000]))
+        written.append(path)
+    return written
+
+
+def _print_table(relation: str, rows: list[tuple], delimiter: str, out: TextIO) -> None:
+    """Souffle's ``IO=stdout`` layout: the relation's name between rules, then its rows."""
+    print("---------------", file=out)
+    print(relation, file=out)
+    print("===============", file=out)
+    for tup in rows:
+        print(format_row(tup, delimiter), file=out)
+    print("===============", file=out)

@@ -1,0 +1,171 @@
+"""``polygraph check GRAPH``: every row of a graph file read and checked, not only what opening reads.
+
+Checks, in order: SQLite's own integrity check (pages, indexes, constraints); every
+stored label decodes and cites only assertion numbers the file holds; every fact's
+arguments are a JSON list; every artifact's fact exists, its layer is known and its
+content is a JSON object (with subject, predicate and object for claims and edges);
+every mention names an existing assertion and fact; the statistics and the stored
+rules load.  Reading is streamed: memory holds one row and the problems found.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.label_codec import decode_label
+from polygraph_logic.graph.store.graph_file import Graph
+
+#: problems of one kind reported in full; the rest are counted
+from polygraph_logic.graph.store.rows import LAYERS
+from polygraph_logic.graph.kinds import KINDS
+
+#: problems of one kind reported in full; the rest are counted
+EXAMPLES = 3
+
+
+@dataclass
+class CheckReport:
+    """What ``check_graph`` found: counts of rows read and problems by kind, with examples."""
+
+    path: str
+    rows: Counter = field(default_factory=Counter)
+    problems: Counter = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, kind: str, example: str) -> None:
+        self.problems[kind] += 1
+        if len(self.examples.setdefault(kind, [])) < EXAMPLES:
+            self.examples[kind].append(example)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        """Returns one ``bad_graph: PATH: ...`` line per problem kind (with examples)."""
+        return [f"bad_graph: {self.path}: {count} {kind}: {'; '.join(self.examples[kind])}"
+                + (" ..." if count > len(self.examples[kind]) else "")
+                for kind, count in self.problems.items()]
+
+    def summary(self) -> str:
+        """Returns ``PATH: ok (rows read)``, or a ``bad_graph`` line counting the problems."""
+        read = ", ".join(f"{n:,} {what}" for what, n in self.rows.items())
+        if self.ok:
+            return f"{self.path}: ok ({read})"
+        return (f"bad_graph: {self.path}: {sum(self.problems.values())} problem(s) of {len(self.problems)} kind(s); "
+                f"rebuild it with `polygraph build ... -o {self.path}`")
+
+
+def check_graph(path: str | Path) -> CheckReport:
+    """Reads every row of a graph file; returns a report (opening errors raise PolygraphError)."""
+    report = CheckReport(str(path))
+    with Graph(path) as graph:
+        _integrity(graph, report)
+        _types(graph, report)
+        known = _assertion_numbers(graph, report)
+        _facts(graph, known, report)
+        _artifacts(graph, report)
+        _mentions(graph, report)
+        _meta(graph, report)
+    return report
+
+
+def _integrity(graph: Graph, report: CheckReport) -> None:
+    messages = [line for row in graph.query("PRAGMA integrity_check(20)") for line in str(row[0]).splitlines()]
+    if messages != ["ok"]:
+        for message in messages:
+            if not message.startswith("***"):
+                report.add("integrity check failures", message)
+
+
+def _assertion_numbers(graph: Graph, report: CheckReport):
+    """Returns a membership test for assertion numbers (a range when they are 1..n, as written)."""
+    count, low, high = graph.query("SELECT COUNT(*), MIN(num), MAX(num) FROM assertions").fetchone()
+    report.rows["assertions"] = count
+    if count == 0 or (low == 1 and high == count):
+        return range(1, count + 1)
+    return {row[0] for row in graph.query("SELECT num FROM assertions")}
+
+
+def _types(graph: Graph, report: CheckReport) -> None:
+    for what, sql in (("assertions with a value that is not text",
+                       "SELECT num FROM assertions WHERE typeof(id) != 'text' OR typeof(source) != 'text' OR "
+                       "typeof(subject) != 'text' OR typeof(predicate) != 'text' OR typeof(object) != 'text' "
+                       "OR typeof(text) NOT IN ('text', 'null')"),
+                      ("artifacts with an id, layer or content that is not text",
+                       "SELECT num FROM artifacts WHERE typeof(id) != 'text' OR typeof(layer) != 'text' "
+                       "OR typeof(content) != 'text'"),
+                      ("facts with a relation, arguments or label of the wrong type",
+                       "SELECT num FROM facts WHERE typeof(relation) != 'text' OR typeof(args) != 'text' "
+                       "OR typeof(label) != 'blob'")):
+        for (num,) in graph.query(sql):
+            report.add(what, f"row {num}")
+    if graph.has_kinds:  # graphs built before kinds have no column: every assertion a source claim
+        for num, kind in graph.query("SELECT num, kind FROM assertions WHERE kind IS NULL OR kind NOT IN "
+                                     "(SELECT value FROM json_each(?))", (json.dumps(list(KINDS)),)):
+            report.add("assertions of an unknown kind", f"row {num} ({kind!r})")
+
+
+def _facts(graph: Graph, known, report: CheckReport) -> None:
+    for num, relation, args, blob in graph.query("SELECT num, relation, args, label FROM facts"):
+        report.rows["facts"] += 1
+        try:
+            groups = decode_label(blob)
+        except (ValueError, TypeError):
+            report.add("labels that do not decode", f"fact {num} ({relation})")
+            groups = []
+        missing = sorted({n for group in groups for n in group if n not in known})
+        if missing:
+            report.add("labels citing missing assertions", f"fact {num} ({relation}) cites assertion number(s) "
+                                                           f"{', '.join(map(str, missing[:5]))}")
+        try:
+            graph.args(args)
+        except PolygraphError:
+            report.add("facts with damaged arguments", f"fact {num} ({relation}): {str(args)[:40]!r}")
+
+
+def _artifacts(graph: Graph, report: CheckReport) -> None:
+    rows = graph.query("SELECT a.id, a.layer, a.content, f.num FROM artifacts a LEFT JOIN facts f ON f.num = a.fact")
+    for id_, layer, content, fact in rows:
+        report.rows["artifacts"] += 1
+        if fact is None:
+            report.add("artifacts whose fact is missing", repr(id_))
+        if layer not in LAYERS:
+            report.add("artifacts of an unknown layer", f"{id_!r} has layer {layer!r}")
+        try:
+            parsed = json.loads(content)
+        except (ValueError, TypeError, RecursionError):
+            report.add("artifacts whose content is not JSON", repr(id_))
+            continue
+        if not isinstance(parsed, dict):
+            report.add("artifacts whose content is not a JSON object", repr(id_))
+        elif layer in ("claim", "edge") and not all(isinstance(parsed.get(k), str)
+                                                   for k in ("subject", "predicate", "object")):
+            report.add("claims or edges without subject, predicate and object", repr(id_))
+
+
+def _mentions(graph: Graph, report: CheckReport) -> None:
+    report.rows["mentions"] = graph.query("SELECT COUNT(*) FROM mentions").fetchone()[0]
+    for what, sql in (("mentions of missing assertions",
+                       "SELECT m.assertion, m.fact FROM mentions m LEFT JOIN assertions a ON a.num = m.assertion "
+                       "WHERE a.num IS NULL"),
+                      ("mentions of missing facts",
+                       "SELECT m.assertion, m.fact FROM mentions m LEFT JOIN facts f ON f.num = m.fact "
+                       "WHERE f.num IS NULL")):
+        for assertion, fact in graph.query(sql):
+            report.add(what, f"assertion {assertion} -> fact {fact}")
+
+
+def _meta(graph: Graph, report: CheckReport) -> None:
+    try:
+        graph.info()
+    except PolygraphError as error:
+        report.add("damaged metadata", error.message.split(";")[0].split(": ", 1)[-1])
+    try:
+        report.rows["rules"] = len(graph.rules())
+    except PolygraphError as error:
+        report.add("damaged rules", error.message.split(";")[0].split(": ", 1)[-1])

@@ -1,0 +1,137 @@
+"""The graph's stored facts behind plan.Store's interface, read on demand.
+
+Goal-directed proofs (plan.Plan.prove) look facts up by relation and bound
+arguments; here each lookup is one indexed query on the ``facts`` table (columns
+``k0..k2`` hold the first three arguments), cached for the life of the store.  What a
+fact is worth (live or not, a witness, ...) is the caller's ``value`` function, so
+one store serves re-derivation and explanations alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Callable, Iterator
+
+from polygraph_logic.graph.store.graph_file import Graph
+
+from polygraph_logic.graph.store.rows import fact_key, key_value
+
+Value = Callable[[str, tuple], Any]
+
+
+class FactStore:
+    """``relations[name]`` and ``index(name, positions)`` as plan.Store has them, over a graph file."""
+
+    def __init__(self, graph: Graph, value: Value):
+        self.graph = graph
+        self.value = value
+        self.relations = _Relations(self)
+        self._exists: dict[tuple[str, tuple], bool] = {}
+        self._lookups: dict[tuple, list[tuple]] = {}
+        self._buckets: dict[tuple, bool] = {}
+
+    BUCKET = 256  # membership tests load the tuples sharing the first two arguments, up to this many
+
+    def exists(self, relation: str, args: tuple) -> bool:
+        key = (relation, args)
+        found = self._exists.get(key)
+        if found is None:
+            if len(args) >= 2 and self._bucket(relation, args[0], args[1]):
+                found = self._exists.get(key, False)  # the whole bucket is known now
+            else:
+                found = self.graph.query("SELECT 1 FROM facts WHERE relation = ? AND args = ?",
+                                         (relation, fact_key(args))).fetchone() is not None
+            self._exists[key] = found
+        return found
+
+    def _bucket(self, relation: str, first, second) -> bool:
+        """Loads every tuple of ``relation`` starting with ``first, second`` when there are at most
+        BUCKET of them (a proof tests many such tuples: one query instead of one each); returns
+        whether it did."""
+        key = (relation, first, second)
+        loaded = self._buckets.get(key)
+        if loaded is None:
+            rows = self.graph.query("SELECT args FROM facts WHERE relation = ? AND k0 = ? AND k1 = ? LIMIT ?",
+                                    (relation, key_value(first), key_value(second), self.BUCKET + 1)).fetchall()
+            loaded = len(rows) <= self.BUCKET
+            if loaded:
+                for row in rows:
+                    self._exists[(relation, self.graph.args(row[0]))] = True
+            self._buckets[key] = loaded
+        return loaded
+
+    def lookup(self, relation: str, positions: tuple[int, ...], key: tuple) -> list[tuple]:
+        """Returns the stored tuples of ``relation`` whose ``positions`` hold ``key``."""
+        cache_key = (relation, positions, key)
+        found = self._lookups.get(cache_key)
+        if found is None:
+            where, parameters = ["relation = ?"], [relation]
+            for position, value in zip(positions, key):
+                if position < 3:
+                    where.append(f"k{position} = ?")
+                    parameters.append(key_value(value))
+            rows = self.graph.query(f"SELECT args FROM facts WHERE {' AND '.join(where)}", parameters)
+            found = [tup for tup in (self.graph.args(row[0]) for row in rows)
+                     if len(tup) > max(positions, default=-1)
+                     and all(tup[p] == v and type(tup[p]) is type(v) for p, v in zip(positions, key))]
+            self._lookups[cache_key] = found
+            for tup in found:
+                self._exists[(relation, tup)] = True
+        return found
+
+    def index(self, relation: str, positions: tuple[int, ...]) -> "_Lookup":
+        return _Lookup(self, relation, positions)
+
+
+class _Relations(dict):
+    """Any relation name gives its lazy view (rules may mention relations with no facts)."""
+
+    def __init__(self, store: FactStore):
+        super().__init__()
+        self.store = store
+
+    def __missing__(self, relation: str) -> "_Relation":
+        view = self[relation] = _Relation(self.store, relation)
+        return view
+
+
+class _Relation(Mapping):
+    """One relation: ``tuple -> value`` for the tuples the file holds."""
+
+    def __init__(self, store: FactStore, relation: str):
+        self.store = store
+        self.relation = relation
+
+    def get(self, tup, default=None):
+        if self.store.exists(self.relation, tup):
+            return self.store.value(self.relation, tup)
+        return default
+
+    def __getitem__(self, tup):
+        if not self.store.exists(self.relation, tup):
+            raise KeyError(tup)
+        return self.store.value(self.relation, tup)
+
+    def __contains__(self, tup) -> bool:
+        return self.store.exists(self.relation, tup)
+
+    def __iter__(self) -> Iterator[tuple]:
+        for row in self.store.graph.query("SELECT args FROM facts WHERE relation = ?", (self.relation,)):
+            yield self.store.graph.args(row[0])
+
+    def __len__(self) -> int:
+        return self.store.graph.query("SELECT COUNT(*) FROM facts WHERE relation = ?", (self.relation,)).fetchone()[0]
+
+    def items(self):
+        value = self.store.value
+        return ((tup, value(self.relation, tup)) for tup in self)
+
+
+class _Lookup:
+    """An index of one relation on some positions: ``get(key, ())`` queries the file."""
+
+    def __init__(self, store: FactStore, relation: str, positions: tuple[int, ...]):
+        self.store, self.relation, self.positions = store, relation, positions
+
+    def get(self, key: tuple, default=()):
+        return self.store.lookup(self.relation, self.positions, key) or default

@@ -1,0 +1,318 @@
+"""The built graph in one SQLite file, queried in place.
+
+Tables (format ``polygraph-graph/2``):
+
+- ``assertions``: one row per source assertion, numbered; indexed by source, by
+  predicate and by triple, so a deletion resolves to numbers through indexes.
+- ``facts``: every fact of the evaluated program with its support label (varint-coded
+  support sets of assertion numbers, see labels.py) and exact flag; indexed by
+  relation and bound arguments (``k0..k2``) for goal-directed re-derivation.
+- ``mentions``: assertion number -> facts whose labels mention it (the what-if index).
+- ``artifacts``: the facts a retriever can return, with id, layer and content; a
+  sentence and its sentence-level summary share ``summary`` (the summary's number).
+- ``rules``: the program's rules as ready-to-use syntax trees, found by head relation
+  and head constants (rules.py); ``meta`` holds them as text too, with the format,
+  cap, build record and per-layer statistics.
+
+Opening a graph reads ``meta`` only; every question reads the rows it needs. Writing
+goes to a temporary file that replaces the target only once complete (store_write.py).
+A graph grows by versions (versions.py: the ``versions`` table, ``since`` on every row,
+superseded rows kept in ``TABLE_history``); ``Graph(path, at=V)`` reads version V
+through the same queries.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from functools import cached_property
+from pathlib import Path
+from typing import Iterable, Iterator
+from urllib.parse import quote
+
+from polygraph_logic.errors import NotFound, PolygraphError
+from polygraph_logic.provenance import Polynomial, WhySemiring
+from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.store.label_codec import decode_label
+from polygraph_logic.graph.store.schema import file_problem, schema_problem
+from polygraph_logic.graph.store.questions import Questions
+from polygraph_logic.graph.store.rows import FORMAT, LAYERS, Artifact, StoredFact, bad_graph, fact_key, layer_order
+from polygraph_logic.graph.store.stored_rules import load_rule
+from polygraph_logic.graph.store.versions import at_views
+from polygraph_logic.graph.store.views import Assertions, Rows
+
+class Graph(Questions):
+    """A built graph file, opened read-only; questions read only the rows they need."""
+
+    def __init__(self, path: str | Path, at: int | None = None):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise PolygraphError("file_error", f"no graph file at {self.path}")
+        problem = file_problem(self.path)
+        if problem:
+            raise bad_graph(self.path, problem)
+        # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
+        try:
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self.meta = dict(self._db.execute(
+                "SELECT key, value FROM meta WHERE key != 'rules'"))
+        except sqlite3.DatabaseError as error:
+            raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
+        if self.meta.get("format") != FORMAT:
+            found = self.meta.get("format")
+            if isinstance(found, str) and found.startswith("polygraph-graph/"):
+                raise PolygraphError(
+                    "old_graph", f"{self.path} has format {found!r}; this version reads {FORMAT!r}: rebuild it "
+                                 f"with `polygraph build --assertions A.jsonl [--receipts R.jsonl] [--rules ...] "
+                                 f"-o {self.path}` (or `polygraph import rdf EXPORT -o {self.path}`)")
+            raise bad_graph(self.path, f"format {found!r}, expected {FORMAT!r}")
+        problem = self._call(schema_problem, self._db)
+        if problem:
+            raise bad_graph(self.path, problem)
+        try:
+            cap = self.meta.get("cap", "none")
+            self.semiring = WhySemiring(cap=None if cap == "none" else int(cap))
+        except (ValueError, TypeError):
+            raise bad_graph(self.path, f"meta.cap is {self.meta.get('cap')!r}, not a number") from None
+        self.at = None
+        if at is not None:  # an old version: the tables are shadowed by views of its rows (versions.py)
+            stats = self._call(at_views, self._db, at, self.path)
+            self.at = at
+            if stats:
+                self.meta["stats"] = json.dumps(stats)
+        self.assertions = Assertions(self)
+        self._rules = None
+
+    def _call(self, function, *args):
+        try:
+            return function(*args)
+        except sqlite3.DatabaseError as error:
+            raise bad_graph(self.path, f"cannot be read ({error})") from None
+
+    @cached_property
+    def assertion_columns(self) -> frozenset[str]:
+        """The columns of the assertions table (older graphs lack ``kind`` and ``negated``)."""
+        return frozenset(row[0] for row in self.query("SELECT name FROM pragma_table_info('assertions')"))
+
+    def query(self, sql: str, parameters=()) -> "Rows":
+        """Runs a read query; a damaged file becomes a bad_graph error naming the file, whether
+        SQLite meets the damage when the query starts or while its rows are read."""
+        return Rows(self._call(self._db.execute, sql, parameters), self)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "Graph":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- assertions ------------------------------------------------------------------
+    def assertion(self, row: tuple) -> Assertion:
+        """Returns an assertion from its row; a value that is not text is a bad_graph error."""
+        if (not all(isinstance(v, str) for v in row[:5]) or not isinstance(row[5], (str, type(None)))
+                or not all(isinstance(v, str) for v in row[6:7])):
+            raise bad_graph(self.path, f"assertion {row[0]!r} has a value that is not text")
+        if row[7:] and row[7] not in (0, 1):
+            raise bad_graph(self.path, f"assertion {row[0]!r} has negated = {row[7]!r}, not 0 or 1")
+        return Assertion(*row[:7], negated=bool(row[7:] and row[7]))
+
+    def names(self, numbers: Iterable[int]) -> dict[int, str]:
+        """Returns the ids of assertion numbers."""
+        names = dict(self.query("SELECT num, id FROM assertions WHERE num IN (SELECT value FROM json_each(?))",
+                                (json.dumps(sorted(set(numbers))),)))
+        if not all(isinstance(name, str) for name in names.values()):
+            raise bad_graph(self.path, "an assertion id is not text")
+        return names
+
+    def numbers(self, column: str, values: Iterable[str]) -> dict[int, str]:
+        """Returns {number: id} of the assertions whose ``column`` (id, source, predicate) is one of ``values``."""
+        assert column in ("id", "source", "predicate")
+        values = sorted(set(values))
+        if not values:
+            return {}
+        # the index always: with few distinct predicates SQLite's statistics favour a full scan
+        return dict(self.query(f"SELECT num, id FROM assertions {self._indexed(column)} "
+                               f"WHERE {column} IN (SELECT value FROM json_each(?))", (json.dumps(values),)))
+
+    def has(self, column: str, value: str) -> bool:
+        """Returns True when some assertion's ``column`` (id, source, predicate) is ``value`` (indexed)."""
+        assert column in ("id", "source", "predicate")
+        return self.query(f"SELECT 1 FROM assertions {self._indexed(column)} WHERE {column} = ? LIMIT 1",
+                          (value,)).fetchone() is not None
+
+    def _indexed(self, column: str) -> str:
+        """The INDEXED BY clause for an assertion column (none at an old version: a view has no index)."""
+        return " " if self.at is not None else f"INDEXED BY {_INDEX_OF[column]} "
+
+    def distinct(self, column: str) -> list[str]:
+        """Returns the distinct sources or predicates (an index scan; for completion and hints)."""
+        assert column in ("source", "predicate")
+        return [row[0] for row in self.query(f"SELECT DISTINCT {column} FROM assertions ORDER BY {column}")]
+
+    def complete(self, column: str, prefix: str, limit: int = 200) -> list[str]:
+        """Returns the distinct sources, predicates or assertion ids starting with ``prefix`` (indexed)."""
+        assert column in ("id", "source", "predicate")
+        return [row[0] for row in self.query(
+            f"SELECT DISTINCT {column} FROM assertions WHERE {column} >= ? AND {column} < ? ORDER BY {column} LIMIT ?",
+            (prefix, prefix + "\U0010ffff", limit))]
+
+    def stating(self, triple: tuple, negated: bool = False) -> dict[int, str]:
+        """Returns {number: id} of the assertions stating a triple (with ``negated``: denying it)."""
+        flag = "negated" if self.assertions.has_negated else "0"
+        return dict(self.query("SELECT num, id FROM assertions WHERE subject = ? AND predicate = ? AND object = ? "
+                               f"AND {flag} = ?", (*triple, int(negated))))
+
+    # --- labels and artifacts --------------------------------------------------------
+    def decode(self, blob: bytes) -> list[list[int]]:
+        """Decodes a stored label; a damaged one is a bad_graph error."""
+        try:
+            return decode_label(blob)
+        except (ValueError, TypeError):
+            raise bad_graph(self.path, "a stored label is damaged") from None
+
+    def args(self, text: str) -> tuple:
+        """Decodes a stored fact's arguments; damaged ones are a bad_graph error."""
+        try:
+            args = json.loads(text)
+        except (ValueError, TypeError, RecursionError):
+            args = None
+        if not isinstance(args, list):
+            raise bad_graph(self.path, f"a stored fact's arguments are damaged ({str(text)[:40]!r})")
+        return tuple(args)
+
+    def support(self, blob: bytes) -> tuple[tuple[str, ...], ...]:
+        """Returns a stored label as support sets of assertion ids."""
+        groups = self.decode(blob)
+        names = self.names(n for g in groups for n in g)
+        try:
+            return tuple(tuple(names[n] for n in group) for group in groups)
+        except KeyError as missing:
+            raise bad_graph(self.path, f"a label cites assertion number {missing}, which the file lacks") from None
+
+    _COLUMNS = "a.id, a.layer, a.content, f.label, f.exact"
+    _FROM = "artifacts a JOIN facts f ON f.num = a.fact"
+
+    def _artifact(self, row) -> Artifact:
+        id_, layer, content, blob, exact = row
+        if not isinstance(id_, str):
+            raise bad_graph(self.path, f"an artifact id is not text ({id_!r})")
+        try:
+            parsed = json.loads(content)
+        except (ValueError, TypeError):
+            raise bad_graph(self.path, f"the content of {id_!r} is not JSON") from None
+        if layer not in LAYERS or not isinstance(parsed, dict):
+            raise bad_graph(self.path, f"artifact {id_!r} has layer {layer!r} and content {content[:40]!r}")
+        return Artifact(id_, layer, parsed, self.support(blob), bool(exact))
+
+    def artifact(self, artifact_id: str) -> Artifact:
+        """Returns one artifact by id; KeyError when it does not exist."""
+        row = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id = ?", (artifact_id,)).fetchone()
+        if row is None:
+            raise NotFound("unknown_artifact", f"no artifact named {artifact_id!r} in {self.path}")
+        return self._artifact(row)
+
+    def has_artifact(self, artifact_id: str) -> bool:
+        return self.query("SELECT 1 FROM artifacts WHERE id = ?", (artifact_id,)).fetchone() is not None
+
+    def artifacts(self, layer: str | None = None) -> Iterator[Artifact]:
+        """Yields every artifact (of one layer, if given) in build order, streamed."""
+        where, parameters = ("", ()) if layer is None else (" WHERE a.layer = ?", (layer,))
+        rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM}{where} ORDER BY a.num", parameters)
+        return (self._artifact(row) for row in rows)
+
+    def artifact_hint(self, artifact_id: str) -> str:
+        """Returns ``; did you mean X, Y?`` naming stored ids close to an unknown one (from ids
+        sharing its first characters, an index range), or an empty string."""
+        import difflib
+        close = difflib.get_close_matches(artifact_id, self.artifact_ids(artifact_id[:max(1, len(artifact_id) - 3)]),
+                                          n=3)
+        return f"; did you mean {', '.join(close)}?" if close else ""
+
+    def artifact_ids(self, prefix: str = "", limit: int = 50) -> list[str]:
+        """Returns artifact ids starting with ``prefix`` (for completion and hints)."""
+        upper = prefix + "\U0010ffff"
+        return [row[0] for row in self.query("SELECT id FROM artifacts WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                                             (prefix, upper, limit))]
+
+    def label(self, artifact: Artifact | str) -> Polynomial:
+        """Returns an artifact's support label as a why-polynomial."""
+        if isinstance(artifact, str):
+            artifact = self.artifact(artifact)
+        return self.semiring.polynomial(artifact.support, exact=artifact.exact)
+
+    def mentioning(self, assertion_ids: Iterable[str]) -> list[str]:
+        """Returns the ids of artifacts whose labels mention any of the assertions (the index)."""
+        numbers = self.numbers("id", assertion_ids)
+        rows = self.query("SELECT DISTINCT a.id, a.num FROM mentions m JOIN artifacts a ON a.fact = m.fact "
+                          "WHERE m.assertion IN (SELECT value FROM json_each(?)) ORDER BY a.num",
+                          (json.dumps(sorted(numbers)),))
+        return [r[0] for r in rows]
+
+    # --- facts and rules -------------------------------------------------------------
+    def facts(self) -> Iterator[StoredFact]:
+        """Yields every fact of the evaluated program with its support sets, streamed."""
+        for relation, args, blob, exact in self.query("SELECT relation, args, label, exact FROM facts ORDER BY num"):
+            yield StoredFact(relation, self.args(args), self.support(blob), bool(exact))
+
+    def fact(self, relation: str, args: tuple) -> StoredFact | None:
+        """Returns one stored fact, or None."""
+        row = self.query("SELECT label, exact FROM facts WHERE relation = ? AND args = ?",
+                         (relation, fact_key(args))).fetchone()
+        return None if row is None else StoredFact(relation, tuple(args), self.support(row[0]), bool(row[1]))
+
+    def rules_text(self) -> str:
+        """Returns the rules of the program the graph was built from, as rule-language text."""
+        row = self.query("SELECT value FROM meta WHERE key = 'rules'").fetchone()
+        return row[0] if row and isinstance(row[0], str) else ""
+
+    def rules(self) -> list:
+        """Returns every rule of the program as a syntax tree (stored ready to use, never re-parsed)."""
+        if self._rules is None:
+            self._rules = [load_rule(row[0], self) for row in self.query("SELECT tree FROM rules ORDER BY num")]
+        return self._rules
+
+    def rule_heads(self, relation: str) -> list[tuple[int, tuple]]:
+        """Returns ``[(number, (c0, c1, c2))]`` of the rules with head ``relation``: the constants
+        of the first three head arguments as stored (None for a variable), for matching goals."""
+        return [(row[0], row[1:]) for row in self.query(
+            "SELECT num, c0, c1, c2 FROM rules WHERE relation = ? ORDER BY num", (relation,))]
+
+    def rules_numbered(self, numbers) -> dict[int, object]:
+        """Returns ``{number: rule}`` for stored rule numbers."""
+        rows = self.query("SELECT num, tree FROM rules WHERE num IN (SELECT value FROM json_each(?))",
+                          (json.dumps(sorted(numbers)),))
+        return {num: load_rule(tree, self) for num, tree in rows}
+
+    # --- statistics ------------------------------------------------------------------
+    def counts(self) -> dict[str, int]:
+        """Returns the number of artifacts per layer (stored at build time)."""
+        return {layer: entry["artifacts"] for layer, entry in self.info()["layers"].items()}
+
+    def info(self) -> dict:
+        """Returns counts per layer, label-size distribution, truncations and label bytes (from meta)."""
+        try:
+            stats = json.loads(self.meta["stats"])
+            layers = {k: {**v, "support_sets": {int(n): c for n, c in v["support_sets"].items()}}
+                      for k, v in stats["layers"].items()}
+            assertions, sources = int(stats["assertions"]), int(stats["sources"])
+        except (KeyError, ValueError, TypeError, AttributeError):
+            raise bad_graph(self.path, "its statistics (meta.stats) are missing or damaged") from None
+        total = sum(e["artifacts"] for e in layers.values())
+        label_bytes = sum(e["label_bytes"] for e in layers.values())
+        return {
+            "file": str(self.path),
+            "file_bytes": self.path.stat().st_size,
+            "assertions": assertions,
+            "sources": sources,
+            "artifacts": total,
+            "layers": {k: layers[k] for k in sorted(layers, key=layer_order)},
+            "label_bytes_per_artifact": label_bytes / total if total else 0.0,
+            "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules", "stats")},
+        }
+
+
+_INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
+             "predicate": "assertions_by_predicate"}

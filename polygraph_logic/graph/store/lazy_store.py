@@ -1,0 +1,158 @@
+"""plan.Store over a graph file, read on demand: what a seeded evaluation touches, not the graph.
+
+A seeded evaluation (incremental.py) starts from a few new facts; its joins look up
+the stored facts that share an argument with them.  ``LazyStore`` answers each lookup
+with one indexed query on the ``facts`` table (``k0..k2`` hold the first three
+arguments), decodes the labels it reads into the evaluation's semiring, and keeps them:
+new and changed facts live in memory beside them, exactly as plan.Store holds facts.
+The label each fact had on disk is kept in ``old`` (the ledger's crowding check).
+
+It has no size estimates, so plans join in the order the rule states; the order does
+not change an uncapped result, and a capped one is checked by incremental.Watch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from polygraph_logic.datalog.join_plan import Store
+from polygraph_logic.provenance.why import Polynomial
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import fact_key, key_value
+
+
+class LazyStore(Store):
+    """``relations``, ``index`` and ``add`` as plan.Store has them, filled from a graph file on demand."""
+
+    estimate = None  # steps.order then keeps the body's order (no statistics to read)
+
+    def __init__(self, arities: dict[str, int], graph: Graph, semiring):
+        super().__init__(arities)
+        self.graph = graph
+        self.semiring = semiring
+        self.relations = {name: _Relation(self, name) for name in arities}
+        self.old: dict[tuple[str, tuple], Any] = {}
+        self._names = dict(graph.query("SELECT num, id FROM assertions"))
+        self._labels: dict[tuple, Polynomial] = {}  # many facts share a label (the edges one claim entails)
+        self.added: dict[str, list[tuple]] = {}
+
+    def add(self, relation: str, tup: tuple, label: Any) -> None:
+        """Adds a new tuple (as plan.Store does) and remembers it for index keys asked for later."""
+        self.added.setdefault(relation, []).append(tup)
+        super().add(relation, tup, label)
+
+    def index(self, relation: str, positions: tuple[int, ...]) -> "_Index":
+        indexes = self._indexes.setdefault(relation, {})
+        found = indexes.get(positions)
+        if found is None:
+            found = indexes[positions] = _Index(self, relation, positions)
+        return found
+
+    def label(self, blob: bytes, exact) -> Polynomial:
+        """Returns a stored label as a polynomial of the evaluation's semiring."""
+        found = self._labels.get((blob, exact))
+        if found is None:
+            groups = self.graph.decode(blob)
+            if groups == [[]]:
+                found = self.semiring.one()
+            else:
+                intern, names = self.semiring.table.intern, self._names
+                found = Polynomial(frozenset(frozenset(intern(names[n]) for n in g) for g in groups), bool(exact),
+                                   self.semiring.table)
+            self._labels[(blob, exact)] = found
+        return found
+
+    def fetch(self, relation: str, where: str, parameters: tuple) -> list[tuple]:
+        """Reads the stored facts of ``relation`` matching ``where``; keeps them; returns their tuples."""
+        rows = self.relations[relation]
+        found = []
+        for args, blob, exact in self.graph.query(f"SELECT args, label, exact FROM facts WHERE relation = ?{where}",
+                                                  (relation, *parameters)):
+            tup = self.graph.args(args)
+            if not dict.__contains__(rows, tup):
+                label = self.label(blob, exact)
+                dict.__setitem__(rows, tup, label)
+                self.old[(relation, tup)] = label
+            found.append(tup)
+        return found
+
+
+class _Relation(dict):
+    """One relation: the tuples read so far and those the evaluation added; a miss asks the file."""
+
+    def __init__(self, store: LazyStore, relation: str):
+        super().__init__()
+        self.store, self.relation = store, relation
+        self.absent: set[tuple] = set()
+        self.complete = False
+
+    def get(self, tup, default=None):
+        if dict.__contains__(self, tup):
+            return dict.__getitem__(self, tup)
+        if self.complete or tup in self.absent:
+            return default
+        if not self.store.fetch(self.relation, " AND args = ?", (fact_key(tup),)):
+            self.absent.add(tup)
+            return default
+        return dict.__getitem__(self, tup)
+
+    def __contains__(self, tup) -> bool:
+        return self.get(tup) is not None
+
+    def __getitem__(self, tup):
+        label = self.get(tup)
+        if label is None:
+            raise KeyError(tup)
+        return label
+
+    def _everything(self) -> None:
+        if not self.complete:
+            self.store.fetch(self.relation, "", ())
+            self.complete = True
+
+    def items(self):
+        self._everything()
+        return dict.items(self)
+
+    def __iter__(self):
+        self._everything()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._everything()
+        return dict.__len__(self)
+
+
+class _Index(dict):
+    """The tuples of one relation by the values at some positions; a key not yet seen asks the file.
+
+    Tuples the evaluation adds under a key not yet asked for wait in ``pending`` and join
+    the stored ones when the key is first asked for."""
+
+    def __init__(self, store: LazyStore, relation: str, positions: tuple[int, ...]):
+        super().__init__()
+        self.store, self.relation, self.positions = store, relation, positions
+        self.pending: dict[tuple, list[tuple]] = {}
+        for tup in store.added.get(relation, ()):  # added before this index was made
+            self.pending.setdefault(tuple(tup[p] for p in positions), []).append(tup)
+
+    def get(self, key, default=()):
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        where, parameters = [], []
+        for position, value in zip(self.positions, key):
+            if position < 3:
+                where.append(f" AND k{position} = ?")
+                parameters.append(key_value(value))
+        found = self.store.fetch(self.relation, "".join(where), tuple(parameters))
+        tuples = {tup: None for tup in found
+                  if all(p < len(tup) and tup[p] == v and type(tup[p]) is type(v) for p, v in zip(self.positions, key))}
+        tuples.update(dict.fromkeys(self.pending.pop(key, ())))
+        value = dict.setdefault(self, key, list(tuples))
+        return value or default
+
+    def setdefault(self, key, default=None):
+        """Where plan.Store.add files a new tuple: under a key asked for already, or pending."""
+        if dict.__contains__(self, key):
+            return dict.__getitem__(self, key)
+        return self.pending.setdefault(key, [])

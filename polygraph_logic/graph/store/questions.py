@@ -1,0 +1,131 @@
+"""The store's questions by meaning: the rows a query module asks for, each one indexed query.
+
+``Graph`` inherits these; nothing outside ``graph/store`` writes SQL for a graph file.
+Lists of values travel as one JSON parameter (``json_each``), so a query's text never
+grows with the number of values asked about.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, check_kinds
+from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.graph.store.versions import version_rows
+
+
+def _json(values) -> str:
+    return json.dumps(list(values))
+
+
+_TOUCHED_ARTIFACTS = """
+SELECT a.num, a.id, a.layer, a.fact, a.summary, f.args, f.label, f.exact
+FROM artifacts a JOIN facts f ON f.num = a.fact
+WHERE a.fact IN (SELECT DISTINCT fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?)))
+"""
+_TOUCHED_FACTS = """
+SELECT f.num, f.relation, f.args, f.label, f.exact FROM facts f
+WHERE f.num IN (SELECT DISTINCT fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?)))
+ORDER BY f.num
+"""
+
+
+class Questions:
+    """Rows by meaning (mixed into ``Graph``, whose ``query`` runs them)."""
+
+    # --- what a deletion touches --------------------------------------------------------
+    def touched_artifacts(self, deleted: Iterable[int]) -> list[tuple]:
+        """Returns ``(num, id, layer, fact, summary, args, label, exact)`` of every artifact whose
+        label mentions one of the assertion numbers ``deleted``."""
+        return self.query(_TOUCHED_ARTIFACTS, (_json(sorted(deleted)),)).fetchall()
+
+    def touched_facts(self, deleted: Iterable[int]) -> list[tuple]:
+        """Returns ``(num, relation, args, label, exact)`` of every fact whose label mentions one of
+        the assertion numbers ``deleted``, in fact order."""
+        return self.query(_TOUCHED_FACTS, (_json(sorted(deleted)),)).fetchall()
+
+    def edge_rows(self, args_keys: Iterable[str]) -> list[tuple]:
+        """Returns ``(args, num, label, exact)`` of the ``edge`` facts with these argument keys."""
+        return self.query("SELECT args, num, label, exact FROM facts WHERE relation = 'edge' AND args IN "
+                          "(SELECT value FROM json_each(?))", (_json(sorted(args_keys)),)).fetchall()
+
+    def fact_label(self, relation: str, args: tuple) -> bytes | None:
+        """Returns the stored label of one fact (coded, see ``decode``), or None when it is not stored."""
+        row = self.query("SELECT label FROM facts WHERE relation = ? AND args = ?",
+                         (relation, fact_key(args))).fetchone()
+        return None if row is None else row[0]
+
+    def summary_parts(self, summaries: Iterable[int]) -> list[tuple]:
+        """Returns ``(summary, num, id, layer)`` of the sentence-level summaries numbered
+        ``summaries`` and of their sentences, in artifact order."""
+        return self.query("SELECT summary, num, id, layer FROM artifacts WHERE summary IN "
+                          "(SELECT value FROM json_each(?)) ORDER BY num", (_json(sorted(set(summaries))),)).fetchall()
+
+    def sentence_ids(self, summary_id: str) -> list[str]:
+        """Returns the ids of a sentence-level summary's sentences, sorted."""
+        return [row[0] for row in self.query(
+            "SELECT s.id FROM artifacts s JOIN artifacts a ON s.summary = a.num "
+            "WHERE a.id = ? AND s.layer = 'sentence' ORDER BY s.id", (summary_id,))]
+
+    # --- history ----------------------------------------------------------------------
+    def version_rows(self) -> list[dict]:
+        """Returns every version of the graph (number, time, command, action, record, parent, stats)."""
+        return self._call(version_rows, self._db)
+
+    # --- assertions -------------------------------------------------------------------
+    def assertion_numbers(self) -> dict[str, int]:
+        """Returns {assertion id: number} of every assertion (a whole-table read: for applying)."""
+        return {name: num for num, name in self.query("SELECT num, id FROM assertions")}
+
+    def assertion_ids_from(self, prefix: str, limit: int = 200) -> list[str]:
+        """Returns up to ``limit`` assertion ids at or after ``prefix`` in index order."""
+        return [row[0] for row in self.query("SELECT id FROM assertions WHERE id >= ? ORDER BY id LIMIT ?",
+                                             (prefix, limit))]
+
+    def sources_of(self, assertion_ids: Iterable[str]) -> dict[str, str]:
+        """Returns {assertion id: source} for the given ids."""
+        return dict(self.query("SELECT id, source FROM assertions WHERE id IN (SELECT value FROM json_each(?))",
+                               (_json(sorted(set(assertion_ids))),)))
+
+    # --- kinds (graph/kinds.py defines them) --------------------------------------------
+    @property
+    def has_kinds(self) -> bool:
+        """True when the file stores kinds (graphs built before kinds did not: all source claims)."""
+        return "kind" in self.assertion_columns
+
+    def kind_numbers(self, kinds: Iterable[str]) -> dict[int, str]:
+        """Returns {assertion number: id} of the graph's assertions of the given kinds (indexed)."""
+        kinds = check_kinds(kinds)
+        if not kinds:
+            return {}
+        if not self.has_kinds:
+            return dict(self.query("SELECT num, id FROM assertions")) if DEFAULT_KIND in kinds else {}
+        return dict(self.query("SELECT num, id FROM assertions WHERE kind IN (SELECT value FROM json_each(?))",
+                               (_json(kinds),)))
+
+    def kinds_of(self, assertion_ids: Iterable[str]) -> dict[str, str]:
+        """Returns {assertion id: kind} for the given ids."""
+        ids = list(dict.fromkeys(assertion_ids))
+        if not self.has_kinds:
+            return dict.fromkeys(ids, DEFAULT_KIND)
+        found = dict(self.query("SELECT id, kind FROM assertions WHERE id IN (SELECT value FROM json_each(?))",
+                                (_json(ids),)))
+        return {i: found.get(i) or DEFAULT_KIND for i in ids}
+
+    def kind_counts(self) -> dict[str, int]:
+        """Returns how many assertions of each kind the graph holds (kinds in authority order)."""
+        if not self.has_kinds:
+            return {DEFAULT_KIND: len(self.assertions)}
+        counts = dict(self.query("SELECT kind, COUNT(*) FROM assertions GROUP BY kind"))
+        return {k: counts[k] for k in KINDS if k in counts}
+
+    # --- artifacts by layer -----------------------------------------------------------
+    def layer_count(self, *layers: str) -> int:
+        """Returns how many artifacts the graph holds in the given layers (indexed)."""
+        return self.query("SELECT COUNT(*) FROM artifacts WHERE layer IN (SELECT value FROM json_each(?))",
+                          (_json(layers),)).fetchone()[0]
+
+    def layer_ids(self, layer: str) -> list[str]:
+        """Returns the ids of every artifact of one layer, sorted."""
+        return [row[0] for row in self.query("SELECT id FROM artifacts WHERE layer = ? ORDER BY id", (layer,))]

@@ -1,0 +1,74 @@
+"""Reading a graph file lazily: a query's rows, and the assertions as a mapping read on demand.
+
+Both belong to ``store.Graph`` (which re-exports them); they hold the graph, never its rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping
+from typing import Iterator
+
+from polygraph_logic.errors import NotFound
+from polygraph_logic.graph.assertions import Assertion
+
+
+class Assertions(Mapping):
+    """The graph's assertions by id, read from disk on demand (iteration streams them in order)."""
+
+    def __init__(self, graph):
+        self._graph = graph
+        self._count: int | None = None
+        columns = graph.assertion_columns
+        # a graph built before kinds existed reads every assertion as a source claim
+        self._COLUMNS += ", kind" if "kind" in columns else ", 'source_claim'"
+        # a graph built before negated assertions existed has none
+        self.has_negated = "negated" in columns
+        self._COLUMNS += ", negated" if self.has_negated else ", 0"
+
+    _COLUMNS = "id, source, subject, predicate, object, text"
+
+    def __getitem__(self, assertion_id: str) -> Assertion:
+        row = self._graph.query(f"SELECT {self._COLUMNS} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
+        if row is None:
+            raise NotFound("unknown_assertion", f"no assertion named {assertion_id!r}")
+        return self._graph.assertion(row)
+
+    def __contains__(self, assertion_id) -> bool:
+        return self._graph.query("SELECT 1 FROM assertions WHERE id = ?", (assertion_id,)).fetchone() is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (row[0] for row in self._graph.query("SELECT id FROM assertions ORDER BY num"))
+
+    def __len__(self) -> int:
+        if self._count is None:
+            self._count = self._graph.query("SELECT COUNT(*) FROM assertions").fetchone()[0]
+        return self._count
+
+    def values(self) -> Iterator[Assertion]:
+        return (self._graph.assertion(row) for row in self._graph.query(f"SELECT {self._COLUMNS} FROM assertions ORDER BY num"))
+
+    def items(self) -> Iterator[tuple[str, Assertion]]:
+        return ((a.id, a) for a in self.values())
+
+
+class Rows:
+    """A query's rows (iterate, fetchone, fetchall), read with damage turned into bad_graph."""
+
+    def __init__(self, cursor: sqlite3.Cursor, graph):
+        self._cursor, self._graph = cursor, graph
+
+    def __iter__(self) -> "Rows":
+        return self
+
+    def __next__(self):
+        return self._graph._call(next, self._cursor)
+
+    def fetchone(self):
+        return self._graph._call(self._cursor.fetchone)
+
+    def fetchall(self) -> list:
+        return self._graph._call(self._cursor.fetchall)
+
+
+__all__ = ["Assertions", "Rows"]

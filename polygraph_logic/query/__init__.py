@@ -1,0 +1,15 @@
+"""Questions asked of a built graph: what-if deletions and their verdicts, re-derivation,
+explanations, contradictions, origins, kinds, the interactive session and replay.
+
+``whatif`` decides which artifacts a deletion touches and which stand (``verdicts`` on
+the touched rows, ``rederive`` for what a capped label cannot settle); ``explain``
+says why (``why``, ``whynot``, ``robustness``, ``top_sources``, ``rests_on``);
+``contradictions`` finds the smallest retractions that resolve each contradiction;
+``origins`` groups sources by evidential origin; ``session`` builds a deletion step by
+step with undo; ``replay`` rebuilds a graph's history and applies a deletion as a version.
+"""
+
+from polygraph_logic.query.session import Session
+from polygraph_logic.query.whatif import Deletion, Outcome, what_if
+
+__all__ = ["Deletion", "Outcome", "Session", "what_if"]

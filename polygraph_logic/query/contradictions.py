@@ -1,0 +1,208 @@
+"""Contradictions and what would resolve them: the minimal hitting sets of their support sets.
+
+A contradiction artifact (graph/contradiction_layer.py) stands while some support set
+of its label survives; its label is the product of its two sides, so each support set
+holds evidence for both. A deletion resolves it exactly when it hits every support set.
+So the smallest retractions that resolve it are the minimal hitting sets of its support
+sets: over assertions, and over sources (retracting a source deletes every assertion of
+it, so a set of sources resolves the contradiction when it meets the sources of every
+support set).
+
+    for found in contradictions(Graph("g.graph")):
+        print(found.id, found.by_sources)
+
+Hitting sets are listed smallest first (then by their members), at most ``hitting`` of
+them, found by branching on an unhit support set with a budget of search steps; the
+listing says when it stopped early (``truncated``). A capped (inexact) label lists only
+the smallest support sets: a hitting set of those is necessary, not always sufficient,
+since a dropped support set may survive it (``whatif --exact`` settles it); the report
+says so in ``note``.
+
+Nothing is ever resolved by itself: the listing only says what would resolve each. One
+precedence policy is available, opt-in and named: ``prefer:KIND`` (``prefer=KIND``) keeps the
+evidence of kind KIND and of every more authoritative kind (kinds.py) and lists the smallest
+sets of the other assertions whose deletion resolves the contradiction (``preferred``); when
+a support set holds only kept evidence the policy cannot decide it (``preferred`` is empty).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+from polygraph_logic.graph.artifact_ids import triple_id
+from polygraph_logic.graph.contradiction_layer import sides
+from polygraph_logic.graph.kinds import KINDS, authority, check_kinds
+from polygraph_logic.graph.store.graph_file import Graph
+
+#: hitting sets listed per contradiction, per universe (sources, assertions), by default
+
+from polygraph_logic.graph.store.rows import Artifact
+
+#: hitting sets listed per contradiction, per universe (sources, assertions), by default
+HITTING = 3
+#: search steps (branch nodes) per enumeration before it stops and says so
+BUDGET = 100_000
+INEXACT_NOTE = ("the label is capped: these sets hit every listed support set, but a support set the cap "
+                "dropped may survive them; `polygraph whatif --exact` settles a retraction")
+
+
+def _order(items: Iterable[str]) -> tuple:
+    return tuple(sorted(items, key=lambda a: (len(a), a)))  # a2 before a10
+
+
+def _minimal_family(family: Iterable[frozenset]) -> list[frozenset]:
+    """Returns the inclusion-minimal sets of a family (hitting them hits every superset too)."""
+    unique = sorted(set(family), key=len)
+    kept: list[frozenset] = []
+    for s in unique:
+        if not any(k <= s for k in kept):
+            kept.append(s)
+    return kept
+
+
+def minimal_hitting_sets(family: Iterable[Iterable[str]], limit: int | None = None,
+                         budget: int = BUDGET) -> tuple[list[frozenset], bool]:
+    """Returns the minimal hitting sets of ``family`` smallest first (ties by their sorted members),
+    at most ``limit``, and whether the listing stopped early (at the limit or the budget).
+
+    Size by size: every hitting set of size k is reached by branching on the elements of an
+    unhit set (the smallest), and one of size k is minimal when it contains none found at a
+    smaller size (all of those are found first). An empty family is hit by the empty set; a
+    family with an empty set has no hitting set.
+    """
+    sets = _minimal_family(frozenset(s) for s in family)
+    if not sets:
+        return [frozenset()], False
+    if not all(sets):
+        return [], False
+    found: list[frozenset] = []
+    steps = 0
+    for size in range(1, len(sets) + 1):
+        level: set[frozenset] = set()
+        stack, seen = [frozenset()], {frozenset()}
+        while stack:
+            steps += 1
+            if steps > budget:
+                return _ordered(found, level, limit), True
+            chosen = stack.pop()
+            unhit = [s for s in sets if not s & chosen]
+            if not unhit:
+                if len(chosen) == size and not any(f <= chosen for f in found):
+                    level.add(chosen)
+                continue
+            if len(chosen) < size:
+                for grown in (chosen | {e} for e in min(unhit, key=len)):
+                    if grown not in seen:
+                        seen.add(grown)
+                        stack.append(grown)
+        found = _ordered(found, level, None)
+        if limit is not None and len(found) >= limit:
+            return found[:limit], len(found) > limit or size < len(sets)
+    return (found if limit is None else found[:limit]), False
+
+
+def _ordered(found: list[frozenset], level: set[frozenset], limit: int | None) -> list[frozenset]:
+    out = found + sorted(level, key=_order)
+    return out if limit is None else out[:limit]
+
+
+@dataclass
+class Contradiction:
+    """One contradiction with what would resolve it (see the module docstring)."""
+
+    id: str
+    subject: object
+    object: object
+    reason: object
+    sides: list[dict] | None
+    support: tuple[tuple[str, ...], ...]
+    exact: bool
+    label: str
+    by_sources: list[tuple[str, ...]] = field(default_factory=list)
+    by_assertions: list[tuple[str, ...]] = field(default_factory=list)
+    truncated: bool = False  # a listing stopped at the limit or the budget: there may be more
+    prefer: str | None = None  # the precedence policy's kind (prefer:KIND), when asked for
+    preferred: list[tuple[str, ...]] = field(default_factory=list)  # its resolving assertion sets
+
+    @property
+    def note(self) -> str | None:
+        return None if self.exact else INEXACT_NOTE
+
+    def to_json(self) -> dict:
+        policy = {} if self.prefer is None else {"policy": f"prefer:{self.prefer}",
+                                                 "preferred": [list(s) for s in self.preferred]}
+        return {**policy,
+            "id": self.id, "subject": self.subject, "object": self.object, "reason": self.reason,
+            "sides": self.sides, "label": self.label, "exact": self.exact, "support_sets": len(self.support),
+            "resolve_by_sources": [list(s) for s in self.by_sources],
+            "resolve_by_assertions": [list(s) for s in self.by_assertions],
+            "truncated": self.truncated, "note": self.note,
+        }
+
+
+def side_artifact(graph: Graph, triple: tuple) -> str | None:
+    """Returns the id of the claim or edge artifact of a side's triple (None: background knowledge)."""
+    for layer in ("claim", "edge"):
+        if graph.has_artifact(triple_id(layer, triple)):
+            return triple_id(layer, triple)
+    return None
+
+
+def sources_of(graph: Graph, assertion_ids: Iterable[str]) -> dict[str, str]:
+    """Returns {assertion id: source} for the given ids (one indexed query)."""
+    return graph.sources_of(assertion_ids)
+
+
+def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, budget: int = BUDGET,
+            prefer: str | None = None) -> Contradiction:
+    """Returns a contradiction artifact with its smallest resolving source and assertion sets
+    (and, with ``prefer``, those the precedence policy prefer:KIND allows)."""
+    c = artifact.content
+    found_sides = c.get("sides") or sides(c["subject"], c["object"], c["reason"])
+    for side in found_sides or ():
+        if not side["negated"]:
+            side["artifact"] = side_artifact(graph, (side["subject"], side["predicate"], side["object"]))
+    source = sources_of(graph, (a for group in artifact.support for a in group))
+    by_assertions, cut_a = minimal_hitting_sets(artifact.support, hitting, budget)
+    by_sources, cut_s = minimal_hitting_sets(({source[a] for a in group} for group in artifact.support),
+                                             hitting, budget)
+    found = Contradiction(
+        artifact.id, c["subject"], c["object"], c["reason"], found_sides, artifact.support, artifact.exact,
+        str(graph.label(artifact)),
+        [_order(s) for s in by_sources], [_order(s) for s in by_assertions], cut_a or cut_s)
+    if prefer is not None:
+        found.prefer, found.preferred, cut = _preferred(graph, artifact.support, prefer, hitting, budget)
+        found.truncated |= cut
+    return found
+
+
+def _preferred(graph: Graph, support, prefer: str, hitting, budget) -> tuple[str, list[tuple[str, ...]], bool]:
+    """prefer:KIND: the minimal sets of assertions less authoritative than KIND that resolve it."""
+    (prefer,) = check_kinds([prefer])
+    kept = set(list(KINDS)[:authority(prefer) + 1])
+    kind = graph.kinds_of((a for group in support for a in group))
+    family = [frozenset(a for a in group if kind[a] not in kept) for group in support]
+    sets, cut = minimal_hitting_sets(family, hitting, budget)
+    return prefer, [_order(s) for s in sets], cut
+
+
+def contradictions(graph: Graph, limit: int | None = None, hitting: int | None = HITTING,
+                   budget: int = BUDGET, prefer: str | None = None) -> Iterator[Contradiction]:
+    """Yields the graph's contradictions in build order (at most ``limit``), each resolved
+    (``prefer``: the kind of the opt-in precedence policy prefer:KIND, see the module docstring)."""
+    if prefer is not None:
+        check_kinds([prefer])  # an unknown kind is an error before anything is read
+    for n, artifact in enumerate(graph.artifacts("contradiction")):
+        if limit is not None and n >= limit:
+            return
+        yield resolve(graph, artifact, hitting, budget, prefer)
+
+
+def count(graph: Graph) -> int:
+    """Returns how many contradictions the graph holds (the artifacts_by_layer index)."""
+    return graph.layer_count("contradiction")
+
+
+__all__ = ["BUDGET", "HITTING", "Contradiction", "contradictions", "count", "minimal_hitting_sets", "resolve",
+           "side_artifact", "sources_of"]

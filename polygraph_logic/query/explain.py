@@ -1,0 +1,252 @@
+"""Why an artifact stands, why it fell, and how robust it is to retractions.
+
+- ``why``: its support sets with each assertion's source and triple, and for a
+  derived fact a derivation tree: the rules and facts that produce it from one
+  support set.
+- ``whynot``: after a deletion, which deleted assertions (and sources) broke each set.
+- ``robustness``: the fewest sources whose retraction kills it (a minimum hitting set
+  over the sources of its support sets), how many independent sources back it
+  (support sets with pairwise disjoint sources), N_path and N_prov (support sets, and
+  independent evidential origins once ``derived_from`` collapses sources into origins:
+  see origins.py), and an echo flag when several support sets all rest on one origin:
+  many paths, one origin.
+
+``why`` and ``robustness`` take distrusted kinds (kinds.py): a support set holding an
+assertion of a distrusted kind cannot support; it is listed, marked, and not counted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.kinds import check_kinds
+from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, max_disjoint
+from polygraph_logic.query.rederive import FactKey, GoalPlans, stated_by
+from polygraph_logic.datalog.syntax import format_value
+from polygraph_logic.query.whatif import Deletion, as_graph, what_if
+
+
+@dataclass
+class Derivation:
+    """A node of a derivation tree: a fact, the rule that produced it, and its premises.
+
+    A leaf is stated by ``assertion`` (a source assertion) or is background (``rule``
+    and ``assertion`` both None, no premises).
+    """
+
+    fact: FactKey
+    rule: str | None = None
+    assertion: str | None = None
+    premises: list["Derivation"] = field(default_factory=list)
+
+    def lines(self, indent: str = "") -> list[str]:
+        """Returns the tree as indented text."""
+        relation, args = self.fact
+        text = f"{relation}({', '.join(format_value(v) for v in args)})"
+        if self.assertion:
+            text += f"   stated by {self.assertion}"
+        elif self.rule is None:
+            text += "   background"
+        else:
+            text += f"   by  {self.rule}"
+        out = [indent + text]
+        for premise in self.premises:
+            out.extend(premise.lines(indent + "  "))
+        return out
+
+
+class _Found(Exception):
+    pass
+
+
+class _Witness:
+    """Labels are the tuples of facts a derivation used."""
+
+    name = "witness"
+
+    def one(self):
+        return ()
+
+    def times(self, a, b):
+        return a + b
+
+
+class Explainer:
+    """Explanations over one graph (rules planned on demand, facts read as proofs need them)."""
+
+    def __init__(self, graph):
+        self.graph = as_graph(graph)
+        self._goal: tuple | None = None
+        self._accept = None
+        self._found: tuple | None = None
+        self._labels: dict[FactKey, list[frozenset[int]] | None] = {}
+        # each fact's value is the one-fact tuple of itself: a derivation's label lists its premises
+        self.plans = GoalPlans(self.graph, lambda relation, args: ((relation, args),), _Witness(), self._emit)
+
+    def _emit(self, relation, tup, used) -> None:
+        if tup == self._goal and self._accept(used):
+            self._found = used
+            raise _Found
+
+    def _label(self, fact: FactKey) -> list[frozenset[int]] | None:
+        if fact not in self._labels:
+            blob = self.graph.fact_label(*fact)
+            self._labels[fact] = None if blob is None else [frozenset(g) for g in self.graph.decode(blob)]
+        return self._labels[fact]
+
+    def derivation(self, fact: FactKey, support: frozenset[str]) -> Derivation | None:
+        """Returns a derivation tree of ``fact`` from the assertions of ``support`` alone."""
+        numbers = frozenset(self.graph.numbers("id", support))
+        return self._derive(fact, numbers, frozenset())
+
+    def _supported(self, fact: FactKey, numbers: frozenset[int]) -> bool:
+        return any(group <= numbers for group in self._label(fact) or ())
+
+    def _derive(self, fact: FactKey, numbers: frozenset[int], path: frozenset) -> Derivation | None:
+        for number, assertion in sorted(stated_by(self.graph, fact).items()):
+            if number in numbers:
+                return Derivation(fact, assertion=assertion)
+        if self._label(fact) == [frozenset()]:
+            return Derivation(fact)  # background knowledge
+        path = path | {fact}
+        relation, args = fact
+        for plan, text in self.plans.for_goal(relation, args):
+            self._goal, self._found = args, None
+            self._accept = lambda used: all(g not in path and self._supported(g, numbers) for g in used)
+            try:
+                plan.prove(args)
+            except _Found:
+                premises = [self._derive(g, numbers, path) for g in self._found]
+                if all(p is not None for p in premises):
+                    return Derivation(fact, rule=text, premises=premises)
+        return None
+
+
+def _triple(artifact) -> list | None:
+    return list(artifact.fact[1]) if artifact.layer in ("claim", "edge") else None
+
+
+def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int = 1,
+        distrust: tuple[str, ...] = ()) -> dict:
+    """Returns an artifact's support sets with sources, kinds and triples, and derivation trees
+    (for the first ``trees`` support sets) when the artifact is derived by rules.  With
+    ``distrust`` (kinds), ``distrusted`` marks each set holding an assertion of those kinds
+    and ``stands`` says whether any other set supports the artifact."""
+    graph = as_graph(graph)
+    distrust = check_kinds(distrust)
+    artifact = graph.artifact(artifact_id)
+    label = graph.label(artifact)
+    sets = []
+    for support in label.support_sets():
+        sets.append([_assertion(graph, a) for a in sorted(support)])
+    result = {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "label": str(label),
+              "exact": label.exact, "support_sets": sets, "derivations": []}
+    if distrust:
+        marks = [any(a["kind"] in distrust for a in support) for support in sets]
+        result.update(distrusted_kinds=list(distrust), distrusted=marks, stands=not all(marks))
+    if explainer is not None:
+        for support in label.support_sets()[:trees]:
+            tree = explainer.derivation(artifact.fact, support)
+            result["derivations"].append(tree)
+    return result
+
+
+def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all") -> dict:
+    """Returns, for each support set, the deleted assertions and sources that broke it."""
+    graph = as_graph(graph)
+    artifact = graph.artifact(artifact_id)
+    label = graph.label(artifact)
+    outcome = what_if(graph, deletion, policy)
+    deleted = outcome.deleted
+    sets = []
+    for support in label.support_sets():
+        broken = sorted(a for a in support if a in deleted)
+        sets.append({"support": sorted(support), "broken_by": broken,
+                     "sources": sorted({graph.assertions[a].source for a in broken})})
+    demoted = {d["artifact"] for d in outcome.demoted}
+    status = "dead" if artifact_id in outcome.dead else "demoted" if artifact_id in demoted else "alive"
+    return {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "status": status,
+            "policy": policy, "deletion": str(deletion), "exact": label.exact, "support_sets": sets}
+
+
+def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
+               distrust: tuple[str, ...] = ()) -> dict:
+    """Returns the fewest sources (and origins) whose retraction kills the artifact, its
+    independent sources, N_path and N_prov, and the echo flag (see the module docstring and
+    origins.py); exact within the label's cap.  ``origins`` overrides the graph's stored
+    ``derived_from`` mapping; support sets holding a ``distrust`` kind are not counted."""
+    graph = as_graph(graph)
+    distrust = check_kinds(distrust)
+    origins = graph_origins(graph, origins)
+    label = graph.label(artifact_id)
+    supports = label.support_sets()
+    distrusted = 0
+    if distrust:
+        kind = graph.kinds_of((a for support in supports for a in support))
+        trusted = [s for s in supports if not any(kind[a] in distrust for a in s)]
+        distrusted, supports = len(supports) - len(trusted), trusted
+    sources_of = {a: graph.assertions[a].source for support in supports for a in support}
+    source_sets = [frozenset(sources_of[a] for a in support) for support in supports]
+    origin_sets = [origins.origin_set(group) for group in source_sets]
+    sources = sorted(set().union(*source_sets)) if source_sets else []
+    independent = max_disjoint(source_sets)
+    n_prov = max_disjoint(origin_sets)
+    result = {
+        "artifact": artifact_id,
+        "support_sets": len(source_sets),
+        "sources": sources,
+        "fewest_sources_to_kill": fewest_to_kill(source_sets),
+        "independent_sources": independent,
+        "n_path": len(source_sets),
+        "n_prov": n_prov,
+        "origins": origins.clusters(sources),
+        "fewest_origins_to_kill": fewest_to_kill(origin_sets),
+        "echo": len(source_sets) >= 2 and n_prov == 1,
+        "exact": label.exact,  # inexact: the true minimum may be larger
+    }
+    if distrust:
+        result.update(distrusted_kinds=list(distrust), distrusted_sets=distrusted)
+    return result
+
+
+def rests_on(graph, kinds: tuple[str, ...], exact: bool = False) -> dict:
+    """Returns the artifacts that rest only on assertions of ``kinds``: every support set holds
+    one, so with those kinds distrusted nothing supports them (a what-if distrusting them)."""
+    graph = as_graph(graph)
+    outcome = what_if(graph, Deletion(kinds=check_kinds(kinds)), "trust-all", exact=exact)
+    dead = [n for n in outcome._ordered if n in outcome.dead_ranks]
+    return {"kinds": list(outcome.deletion.kinds), "assertions": len(outcome.deleted),
+            "artifacts": outcome.listing(dead), "by_layer": outcome.by_layer(), "demoted": outcome.demoted,
+            "uncertain": outcome.uncertain, "exact": exact}
+
+
+def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "source",
+                origins: "Origins | str | None" = None) -> list[dict]:
+    """Returns the sources (``by="origin"``: the evidential origins, each retracting every
+    source derived from it) whose retraction would kill the most artifacts, with counts per layer."""
+    graph = as_graph(graph)
+    if by not in ("source", "origin"):
+        raise PolygraphError("bad_argument", f"rank by 'source' or 'origin', not {by!r}")
+    if by == "source":
+        groups = {source: [source] for source in graph.distinct("source")}
+    else:
+        groups = graph_origins(graph, origins).clusters(graph.distinct("source"))
+    rows = []
+    for name, sources in groups.items():
+        outcome = what_if(graph, Deletion(sources=tuple(sources)), policy)
+        layers = Counter(outcome.layer(n) for n in outcome.dead_ranks)
+        row = {by: name, "dead": len(outcome.dead_ranks), "by_layer": dict(layers)}
+        if by == "origin":
+            row["sources"] = sources
+        rows.append(row)
+    rows.sort(key=lambda r: (-r["dead"], r[by]))
+    return rows[:limit]
+
+
+def _assertion(graph: Graph, assertion_id: str) -> dict:
+    a = graph.assertions[assertion_id]
+    negated = {"negated": True} if a.negated else {}  # it denies the triple (a NOT annotation)
+    return {"id": a.id, "source": a.source, "kind": a.kind, "triple": [a.subject, a.predicate, a.object], **negated}

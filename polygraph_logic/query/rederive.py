@@ -1,0 +1,159 @@
+"""Symbolic re-derivation: settles dead verdicts that a capped label cannot settle.
+
+A capped label keeps only its smallest support sets, so "no kept set survives" may
+be wrong: a dropped set might have.  Re-derivation asks the rules instead, and only
+about the facts in question: starting from every fact whose label still survives
+(certainly alive), it revives an uncertain fact when some rule derives it in one
+step from live facts, and repeats until nothing changes.  That is the least
+fixpoint of the rules restricted to the uncertain facts, so the cost follows what
+the deletion touched, not the size of the closure.
+
+Facts are read from the graph file as the proofs need them (graph/fact_store.py),
+and the rules come from the file as syntax trees; a rule is loaded and planned the
+first time a proof needs its head (by relation and head constants).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from polygraph_logic.datalog.join_plan import Plan
+from polygraph_logic.graph.store.fact_store import FactStore
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import key_value
+
+FactKey = tuple[str, tuple]
+
+
+def as_graph(source) -> Graph:
+    """Returns the Graph behind a Graph, a GraphIndex or a Session."""
+    if isinstance(source, Graph):
+        return source
+    for attribute in ("graph", "index"):
+        inner = getattr(source, attribute, None)
+        if inner is not None:
+            return as_graph(inner)
+    raise TypeError(f"no graph in {type(source).__name__}")
+
+
+class _Found(Exception):
+    """Stops a proof search at its first derivation."""
+
+
+class _Liveness:
+    """Labels are live flags: a derivation is live when all its facts are."""
+
+    name = "liveness"
+
+    def one(self):
+        return True
+
+    def times(self, a, b):
+        return a and b
+
+
+class GoalPlans:
+    """The graph's rules compiled as goal-directed plans over its stored facts.
+
+    Only the rules whose head can produce a goal are loaded and planned, each once.
+    """
+
+    def __init__(self, graph: Graph, value: Callable[[str, tuple], Any], semiring, emit):
+        self._plan = Plan
+        self.graph = graph
+        self.store = FactStore(graph, value)
+        self.semiring, self.emit = semiring, emit
+        self._plans: dict[int, tuple] = {}  # rule number -> (plan, text)
+        self._heads: dict[str, list] = {}  # relation -> [(rule number, head constants)]
+
+    def _heads_of(self, relation: str) -> dict:
+        """Returns the rules of ``relation`` grouped by which head positions hold constants:
+        ``{positions: {constants: [rule numbers]}}``, so a goal finds its rules by a few lookups."""
+        groups = self._heads.get(relation)
+        if groups is None:
+            groups = self._heads[relation] = {}
+            for number, constants in self.graph.rule_heads(relation):
+                positions = tuple(p for p, c in enumerate(constants) if c is not None)
+                values = tuple(constants[p] for p in positions)
+                groups.setdefault(positions, {}).setdefault(values, []).append(number)
+        return groups
+
+    def for_goal(self, relation: str, args: tuple) -> list:
+        """Returns ``[(plan, rule text)]`` for the rules that may derive ``relation(args)``."""
+        keys = [key_value(v) for v in args[:3]]
+        numbers = []
+        for positions, by_values in self._heads_of(relation).items():
+            if len(keys) > max(positions, default=-1):
+                numbers += by_values.get(tuple(keys[p] for p in positions), ())
+        numbers.sort()
+        missing = [n for n in numbers if n not in self._plans]
+        if missing:
+            for number, rule in self.graph.rules_numbered(missing).items():
+                self._plans[number] = (self._plan(rule, self.store, self.semiring, self.emit, goal=True), str(rule))
+        return [self._plans[n] for n in numbers]
+
+
+def stated_by(graph: Graph, fact: FactKey) -> dict[int, str]:
+    """Returns {number: id} of the assertions that state a fact (claims, negated triples and assertion facts)."""
+    relation, args = fact
+    if relation in ("claim", "neg_edge") and len(args) == 3:
+        return graph.stating(args, negated=relation == "neg_edge")
+    if relation == "assertion" and len(args) == 1:
+        return graph.numbers("id", [args[0]])
+    return {}
+
+
+class Rederiver:
+    """Holds the graph's rules, planned once each, for repeated re-derivations."""
+
+    def __init__(self, graph):
+        self.graph = as_graph(graph)
+        self._dead: set[FactKey] = set()
+        self._live: set[FactKey] = set()
+        self.plans = GoalPlans(self.graph, self._value, _Liveness(), self._emit)
+        self._target: tuple | None = None
+
+    def _value(self, relation: str, args: tuple) -> bool:
+        key = (relation, args)
+        return key in self._live or key not in self._dead
+
+    def _emit(self, relation: str, tup: tuple, live: bool) -> None:
+        if live and tup == self._target:
+            raise _Found
+
+    def derivable(self, fact: FactKey, deleted: frozenset[int] = frozenset()) -> bool:
+        """Returns True when a surviving assertion states the fact, or some rule derives it
+        in one step from live facts."""
+        if set(stated_by(self.graph, fact)) - deleted:
+            return True
+        relation, args = fact
+        self._target = args
+        try:
+            for plan, _ in self.plans.for_goal(relation, args):
+                plan.prove(args)
+        except _Found:
+            return True
+        finally:
+            self._target = None
+        return False
+
+    def revive(self, uncertain: set[FactKey], dead: set[FactKey], deleted: frozenset[int]) -> set[FactKey]:
+        """Returns the uncertain facts that the rules still derive once ``dead`` facts are gone.
+
+        ``dead`` are the facts whose labels lost every support set (``uncertain`` among
+        them) and ``deleted`` the deleted assertion numbers; calls are independent.
+        """
+        self._dead, self._live = set(dead), set()
+        try:
+            pending = set(uncertain)
+            changed = True
+            while changed and pending:
+                changed = False
+                for fact in sorted(pending, key=repr):
+                    if self.derivable(fact, deleted):
+                        self._live.add(fact)
+                        pending.discard(fact)
+                        changed = True
+            return set(self._live)
+        finally:
+            self._dead, self._live = set(), set()

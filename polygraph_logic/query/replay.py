@@ -1,0 +1,169 @@
+"""Replaying a graph's history, and applying a deletion as a version.
+
+``replay(graph, copy)`` rebuilds a graph from what its versions recorded: version 1's
+input files and rule files (``build``), then each ``add`` with its files and each
+applied deletion with its deletion and policy, in order, into ``copy``; then compares
+the label tables of both files row by row (``facts`` and ``facts_history``: numbers,
+arguments, label blobs, exact flags, versions).  Before running it checks every
+recorded file against its sha256 and the release that wrote each version, and says
+which input changed.
+
+``apply_version(path, outcome)`` writes what a deletion does (as ``Session.apply``
+decides it: dead artifacts dropped, labels restricted, trimmed summaries) as one more
+version of the file at ``path``: the deleted assertions, the dropped artifacts and the
+old labels move to the history, so the retraction is part of the record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.ledger import add
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import Artifact
+from polygraph_logic.graph.store.version_write import VersionWriter, copy_graph, write_version
+from polygraph_logic.graph.store.versions import command_line, compare_labels, release, sha256
+from polygraph_logic.query.whatif import Deletion, Outcome, what_if
+
+
+@dataclass
+class ReplayReport:
+    """What a replay found: the inputs that changed, and whether the label tables are identical."""
+
+    versions: int
+    changed: list[str] = field(default_factory=list)  # inputs whose hash differs, missing files, releases
+    identical: bool | None = None  # None: not replayed (an input is missing or changed)
+    differences: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> ReplayReport:
+    """Rebuilds ``graph_path`` from its recorded inputs into ``out`` and compares the label tables.
+
+    When a recorded file is missing or its hash differs, nothing is replayed unless
+    ``force`` (then the current files are used and the comparison shows what changed)."""
+    graph_path, out = Path(graph_path), Path(out)
+    if out.resolve() == graph_path.resolve():
+        raise PolygraphError("in_place", "replay writes a copy; choose a path other than the graph's own")
+    with Graph(graph_path) as graph:
+        rows = graph.version_rows()
+    report = ReplayReport(len(rows))
+    current = release()
+    for row in rows:
+        record = row["record"]
+        for entry in [*record.get("inputs", []), *record.get("rules", [])]:
+            found = sha256(entry["file"])
+            if found is None:
+                report.changed.append(f"version {row['version']}: {entry['file']} is missing")
+            elif found != entry["sha256"]:
+                report.changed.append(f"version {row['version']}: {entry['file']} changed (sha256 {found[:12]}..., "
+                                      f"recorded {entry['sha256'][:12]}...)")
+        if record.get("release") not in (None, current):
+            report.changed.append(f"version {row['version']}: written by release {record['release']}, "
+                                  f"replayed by {current}")
+        if row["action"] == "build" and not record.get("inputs"):
+            report.changed.append(f"version {row['version']}: its inputs were not recorded")
+    missing = [c for c in report.changed if "missing" in c or "not recorded" in c]
+    if missing or (report.changed and not force and any("changed" in c for c in report.changed)):
+        return report
+    for row in rows:
+        record, files = row["record"], _files(row["record"])
+        if row["action"] == "build":
+            cap = record.get("cap", "8")
+            build_graph(files.get("assertions"), files.get("receipts"), [e["file"] for e in record.get("rules", [])],
+                        cap=None if cap == "none" else int(cap)).write(out)
+        elif row["action"] == "add":
+            add(out, files.get("assertions"), files.get("receipts"), full=record.get("mode") == "full"
+                and "asked" in (record.get("reason") or ""), command=row["command"])
+        elif row["action"] == "apply":
+            deletion = Deletion(**{k: tuple(v) for k, v in record["deletion"].items()})
+            with Graph(out) as copy:
+                outcome = what_if(copy, deletion, record["policy"])
+            apply_version(out, outcome, copy_of=None, command=row["command"])
+    report.differences = compare_labels(graph_path, out)
+    report.identical = not report.differences
+    return report
+
+
+def _files(record: dict) -> dict[str, str]:
+    return {entry["role"]: entry["file"] for entry in record.get("inputs", [])}
+
+
+def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, command: str | None = None) -> int:
+    """Writes a deletion's outcome (whatif.Outcome) as a new version of the graph at ``path``
+    (first copied from ``copy_of`` when given); returns the version number."""
+    path = Path(path)
+    if copy_of is not None:
+        copy_graph(copy_of, path)
+    with Graph(path) as graph:
+        rows = applied_rows(graph, outcome)
+
+    def write(writer: VersionWriter) -> None:
+        for num in rows.assertions:
+            writer.retire_assertion(num)
+        for artifact_id in rows.dead:
+            writer.retire_artifact(artifact_id)
+        for relation, args, groups, exact in rows.facts:
+            writer.fact(relation, args, groups, exact)
+        for artifact_id, content in rows.contents:
+            writer.replace_content(artifact_id, content)
+
+    deletion = outcome.deletion
+    record = {"action": "apply", "policy": outcome.policy, "release": release(),
+              "deletion": {k: list(getattr(deletion, k)) for k in ("sources", "relations", "assertions", "kinds")
+                           if getattr(deletion, k, ())},
+              "deleted_assertions": len(rows.assertions), "dropped_artifacts": len(rows.dead)}
+    if copy_of is not None:
+        record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": sha256(copy_of)}
+    return write_version(path, "apply", command or command_line(), record, write)
+
+
+@dataclass
+class AppliedRows:
+    """What applying a deletion changes, as rows: assertions and artifacts to drop, labels to write."""
+
+    assertions: list[int]
+    dead: list[str]
+    facts: list[tuple[str, tuple, list[list[int]], bool]]
+    contents: list[tuple[str, dict]]  # trimmed summaries: their new content
+
+
+def applied_rows(graph: Graph, outcome: Outcome) -> AppliedRows:
+    """Returns the rows an applied deletion changes (see Session.apply)."""
+    deleted = outcome.deleted
+    gone = set(graph.numbers("id", deleted))
+    dead = sorted(set(outcome.dead))
+    trimmed = sorted(s for s, entry in outcome.summaries.items() if entry["status"] == "trimmed")
+    numbers = graph.assertion_numbers()
+    labels: dict[tuple[str, tuple], tuple[list[list[int]], bool]] = {}
+    for _, relation, args, blob, exact in graph.touched_facts(gone):
+        groups = [g for g in graph.decode(blob) if gone.isdisjoint(g)]
+        labels[(relation, graph.args(args))] = (groups, bool(exact))
+    contents = []
+    for summary_id in trimmed:
+        artifact = _trimmed(graph.artifact(summary_id), graph, deleted, set(dead))
+        contents.append((summary_id, artifact.content))
+        labels[artifact.fact] = ([[numbers[a] for a in g] for g in artifact.support], artifact.exact)
+    facts = [(relation, args, groups, exact) for (relation, args), (groups, exact) in labels.items()]
+    return AppliedRows(sorted(gone), dead, facts, contents)
+
+
+def _restricted(artifact: Artifact, deleted: frozenset[str]) -> Artifact:
+    return replace(artifact, support=tuple(g for g in artifact.support if not deleted.intersection(g)))
+
+
+def _trimmed(summary: Artifact, graph: Graph, deleted: frozenset[str], dead: set[str]) -> Artifact:
+    """A trimmed summary: its surviving sentences, its label their product."""
+    ids = graph.sentence_ids(summary.id)
+    kept = [_restricted(graph.artifact(s), deleted) for s in ids if s not in dead]
+    label = graph.semiring.one()
+    for sentence in kept:
+        label = graph.semiring.times(label, graph.semiring.polynomial(sentence.support, sentence.exact))
+    content = {**summary.content, "sentences_kept": [s.id for s in kept]}
+    support = tuple(tuple(group) for group in graph.semiring.to_json(label))
+    return replace(summary, content=content, support=support, exact=label.exact)
