@@ -24,7 +24,9 @@ Attributes: ``needs=data`` runs the block only when the shared data folder
 otherwise (such blocks are marked slow: they build from the real data); ``needs=key``
 only when ``ANTHROPIC_API_KEY`` is set (no block of the offline tour needs one); ``not-run``
 is a block that installs or runs this very suite, waits on a server or benchmarks for
-minutes (shown, never run). Comparing output: the temporary folder's path is left out
+minutes (shown, never run); ``slow`` runs a block of several seconds that the default run
+can do without (marked slow, as a ``needs=data`` block is: no later block of its page may
+depend on what it writes). Comparing output: the temporary folder's path is left out
 (paths read as relative ones), trailing spaces and blank lines at the end are ignored;
 ``…`` stands for any text within a line (timings, sizes) and a line holding only
 ``…`` for any number of lines.
@@ -213,7 +215,7 @@ def test_every_block_says_what_it_is():
     unknown = [f"{b.name}: {b.kind or '(no info string)'}" for b in ALL_BLOCKS if b.kind not in KINDS]
     assert not unknown, ("give each code block a kind (see tests/test_docs.py): sh, console, python, output, dl, "
                          f"or text/json/jsonl/sparql/trig for one that is shown, not run: {unknown}")
-    allowed = {"needs", "not-run"}
+    allowed = {"needs", "not-run", "slow"}
     odd = [b.name for b in ALL_BLOCKS if set(b.attributes) - allowed
            or b.attributes.get("needs", "data") not in ("data", "key")]
     assert not odd, f"unknown block attributes at {odd}"
@@ -230,8 +232,9 @@ def test_the_convention_itself():
 
 
 def _marks(block: Block) -> list:
-    """A block needing data is slow; under pytest-xdist (``--dist loadgroup``) a page's blocks share a worker."""
-    marks = [pytest.mark.slow] if block.attributes.get("needs") == "data" else []
+    """A block needing data, or marked slow, is slow; under pytest-xdist with ``--dist loadgroup`` a
+    page's blocks share a worker."""
+    marks = [pytest.mark.slow] if block.attributes.get("needs") == "data" or "slow" in block.attributes else []
     if XDIST:
         marks.append(pytest.mark.xdist_group(str(block.document.relative_to(ROOT))))
     return marks
@@ -245,9 +248,9 @@ def test_block_runs_as_printed(block: Block, workspaces):
         pytest.skip(reason)
     workspace = workspaces(block.document)
     for before in RUN_BLOCKS:  # the document's earlier blocks this process has not run (not those that
-        # need data or a key: they are left out of the default run, so no later block may need them)
+        # need data or a key, or are slow: the default run leaves them out, so no later block may need them)
         if before.document == block.document and before.line < block.line and before.line not in workspace.ran \
-                and "needs" not in before.attributes and runnable(before) is None:
+                and not {"needs", "slow"} & set(before.attributes) and runnable(before) is None:
             run_block(before, workspace)
     result, expected = run_block(block, workspace)
     shown = result.stdout.replace(str(workspace.folder) + os.sep, "")

@@ -309,3 +309,22 @@ def test_artifacts_are_numbered_in_tuple_key_order_whatever_the_strings():
                 args = (rng.randint(-5, 5), *args[1:])
             rows[args] = object()
         assert _sorted(rows) == sorted(rows.items(), key=lambda item: tuple_key(item[0]))
+
+
+def test_a_rule_stored_before_the_engine_moved_to_datalog_still_loads():
+    """Graph files written before datalog/ existed pickled their rules as polygraph_logic.syntax.*."""
+    import pickle
+    from types import SimpleNamespace
+
+    from polygraph_logic.datalog.parser import parse_clauses
+    from polygraph_logic.graph.store.stored_rules import load_rule
+
+    (rule,) = parse_clauses('p(x) :- e(x, "a"), !q(x).')
+    # protocol 2 names classes as text (GLOBAL "module\nname"), so the old module can be written in
+    old = pickle.dumps(rule, protocol=2).replace(b"polygraph_logic.datalog.syntax\n", b"polygraph_logic.syntax\n")
+    assert b"polygraph_logic.syntax\nRule" in old
+    graph = SimpleNamespace(path="old.graph")
+    assert load_rule(old, graph) == rule
+    hostile = old.replace(b"polygraph_logic.syntax\nRule", b"polygraph_logic.errors\nPosition")
+    with pytest.raises(PolygraphError, match="bad_graph|not a rule|damaged"):
+        load_rule(hostile, graph)

@@ -124,7 +124,7 @@ class AuditReport:
         return pool(d.table for d in self.deletions)
 
     def to_json(self) -> dict:
-        """Returns the AUDIT.json document (see the README's audit section)."""
+        """Returns the AUDIT.json document (see docs/construct-and-audit.md)."""
         return {"format": AUDIT_FORMAT, "graph": self.graph, "draws": self.draws, "tau": self.tau,
                 "oracle": self.oracle, "prompt": self.prompt, "edge_oracle": self.edge_oracle,
                 "deletions": [d.to_json() for d in self.deletions],

@@ -8,7 +8,7 @@
 - ``--policy POLICY`` (an unknown name is ``unknown_policy``, as in the API), ``--limit N`` (a
   positive integer: at most N of what the command lists), ``--cap K|none`` (0 is refused);
 - ``--json``: the command's report as one JSON document (its shape is documented in the
-  command's help and in README's "JSON output" section; numbers are numbers, no absolute paths).
+  command's help and in docs/command-line.md ("JSON output"); numbers are numbers, no absolute paths).
 
 This module imports nothing heavy: ``polygraph --help`` loads it.
 """

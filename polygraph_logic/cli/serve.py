@@ -18,7 +18,7 @@ def register(commands) -> None:
         description="Serve a local, read-only web application over a graph file: search with completion, "
                     "an artifact's support sets, derivation and robustness drawn as a graph, live what-if "
                     "with policies side by side, and the sources whose retraction kills the most. The file "
-                    "is never changed. JSON endpoints under /api/ (see the README).")
+                    "is never changed. JSON endpoints under /api/ (see docs/explorer.md).")
     add_graph(serve)
     add_at(serve)
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")

@@ -1,6 +1,6 @@
 """The shape of each command's ``--json`` document: its top-level keys, always present.
 
-One place for the help text of every ``--json`` flag, README's "JSON output" section and
+One place for the help text of every ``--json`` flag, docs/command-line.md's "JSON output" section and
 tests/test_cli_json.py. A command may add keys (``whatif --list`` adds the listing, ``import rdf``
 what an RDF import reads); it never drops or renames one of these. Numbers are JSON numbers;
 files are named as they were given on the command line (or, for shipped rule files, by their

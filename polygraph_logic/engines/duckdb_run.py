@@ -31,7 +31,7 @@ def connect(memory_limit: str | None = None, temp_directory: str | None = None, 
     The database is in memory, under a limit too: DuckDB moves the blocks of its tables, not
     only intermediate results, to ``temp_directory`` when the limit is reached.  (A database
     file in the build's folder did the same, but wrote every table: at x40 under 400MB,
-    20.0 s against 16.8 s in memory, the same peak; docs/engines.md.)"""
+    20.0 s against 16.8 s in memory, the same peak; docs/bench/report.md.)"""
     duckdb = require_duckdb()
     con = duckdb.connect(":memory:")
     try:
@@ -104,7 +104,7 @@ def session(memory_limit: str | None = None, threads: int | None = None) -> Iter
 
 
 #: the joins a statement unites under a memory limit (x40 with no limit, evaluation: 5.9 s
-#: uniting all of a body length, 7.0 s two at a time; measured in docs/engines.md)
+#: uniting all of a body length, 7.0 s two at a time; measured in docs/bench/report.md)
 JOINS_UNDER_LIMIT = 2
 #: ... unless the round's deltas hold at most this many facts (Runner.small_delta): then one
 #: join for each JOIN_MEMORY bytes of the limit, as a join takes memory however small its
@@ -128,7 +128,7 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
     limit it was opened with); ``inputs``: facts the connection holds already (native_inputs.py),
     loaded by ``inputs.load(runner)``.  Under a limit a statement unites at most JOINS_UNDER_LIMIT
     joins (Plan.contributions): each holds a hash table while it runs, so that a union of many
-    needs memory whatever the data (x1: 100MB failed, 48MB builds; docs/engines.md)."""
+    needs memory whatever the data (x1: 100MB failed, 48MB builds; docs/bench/report.md)."""
     program.check_provenance_negation()
     with collector_paused():  # planning and loading make objects that all live on (allocation.py)
         plan = make_plan(program, cap)

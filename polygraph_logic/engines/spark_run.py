@@ -54,7 +54,7 @@ SESSION_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.ena
                         "SchemaPruning", "PruneFileSourcePartitions", "PushVariantIntoScan")])}
 
 #: a local master's data is small beside its fixed costs per task and per job (profiled on
-#: Figure 1, local[2], docs/engines.md): each task generated and compiled code for the plan's
+#: Figure 1, local[2], docs/bench/report.md): each task generated and compiled code for the plan's
 #: projections (Janino) and deserialised the stage's expression trees, a round ran about 25
 #: broadcast jobs (the checkpointed tables' estimated sizes are not their real sizes), and
 #: each of a round's unions read 4 partitions per branch.  Interpreted expressions, shuffled

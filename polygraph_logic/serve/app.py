@@ -25,7 +25,7 @@ MAX_BODY = 16 * 1024 * 1024
 STATIC_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
                 ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".txt": "text/plain; charset=utf-8"}
 
-# path -> (method name on GraphApi, what it answers); README "Exploring in the browser" lists them
+# path -> (method name on GraphApi, what it answers); docs/explorer.md lists them
 JSON_ROUTES = {
     "/api/info": "info",
     "/api/search": "search",
