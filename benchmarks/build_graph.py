@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic graph")
     parser.add_argument("--data", type=Path, default=None,
-                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase)")
     parser.add_argument("--no-go", action="store_true", help="skip the GO slice")
     parser.add_argument("--no-trace", action="store_true", help="skip the traced rebuild (peak memory)")
     args = parser.parse_args(argv)

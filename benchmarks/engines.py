@@ -62,7 +62,6 @@ import sqlite3
 import sys
 import tempfile
 import threading
-import time
 from collections import Counter
 from pathlib import Path
 

@@ -15,7 +15,7 @@ Times are printed, never asserted; the exit status is 1 only if the closures dif
 
     python benchmarks/go_closure.py [--data DIR] [--repeat 3] [--pydatalog-repeat 1]
 
-DIR defaults to $POLYGRAPH_DATA, else ../shared/data/go-pombase beside the checkout; if the
+DIR defaults to $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase beside the checkout; if the
 files are absent the script says so and exits 0.  (The same comparison as whole processes,
 ``polygraph eval`` against a pyDatalog process: benchmarks/whole_process.py.)
 """
@@ -156,7 +156,7 @@ def measure(data: Path | None = None, repeat: int = 3, pydatalog_repeat: int = 1
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=None,
-                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of our engine (best is kept)")
     parser.add_argument("--pydatalog-repeat", type=int, default=1, help="runs of pyDatalog (best is kept)")
     parser.add_argument("--cap", type=int, default=8, help="support sets kept per why-label")

@@ -32,11 +32,13 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def default_data() -> Path:
-    """Returns where the GO slice is: $POLYGRAPH_DATA if set, else the first of
-    ``../shared/data/go-pombase`` beside a checkout of this package or beside the current
-    folder that holds it (the checkout's path when none does, for the skip message)."""
+    """Returns where the GO slice is: ``$POLYGRAPH_DATA/go-pombase`` if set (the shared data
+    folder, as the docs and tests read it; a folder holding the slice itself is accepted too),
+    else the first of ``../shared/data/go-pombase`` beside a checkout of this package or beside
+    the current folder that holds it (the checkout's path when none does, for the skip message)."""
     if os.environ.get("POLYGRAPH_DATA"):
-        return Path(os.environ["POLYGRAPH_DATA"])
+        folder = Path(os.environ["POLYGRAPH_DATA"])
+        return folder / "go-pombase" if (folder / "go-pombase").is_dir() else folder
     candidates = [CHECKOUT.parent / "shared" / "data" / "go-pombase",
                   Path.cwd().parent / "shared" / "data" / "go-pombase"]
     for candidate in candidates:

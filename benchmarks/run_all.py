@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", default="bench-report", metavar="REPORT_DIR",
                         help="where to write the report (default: bench-report)")
     parser.add_argument("--data", type=Path, metavar="DIR",
-                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase)")
     args = parser.parse_args(argv)
     try:
         report = run_bench(args.output, quick=args.quick, data=args.data)

@@ -286,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--go", action="store_true",
                         help="the GO slice instead: what-if and --exact processes against a from-scratch recompute")
     parser.add_argument("--data", type=Path, default=None, metavar="DIR",
-                        help="with --go: the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
+                        help="with --go: the GO slice's folder (default: $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase)")
     args = parser.parse_args(argv)
     if args.go:
         measure_go(args.data, args.repeat, args.python_path, args.timeout)

@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sympy-deletions", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", type=Path, default=None,
-                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase)")
     args = parser.parse_args(argv)
     measure(args.quick, args.data, args.seed, args.sources, args.sympy_deletions)
     return 0

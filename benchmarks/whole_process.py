@@ -599,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--startup", action="store_true",
                       help="instead: polygraph --version and --help as fresh processes, and the installed size")
     parser.add_argument("--data", type=Path, default=None,
-                        help="the GO slice's folder (default: $POLYGRAPH_DATA, else ../shared/data/go-pombase)")
+                        help="the GO slice's folder (default: $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase)")
     parser.add_argument("--repeat", type=int, default=None,
                         help="runs of each of our processes, the median kept (default 3; --front-door: best of 3; "
                              "--startup: 7)")

@@ -16,7 +16,7 @@ A tables folder (format ``polygraph-tables/1``) holds the graph file's rows as c
 
 Conversion goes both ways: ``export_tables`` reads the graph file in row order and
 hands DuckDB batches of numpy columns (labels as Python lists of lists) to write with
-``COPY ... TO``.  No pyarrow: benchmarks/sql_whatif.py measures both writers, within 25%
+``COPY ... TO``.  No pyarrow: measured against it (a comparison since retired), within 25%
 of each other with DuckDB's files a third smaller, and DuckDB is needed anyway.
 ``import_tables`` reads the Parquet files with DuckDB and writes a graph file through
 ``write_graph``, so that whatif, why and export work on it unchanged (numbers, labels
