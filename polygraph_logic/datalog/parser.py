@@ -362,7 +362,16 @@ _SUPPORTED = ".decl, .type, .input, .output, .printsize, .limitsize, .plan, .pra
 
 
 def parse_clauses(text: str, file: str = "<string>") -> list:
-    """Parses program text into facts, rules and directives; raises ParseError with file, line and column."""
+    """Parses program text into facts, rules and directives; raises ParseError with file, line and column.
+
+    The clauses of the last texts parsed are kept (they are frozen values): a process that
+    builds again from the same rule files (a notebook, the ledger, the tests) parses them once.
+    """
+    return list(_parsed(text, file))
+
+
+@lru_cache(maxsize=16)
+def _parsed(text: str, file: str) -> tuple:
     try:
         tree = grammar_parser().parse(text)
     except UnexpectedToken as error:
@@ -388,7 +397,7 @@ def parse_clauses(text: str, file: str = "<string>") -> list:
                          Position(file, _last_line(text), 1)) from None
     _check_depth(tree, file)
     try:
-        return _ToAst(file).transform(tree)
+        return tuple(_ToAst(file).transform(tree))
     except VisitError as error:
         raise error.orig_exc from None
 

@@ -3,9 +3,13 @@
 A program of a hundred thousand facts and a few rules spends nearly all its parse
 time on the facts, and a fact such as ``edge("a", 3).`` or ``a12 :: edge("a", "b").``
 needs no parse tree. The scanner walks the text statement by statement: a ground
-fact goes straight into its relation's table; any other statement (a rule, a
-directive, a fact with arithmetic) is left, at its original line and column, for the
-lark grammar. Errors name the same file, line and column either way.
+fact goes straight into its relation's table; a *plain rule* (one head, a body of
+positive atoms, arguments that are variables, strings or decimal integers: every rule
+the RO compiler writes) becomes its syntax tree by regular expressions too; any other
+statement (a directive, negation, arithmetic, a fact with arithmetic) is left, at its
+original line and column, for the lark grammar. Clauses keep the text's order, and
+errors name the same file, line and column either way (tests/test_source.py compares
+both paths, positions included).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
 from polygraph_logic.datalog.parser import parse_clauses, parse_int, unescape
+from polygraph_logic.datalog.syntax import Atom, Constant, Rule, Variable
 
 _NAME = r"(?!not\b)(?:[A-Za-z][A-Za-z0-9_]*|_[A-Za-z0-9_]+)"
 _STRING = r'"(?:[^"\\\n]|\\.)*"'
@@ -30,6 +35,13 @@ _ARGUMENT = re.compile(rf"{_STRING}|{_NUMBER}")
 _SKIP = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 # one statement that is not a ground fact: a rule up to its final '.', or a directive
 _RULE = re.compile(r"(?:" + _STRING + r"|//[^\n]*|/\*.*?\*/|[0-9]+\.[0-9]" + r"|[^.\"/]|/(?![/*]))*\.", re.S)
+# a plain rule: head :- atom, ..., atom.  (arguments: variables, strings, decimal integers)
+_PLAIN_ARG = rf"(?:{_STRING}|[0-9]+|[A-Za-z][A-Za-z0-9_]*)"
+_PLAIN_ATOM = rf"{_NAME}[ \t]*\([ \t]*{_PLAIN_ARG}(?:[ \t]*,[ \t]*{_PLAIN_ARG})*[ \t]*\)"
+_PLAIN_RULE = re.compile(rf"{_PLAIN_ATOM}[ \t]*:-[ \t\n]*{_PLAIN_ATOM}(?:[ \t]*,[ \t\n]*{_PLAIN_ATOM})*[ \t]*\.")
+_PLAIN_PART = re.compile(rf"({_NAME})[ \t]*\(|({_STRING})|([0-9]+)|([A-Za-z][A-Za-z0-9_]*)")
+# names the grammar reads otherwise in argument position (aggregates), or never as a variable
+_NOT_PLAIN = frozenset({"count", "sum", "min", "max", "mean", "not"})
 _DIRECTIVE = re.compile(r"\.[A-Za-z_]+(?:" + _STRING + r"|\([^()]*\)|\[[^\]]*\]|[^\n\"(\[])*")
 
 
@@ -44,17 +56,32 @@ class Source:
 def parse_source(text: str, file: str = "<string>") -> Source:
     """Parses program text, ground facts through the fast path; raises ParseError or ProgramError."""
     source = Source()
-    spans = _scan(text, file, source.tables)
-    if spans:
-        source.clauses = parse_clauses(_blank_outside(text, spans), file)
+    plain: list[tuple[int, Rule]] = []
+    spans = _scan(text, file, source.tables, plain)
+    parsed = parse_clauses(_blank_outside(text, spans), file) if spans else []
+    if not plain:
+        source.clauses = parsed
+    elif not parsed:
+        source.clauses = [rule for _, rule in plain]
+    else:  # the text's order: each grammar statement's clauses where its span began
+        merged = [(offset, n, rule) for n, (offset, rule) in enumerate(plain)]
+        starts = [0] + [n + 1 for n, char in enumerate(text) if char == "\n"]
+        cursor = 0
+        for n, clause in enumerate(parsed):
+            position = getattr(clause, "position", None)
+            if position is not None and position.line and position.line <= len(starts):
+                cursor = max(cursor, starts[position.line - 1] + max(position.column, 1) - 1)
+            merged.append((cursor, len(plain) + n, clause))
+        source.clauses = [clause for *_, clause in sorted(merged, key=lambda item: item[:2])]
     return source
 
 
-def _scan(text: str, file: str, tables: dict[str, FactTable]) -> list[tuple[int, int]]:
-    """Fills ``tables`` with the ground facts; returns the spans left for the grammar."""
+def _scan(text: str, file: str, tables: dict[str, FactTable], plain: list) -> list[tuple[int, int]]:
+    """Fills ``tables`` with the ground facts and ``plain`` with ``(offset, rule)`` of the plain
+    rules; returns the spans left for the grammar."""
     spans: list[tuple[int, int]] = []
     batches: dict[str, _Batch] = {}
-    skip, fact, rule, directive = _SKIP.match, _FACT.match, _RULE.match, _DIRECTIVE.match
+    skip, fact, rule, directive, plain_rule = _SKIP.match, _FACT.match, _RULE.match, _DIRECTIVE.match, _PLAIN_RULE.match
     pos, end, line, line_at, line_start = 0, len(text), 1, 0, 0
     while True:
         pos = skip(text, pos).end()
@@ -62,6 +89,18 @@ def _scan(text: str, file: str, tables: dict[str, FactTable]) -> list[tuple[int,
             break
         found = fact(text, pos)
         if found is None:
+            simple = plain_rule(text, pos) if text[pos] != "." else None
+            if simple is not None:
+                newlines = text.count("\n", line_at, pos)
+                if newlines:
+                    line += newlines
+                    line_start = text.rindex("\n", line_at, pos) + 1
+                line_at = pos
+                made = _plain(text, pos, simple.end(), file, line, line_start)
+                if made is not None:
+                    plain.append((pos, made))
+                    pos = simple.end()
+                    continue
             other = (directive if text[pos] == "." else rule)(text, pos)
             stop = other.end() if other is not None and other.end() > pos else end
             spans.append((pos, stop))
@@ -84,6 +123,37 @@ def _scan(text: str, file: str, tables: dict[str, FactTable]) -> list[tuple[int,
     for name, batch in batches.items():
         batch.flush(tables)
     return spans
+
+
+def _plain(text: str, start: int, stop: int, file: str, line: int, line_start: int) -> Rule | None:
+    """The syntax tree of the plain rule ``text[start:stop]`` (its first character on ``line``,
+    which starts at ``line_start``), as the grammar would make it; None when a name in it is
+    one the grammar reads otherwise (then the grammar reads the rule)."""
+    atoms: list[Atom] = []
+    relation, at, args = None, None, []
+    for part in _PLAIN_PART.finditer(text, start, stop):
+        offset = part.start()
+        if text.count("\n", start, offset):
+            line_here = line + text.count("\n", start, offset)
+            column = offset - text.rindex("\n", start, offset)
+        else:
+            line_here, column = line, offset - line_start + 1
+        name, string, integer, variable = part.groups()
+        if name is not None:
+            if relation is not None:
+                atoms.append(Atom(relation, tuple(args), at))
+            relation, at, args = name, Position(file, line_here, column), []
+        elif string is not None:
+            args.append(Constant(unescape(string, file, line_here, column) if "\\" in string else string[1:-1]))
+        elif integer is not None:
+            args.append(Constant(int(integer)))
+        elif variable in _NOT_PLAIN:
+            return None
+        else:
+            args.append(Variable(variable, Position(file, line_here, column)))
+    atoms.append(Atom(relation, tuple(args), at))
+    head, *body = atoms
+    return Rule(head, tuple(body), head.position)
 
 
 def _values(args: str, file: str, line: int, column: int) -> tuple:
