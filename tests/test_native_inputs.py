@@ -5,6 +5,7 @@ problem, into the same assertions in the same order; a file it refuses is read b
 records.py, so a build's answer and its errors do not depend on which reader ran.
 """
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -33,8 +34,15 @@ def _connect():
     return duckdb.connect()
 
 
+@functools.cache
+def _shared():
+    """One connection for the property tests that only register a list and sort it (a new
+    connection an example would cost more than the query it runs)."""
+    return _connect()
+
+
 def _native_rows(path: Path):
-    con = _connect()
+    con = _shared()  # read_assertions replaces its temporary tables
     native = read_assertions(con, path)
     if native is None:
         return None
@@ -211,7 +219,7 @@ def test_natural_order_in_sql_is_natural_keys(names):
     import numpy as np
     from polygraph_logic.tables.native_inputs import natural_sql
     from polygraph_logic.provenance.variables import natural_key
-    con = _connect()
+    con = _shared()
     con.register("names_in", {"id": np.array(names, dtype=object)})
     found = [row[0] for row in con.execute(f"SELECT id FROM names_in ORDER BY {natural_sql('id')}, id").fetchall()]
     assert found == sorted(names, key=natural_key)
@@ -225,7 +233,7 @@ def test_names_of_few_digit_runs_in_natural_order_by_their_parts(names):
     import numpy as np
     from polygraph_logic.tables.native_inputs import _RUNS, _SIMPLE, simple_natural_sql
     from polygraph_logic.provenance.variables import natural_key
-    con = _connect()
+    con = _shared()
     long_run, many_runs = "x" + "1" * 19, "a1b2c3d4e5"
     con.register("names_in", {"id": np.array(names + ["x" + "9" * 18, long_run, many_runs, "7", "copy12/a345"],
                                              dtype=object)})
