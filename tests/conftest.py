@@ -10,7 +10,6 @@ import types
 from pathlib import Path
 
 import polygraph_logic
-import pytest
 
 try:
     import polygraph_logic.benchmarks  # noqa: F401  (installed wheel or editable install)
@@ -20,10 +19,3 @@ except ModuleNotFoundError:
     sys.modules["polygraph_logic.benchmarks"] = package
     polygraph_logic.benchmarks = package
 
-
-def pytest_collection_modifyitems(config, items):
-    """Every test that uses the Spark session runs on one xdist worker (``--dist loadgroup``):
-    one JVM for the run, not one a worker contending for the same cores and memory."""
-    for item in items:
-        if "spark" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("spark"))
