@@ -32,6 +32,7 @@ _FACT = re.compile(
     rf"({_CONST}(?:[ \t]*,[ \t]*{_CONST})*)?[ \t]*\)[ \t]*\."
 )
 _ARGUMENT = re.compile(rf"{_STRING}|{_NUMBER}")
+_NEWLINE = re.compile("\n")
 _SKIP = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
 # one statement that is not a ground fact: a rule up to its final '.', or a directive
 _RULE = re.compile(r"(?:" + _STRING + r"|//[^\n]*|/\*.*?\*/|[0-9]+\.[0-9]" + r"|[^.\"/]|/(?![/*]))*\.", re.S)
@@ -65,7 +66,7 @@ def parse_source(text: str, file: str = "<string>") -> Source:
         source.clauses = [rule for _, rule in plain]
     else:  # the text's order: each grammar statement's clauses where its span began
         merged = [(offset, n, rule) for n, (offset, rule) in enumerate(plain)]
-        starts = [0] + [n + 1 for n, char in enumerate(text) if char == "\n"]
+        starts = [0, *(m.end() for m in _NEWLINE.finditer(text))]  # line starts, found in C
         cursor = 0
         for n, clause in enumerate(parsed):
             position = getattr(clause, "position", None)
