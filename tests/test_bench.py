@@ -179,7 +179,7 @@ def test_headline_has_the_distributed_rows():
 
 
 def test_engine_pairs_are_judged_by_adjacent_builds():
-    """benchmarks/engines.py --pairs: each pair's ratio is of its own two builds, the verdict
+    """polygraph_logic/benchmarks/engines.py --pairs: each pair's ratio is of its own two builds, the verdict
     holds for the medians and, separately, for every pair (figures chosen by hand)."""
     from polygraph_logic.benchmarks import engines
     pairs = [({"total": 80.0, "rss_mb": 1000.0}, {"total": 15.0, "rss_mb": 240.0}),   # 5.33x, 24%
@@ -196,7 +196,7 @@ def test_engine_pairs_are_judged_by_adjacent_builds():
 
 
 def test_statement_kinds_and_profile_sums(tmp_path):
-    """benchmarks/engines.py --statements: statements sorted into kinds; DuckDB's JSON profiles summed."""
+    """polygraph_logic/benchmarks/engines.py --statements: statements sorted into kinds; DuckDB's JSON profiles summed."""
     from polygraph_logic.benchmarks import engines
     assert engines.statement_kind("CREATE OR REPLACE TEMP TABLE c3 AS SELECT 1") == "derive"
     assert engines.statement_kind("INSERT  INTO c12\n SELECT k0 FROM d12") == "derive"
@@ -220,7 +220,7 @@ def test_statement_kinds_and_profile_sums(tmp_path):
 
 
 def test_hub_growth_counts_what_the_python_engine_derives(tmp_path):
-    """benchmarks/hubs.py: the chains' edges counted in the DuckDB folder are those the Python
+    """polygraph_logic/benchmarks/hubs.py: the chains' edges counted in the DuckDB folder are those the Python
     engine derives from the same inputs (two copies sharing three hubs), and sharing hubs adds
     chain edges; the exponent of the copies reads 1 for linear growth and 2 for quadratic."""
     from polygraph_logic.benchmarks import hubs

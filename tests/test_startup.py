@@ -1,7 +1,7 @@
 """A light core: what `polygraph --version` and `--help` import, and matplotlib only behind [bench].
 
 These check results (which modules a fresh process has loaded), never times: the wall
-times are printed by benchmarks/whole_process.py --startup.
+times are printed by polygraph_logic/benchmarks/whole_process.py --startup.
 """
 
 import subprocess

@@ -13,11 +13,11 @@ and prints the fact counts per relation, the ratios, and whether the closures ag
 (ours Boolean = pyDatalog per relation; the why closure holds the same facts).
 Times are printed, never asserted; the exit status is 1 only if the closures differ.
 
-    python benchmarks/go_closure.py [--data DIR] [--repeat 3] [--pydatalog-repeat 1]
+    python -m polygraph_logic.benchmarks.go_closure [--data DIR] [--repeat 3] [--pydatalog-repeat 1]
 
 DIR defaults to $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase beside the checkout; if the
 files are absent the script says so and exits 0.  (The same comparison as whole processes,
-``polygraph eval`` against a pyDatalog process: benchmarks/whole_process.py.)
+``polygraph eval`` against a pyDatalog process: polygraph_logic/benchmarks/whole_process.py.)
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.pydatalog_engine import closure as pydatalog_closure
 from polygraph_logic.datalog.syntax import Atom, Constant, Fact
 from polygraph_logic.resources import rule_file
+from polygraph_logic.datalog.evaluate import evaluate
 
 GPAD = "truncated-pombase.gpad"
 OBOGRAPHS = "go-truncated-pombase.json"
@@ -116,7 +117,6 @@ def measure(data: Path | None = None, repeat: int = 3, pydatalog_repeat: int = 1
     if not (data / GPAD).is_file() or not (data / OBOGRAPHS).is_file():
         out(f"skipped: {GPAD} and {OBOGRAPHS} not found in {data} (pass --data DIR)")
         return {"skipped": f"{GPAD} and {OBOGRAPHS} not found in {data}"}
-    from polygraph_logic.datalog.evaluate import evaluate
 
     program, skipped = build_program(data)
     tracked = sum(1 for f in program.facts if f.variable)

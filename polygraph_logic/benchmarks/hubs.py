@@ -16,7 +16,7 @@ child process of its own (its peak RSS its own), one after the other in this run
 - ``--copies-series`` at ``--series-hubs`` (default x10, x20, x40 with 20 hubs): how the chains'
   edges grow with the copies, as the exponent of a doubling (1: linear, 2: quadratic).
 
-    python benchmarks/hubs.py [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
+    python -m polygraph_logic.benchmarks.hubs [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
                               [--series-hubs 20] [--memory-limit SIZE]
 """
 
@@ -38,7 +38,7 @@ CHAINS = {"RO:0002379": "coextensive", "RO:0002131": "overlaps"}
 def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | None = None) -> dict | str:
     """Builds the graph of ``copies`` sharing ``hubs`` and counts what its folder holds; what
     stopped the build (a string) when it failed or ran past ``timeout`` seconds."""
-    import duckdb
+    import duckdb  # duckdb is an optional extra
     with tempfile.TemporaryDirectory(prefix="polygraph-hubs-") as work:
         directory = Path(work)
         graph = write_inputs(directory, copies, hubs)

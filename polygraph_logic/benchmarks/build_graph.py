@@ -12,7 +12,7 @@ collect, write), peak memory (tracemalloc, measured in a second, traced build, s
 tracing slows Python several-fold; and the process's max RSS so far), and the stored
 label bytes per artifact (target: at most 100 on average) and file size.
 
-    python benchmarks/build_graph.py [--seed 0] [--data DIR] [--no-go] [--no-trace]
+    python -m polygraph_logic.benchmarks.build_graph [--seed 0] [--data DIR] [--no-go] [--no-trace]
 
 The GO slice uses ro-class, not ro: ro's inverse and symmetric rules turn class-level
 edges ("every C is P-related to some D") around, which is unsound there, and together
@@ -36,6 +36,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS
 from polygraph_logic.graph.synthetic import generate
 from polygraph_logic.resources import rule_file
+from polygraph_logic.importers import edges_to_datalog, read_gpad, read_obographs
 
 #: the study's biomedical graph (Section 3 and 6.4): counts, and the size of its stored graph
 STUDY = {"claim": 2784, "merge": 165, "edge": 21373, "summary": 59, "artifacts": 24381, "file MiB": 5.45 / 1.048576}
@@ -93,7 +94,6 @@ def go_slice(directory: Path, trace: bool, data: Path, out: Callable[[str], None
     if not (gpad.is_file() and obographs.is_file()):
         out(f"\n== GO slice skipped: {gpad.name} and {obographs.name} not found in {data}")
         return {"skipped": f"{gpad.name} and {obographs.name} not found in {data}"}
-    from polygraph_logic.importers import edges_to_datalog, read_gpad, read_obographs
     assertions, _ = read_gpad(gpad)
     edges, _, _ = read_obographs(obographs)
     background = directory / "go-background.dl"

@@ -1,7 +1,7 @@
 """The benchmarks' shared harness: a child process timed with its own peak memory, a call timed in
 this process, medians and ratios, aligned tables, and where the GO slice is.
 
-Every script in benchmarks/ measures through these; none keeps a runner or a timer of its own.
+Every script in polygraph_logic/benchmarks/ measures through these; none keeps a runner or a timer of its own.
 
 A child's peak memory is read without GNU time: the command runs under a small launcher (a
 fresh ``python -I -S`` that forks the command and waits for it with ``os.wait4``), so the
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 #: the repository when the benchmarks run from a checkout (examples/, rules/, pyproject.toml)
-CHECKOUT = Path(__file__).resolve().parent.parent
+CHECKOUT = Path(__file__).resolve().parents[2]  # the checkout: polygraph_logic/benchmarks/ sits two folders down
 
 
 def default_data() -> Path:

@@ -28,8 +28,8 @@ engine, an independent build.  With ``--work DIR`` the inputs and the folder are
 reused when present (the build's figures are then those recorded beside the folder when it was
 built).
 
-    python benchmarks/distributed.py [--scales 1 10] [--sources 10] [--repeat 1] [--no-spark] [--rounds]
-    python benchmarks/distributed.py --tables-only [--scales 400] [--work DIR] [--sources 5]
+    python -m polygraph_logic.benchmarks.distributed [--scales 1 10] [--sources 10] [--repeat 1] [--no-spark] [--rounds]
+    python -m polygraph_logic.benchmarks.distributed --tables-only [--scales 400] [--work DIR] [--sources 5]
                                      [--memory-limit 12GB]
 """
 
@@ -48,6 +48,13 @@ from polygraph_logic.benchmarks.harness import Polygraph, Stopwatch, child_json,
 from polygraph_logic.engines import build_graph
 from polygraph_logic.graph.synthetic import generate, generate_copies
 from polygraph_logic.resources import rule_file
+from polygraph_logic.engines.spark import spark_available, spark_session
+from polygraph_logic.graph.build import build_graph as python_build
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import Deletion, what_if
+from polygraph_logic.tables import build_tables
+from polygraph_logic.tables.layout import export_tables, import_tables
+from polygraph_logic.tables.sql_whatif import DuckDBTables, SparkTables
 
 
 def labels_of(model) -> dict:
@@ -58,7 +65,6 @@ def labels_of(model) -> dict:
 
 def spark_problem() -> str | None:
     """Why Spark cannot run here (pyspark, Java), or None."""
-    from polygraph_logic.engines.spark import spark_available
     return spark_available()
 
 
@@ -110,7 +116,6 @@ def build_all(inputs: Path, engines: list[str], out: Callable[[str], None], show
 
 def tables_round_trip(graph: Path, folder: Path, out: Callable[[str], None]) -> dict:
     """export-tables of the graph file into ``folder``, then import-tables back: seconds and sizes."""
-    from polygraph_logic.tables.layout import export_tables, import_tables
     export = timed(lambda: export_tables(graph, folder), gc_off=False)
     back = timed(lambda: import_tables(folder, folder.with_name("back.graph")), gc_off=False)
     rows = json.loads((folder / "meta.json").read_text())["rows"]
@@ -126,9 +131,6 @@ def sql_whatif(graph: Path, retracted: list[str], folder: Path, spark, sources: 
     """The SQL what-if on DuckDB and Spark against the Python what-if on the tables ``folder``
     (export-tables of ``graph``); median over the deletions of each one's best of ``repeat``
     milliseconds (Spark: one run)."""
-    from polygraph_logic.graph.store.graph_file import Graph
-    from polygraph_logic.query.whatif import Deletion, what_if
-    from polygraph_logic.tables.sql_whatif import DuckDBTables, SparkTables
 
     first_copy = [s for s in retracted if not s.startswith("copy")]
     picked = random.Random(0).sample(first_copy, min(sources, len(first_copy)))
@@ -174,7 +176,6 @@ def measure(scales: tuple[int, ...] = (1,), quick: bool = False, spark: bool = T
         out(f"spark: skipped ({problem})")
         figures["spark_skipped"] = problem
     else:
-        from polygraph_logic.engines.spark import spark_session
         clock = Stopwatch()
         session = spark_session("local[2]")
         figures["spark_start_s"] = clock()
@@ -204,7 +205,6 @@ def measure_scale(scale: int, engines: list[str], session, quick: bool, sources:
 
 def tables_child(directory: Path, memory_limit: str | None) -> None:
     """Builds the tables folder of the inputs in ``directory``; prints its costs as one JSON line."""
-    from polygraph_logic.tables import build_tables
     rounds = []
     clock = Stopwatch()
     built = build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
@@ -251,10 +251,6 @@ def same_verdicts(sql, python) -> bool:
 
 def run_tables_only(directory: Path, copies: int, sources: int, memory_limit: str | None) -> None:
     """``--tables-only`` on x``copies`` in ``directory`` (see the module docstring)."""
-    from polygraph_logic.graph.build import build_graph as python_build
-    from polygraph_logic.graph.store.graph_file import Graph
-    from polygraph_logic.query.whatif import Deletion, what_if
-    from polygraph_logic.tables.sql_whatif import DuckDBTables
 
     count = tables_inputs(directory, copies)
     result = tables_build(directory, memory_limit)

@@ -14,7 +14,7 @@ shape ``FILE:LINE:COL: code: message`` or ``code: message`` (code not internal_e
 prints no traceback, finishes within the limit and changes none of its input files.
 Every graph file made for the runs is hashed before and after.
 
-    python benchmarks/hostile.py [--runs 1200] [--seed 0] [--jobs 2] [--timeout 60]
+    python -m polygraph_logic.benchmarks.hostile [--runs 1200] [--seed 0] [--jobs 2] [--timeout 60]
 """
 
 from __future__ import annotations

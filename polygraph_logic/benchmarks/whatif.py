@@ -9,10 +9,10 @@ Measured side by side in one run, printed, never asserted:
 
 on the synthetic paper-scale graph (generated and built on the fly), the same graph
 10x larger, and the Gene Ontology slice when ../shared/data/go-pombase exists.  (The same
-what-if as a whole process at x1 to x40 and on the GO slice: benchmarks/scale.py; as SQL on
-Parquet tables: benchmarks/distributed.py.)
+what-if as a whole process at x1 to x40 and on the GO slice: polygraph_logic/benchmarks/scale.py; as SQL on
+Parquet tables: polygraph_logic/benchmarks/distributed.py.)
 
-    python benchmarks/whatif.py [--quick] [--sympy-deletions 2] [--sources 40] [--data DIR]
+    python -m polygraph_logic.benchmarks.whatif [--quick] [--sympy-deletions 2] [--sources 40] [--data DIR]
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from polygraph_logic.graph.synthetic import generate, generate_copies
 from polygraph_logic.query.rederive import Rederiver
 from polygraph_logic.query.whatif import Deletion, what_if
 from polygraph_logic.resources import rule_file
+from polygraph_logic.importers import read_gpad, read_obographs, write_background
 
 
 def full_scan(labels: list[list[frozenset]], deleted: frozenset) -> int:
@@ -44,7 +45,7 @@ def full_scan(labels: list[list[frozenset]], deleted: frozenset) -> int:
 
 def sympy_scan(expressions: list, deleted: frozenset) -> int:
     """The reference algebra: substitute False for deleted variables in every label and simplify."""
-    from sympy import Symbol, simplify_logic
+    from sympy import Symbol, simplify_logic  # sympy only for the reference comparison; its import takes a second
     substitution = {Symbol(a): False for a in deleted}
     dead = 0
     for expr in expressions:
@@ -170,7 +171,6 @@ def go_rules(data: Path, directory: Path):
     """Returns the GO slice's assertions and rule files, or None when the data is absent."""
     if not (data / "truncated-pombase.gpad").exists():
         return None
-    from polygraph_logic.importers import read_gpad, read_obographs, write_background
     assertions, _ = read_gpad(data / "truncated-pombase.gpad")
     edges, _, _ = read_obographs(data / "go-truncated-pombase.json")
     background = directory / "go-background.dl"

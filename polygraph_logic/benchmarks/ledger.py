@@ -14,7 +14,7 @@ sets than the cap, so truncated labels reach the closure: where the new facts me
 them, add re-evaluates in full, see graph/incremental.py), no merge over the cap, and
 no cap.
 
-    python benchmarks/ledger.py [--seed 0] [--fraction 0.01] [--repeat 3] [--cap 8|none [--overcap-merges N]]
+    python -m polygraph_logic.benchmarks.ledger [--seed 0] [--fraction 0.01] [--repeat 3] [--cap 8|none [--overcap-merges N]]
 """
 
 from __future__ import annotations

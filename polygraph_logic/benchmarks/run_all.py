@@ -1,7 +1,6 @@
 """One command for every benchmark: runs them side by side and writes a Markdown report.
 
-The benchmark scripts in ``benchmarks/`` (shipped in the wheel as
-``polygraph_logic.benchmarks``) each expose ``measure(...) -> dict`` and print what
+The benchmark scripts in ``polygraph_logic/benchmarks/`` each expose ``measure(...) -> dict`` and print what
 they measure; this module runs them in one process, one after another (never in
 parallel: two cores shared by two timings distort both ratios), keeps every printed
 line, and writes
@@ -206,12 +205,12 @@ def _commit() -> str:
 def _pyplot():
     """Returns matplotlib's pyplot (headless); matplotlib is the ``[bench]`` extra, not a core dependency."""
     try:
-        import matplotlib
+        import matplotlib  # matplotlib is the [bench] extra; bench says when it is missing
     except ImportError:
         raise PolygraphError("missing_extra", 'the bench plot needs matplotlib: pip install "polygraph_logic[bench]"') \
             from None
     matplotlib.use("Agg")  # no display needed, nothing opens a window
-    from matplotlib import pyplot
+    from matplotlib import pyplot  # matplotlib is the [bench] extra; bench says when it is missing
     return pyplot
 
 

@@ -14,7 +14,7 @@ monomials, seconds) for the largest stratum.
 With ``--hubs H`` the copies share the H busiest located_in / part_of targets of the
 first copy instead of being disjoint, as a real graph's hub entities are: RO chains through a hub
 (located_in ∘ inverse(located_in), has_part ∘ part_of) then relate every pair of their
-neighbours, and the closure grows faster than the input (benchmarks/hubs.py measures how much).
+neighbours, and the closure grows faster than the input (polygraph_logic/benchmarks/hubs.py measures how much).
 
 With ``--limits`` the tables build runs again under each memory limit given, after the
 three builds: the trade of time for memory, each folder compared with the Python export.
@@ -44,11 +44,11 @@ stage, the driver's peak RSS (``VmHWM``) and the Spark JVM's (on a local master 
 and the executors in one process), the ratios graph file / tables, and whether the two hold
 the same rows.  Skipped, saying why, without pyspark or Java.
 
-    python benchmarks/engines.py [--copies 1 10 40] [--hubs 0] [--cap 8] [--memory-limit 4GB]
+    python -m polygraph_logic.benchmarks.engines [--copies 1 10 40] [--hubs 0] [--cap 8] [--memory-limit 4GB]
                                  [--limits 300MB 400MB 600MB] [--pairs 3 --pair-limit 130MB]
-    python benchmarks/engines.py --statements [--copies 40 | --inputs DIR] [--memory-limit 130MB]
+    python -m polygraph_logic.benchmarks.engines --statements [--copies 40 | --inputs DIR] [--memory-limit 130MB]
                                  [--profile] [--top 25]
-    python benchmarks/engines.py --spark [--copies 1 10 | --inputs DIR] [--master local[2]]
+    python -m polygraph_logic.benchmarks.engines --spark [--copies 1 10 | --inputs DIR] [--master local[2]]
 """
 
 from __future__ import annotations
@@ -72,6 +72,11 @@ from polygraph_logic.graph.synthetic import generate_copies
 from polygraph_logic.resources import rule_file
 from polygraph_logic.tables.compare import differences
 from polygraph_logic.tables.layout import export_tables
+from polygraph_logic.engines import build_graph, duckdb_run
+from polygraph_logic.engines.spark import spark_available, spark_session
+from polygraph_logic.engines.spark_run import evaluation
+from polygraph_logic.graph import build as python_build
+from polygraph_logic.tables import build_spark_tables, build_tables
 
 #: the builds a child makes: the graph file by each engine, and the tables folder by DuckDB and by Spark
 ENGINES = ("python", "duckdb", "tables", "spark", "spark-tables")
@@ -82,8 +87,6 @@ def child(engine: str, directory: Path, cap: int | None, memory_limit: str | Non
     if engine.startswith("spark"):
         spark_child(engine, directory, cap, master)
         return
-    from polygraph_logic.engines import build_graph
-    from polygraph_logic.tables import build_tables
 
     rounds = []
     clock = Stopwatch()
@@ -340,8 +343,6 @@ def profile_summary(folder: Path) -> dict:
 def run_statements(copies: int, inputs: Path | None, cap: int | None, memory_limit: str | None, profile: bool,
                    top: int) -> None:
     """One tables build in this process, every statement timed (``--statements``)."""
-    from polygraph_logic.engines import duckdb_run
-    from polygraph_logic.tables import build_tables
 
     log: list = []
     with tempfile.TemporaryDirectory(prefix="polygraph-statements-") as work:
@@ -415,14 +416,12 @@ def _jvm_peak_mb() -> float | None:
 def spark_child(engine: str, directory: Path, cap: int | None, master: str) -> None:
     """One Spark build (the session started first, its own stage); prints its stages, the
     driver's and the JVM's peaks and its counts as one JSON line."""
-    from polygraph_logic.engines.spark import spark_session
     seconds: dict[str, float] = {}
     clock = Stopwatch()
     spark_session(master)
     seconds["start Spark"] = clock.restart()
     inputs, rules = (directory / "assertions.jsonl", directory / "receipts.jsonl"), [rule_file("ro")]
     if engine == "spark-tables":
-        from polygraph_logic.tables import build_spark_tables
         stages: list[tuple[str, float]] = []
         built = build_spark_tables(*inputs, rules, directory / "spark.tables", cap=cap, master=master,
                                    writing=lambda stage: stages.append((stage, clock())))
@@ -432,8 +431,6 @@ def spark_child(engine: str, directory: Path, cap: int | None, master: str) -> N
             seconds[f"write: {stage}"] = then - at
         facts, rounds = built.rows["facts"], len(built.rounds)
     else:
-        from polygraph_logic.engines.spark_run import evaluation
-        from polygraph_logic.graph import build as python_build
         prepared = python_build.prepare_build(*inputs, rules, cap)
         seconds.update(prepared.seconds)
         clock.restart()
@@ -519,7 +516,6 @@ def main(argv: list[str] | None = None) -> int:
         run_statements(args.copies[0], args.inputs, cap, args.memory_limit, args.profile, args.top)
         return 0
     if args.spark:
-        from polygraph_logic.engines.spark import spark_available
         problem = spark_available()
         if problem:
             print(f"skipped: {problem}")

@@ -36,9 +36,9 @@ processes (best and median wall time of --repeat, target 0.3 s; least CPU time) 
 distributions the core needs against the core with each extra (read from the installed
 packages' metadata; nothing is downloaded).
 
-    python benchmarks/whole_process.py [--data DIR] [--repeat 3] [--quick] [--python-path DIR]
-    python benchmarks/whole_process.py --front-door [--facts 300000] [--repeat 3]
-    python benchmarks/whole_process.py --startup [--repeat 7]
+    python -m polygraph_logic.benchmarks.whole_process [--data DIR] [--repeat 3] [--quick] [--python-path DIR]
+    python -m polygraph_logic.benchmarks.whole_process --front-door [--facts 300000] [--repeat 3]
+    python -m polygraph_logic.benchmarks.whole_process --startup [--repeat 7]
 """
 
 from __future__ import annotations
@@ -58,6 +58,9 @@ from polygraph_logic.benchmarks.go_closure import GPAD, OBOGRAPHS, gpad_facts, o
 from polygraph_logic.benchmarks.harness import (CHECKOUT, Polygraph, Run, default_data, median, mib, print_table,
                                                 python, repeated, run, summarise, timed)
 from polygraph_logic.resources import rule_file
+from polygraph_logic.datalog.program import load_program, parse_program
+from polygraph_logic.datalog.souffle_input import read_facts
+import tomllib
 
 LUBM_FACTS = 103_074
 POINTS_TO_FACTS = 52_000
@@ -455,8 +458,6 @@ def write_front_door_inputs(folder: Path, n: int) -> None:
 
 def measure_front_door(n: int = 300_000, repeat: int = 3, out: Callable[[str], None] = print) -> dict:
     """``--front-door``: facts per second into the engine against the csv module; returns the figures."""
-    from polygraph_logic.datalog.program import load_program, parse_program
-    from polygraph_logic.datalog.souffle_input import read_facts
     with tempfile.TemporaryDirectory(prefix="polygraph-front-door-") as tmp:
         folder = Path(tmp)
         write_front_door_inputs(folder, n)
@@ -545,7 +546,6 @@ def _requirements() -> list[str] | None:
     when this script sits in one (the installed copy may be older), else from the installed metadata."""
     pyproject = CHECKOUT / "pyproject.toml"
     if pyproject.is_file():
-        import tomllib
         project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
         return [*project.get("dependencies", ()),
                 *(f'{r}; extra == "{extra}"' for extra, rs in project.get("optional-dependencies", {}).items()
