@@ -28,9 +28,8 @@ from __future__ import annotations
 import json
 from typing import Callable, Iterator, NamedTuple
 
-from polygraph_logic.graph.build import triple_id
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.store.rows import Artifact, StoredFact
+from polygraph_logic.graph.store.rows import Artifact
 from polygraph_logic.export.iris import Minter
 from polygraph_logic.export.namespaces import (
     DCTERMS,
@@ -260,24 +259,8 @@ class ExportModel:
         return triple
 
     def _facts(self) -> Iterator[Quad]:
+        """The facts no artifact carries (an import rebuilds the others from their artifacts)."""
         node, g = self.m.graph("graph"), self.m.graph("facts")
-        for fact in self.graph.facts():
-            if not self._is_artifact(fact):
-                yield node, PG + "fact", json_literal(
-                    [fact.relation, list(fact.args), [list(s) for s in fact.support], fact.exact]), g
-
-    def _is_artifact(self, fact: StoredFact) -> bool:
-        """Returns True when an artifact carries this fact (same key, label and flag): an import
-        rebuilds it from the artifact."""
-        if fact.relation in ("claim", "edge", "contradiction") and len(fact.args) == 3:
-            artifact_id = triple_id(fact.relation, fact.args)
-        elif fact.relation in LAYER_CLASSES and len(fact.args) == 1 and isinstance(fact.args[0], str):
-            artifact_id = fact.args[0]
-        else:
-            return False
-        try:
-            artifact = self.graph.artifact(artifact_id)
-        except KeyError:
-            return False
-        return (artifact.fact == (fact.relation, fact.args) and artifact.support == fact.support
-                and artifact.exact == fact.exact)
+        for fact in self.graph.facts(carried=False):
+            yield node, PG + "fact", json_literal(
+                [fact.relation, list(fact.args), [list(s) for s in fact.support], fact.exact]), g

@@ -20,7 +20,6 @@ from pathlib import Path
 from polygraph_logic.graph.artifact_ids import digest_id
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import tuple_key
-from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
 from polygraph_logic.graph.store.writer import json_text
 from polygraph_logic.tables.digests import Digests, table as digests_table

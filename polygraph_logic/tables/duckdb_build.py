@@ -39,7 +39,7 @@ from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
-from polygraph_logic.graph.store.stored_rules import rule_rows
+from polygraph_logic.graph.store.folder import folder_rule_rows
 from polygraph_logic.tables import native_inputs
 from polygraph_logic.tables.digests import Background, Digests
 from polygraph_logic.engines.driver import RoundStats
@@ -343,9 +343,10 @@ class _Writer(ArtifactTables):
         texts, number = [], 0
         while batch := list(islice(rules, 5_000)):
             texts.append("\n".join(map(str, batch)))
-            self._register("rules_in", {"n_num": list(range(number + 1, number + len(batch) + 1)),
-                                        "tree": [row[-1] for row in rule_rows(batch)]}, con)
-            con.execute("INSERT INTO rules SELECT n_num, tree FROM rules_in")
+            columns = zip(*folder_rule_rows(batch, number + 1))
+            self._register("rules_in", {name: list(values) for name, values in
+                                        zip(("n_num", "tree", "relation", "c0", "c1", "c2"), columns)}, con)
+            con.execute("INSERT INTO rules SELECT n_num, tree, relation, c0, c1, c2 FROM rules_in")
             con.unregister("rules_in")
             number += len(batch)
         self.rules_text = "\n".join(texts)

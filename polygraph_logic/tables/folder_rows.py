@@ -13,6 +13,7 @@ from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.store.writer import json_text
 from polygraph_logic.engines.driver import RoundStats
 from polygraph_logic.graph.store.rows import FORMAT
+from polygraph_logic.graph.store.versions import first_version
 
 #: the assertions table of a tables folder (as export-tables writes it from a graph file)
 ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, "
@@ -25,8 +26,10 @@ def folder_meta(prepared, background: int, stats: dict, origins=None, rules: str
     meta = python_build.build_meta(prepared.cap, prepared.rule_files, prepared.compiled.over_cap, origins)
     if rules is None:
         rules = "\n".join(str(rule) for rule in prepared.program.rules)
+    # the build's record, as a graph file keeps it for version 1 (folder.py reads it for ``log``)
+    version = first_version(meta, {"action": "build", "inputs": prepared.inputs})
     meta.update({"background_edges": str(background), "format": FORMAT, "stats": json.dumps(stats),
-                 "rules": rules})
+                 "rules": rules, "version": json.dumps(version, sort_keys=True)})
     return dict(sorted(meta.items()))
 
 

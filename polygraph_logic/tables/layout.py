@@ -1,26 +1,16 @@
-"""Label tables that DuckDB and Spark read natively: a graph file as a folder of Parquet files.
+"""Converting between the two forms of a graph: the SQLite file and the folder of Parquet files.
 
-A tables folder (format ``polygraph-tables/1``) holds the graph file's rows as columns:
-
-- ``assertions.parquet``: ``num, id, source, subject, predicate, object, text``.
-- ``facts.parquet``: ``num, relation, args`` (the graph file's JSON key), ``label`` as
-  ``list<list<int32>>`` (support sets of assertion numbers, ascending, in stored order),
-  ``exact`` and ``sets`` (the number of support sets, so that a query needs no array
-  function: DuckDB and Spark SQL name them differently).
-- ``mentions.parquet``: ``assertion, fact, support_set``: one row per assertion of each
-  support set, sorted by assertion (the what-if index, with the set's position so that
-  "every support set hit" is a count).
-- ``artifacts.parquet``: ``num, id, layer, content, fact, summary``.
-- ``meta.json``: the format and the graph file's ``meta`` rows (cap, rules text, build
-  record, statistics).
+The folder's layout (format ``polygraph-tables/1``: assertions, facts, mentions, artifacts,
+rules and meta.json) is declared once, in graph/store/folder.py, which also reads a folder
+in place; this module writes folders and converts them.
 
 Conversion goes both ways: ``export_tables`` reads the graph file in row order and
 hands DuckDB batches of numpy columns (labels as Python lists of lists) to write with
 ``COPY ... TO``.  No pyarrow: measured against it (a comparison since retired), within 25%
 of each other with DuckDB's files a third smaller, and DuckDB is needed anyway.
 ``import_tables`` reads the Parquet files with DuckDB and writes a graph file through
-``write_graph``, so that whatif, why and export work on it unchanged (numbers, labels
-and rows come out identical; rule trees equal, re-pickled).
+``write_graph`` (numbers, labels and rows come out identical; rule trees equal, re-pickled):
+for what a folder does not do, being read-only (``add``, ``replay``, versions).
 """
 
 from __future__ import annotations
@@ -41,66 +31,12 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
+from polygraph_logic.graph.store.folder import (BATCH, FILES, FOLDER_FORMAT, ORDER, PARQUET_SCHEMA, bad_folder,
+                                                duckdb_connection, quoted, read_meta, table_path)
 
-TABLES_FORMAT = "polygraph-tables/1"
-FILES = ("assertions", "facts", "mentions", "artifacts", "rules")
-BATCH = 100_000
-
-_SCHEMA = {
-    "facts": "num BIGINT, relation VARCHAR, args VARCHAR, label INTEGER[][], exact BOOLEAN, sets INTEGER",
-    "mentions": "assertion INTEGER, fact BIGINT, support_set INTEGER",
-    "artifacts": "num BIGINT, id VARCHAR, layer VARCHAR, content VARCHAR, fact BIGINT, summary BIGINT",
-    "rules": "num BIGINT, tree BLOB",
-}
-# the order each file is written in (mentions by assertion: row groups then skip by min/max)
-_ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, support_set", "artifacts": "num",
-          "rules": "num"}
+TABLES_FORMAT = FOLDER_FORMAT
+_SCHEMA, _ORDER, _quoted, _bad = PARQUET_SCHEMA, ORDER, quoted, bad_folder
 _TYPES = {"INTEGER": "BIGINT", "TEXT": "VARCHAR", "BLOB": "BLOB", "REAL": "DOUBLE"}
-
-
-def duckdb_connection(memory_limit: str | None = None, spill: Path | None = None):
-    """Returns an in-memory DuckDB connection (an import error names the package to install)."""
-    try:
-        import duckdb
-    except ImportError:
-        raise PolygraphError("missing_dependency", "DuckDB is not installed: pip install duckdb") from None
-    con = duckdb.connect()
-    if memory_limit:
-        con.execute(f"SET memory_limit = '{memory_limit}'")
-    if spill is not None:
-        con.execute(f"SET temp_directory = '{_quoted(spill)}'")
-    return con
-
-
-def _quoted(path) -> str:
-    return str(path).replace("'", "''")
-
-
-def table_path(directory: str | Path, name: str) -> Path:
-    """Returns the Parquet file of one table in a tables folder."""
-    return Path(directory) / f"{name}.parquet"
-
-
-def read_meta(directory: str | Path) -> dict:
-    """Returns a tables folder's meta.json; a missing or foreign folder is a bad_tables error."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise PolygraphError("file_error", f"no tables folder at {directory}")
-    try:
-        meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise _bad(directory, f"meta.json cannot be read ({error})") from None
-    if not isinstance(meta, dict) or meta.get("format") != TABLES_FORMAT or not isinstance(meta.get("meta"), dict):
-        raise _bad(directory, f"meta.json does not declare format {TABLES_FORMAT!r}")
-    missing = [name for name in FILES if not table_path(directory, name).is_file()]
-    if missing:
-        raise _bad(directory, f"{', '.join(f'{m}.parquet' for m in missing)} missing")
-    return meta
-
-
-def _bad(directory, what: str) -> PolygraphError:
-    return PolygraphError("bad_tables", f"{directory}: {what}; write it again with "
-                                        f"`polygraph export-tables GRAPH -o {directory}`")
 
 
 # --- graph file -> Parquet ---------------------------------------------------------------
@@ -178,7 +114,7 @@ def _write_parquet(graph: Graph, directory: Path, progress) -> dict[str, int]:
         for name, batches in (("assertions", _row_batches(graph, "assertions", [c for c, _ in columns])),
                               ("facts", _fact_batches(graph)),
                               ("artifacts", _row_batches(graph, "artifacts", _ARTIFACT_COLUMNS)),
-                              ("rules", _row_batches(graph, "rules", ("num", "tree")))):
+                              ("rules", _rule_batches(graph))):
             rows = 0
             for batch in batches:
                 if name == "facts":
@@ -259,6 +195,14 @@ def _batches(graph: Graph, sql: str) -> Iterator[list[tuple]]:
 def _row_batches(graph: Graph, table: str, names) -> Iterator[dict]:
     for rows in _batches(graph, f"SELECT {', '.join(names)} FROM {table} ORDER BY num"):
         yield _columns(rows, names)
+
+
+def _rule_batches(graph: Graph) -> Iterator[dict]:
+    """The rules with their heads as a folder stores them (the constants as JSON text)."""
+    names = ("num", "tree", "relation", "c0", "c1", "c2")
+    for rows in _batches(graph, f"SELECT {', '.join(names)} FROM rules ORDER BY num"):
+        yield _columns([(*row[:3], *(None if c is None else json.dumps(c, ensure_ascii=False) for c in row[3:]))
+                        for row in rows], names)
 
 
 def _fact_batches(graph: Graph) -> Iterator[tuple[dict, dict]]:

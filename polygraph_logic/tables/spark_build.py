@@ -36,7 +36,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
-from polygraph_logic.graph.store.stored_rules import rule_rows
+from polygraph_logic.graph.store.folder import folder_rule_rows
 from polygraph_logic.graph.store.writer import json_text
 from polygraph_logic.engines.driver import RoundStats
 from polygraph_logic.tables.layout import (
@@ -306,9 +306,10 @@ class _Writer:
 
     def _rules(self) -> None:
         rules = self.prepared.program.rules
-        rows = [(n, bytearray(row[-1])) for n, row in enumerate(rule_rows(rules), 1)]
-        self._view("rules_in", self.spark.createDataFrame(rows, "num BIGINT, tree BINARY"))
-        self._write("rules", "SELECT num, tree FROM rules_in")
+        rows = [(num, bytearray(tree), *heads) for num, tree, *heads in folder_rule_rows(rules)]
+        self._view("rules_in", self.spark.createDataFrame(
+            rows, "num BIGINT, tree BINARY, relation STRING, c0 STRING, c1 STRING, c2 STRING"))
+        self._write("rules", "SELECT num, tree, relation, c0, c1, c2 FROM rules_in")
 
     # -- statistics and meta, as write_graph records them (read back from the files written)
 

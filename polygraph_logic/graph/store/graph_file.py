@@ -27,6 +27,7 @@ import json
 import sqlite3
 from functools import cached_property
 from pathlib import Path
+from itertools import islice
 from typing import Iterable, Iterator
 from urllib.parse import quote
 
@@ -36,7 +37,9 @@ from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.schema import file_problem, schema_problem
 from polygraph_logic.graph.store.questions import Questions
-from polygraph_logic.graph.store.rows import FORMAT, LAYERS, Artifact, StoredFact, bad_graph, fact_key, layer_order
+from polygraph_logic.graph.store.folder import FolderDB, folder_bytes, head_value, is_folder
+from polygraph_logic.graph.store.rows import (FORMAT, LAYERS, Artifact, StoredFact, bad_graph, fact_key, key_value,
+                                              layer_order)
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.versions import at_views
 from polygraph_logic.graph.store.views import Assertions, Rows
@@ -46,17 +49,31 @@ class Graph(Questions):
 
     def __init__(self, path: str | Path, at: int | None = None):
         self.path = Path(path)
+        self.folder = is_folder(self.path)
+        if self.folder:
+            self._open_folder(at)
+        else:
+            self._open_file(at)
+        try:
+            cap = self.meta.get("cap", "none")
+            self.semiring = WhySemiring(cap=None if cap == "none" else int(cap))
+        except (ValueError, TypeError):
+            raise bad_graph(self.path, f"meta.cap is {self.meta.get('cap')!r}, not a number") from None
+        self.assertions = Assertions(self)
+        self._rules = None
+
+    def _open_file(self, at: int | None) -> None:
         if not self.path.is_file():
             raise PolygraphError("file_error", f"no graph file at {self.path}")
         problem = file_problem(self.path)
         if problem:
             raise bad_graph(self.path, problem)
+        self._errors = (sqlite3.DatabaseError,)
         # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
         uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
         try:
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self.meta = dict(self._db.execute(
-                "SELECT key, value FROM meta WHERE key != 'rules'"))
+            self.meta = dict(sorted(self._db.execute("SELECT key, value FROM meta WHERE key != 'rules'")))
         except sqlite3.DatabaseError as error:
             raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
         if self.meta.get("format") != FORMAT:
@@ -70,24 +87,28 @@ class Graph(Questions):
         problem = self._call(schema_problem, self._db)
         if problem:
             raise bad_graph(self.path, problem)
-        try:
-            cap = self.meta.get("cap", "none")
-            self.semiring = WhySemiring(cap=None if cap == "none" else int(cap))
-        except (ValueError, TypeError):
-            raise bad_graph(self.path, f"meta.cap is {self.meta.get('cap')!r}, not a number") from None
         self.at = None
         if at is not None:  # an old version: the tables are shadowed by views of its rows (versions.py)
             stats = self._call(at_views, self._db, at, self.path)
             self.at = at
             if stats:
                 self.meta["stats"] = json.dumps(stats)
-        self.assertions = Assertions(self)
-        self._rules = None
+
+    def _open_folder(self, at: int | None) -> None:
+        """A graph folder (folder.py): the same tables as DuckDB views of its Parquet files."""
+        self._db = FolderDB(self.path)
+        self._errors = self._db.errors
+        self.meta = {k: v for k, v in self._db.meta.items() if k not in ("rules", "version")}
+        self.build_record = self._db.meta.get("version")  # version 1's record (versions.folder_version)
+        if at not in (None, 1):
+            raise PolygraphError("no_version", f"{self.path} has one version, its build (a graph folder is not "
+                                               f"added to); there is no version {at!r}")
+        self.at = None
 
     def _call(self, function, *args):
         try:
             return function(*args)
-        except sqlite3.DatabaseError as error:
+        except self._errors as error:
             raise bad_graph(self.path, f"cannot be read ({error})") from None
 
     @cached_property
@@ -145,7 +166,14 @@ class Graph(Questions):
 
     def _indexed(self, column: str) -> str:
         """The INDEXED BY clause for an assertion column (none at an old version: a view has no index)."""
-        return " " if self.at is not None else f"INDEXED BY {_INDEX_OF[column]} "
+        return " " if self.at is not None or self.folder else f"INDEXED BY {_INDEX_OF[column]} "
+
+    def key(self, value):
+        """The value a fact's ``k0..k2`` column holds for an argument (a folder's: its text;
+        lookups re-check the decoded arguments)."""
+        if self.folder:
+            return value if isinstance(value, str) else json.dumps(value)
+        return key_value(value)
 
     def distinct(self, column: str) -> list[str]:
         """Returns the distinct sources or predicates (an index scan; for completion and hints)."""
@@ -166,11 +194,11 @@ class Graph(Questions):
                                f"AND {flag} = ?", (*triple, int(negated))))
 
     # --- labels and artifacts --------------------------------------------------------
-    def decode(self, blob: bytes) -> list[list[int]]:
-        """Decodes a stored label; a damaged one is a bad_graph error."""
+    def decode(self, blob: bytes | str) -> list[list[int]]:
+        """Decodes a stored label (a file's varints, a folder's JSON text); a damaged one is a bad_graph error."""
         try:
-            return decode_label(blob)
-        except (ValueError, TypeError):
+            return json.loads(blob) if isinstance(blob, str) else decode_label(blob)
+        except (ValueError, TypeError, RecursionError):
             raise bad_graph(self.path, "a stored label is damaged") from None
 
     def args(self, text: str) -> tuple:
@@ -183,19 +211,30 @@ class Graph(Questions):
             raise bad_graph(self.path, f"a stored fact's arguments are damaged ({str(text)[:40]!r})")
         return tuple(args)
 
-    def support(self, blob: bytes) -> tuple[tuple[str, ...], ...]:
-        """Returns a stored label as support sets of assertion ids."""
+    def support(self, blob: bytes, names: dict[int, str] | None = None) -> tuple[tuple[str, ...], ...]:
+        """Returns a stored label as support sets of assertion ids (``names``: the ids of its
+        numbers, read already; else one query)."""
         groups = self.decode(blob)
-        names = self.names(n for g in groups for n in g)
+        if names is None:
+            names = self.names(n for g in groups for n in g)
         try:
             return tuple(tuple(names[n] for n in group) for group in groups)
         except KeyError as missing:
             raise bad_graph(self.path, f"a label cites assertion number {missing}, which the file lacks") from None
 
+    def _named(self, rows, label_at: int) -> Iterator[tuple[tuple, dict[int, str]]]:
+        """Yields each row with the ids of the assertions its label (at ``label_at``) cites, read
+        for a batch of rows at a time (one query per batch, not per row)."""
+        rows = iter(rows)
+        while chunk := list(islice(rows, 2_000)):
+            names = self.names(n for row in chunk for group in self.decode(row[label_at]) for n in group)
+            for row in chunk:
+                yield row, names
+
     _COLUMNS = "a.id, a.layer, a.content, f.label, f.exact"
     _FROM = "artifacts a JOIN facts f ON f.num = a.fact"
 
-    def _artifact(self, row) -> Artifact:
+    def _artifact(self, row, names: dict[int, str] | None = None) -> Artifact:
         id_, layer, content, blob, exact = row
         if not isinstance(id_, str):
             raise bad_graph(self.path, f"an artifact id is not text ({id_!r})")
@@ -205,7 +244,7 @@ class Graph(Questions):
             raise bad_graph(self.path, f"the content of {id_!r} is not JSON") from None
         if layer not in LAYERS or not isinstance(parsed, dict):
             raise bad_graph(self.path, f"artifact {id_!r} has layer {layer!r} and content {content[:40]!r}")
-        return Artifact(id_, layer, parsed, self.support(blob), bool(exact))
+        return Artifact(id_, layer, parsed, self.support(blob, names), bool(exact))
 
     def artifact(self, artifact_id: str) -> Artifact:
         """Returns one artifact by id; KeyError when it does not exist."""
@@ -221,7 +260,7 @@ class Graph(Questions):
         """Yields every artifact (of one layer, if given) in build order, streamed."""
         where, parameters = ("", ()) if layer is None else (" WHERE a.layer = ?", (layer,))
         rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM}{where} ORDER BY a.num", parameters)
-        return (self._artifact(row) for row in rows)
+        return (self._artifact(row, names) for row, names in self._named(rows, 3))
 
     def artifact_hint(self, artifact_id: str) -> str:
         """Returns ``; did you mean X, Y?`` naming stored ids close to an unknown one (from ids
@@ -252,10 +291,13 @@ class Graph(Questions):
         return [r[0] for r in rows]
 
     # --- facts and rules -------------------------------------------------------------
-    def facts(self) -> Iterator[StoredFact]:
-        """Yields every fact of the evaluated program with its support sets, streamed."""
-        for relation, args, blob, exact in self.query("SELECT relation, args, label, exact FROM facts ORDER BY num"):
-            yield StoredFact(relation, self.args(args), self.support(blob), bool(exact))
+    def facts(self, carried: bool = True) -> Iterator[StoredFact]:
+        """Yields every fact of the evaluated program with its support sets, streamed (with
+        ``carried=False``, only the facts no artifact carries)."""
+        where = "" if carried else " WHERE num NOT IN (SELECT fact FROM artifacts)"
+        rows = self.query(f"SELECT relation, args, label, exact FROM facts{where} ORDER BY num")
+        for (relation, args, blob, exact), names in self._named(rows, 2):
+            yield StoredFact(relation, self.args(args), self.support(blob, names), bool(exact))
 
     def fact(self, relation: str, args: tuple) -> StoredFact | None:
         """Returns one stored fact, or None."""
@@ -277,8 +319,10 @@ class Graph(Questions):
     def rule_heads(self, relation: str) -> list[tuple[int, tuple]]:
         """Returns ``[(number, (c0, c1, c2))]`` of the rules with head ``relation``: the constants
         of the first three head arguments as stored (None for a variable), for matching goals."""
-        return [(row[0], row[1:]) for row in self.query(
-            "SELECT num, c0, c1, c2 FROM rules WHERE relation = ? ORDER BY num", (relation,))]
+        rows = self.query("SELECT num, c0, c1, c2 FROM rules WHERE relation = ? ORDER BY num", (relation,))
+        if self.folder:
+            return [(row[0], tuple(head_value(c) for c in row[1:])) for row in rows]
+        return [(row[0], row[1:]) for row in rows]
 
     def rules_numbered(self, numbers) -> dict[int, object]:
         """Returns ``{number: rule}`` for stored rule numbers."""
@@ -304,13 +348,13 @@ class Graph(Questions):
         label_bytes = sum(e["label_bytes"] for e in layers.values())
         return {
             "file": str(self.path),
-            "file_bytes": self.path.stat().st_size,
+            "file_bytes": folder_bytes(self.path) if self.folder else self.path.stat().st_size,
             "assertions": assertions,
             "sources": sources,
             "artifacts": total,
             "layers": {k: layers[k] for k in sorted(layers, key=layer_order)},
             "label_bytes_per_artifact": label_bytes / total if total else 0.0,
-            "meta": {k: v for k, v in self.meta.items() if k not in ("format", "rules", "stats")},
+            "meta": {k: v for k, v in sorted(self.meta.items()) if k not in ("format", "rules", "stats")},
         }
 
 

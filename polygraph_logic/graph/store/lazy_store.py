@@ -18,7 +18,7 @@ from typing import Any
 from polygraph_logic.datalog.join_plan import Store
 from polygraph_logic.provenance.why import Polynomial
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.store.rows import fact_key, key_value
+from polygraph_logic.graph.store.rows import fact_key
 
 
 class LazyStore(Store):
@@ -143,7 +143,7 @@ class _Index(dict):
         for position, value in zip(self.positions, key):
             if position < 3:
                 where.append(f" AND k{position} = ?")
-                parameters.append(key_value(value))
+                parameters.append(self.store.graph.key(value))
         found = self.store.fetch(self.relation, "".join(where), tuple(parameters))
         tuples = {tup: None for tup in found
                   if all(p < len(tup) and tup[p] == v and type(tup[p]) is type(v) for p, v in zip(self.positions, key))}

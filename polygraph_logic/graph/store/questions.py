@@ -12,7 +12,7 @@ from typing import Iterable
 
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, check_kinds
 from polygraph_logic.graph.store.rows import fact_key
-from polygraph_logic.graph.store.versions import version_rows
+from polygraph_logic.graph.store.versions import folder_version, version_rows
 
 
 def _json(values) -> str:
@@ -71,6 +71,8 @@ class Questions:
     # --- history ----------------------------------------------------------------------
     def version_rows(self) -> list[dict]:
         """Returns every version of the graph (number, time, command, action, record, parent, stats)."""
+        if self.folder:  # a folder holds one version, its build
+            return [folder_version(self.meta, self.build_record)]
         return self._call(version_rows, self._db)
 
     # --- assertions -------------------------------------------------------------------

@@ -37,12 +37,17 @@ class _SyntaxUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a rule's syntax tree")
 
 
+def head_constants(rule) -> tuple:
+    """``(relation, c0, c1, c2)``: a rule's head relation and the stored values of the constants
+    among its first three head arguments (None for a variable or a missing argument)."""
+    heads = [key_value(a.value) if isinstance(a, Constant) else None for a in rule.head.args[:3]]
+    return (rule.head.relation, *heads, *[None] * (3 - len(heads)))
+
+
 def rule_rows(rules: Sequence):
     """Yields ``(relation, c0, c1, c2, tree)`` rows for the ``rules`` table."""
     for rule in rules:
-        heads = [key_value(a.value) if isinstance(a, Constant) else None for a in rule.head.args[:3]]
-        heads += [None] * (3 - len(heads))
-        yield (rule.head.relation, *heads, pickle.dumps(rule, protocol=pickle.HIGHEST_PROTOCOL))
+        yield (*head_constants(rule), pickle.dumps(rule, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def load_rule(blob, graph):

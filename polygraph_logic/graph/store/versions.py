@@ -188,3 +188,19 @@ def compare_labels(first: str | Path, second: str | Path, limit: int = 10) -> li
         for db in dbs:
             db.close()
     return out
+
+
+def folder_version(meta: dict, record_text: str | None) -> dict:
+    """The one version of a graph folder: its build, as the writer recorded it (``record_text``:
+    meta.json's ``version``, the record a graph file keeps for version 1; older folders lack it)."""
+    try:
+        record = json.loads(record_text) if record_text is not None else {
+            "action": "build", "inputs": [], "note": "written before folders recorded their build"}
+        stats = json.loads(meta["stats"]) if "stats" in meta else None
+    except (ValueError, TypeError):
+        record, stats = {"note": "the folder's build record is damaged"}, None
+    if not isinstance(record, dict):
+        record = {"note": "the folder's build record is damaged"}
+    return {"version": 1, "time": record.pop("time", None) or meta.get("built"),
+            "command": record.pop("command", "polygraph build"), "action": record.get("action", "build"),
+            "parent": None, "record": record, "stats": stats}

@@ -1,0 +1,237 @@
+"""A graph as a folder of Parquet files: its layout, and DuckDB reading it with the graph file's queries.
+
+The folder (format ``polygraph-tables/1``) holds the graph file's tables as columns:
+
+- ``assertions.parquet``: ``num, id, source, subject, predicate, object, text`` and, as the
+  graph has them, ``kind, negated, since``;
+- ``facts.parquet``: ``num, relation, args`` (the graph file's JSON key), ``label`` as
+  ``list<list<int32>>`` (support sets of assertion numbers, ascending, in stored order),
+  ``exact`` and ``sets`` (the number of support sets);
+- ``mentions.parquet``: ``assertion, fact, support_set``, one row per assertion of each support
+  set, sorted by assertion (the what-if index: row groups are skipped by their min/max);
+- ``artifacts.parquet``: ``num, id, layer, content, fact, summary``;
+- ``rules.parquet``: ``num, tree`` and, written since graphs are read in place, ``relation, c0,
+  c1, c2`` (the head relation and its first three head constants as JSON, for goal lookups);
+- ``meta.json``: the format and the graph file's ``meta`` rows (cap, rules text, build record,
+  statistics).
+
+``FolderDB`` opens a folder as views with the graph file's table and column names, so that
+``Graph`` asks a folder exactly what it asks a file: the same query texts, run by DuckDB
+(``INDEXED BY`` dropped; labels read as JSON text; ``k0..k2`` the first three arguments as
+text, which the lazy store re-checks on the decoded arguments).  A folder is read-only: one
+version, the build.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.rows import bad_graph
+from polygraph_logic.graph.store.stored_rules import load_rule, rule_rows
+
+FOLDER_FORMAT = "polygraph-tables/1"
+FILES = ("assertions", "facts", "mentions", "artifacts", "rules")
+#: the Parquet columns of every table but ``assertions`` (whose columns follow the graph's)
+PARQUET_SCHEMA = {
+    "facts": "num BIGINT, relation VARCHAR, args VARCHAR, label INTEGER[][], exact BOOLEAN, sets INTEGER",
+    "mentions": "assertion INTEGER, fact BIGINT, support_set INTEGER",
+    "artifacts": "num BIGINT, id VARCHAR, layer VARCHAR, content VARCHAR, fact BIGINT, summary BIGINT",
+    "rules": "num BIGINT, tree BLOB, relation VARCHAR, c0 VARCHAR, c1 VARCHAR, c2 VARCHAR",
+}
+#: the order each file is written in (mentions by assertion: row groups then skip by min/max)
+ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, support_set", "artifacts": "num",
+         "rules": "num"}
+#: how many rows a streamed read fetches at a time
+BATCH = 100_000
+
+
+def is_folder(path: str | Path) -> bool:
+    """True when ``path`` is a directory (a graph folder, or something refused as one)."""
+    return Path(path).is_dir()
+
+
+def table_path(directory: str | Path, name: str) -> Path:
+    """Returns the Parquet file of one table in a graph folder."""
+    return Path(directory) / f"{name}.parquet"
+
+
+def quoted(path) -> str:
+    """A path (or any text) inside a single-quoted SQL literal."""
+    return str(path).replace("'", "''")
+
+
+def duckdb_connection(memory_limit: str | None = None, spill: Path | None = None):
+    """Returns an in-memory DuckDB connection (an import error names the package to install)."""
+    try:
+        import duckdb  # an optional extra: only folders and the SQL engines need it
+    except ImportError:
+        raise PolygraphError("missing_dependency", 'DuckDB is not installed: pip install "polygraph_logic[duckdb]"') \
+            from None
+    con = duckdb.connect()
+    if memory_limit:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+    if spill is not None:
+        con.execute(f"SET temp_directory = '{quoted(spill)}'")
+    return con
+
+
+def bad_folder(directory, what: str) -> PolygraphError:
+    return PolygraphError("bad_tables", f"{directory}: {what}; write it again with "
+                                        f"`polygraph export-tables GRAPH -o {directory}`")
+
+
+def read_meta(directory: str | Path) -> dict:
+    """Returns a graph folder's meta.json; a missing or foreign folder is a bad_tables error."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise PolygraphError("file_error", f"no tables folder at {directory}")
+    try:
+        meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise bad_folder(directory, f"meta.json cannot be read ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FOLDER_FORMAT or not isinstance(meta.get("meta"), dict):
+        raise bad_folder(directory, f"meta.json does not declare format {FOLDER_FORMAT!r}")
+    missing = [name for name in FILES if not table_path(directory, name).is_file()]
+    if missing:
+        raise bad_folder(directory, f"{', '.join(f'{m}.parquet' for m in missing)} missing")
+    return meta
+
+
+def folder_rule_rows(rules, start: int = 1):
+    """Yields ``(num, tree, relation, c0, c1, c2)``: the rules table of a folder, numbered from ``start``."""
+    for num, (relation, c0, c1, c2, tree) in enumerate(rule_rows(rules), start):
+        yield (num, tree, relation, *(None if c is None else json.dumps(c, ensure_ascii=False) for c in (c0, c1, c2)))
+
+
+def head_value(text):
+    """The head constant a folder stores as JSON text (None stays None)."""
+    return None if text is None else json.loads(text)
+
+
+def folder_bytes(directory: Path) -> int:
+    """The bytes of a graph folder's files."""
+    return sum(p.stat().st_size for p in Path(directory).iterdir() if p.is_file())
+
+
+_INDEXED_BY = re.compile(r"\bINDEXED BY \w+\s*")
+_LIST = "SELECT value FROM json_each(?)"
+# a JSON array's text elements: SQLite's json_each gives text, DuckDB's JSON to be read as text
+_MEMBER, _MEMBER_TEXT = "'$.members') WHERE value = ?", "'$.members') WHERE value->>'$' = ?"
+
+
+def translate(sql: str, parameters=()) -> tuple[str, list]:
+    """A graph file's query as DuckDB runs it on a folder's views: no ``INDEXED BY``; a list of
+    values sent as JSON (``SELECT value FROM json_each(?)``) unnested with its values' type
+    (DuckDB's json_each yields JSON, which compares with neither text nor numbers)."""
+    sql = _INDEXED_BY.sub("", sql).replace(_MEMBER, _MEMBER_TEXT)
+    if _LIST not in sql:
+        return sql, list(parameters)
+    parts, out = sql.split("?"), []
+    for i, value in enumerate(parameters):
+        if parts[i].endswith("json_each(") and parts[i + 1].startswith(")"):
+            values = json.loads(value)
+            kind = "BIGINT" if all(type(v) is int for v in values) else "VARCHAR"
+            parts[i] = parts[i][:-len("json_each(")] + "(SELECT unnest(from_json("
+            # an empty list: no row, and NULL compares with a column of any type
+            parts[i + 1] = (f", '[\"{kind}\"]')) AS value" if values else ", '[\"NULL\"]')) AS value") + parts[i + 1]
+        out.append(parts[i] + "?")
+    out.append(parts[len(parameters)])
+    return "".join(out), list(parameters)
+
+
+class FolderDB:
+    """A graph folder as a database with the graph file's tables: ``execute(sql, parameters)``
+    returns a cursor to iterate, ``fetchone`` or ``fetchall`` (each query on a cursor of its
+    own, so that a streamed read and the look-ups made while reading it do not disturb each
+    other)."""
+
+    def __init__(self, directory: Path, memory_limit: str | None = None):
+        import duckdb  # an optional extra: only folders need it
+        self.errors = (duckdb.Error,)
+        self.path = directory
+        folder = read_meta(directory)
+        self.meta = {k: v for k, v in folder["meta"].items() if isinstance(v, str)}
+        self.con = duckdb_connection(memory_limit)
+        try:
+            self._views(directory)
+        except duckdb.Error as error:
+            self.con.close()
+            raise bad_graph(directory, f"cannot be read as a graph folder ({str(error).splitlines()[0]})") from None
+
+    def _views(self, directory: Path) -> None:
+        con = self.con
+        con.execute("SET enable_progress_bar = false")
+
+        def parquet(name: str) -> str:
+            return f"read_parquet('{quoted(table_path(directory, name))}')"
+
+        con.execute("CREATE TABLE meta(key VARCHAR, value VARCHAR)")
+        con.executemany("INSERT INTO meta VALUES (?, ?)", sorted(self.meta.items()))
+        con.execute(f"CREATE VIEW assertions AS SELECT * FROM {parquet('assertions')}")
+        keys = ", ".join(f"args->>'$[{i}]' AS k{i}" for i in range(3))
+        con.execute(f"CREATE VIEW facts AS SELECT num, relation, args, {keys}, CAST(label AS VARCHAR) AS label, "
+                    f"exact, sets FROM {parquet('facts')}")
+        con.execute(f"CREATE VIEW mentions AS SELECT assertion, fact, support_set FROM {parquet('mentions')}")
+        con.execute(f"CREATE VIEW artifacts AS SELECT num, id, layer, content, fact, summary FROM {parquet('artifacts')}")
+        rule_columns = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {parquet('rules')}").fetchall()}
+        if {"relation", "c0", "c1", "c2"} <= rule_columns:
+            con.execute(f"CREATE VIEW rules AS SELECT num, relation, c0, c1, c2, tree FROM {parquet('rules')}")
+        else:  # a folder written before rules carried their heads: read from the trees once, here
+            self._rule_heads(parquet("rules"))
+
+    def _rule_heads(self, source: str) -> None:
+        rules = [load_rule(tree, self) for (tree,) in self.con.execute(f"SELECT tree FROM {source} ORDER BY num").fetchall()]
+        columns = dict(zip(("num", "tree", "relation", "c0", "c1", "c2"), zip(*folder_rule_rows(rules)))) \
+            if rules else {name: [] for name in ("num", "tree", "relation", "c0", "c1", "c2")}
+        self.con.execute("CREATE TABLE rules(num BIGINT, relation VARCHAR, c0 VARCHAR, c1 VARCHAR, c2 VARCHAR, "
+                         "tree BLOB)")
+        self.con.register("rules_in", {name: list(values) for name, values in columns.items()})
+        self.con.execute("INSERT INTO rules SELECT num, relation, c0, c1, c2, tree FROM rules_in")
+        self.con.unregister("rules_in")
+
+    def execute(self, sql: str, parameters=()) -> "FolderCursor":
+        cursor = self.con.cursor()
+        cursor.execute(*translate(sql, parameters))
+        return FolderCursor(cursor)
+
+    def close(self) -> None:
+        self.con.close()
+
+
+class FolderCursor:
+    """A DuckDB result read as sqlite3's cursor is: iterated a batch at a time, or fetched."""
+
+    def __init__(self, cursor):
+        self._cursor = cursor
+        self._batch: list = []
+        self._at = 0
+        self._done = False
+
+    def __iter__(self) -> "FolderCursor":
+        return self
+
+    def __next__(self):
+        if self._at == len(self._batch):
+            if self._done:
+                raise StopIteration
+            self._batch, self._at = self._cursor.fetchmany(BATCH // 10), 0
+            if not self._batch:
+                self._done = True
+                self._cursor.close()
+                raise StopIteration
+        self._at += 1
+        return self._batch[self._at - 1]
+
+    def fetchone(self):
+        if self._at < len(self._batch):
+            self._at += 1
+            return self._batch[self._at - 1]
+        return None if self._done else self._cursor.fetchone()
+
+    def fetchall(self) -> list:
+        rest = self._batch[self._at:] + ([] if self._done else self._cursor.fetchall())
+        self._batch, self._at = [], 0
+        return rest
