@@ -173,11 +173,13 @@ def test_listings_name_each_claim_and_edge_triple(tmp_path, capsys):
 
 def _rows_from_model(build_) -> dict:
     """The rows a graph file must hold, computed from the model and the artifacts (not by the writer):
-    facts in the model's order, then any artifact fact it lacks; an artifact's label wins."""
+    facts by relation name, then arguments in tuple_key order (as every engine numbers them), then
+    any artifact fact the model lacks; an artifact's label wins."""
+    from polygraph_logic.datalog.evaluate import tuple_key
     number = {a.id: i for i, a in enumerate(build_.assertions, 1)}
     model, facts = build_.model, {}
-    for name in model.relations():
-        for args, label in model.facts(name).items():
+    for name in sorted(model.relations()):
+        for args, label in sorted(model.facts(name).items(), key=lambda item: tuple_key(item[0])):
             facts[(name, args)] = [len(facts) + 1, [[number[x] for x in g] for g in model.semiring.to_json(label)],
                                    label.exact]
     artifacts = []

@@ -85,8 +85,11 @@ class Build:
         facts, rules = (), ()
         if self.model is not None:
             support = supports(self.model)
-            facts = (StoredFact(name, tup, support(label), label.exact)
-                     for name in self.model.relations() for tup, label in self.model.facts(name).items())
+            # numbered by relation name, then arguments in tuple_key's order: as DuckDB and Spark
+            # number them, so that every engine writes the same rows
+            facts = (StoredFact(name, tup, support(relation[tup]), relation[tup].exact)
+                     for name in sorted(self.model.relations()) for relation in (self.model.facts(name),)
+                     for tup in sorted(relation, key=tuple_key))
             rules = self.model.program.rules
         tally = Tally()
         if "artifacts" in self.__dict__:

@@ -26,11 +26,12 @@ _QUERIES = {
 
 
 def differences(first: str | Path, second: str | Path, limit: int = 3) -> list[str]:
-    """Returns what differs between two tables folders (empty when they hold the same graph)."""
+    """Returns what differs between two tables folders (empty when they hold the same graph; the
+    build's time and record, which name the command and its input files, may differ)."""
     found = []
     meta = [read_meta(folder)["meta"] for folder in (first, second)]
     for key in sorted(set(meta[0]) | set(meta[1])):
-        if key != "built" and meta[0].get(key) != meta[1].get(key):
+        if key not in ("built", "version") and meta[0].get(key) != meta[1].get(key):
             found.append(f"meta {key}: {_short(meta[0].get(key))} != {_short(meta[1].get(key))}")
     con = duckdb_connection()
     try:
