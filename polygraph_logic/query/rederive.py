@@ -20,7 +20,6 @@ from typing import Any, Callable
 from polygraph_logic.datalog.join_plan import Plan
 from polygraph_logic.graph.store.fact_store import FactStore
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.store.rows import key_value
 
 FactKey = tuple[str, tuple]
 
@@ -64,28 +63,10 @@ class GoalPlans:
         self.store = FactStore(graph, value)
         self.semiring, self.emit = semiring, emit
         self._plans: dict[int, tuple] = {}  # rule number -> (plan, text)
-        self._heads: dict[str, list] = {}  # relation -> [(rule number, head constants)]
-
-    def _heads_of(self, relation: str) -> dict:
-        """Returns the rules of ``relation`` grouped by which head positions hold constants:
-        ``{positions: {constants: [rule numbers]}}``, so a goal finds its rules by a few lookups."""
-        groups = self._heads.get(relation)
-        if groups is None:
-            groups = self._heads[relation] = {}
-            for number, constants in self.graph.rule_heads(relation):
-                positions = tuple(p for p, c in enumerate(constants) if c is not None)
-                values = tuple(constants[p] for p in positions)
-                groups.setdefault(positions, {}).setdefault(values, []).append(number)
-        return groups
 
     def for_goal(self, relation: str, args: tuple) -> list:
         """Returns ``[(plan, rule text)]`` for the rules that may derive ``relation(args)``."""
-        keys = [key_value(v) for v in args[:3]]
-        numbers = []
-        for positions, by_values in self._heads_of(relation).items():
-            if len(keys) > max(positions, default=-1):
-                numbers += by_values.get(tuple(keys[p] for p in positions), ())
-        numbers.sort()
+        numbers = self.graph.rules_for(relation, args)
         missing = [n for n in numbers if n not in self._plans]
         if missing:
             for number, rule in self.graph.rules_numbered(missing).items():

@@ -1,10 +1,10 @@
 """Comparing two tables folders row for row, whatever numbers their facts were given.
 
-Two builds of one graph number their facts differently (the Python engine in the order it
-derived them, ``build --tables`` by relation and arguments); everything else is numbered
-alike.  ``differences`` compares every table with facts named by (relation, args): the
-assertions and rules as they are, facts with labels and flags, mentions and artifacts with
-their fact's name, and the meta rows but the build time.  Tests and benchmarks use it.
+Every engine numbers facts by relation and arguments, but a folder converted from a graph
+file written before that did not; so ``differences`` compares every table with facts named by
+(relation, args): the assertions and rules as they are, facts with labels and flags, mentions
+and artifacts with their fact's name, the rules' text, and the meta rows but the build's time
+and record.  Tests and benchmarks use it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from polygraph_logic.graph.store.folder import rules_text
 from polygraph_logic.tables.layout import duckdb_connection, read_meta, table_path
 
 _QUERIES = {
@@ -33,6 +34,9 @@ def differences(first: str | Path, second: str | Path, limit: int = 3) -> list[s
     for key in sorted(set(meta[0]) | set(meta[1])):
         if key not in ("built", "version") and meta[0].get(key) != meta[1].get(key):
             found.append(f"meta {key}: {_short(meta[0].get(key))} != {_short(meta[1].get(key))}")
+    texts = [rules_text(Path(folder), m) for folder, m in zip((first, second), meta)]
+    if texts[0] != texts[1]:
+        found.append(f"rules text: {_short(texts[0])} != {_short(texts[1])}")
     con = duckdb_connection()
     try:
         for table, sql in _QUERIES.items():

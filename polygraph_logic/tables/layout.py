@@ -32,7 +32,8 @@ from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.folder import (BATCH, FILES, FOLDER_FORMAT, ORDER, PARQUET_SCHEMA, bad_folder,
-                                                duckdb_connection, quoted, read_meta, table_path)
+                                                RULES_TEXT, duckdb_connection, quoted, read_meta, table_path,
+                                                write_indexes)
 
 TABLES_FORMAT = FOLDER_FORMAT
 _SCHEMA, _ORDER, _quoted, _bad = PARQUET_SCHEMA, ORDER, quoted, bad_folder
@@ -71,7 +72,11 @@ def check_target(target: Path) -> None:
 
 
 def write_meta(folder: Path, graph_meta: dict[str, str], counts: dict[str, int]) -> None:
-    """Writes a tables folder's meta.json: the format, the graph file's meta rows, rows per table."""
+    """Writes a tables folder's look-up files (folder.write_indexes) and its meta.json: the
+    format, the graph file's meta rows, rows per table (the last step of every writer)."""
+    write_indexes(folder)
+    graph_meta = dict(graph_meta)
+    (folder / RULES_TEXT).write_text(graph_meta.pop("rules", ""), encoding="utf-8")
     meta = {"format": TABLES_FORMAT, "graph_format": FORMAT, "meta": graph_meta, "rows": counts}
     (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 from polygraph_logic.graph.store.graph_file import Graph
 
-from polygraph_logic.graph.store.rows import fact_key, key_value
+from polygraph_logic.graph.store.rows import fact_key
 
 Value = Callable[[str, tuple], Any]
 
@@ -51,8 +51,7 @@ class FactStore:
         key = (relation, first, second)
         loaded = self._buckets.get(key)
         if loaded is None:
-            rows = self.graph.query("SELECT args FROM facts WHERE relation = ? AND k0 = ? AND k1 = ? LIMIT ?",
-                                    (relation, key_value(first), key_value(second), self.BUCKET + 1)).fetchall()
+            rows = self.graph.bound_facts(relation, ((0, first), (1, second)), limit=self.BUCKET + 1).fetchall()
             loaded = len(rows) <= self.BUCKET
             if loaded:
                 for row in rows:
@@ -65,12 +64,7 @@ class FactStore:
         cache_key = (relation, positions, key)
         found = self._lookups.get(cache_key)
         if found is None:
-            where, parameters = ["relation = ?"], [relation]
-            for position, value in zip(positions, key):
-                if position < 3:
-                    where.append(f"k{position} = ?")
-                    parameters.append(key_value(value))
-            rows = self.graph.query(f"SELECT args FROM facts WHERE {' AND '.join(where)}", parameters)
+            rows = self.graph.bound_facts(relation, zip(positions, key))
             found = [tup for tup in (self.graph.args(row[0]) for row in rows)
                      if len(tup) > max(positions, default=-1)
                      and all(tup[p] == v and type(tup[p]) is type(v) for p, v in zip(positions, key))]

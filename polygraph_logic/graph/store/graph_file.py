@@ -248,18 +248,33 @@ class Graph(Questions):
 
     def artifact(self, artifact_id: str) -> Artifact:
         """Returns one artifact by id; KeyError when it does not exist."""
-        row = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id = ?", (artifact_id,)).fetchone()
+        if self.folder and "artifacts_by_id" in self._db.indexes:
+            num = self.artifact_number(artifact_id)
+            row = None if num is None else self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.num = ?",
+                                                      (num,)).fetchone()
+        else:
+            row = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id = ?", (artifact_id,)).fetchone()
         if row is None:
             raise NotFound("unknown_artifact", f"no artifact named {artifact_id!r} in {self.path}")
         return self._artifact(row)
 
     def has_artifact(self, artifact_id: str) -> bool:
+        if self.folder and "artifacts_by_id" in self._db.indexes:
+            return self.artifact_number(artifact_id) is not None
         return self.query("SELECT 1 FROM artifacts WHERE id = ?", (artifact_id,)).fetchone() is not None
 
     def artifacts(self, layer: str | None = None) -> Iterator[Artifact]:
-        """Yields every artifact (of one layer, if given) in build order, streamed."""
-        where, parameters = ("", ()) if layer is None else (" WHERE a.layer = ?", (layer,))
-        rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM}{where} ORDER BY a.num", parameters)
+        """Yields every artifact (of one layer, if given) in build order, streamed.
+
+        A folder is read a range of numbers at a time (its files are in number order: each range
+        reads a few row groups), so that memory stays bounded whatever the graph's size."""
+        where, parameters = ("", ()) if layer is None else (" AND a.layer = ?", (layer,))
+        if self.folder:
+            rows = self._db.in_ranges(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.num > ? AND a.num <= ?"
+                                      f"{where} ORDER BY a.num", parameters, "artifacts", self._call,
+                                      "TRUE" if layer is None else "layer = ?")
+        else:
+            rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE 1{where} ORDER BY a.num", parameters)
         return (self._artifact(row, names) for row, names in self._named(rows, 3))
 
     def artifact_hint(self, artifact_id: str) -> str:
@@ -307,6 +322,8 @@ class Graph(Questions):
 
     def rules_text(self) -> str:
         """Returns the rules of the program the graph was built from, as rule-language text."""
+        if self.folder:
+            return self._call(self._db.rules_text)
         row = self.query("SELECT value FROM meta WHERE key = 'rules'").fetchone()
         return row[0] if row and isinstance(row[0], str) else ""
 

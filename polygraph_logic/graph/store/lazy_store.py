@@ -62,12 +62,11 @@ class LazyStore(Store):
             self._labels[(blob, exact)] = found
         return found
 
-    def fetch(self, relation: str, where: str, parameters: tuple) -> list[tuple]:
-        """Reads the stored facts of ``relation`` matching ``where``; keeps them; returns their tuples."""
+    def fetch(self, relation: str, rows_read) -> list[tuple]:
+        """Keeps the stored facts ``rows_read`` (args, label, exact) of ``relation``; returns their tuples."""
         rows = self.relations[relation]
         found = []
-        for args, blob, exact in self.graph.query(f"SELECT args, label, exact FROM facts WHERE relation = ?{where}",
-                                                  (relation, *parameters)):
+        for args, blob, exact in rows_read:
             tup = self.graph.args(args)
             if not dict.__contains__(rows, tup):
                 label = self.label(blob, exact)
@@ -91,7 +90,9 @@ class _Relation(dict):
             return dict.__getitem__(self, tup)
         if self.complete or tup in self.absent:
             return default
-        if not self.store.fetch(self.relation, " AND args = ?", (fact_key(tup),)):
+        graph = self.store.graph
+        if not self.store.fetch(self.relation, graph.query("SELECT args, label, exact FROM facts WHERE relation = ? "
+                                                           "AND args = ?", (self.relation, fact_key(tup)))):
             self.absent.add(tup)
             return default
         return dict.__getitem__(self, tup)
@@ -107,7 +108,7 @@ class _Relation(dict):
 
     def _everything(self) -> None:
         if not self.complete:
-            self.store.fetch(self.relation, "", ())
+            self.store.fetch(self.relation, self.store.graph.bound_facts(self.relation, (), "args, label, exact"))
             self.complete = True
 
     def items(self):
@@ -139,12 +140,8 @@ class _Index(dict):
     def get(self, key, default=()):
         if dict.__contains__(self, key):
             return dict.__getitem__(self, key)
-        where, parameters = [], []
-        for position, value in zip(self.positions, key):
-            if position < 3:
-                where.append(f" AND k{position} = ?")
-                parameters.append(self.store.graph.key(value))
-        found = self.store.fetch(self.relation, "".join(where), tuple(parameters))
+        found = self.store.fetch(self.relation, self.store.graph.bound_facts(self.relation, zip(self.positions, key),
+                                                                             "args, label, exact"))
         tuples = {tup: None for tup in found
                   if all(p < len(tup) and tup[p] == v and type(tup[p]) is type(v) for p, v in zip(self.positions, key))}
         tuples.update(dict.fromkeys(self.pending.pop(key, ())))

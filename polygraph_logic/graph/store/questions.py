@@ -11,7 +11,8 @@ import json
 from typing import Iterable
 
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, check_kinds
-from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.graph.store.rows import fact_key, key_value
+from polygraph_logic.graph.store.views import Rows
 from polygraph_logic.graph.store.versions import folder_version, version_rows
 
 
@@ -38,12 +39,26 @@ class Questions:
     def touched_artifacts(self, deleted: Iterable[int]) -> list[tuple]:
         """Returns ``(num, id, layer, fact, summary, args, label, exact)`` of every artifact whose
         label mentions one of the assertion numbers ``deleted``."""
+        if self.folder:  # three short reads, each pruned by its sorted file, then joined here
+            facts = {row[0]: row[2:] for row in self._touched_folder_facts(deleted)}
+            rows = self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
+                              "(SELECT value FROM json_each(?))", (_json(sorted(facts)),))
+            return [(*row, *facts[row[3]]) for row in rows]
         return self.query(_TOUCHED_ARTIFACTS, (_json(sorted(deleted)),)).fetchall()
 
     def touched_facts(self, deleted: Iterable[int]) -> list[tuple]:
         """Returns ``(num, relation, args, label, exact)`` of every fact whose label mentions one of
         the assertion numbers ``deleted``, in fact order."""
+        if self.folder:
+            return self._touched_folder_facts(deleted)
         return self.query(_TOUCHED_FACTS, (_json(sorted(deleted)),)).fetchall()
+
+    def _touched_folder_facts(self, deleted: Iterable[int]) -> list[tuple]:
+        numbers = [row[0] for row in self.query("SELECT DISTINCT fact FROM mentions WHERE assertion IN "
+                                                "(SELECT value FROM json_each(?)) ORDER BY fact",
+                                                (_json(sorted(deleted)),))]
+        return self.query("SELECT num, relation, args, label, exact FROM facts WHERE num IN "
+                          "(SELECT value FROM json_each(?)) ORDER BY num", (_json(numbers),)).fetchall()
 
     def edge_rows(self, args_keys: Iterable[str]) -> list[tuple]:
         """Returns ``(args, num, label, exact)`` of the ``edge`` facts with these argument keys."""
@@ -67,6 +82,71 @@ class Questions:
         return [row[0] for row in self.query(
             "SELECT s.id FROM artifacts s JOIN artifacts a ON s.summary = a.num "
             "WHERE a.id = ? AND s.layer = 'sentence' ORDER BY s.id", (summary_id,))]
+
+    # --- facts by bound arguments (re-derivation, explanations) --------------------------
+    def bound_facts(self, relation: str, bound: Iterable[tuple[int, object]], columns: str = "args",
+                    limit: int | None = None) -> "Rows":
+        """The stored facts of ``relation`` whose arguments at the given positions hold the given
+        values (``bound``: ``(position, value)`` pairs; only the first three positions are keyed,
+        and a file's integer keys and a folder's text keys may match more: callers re-check the
+        decoded arguments).  A file reads its ``k0..k2`` indexes; a folder, whose facts are sorted
+        by their arguments, turns the leading bound positions into a range of the ``args`` text,
+        which skips the row groups outside it."""
+        keyed = dict((p, v) for p, v in bound if p < 3)
+        where, parameters = ["relation = ?"], [relation]
+        leading = []
+        if self.folder:
+            while len(leading) in keyed:
+                leading.append(keyed.pop(len(leading)))
+        table = "facts"
+        if leading:
+            prefix = fact_key(leading)[:-1]  # '["a", "b"' starts the text of every fact beginning a, b
+            where.append("args >= ? AND args < ?")
+            parameters += [prefix, prefix + "\U0010ffff"]
+        elif self.folder and 2 in keyed and columns == "args" and "facts_by_k2" in self._db.indexes:
+            table = "facts_by_k2"  # sorted by relation and third argument
+        for position, value in sorted(keyed.items()):
+            where.append(f"k{position} = ?")
+            parameters.append(self.key(value))
+        sql = f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}"
+        if limit is not None:
+            sql, parameters = sql + " LIMIT ?", [*parameters, limit]
+        return self.query(sql, parameters)
+
+    def artifact_number(self, artifact_id: str) -> int | None:
+        """An artifact's number, or None (a folder reads its sorted id file)."""
+        table = "artifacts_by_id" if self.folder and "artifacts_by_id" in self._db.indexes else "artifacts"
+        row = self.query(f"SELECT num FROM {table} WHERE id = ?", (artifact_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def rules_for(self, relation: str, args: tuple) -> list[int]:
+        """The numbers of the rules whose head can derive ``relation(args)``: head relation
+        ``relation``, and each of the first three head constants either absent or equal to the
+        goal's argument.  A file groups its rules of a relation once (kept for later goals); a
+        folder asks DuckDB (its rules file holds the heads' constants as JSON text)."""
+        keys = [key_value(v) for v in args[:3]]
+        if self.folder:
+            where, parameters = ["relation = ?"], [relation]
+            for i in range(3):
+                if i < len(keys):
+                    where.append(f"(c{i} IS NULL OR c{i} = ?)")
+                    parameters.append(json.dumps(keys[i], ensure_ascii=False))
+                else:
+                    where.append(f"c{i} IS NULL")
+            return [row[0] for row in self.query(f"SELECT num FROM rules WHERE {' AND '.join(where)} ORDER BY num",
+                                                 parameters)]
+        cache = self.__dict__.setdefault("_rule_groups", {})
+        groups = cache.get(relation)
+        if groups is None:  # {positions holding constants: {those constants: [rule numbers]}}
+            groups = cache[relation] = {}
+            for number, constants in self.rule_heads(relation):
+                positions = tuple(p for p, c in enumerate(constants) if c is not None)
+                groups.setdefault(positions, {}).setdefault(tuple(constants[p] for p in positions), []).append(number)
+        numbers = []
+        for positions, by_values in groups.items():
+            if len(keys) > max(positions, default=-1):
+                numbers += by_values.get(tuple(keys[p] for p in positions), ())
+        return sorted(numbers)
 
     # --- history ----------------------------------------------------------------------
     def version_rows(self) -> list[dict]:
