@@ -155,3 +155,25 @@ def test_the_engines_write_the_same_rows(pair):
     for table in left:
         assert len(left[table]) == len(right[table]) > 0, table
         assert left[table] == right[table], table
+
+
+def test_top_sources_by_bounds_equals_a_what_if_per_source(pair):
+    """top-sources under trust-all evaluates only the sources whose label bound can reach the
+    ranking; the rows must be those of a what-if for every source (ties by name), file and folder."""
+    from polygraph_logic.query.explain import top_sources
+    from polygraph_logic.query.whatif import Deletion, what_if
+    name, file, folder = pair
+    for path in (file, folder):
+        with Graph(path) as graph:
+            everything = []
+            for source in graph.distinct("source"):
+                outcome = what_if(graph, Deletion(sources=(source,)), "trust-all")
+                layers = {}
+                for n in outcome.dead_ranks:
+                    layers[outcome.layer(n)] = layers.get(outcome.layer(n), 0) + 1
+                everything.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": layers})
+                bound = graph.label_kills().get(source, 0) if len(everything) < 4 else None
+                assert bound is None or bound >= everything[-1]["dead"]
+            everything.sort(key=lambda r: (-r["dead"], r["source"]))
+            for limit in (1, 3, 10, len(everything) + 5):
+                assert top_sources(graph, limit) == everything[:limit], (path.name, limit)

@@ -31,6 +31,15 @@ WHERE f.num IN (SELECT DISTINCT fact FROM mentions WHERE assertion IN (SELECT va
 ORDER BY f.num
 """
 
+# per fact and source, the support sets the source's assertions hit; all of them: the fact dies
+_LABEL_KILLS = """
+WITH hits AS (
+    SELECT m.fact, a.source, count(DISTINCT m.support_set) AS sets_hit
+    FROM mentions m JOIN assertions a ON a.num = m.assertion GROUP BY m.fact, a.source)
+SELECT h.source, count(*) FROM hits h JOIN facts f ON f.num = h.fact AND f.sets = h.sets_hit
+JOIN artifacts r ON r.fact = h.fact GROUP BY h.source
+"""
+
 
 class Questions:
     """Rows by meaning (mixed into ``Graph``, whose ``query`` runs them)."""
@@ -147,6 +156,28 @@ class Questions:
             if len(keys) > max(positions, default=-1):
                 numbers += by_values.get(tuple(keys[p] for p in positions), ())
         return sorted(numbers)
+
+    # --- retraction bounds (top-sources) ---------------------------------------------------
+    def label_kills(self) -> dict[str, int]:
+        """Returns {source: how many artifacts have an assertion of that source in every support
+        set}: the artifacts retracting the source kills by their labels alone, an upper bound of
+        what a trust-all what-if calls dead (it keeps demoted claims and trimmed summaries, and
+        calls a capped label uncertain).  A folder counts in DuckDB (its mentions keep each
+        assertion's support set); a file decodes its labels here."""
+        if self.folder:
+            return dict(self.query(_LABEL_KILLS).fetchall())
+        sources = dict(self.query("SELECT num, source FROM assertions"))
+        counts: dict[str, int] = {}
+        for (blob,) in self.query("SELECT f.label FROM artifacts a JOIN facts f ON f.num = a.fact"):
+            killers = None
+            for group in self.decode(blob):
+                names = {sources[n] for n in group}
+                killers = names if killers is None else killers & names
+                if not killers:
+                    break
+            for source in killers or ():
+                counts[source] = counts.get(source, 0) + 1
+        return counts
 
     # --- history ----------------------------------------------------------------------
     def version_rows(self) -> list[dict]:
