@@ -177,3 +177,15 @@ def test_top_sources_by_bounds_equals_a_what_if_per_source(pair):
             everything.sort(key=lambda r: (-r["dead"], r["source"]))
             for limit in (1, 3, 10, len(everything) + 5):
                 assert top_sources(graph, limit) == everything[:limit], (path.name, limit)
+
+
+def test_a_folder_is_checked_and_never_written(pair, capsys, tmp_path):
+    """check reads every row of a folder; add and replay refuse it by name, leaving it as it was."""
+    name, file, folder = pair
+    before = sorted((p.name, p.stat().st_size) for p in folder.iterdir())
+    assert "ok (" in _run(capsys, ["check"], folder)
+    added = _run(capsys, ["add", "--assertions", str(EXAMPLES / "ledger" / "batch1.jsonl")], folder)
+    assert "exit 2" in added and "read_only" in added and "import-tables" in added
+    replayed = _run(capsys, ["replay", "-o", str(tmp_path / "r.graph")], folder)
+    assert "exit 2" in replayed and "read_only" in replayed
+    assert sorted((p.name, p.stat().st_size) for p in folder.iterdir()) == before

@@ -111,8 +111,9 @@ def add_cap(command: argparse.ArgumentParser, what: str = "label", default: int 
 
 
 def add_graph(command: argparse.ArgumentParser) -> None:
-    """The positional ``GRAPH``: a graph file written by ``polygraph build``."""
-    command.add_argument("graph", metavar="GRAPH", help="a graph file (written by `polygraph build`)")
+    """The positional ``GRAPH``: a graph file or folder written by ``polygraph build``."""
+    command.add_argument("graph", metavar="GRAPH",
+                         help="a graph file or folder (written by `polygraph build -o FILE` or `--tables DIR`)")
 
 
 def policy_name(text: str) -> str:

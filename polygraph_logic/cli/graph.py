@@ -57,9 +57,10 @@ def register(commands) -> None:
     output = build.add_mutually_exclusive_group(required=True)
     output.add_argument("-o", "--output", metavar="GRAPH", help="the graph file to write")
     output.add_argument("--tables", metavar="DIR",
-                        help="with --engine duckdb or spark: write a tables folder (Parquet, as export-tables "
-                             "writes) straight from the engine instead of a graph file; sql-whatif reads it, "
-                             "import-tables turns it into a graph file")
+                        help="with --engine duckdb or spark: write a graph folder (Parquet, as export-tables "
+                             "writes) straight from the engine instead of a graph file; every reading command "
+                             "reads it in place (whatif, why, export, serve, ...); import-tables turns it into a "
+                             "graph file, which versions can be added to")
     build.add_argument("--engine", choices=ENGINES, default="python",
                        help="python (the reference, the default), duckdb (embedded SQL: for large graphs) "
                             "or spark (Spark SQL: local or a cluster; needs the [spark] extra)")

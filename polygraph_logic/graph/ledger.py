@@ -31,6 +31,7 @@ from polygraph_logic.graph.incremental import WatchedWhy, evaluate_seeded
 from polygraph_logic.graph.store.lazy_store import LazyStore
 from polygraph_logic.graph.store.label_codec import encode_label
 from polygraph_logic.graph.records import LoadError, _records, load_assertions, load_receipts
+from polygraph_logic.graph.store.folder import refuse_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.version_write import VersionWriter, write_version
@@ -63,6 +64,7 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
         progress: Callable[[str], None] | None = None, full: bool = False, command: str | None = None) -> AddReport:
     """Appends a version holding new assertions and receipts (files) to a graph; returns what it did."""
     say = progress or (lambda message: None)
+    refuse_folder(graph_path, "added to")
     with Graph(graph_path) as graph:
         if graph.at is not None:
             raise PolygraphError("bad_argument", "add appends to the latest version")

@@ -22,6 +22,7 @@ from pathlib import Path
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.ledger import add
+from polygraph_logic.graph.store.folder import refuse_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
 from polygraph_logic.graph.store.version_write import VersionWriter, copy_graph, write_version
@@ -50,6 +51,7 @@ def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> Repl
     graph_path, out = Path(graph_path), Path(out)
     if out.resolve() == graph_path.resolve():
         raise PolygraphError("in_place", "replay writes a copy; choose a path other than the graph's own")
+    refuse_folder(graph_path, "replayed (its build is recorded in meta.json; build it again)")
     with Graph(graph_path) as graph:
         rows = graph.version_rows()
     report = ReplayReport(len(rows))

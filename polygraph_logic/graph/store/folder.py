@@ -157,6 +157,14 @@ def rules_text(directory: Path, meta: dict) -> str:
     return text if isinstance(text, str) else ""
 
 
+def refuse_folder(path: str | Path, what: str) -> None:
+    """Raises ``read_only`` when ``path`` is a graph folder: folders are read in place, one
+    version, never written to (a graph file takes versions)."""
+    if is_folder(path):
+        raise PolygraphError("read_only", f"{path} is a graph folder, read in place but never {what}: convert it "
+                                          f"with `polygraph import-tables {path} -o FILE.graph` and use the file")
+
+
 def folder_bytes(directory: Path) -> int:
     """The bytes of a graph folder's files."""
     return sum(p.stat().st_size for p in Path(directory).iterdir() if p.is_file())

@@ -18,6 +18,7 @@ from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
+from polygraph_logic.graph.store.folder import refuse_folder
 from polygraph_logic.graph.store.label_codec import decode_label, encode_label
 from polygraph_logic.graph.store.stored_rules import rule_rows
 from polygraph_logic.graph.store.rows import fact_key, key_value
@@ -209,6 +210,7 @@ class VersionWriter:
 
 def copy_graph(source: str | Path, target: str | Path) -> None:
     """Copies a graph file, history and all, atomically (SQLite's online backup)."""
+    refuse_folder(source, "copied as a file")
     db = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
     try:
         with replacing(Path(target), ".partial") as temporary:
@@ -223,6 +225,7 @@ def write_version(path: str | Path, action: str, command: str, record: dict,
                   write: Callable[[VersionWriter], None]) -> int:
     """Appends one version to the graph file at ``path``: ``write`` adds and retires rows through
     a VersionWriter, then the version is recorded and committed; returns its number."""
+    refuse_folder(path, "added to")
     db = sqlite3.connect(path)
     try:
         writer = VersionWriter(db)

@@ -1,0 +1,150 @@
+"""One graph at every scale: every reading command on a folder built by DuckDB, x1 to x400.
+
+For each scale the synthetic graph (``generate --copies N``: the graph and N-1 disjoint copies)
+is built by DuckDB into a folder under ``--memory-limit`` (timed, with its peak), then each
+command runs on it as a whole process (start-up included), ``--repeat`` times: the median wall
+time and the largest peak RSS are printed, with the ratio to x1.  The commands ask about the
+first copy, which is the x1 graph itself, so every scale answers the same question.
+
+Side by side, in the same run:
+
+- ``sql-whatif`` (the folder's only command before folders were read in place: trust-all
+  label verdicts by one SQL query) against ``whatif`` on the same folder;
+- at the scales up to ``--file-max``, the graph file of the same inputs (``build --engine
+  duckdb -o``), its build and its ``whatif``.
+
+``export`` writes the whole graph (N-Quads) at the scales up to ``--export-max`` (about 5 GB of
+text at x40).
+
+    python -m polygraph_logic.benchmarks.one_graph [--copies 1 10 40 400] [--repeat 3]
+                 [--memory-limit 3GB] [--work DIR] [--file-max 10] [--export-max 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Callable
+
+from polygraph_logic.benchmarks.harness import Polygraph, Run, mib, print_table
+
+SOURCE = "synthetic:doc0002"       # a source of the first copy (the x1 graph itself)
+ARTIFACT = "edge:0125a1298d46"     # an entailed edge of the first copy
+
+COMMANDS = {
+    "whatif trust-all": ["whatif", "{g}", "--retract-source", SOURCE],
+    "whatif deployed": ["whatif", "{g}", "--retract-source", SOURCE, "--policy", "deployed"],
+    "whatif flat": ["whatif", "{g}", "--retract-source", SOURCE, "--policy", "flat"],
+    "whatif --exact": ["whatif", "{g}", "--retract-source", SOURCE, "--exact"],
+    "why": ["why", "{g}", ARTIFACT],
+    "whynot": ["whynot", "{g}", ARTIFACT, "--retract-source", SOURCE],
+    "robustness": ["robustness", "{g}", ARTIFACT],
+    "top-sources --limit 20": ["top-sources", "{g}", "--limit", "20"],
+    "contradictions": ["contradictions", "{g}"],
+    "rests-on": ["rests-on", "{g}", "--kind", "model_hypothesis"],
+    "info": ["info", "{g}"],
+    "show --limit 20": ["show", "{g}", "--limit", "20"],
+    "log": ["log", "{g}"],
+    "sql-whatif (before)": ["sql-whatif", "{g}", "--retract-source", SOURCE],
+}
+
+
+def _median_run(polygraph: Polygraph, command: list[str], repeat: int) -> dict:
+    runs: list[Run] = [polygraph(*command) for _ in range(repeat)]
+    failed = [r for r in runs if r.code != 0]
+    if failed:
+        return {"failed": "; ".join(failed[0].last_words())}
+    return {"seconds": statistics.median(r.seconds for r in runs),
+            "peak_mib": max(r.peak_mib or 0 for r in runs)}
+
+
+def measure(copies=(1, 10, 40), repeat: int = 3, memory_limit: str = "3GB", work: Path | None = None,
+            file_max: int = 10, export_max: int = 40, timeout: float = 1800,
+            out: Callable[[str], None] = print) -> dict:
+    """Builds each scale and times every command on it; prints the tables; returns the figures."""
+    polygraph = Polygraph(timeout=timeout)
+    owned = work is None
+    work = Path(tempfile.mkdtemp(prefix="polygraph-one-graph-")) if owned else Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    figures: dict = {"scales": {}}
+    try:
+        for n in copies:
+            inputs, folder, file = work / f"x{n}", work / f"x{n}.tables", work / f"x{n}.graph"
+            scale: dict = {"commands": {}}
+            if not (inputs / "assertions.jsonl").is_file():
+                polygraph("generate", "-o", inputs, "--copies", n).check(f"generate x{n}")
+            if not folder.is_dir():
+                built = polygraph("build", "--assertions", inputs / "assertions.jsonl", "--receipts",
+                                  inputs / "receipts.jsonl", "--rules", "ro", "--engine", "duckdb",
+                                  "--memory-limit", memory_limit, "--tables", folder).check(f"build x{n}")
+                scale["build"] = {"seconds": built.seconds, "peak_mib": built.peak_mib}
+                out(f"x{n}: build --engine duckdb --tables --memory-limit {memory_limit}: {built.seconds:.1f} s, "
+                    f"peak {mib(built.peak_mib)}")
+            for name, command in COMMANDS.items():
+                scale["commands"][name] = _median_run(polygraph, [c.replace("{g}", str(folder)) for c in command],
+                                                      repeat)
+            if n <= export_max:
+                target = work / f"x{n}.nq"
+                scale["commands"]["export (whole graph)"] = _median_run(
+                    polygraph, ["export", str(folder), "-o", str(target)], 1)
+                scale["export_bytes"] = target.stat().st_size if target.exists() else None
+                target.unlink(missing_ok=True)
+            if n <= file_max:
+                if not file.is_file():
+                    built = polygraph("build", "--assertions", inputs / "assertions.jsonl", "--receipts",
+                                      inputs / "receipts.jsonl", "--rules", "ro", "--engine", "duckdb",
+                                      "--memory-limit", memory_limit, "-o", file).check(f"build x{n} file")
+                    scale["file_build"] = {"seconds": built.seconds, "peak_mib": built.peak_mib}
+                    out(f"x{n}: build --engine duckdb -o FILE.graph: {built.seconds:.1f} s, peak {mib(built.peak_mib)}")
+                scale["file_whatif"] = _median_run(polygraph, [c.replace("{g}", str(file))
+                                                               for c in COMMANDS["whatif trust-all"]], repeat)
+            figures["scales"][n] = scale
+            _print(figures, out)
+    finally:
+        if owned:
+            shutil.rmtree(work, ignore_errors=True)
+    return figures
+
+
+def _cell(entry: dict | None, base: dict | None) -> str:
+    if not entry:
+        return "-"
+    if "failed" in entry:
+        return "failed: " + entry["failed"][:40]
+    ratio = f" ({entry['seconds'] / base['seconds']:.2f}x)" if base and "seconds" in base else ""
+    return f"{entry['seconds']:.2f} s{ratio} {mib(entry['peak_mib'])}"
+
+
+def _print(figures: dict, out: Callable[[str], None]) -> None:
+    scales = sorted(figures["scales"])
+    names = {name for s in scales for name in figures["scales"][s]["commands"]}
+    rows = []
+    for name in [*COMMANDS, "export (whole graph)"]:
+        if name not in names:
+            continue
+        base = figures["scales"][scales[0]]["commands"].get(name)
+        rows.append([name, *(_cell(figures["scales"][s]["commands"].get(name), base) for s in scales)])
+    base = figures["scales"][scales[0]].get("file_whatif")
+    rows.append(["whatif on the graph file", *(_cell(figures["scales"][s].get("file_whatif"), base)
+                                               for s in scales)])
+    out("whole process, median wall time (ratio to the smallest scale) and peak RSS:")
+    print_table(["command", *(f"x{s} folder" for s in scales)], rows, out=out, indent="  ")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--copies", type=int, nargs="+", default=[1, 10, 40])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--memory-limit", default="3GB")
+    parser.add_argument("--work", type=Path, help="keep inputs, folders and files here (reused when present)")
+    parser.add_argument("--file-max", type=int, default=10, help="build and time the graph file up to this scale")
+    parser.add_argument("--export-max", type=int, default=40, help="export the whole graph up to this scale")
+    args = parser.parse_args(argv)
+    measure(tuple(args.copies), args.repeat, args.memory_limit, args.work, args.file_max, args.export_max)
+
+
+if __name__ == "__main__":
+    main()
