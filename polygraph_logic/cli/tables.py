@@ -39,8 +39,8 @@ def register(commands) -> None:
         description="Evaluate a deletion by one SQL query over a tables folder: touched artifacts (their "
                     "label mentions a deleted assertion), dead ones (every support set hit) and uncertain "
                     "ones (dead on a capped label). These are the label-level verdicts of `polygraph whatif "
-                    "--policy trust-all`; re-derivation (--exact), summary trimming and demotion of claims "
-                    "still entailed need the graph file and `polygraph whatif`.")
+                    "--policy trust-all`, by DuckDB or Spark SQL. `polygraph whatif` reads the folder itself "
+                    "with every policy, re-derivation (--exact), summary trimming and demotion.")
     sql.add_argument("tables", metavar="DIR", help="a folder written by export-tables")
     add_deletion(sql, policy=False)
     sql.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",
