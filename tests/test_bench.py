@@ -237,3 +237,21 @@ def test_hub_growth_counts_what_the_python_engine_derives(tmp_path):
         assert shared[name] == sum(1 for _, p, _ in model.facts("edge") if p == predicate)
         assert shared[name] > disjoint[name]
     assert shared["facts"] == sum(len(model.facts(relation)) for relation in model.relations())
+
+
+@pytest.mark.slow
+def test_one_graph_benchmark_runs_every_command_on_a_folder(tmp_path):
+    """polygraph_logic/benchmarks/one_graph.py at x1: every command answers on the DuckDB folder
+    (none failed), the graph file's what-if is timed beside it, and the table names each."""
+    pytest.importorskip("duckdb")
+    from polygraph_logic.benchmarks import one_graph
+    printed: list[str] = []
+    figures = one_graph.measure(copies=(1,), repeat=1, work=tmp_path, file_max=1, export_max=1,
+                                out=printed.append)
+    commands = figures["scales"][1]["commands"]
+    assert set(commands) == {*one_graph.COMMANDS, "export (whole graph)"}
+    assert not [name for name, entry in commands.items() if "failed" in entry]
+    assert figures["scales"][1]["export_bytes"] > 1_000_000
+    assert "seconds" in figures["scales"][1]["file_whatif"]
+    text = "\n".join(printed)
+    assert all(name in text for name in commands) and "whatif on the graph file" in text
