@@ -151,8 +151,8 @@ class GraphApi:
             found = entity_artifacts(self.graph, name, limit)
             if not any(found.values()):
                 raise ApiError(404, "not_found", f"no claim, edge or merge mentions an entity named {name[:80]!r}")
-            return {"name": name, **{layer: [_brief(self.graph.artifact(i)) for i in ids]
-                                     for layer, ids in found.items()}}
+            named = self.graph.artifacts_named(i for ids in found.values() for i in ids)
+            return {"name": name, **{layer: [_brief(named[i]) for i in ids] for layer, ids in found.items()}}
 
     # --- what-if -----------------------------------------------------------------------
     def outcome(self, deletion: Deletion, policy: str, exact: bool) -> Outcome:
@@ -325,8 +325,10 @@ def _around(graph: Graph, artifact) -> dict:
         entities = list(dict.fromkeys([content.get("canonical"), *content.get("members", [])]))
     else:
         entities = []
-    neighbours = {}
+    around = {}
     for name in [e for e in entities if isinstance(e, str)][:8]:
         found = entity_artifacts(graph, name, 6)
-        neighbours[name] = [_brief(graph.artifact(i)) for i in found["claim"] + found["edge"] if i != artifact.id][:6]
+        around[name] = [i for i in found["claim"] + found["edge"] if i != artifact.id][:6]
+    named = graph.artifacts_named(i for ids in around.values() for i in ids)
+    neighbours = {name: [_brief(named[i]) for i in ids] for name, ids in around.items()}
     return {"entities": list(neighbours), "neighbours": neighbours}

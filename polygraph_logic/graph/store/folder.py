@@ -49,7 +49,7 @@ ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, supp
 #: that a look-up by artifact id, or by a fact's third argument, reads a row group or two
 INDEXES = {
     "artifacts_by_id": "SELECT id, num FROM {artifacts} ORDER BY id",
-    "facts_by_k2": "SELECT relation, args->>'$[2]' AS k2, args FROM {facts} "
+    "facts_by_k2": "SELECT relation, args->>'$[2]' AS k2, args, num FROM {facts} "
                    "WHERE json_array_length(args) >= 3 ORDER BY relation, k2",
 }
 #: the most numbers a streamed read of a folder's table asks for at once (FolderDB.in_ranges)

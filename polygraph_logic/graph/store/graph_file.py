@@ -258,6 +258,22 @@ class Graph(Questions):
             raise NotFound("unknown_artifact", f"no artifact named {artifact_id!r} in {self.path}")
         return self._artifact(row)
 
+    def artifacts_named(self, artifact_ids: Iterable[str]) -> dict[str, Artifact]:
+        """Returns ``{id: artifact}`` for the ids that name artifacts, in one read (a folder: the
+        sorted id file, then one read by number)."""
+        ids = list(dict.fromkeys(artifact_ids))
+        if not ids:
+            return {}
+        if self.folder and "artifacts_by_id" in self._db.indexes:
+            numbers = [row[0] for row in self.query(
+                "SELECT num FROM artifacts_by_id WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))]
+            where, values = "a.num", sorted(numbers)
+        else:
+            where, values = "a.id", ids
+        rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE {where} IN (SELECT value FROM json_each(?))",
+                          (json.dumps(values),))
+        return {a.id: a for a in (self._artifact(row, names) for row, names in self._named(rows, 3))}
+
     def has_artifact(self, artifact_id: str) -> bool:
         if self.folder and "artifacts_by_id" in self._db.indexes:
             return self.artifact_number(artifact_id) is not None

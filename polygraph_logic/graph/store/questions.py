@@ -112,7 +112,7 @@ class Questions:
             prefix = fact_key(leading)[:-1]  # '["a", "b"' starts the text of every fact beginning a, b
             where.append("args >= ? AND args < ?")
             parameters += [prefix, prefix + "\U0010ffff"]
-        elif self.folder and 2 in keyed and columns == "args" and "facts_by_k2" in self._db.indexes:
+        elif self.folder and 2 in keyed and columns in ("args", "num") and "facts_by_k2" in self._db.indexes:
             table = "facts_by_k2"  # sorted by relation and third argument
         for position, value in sorted(keyed.items()):
             where.append(f"k{position} = ?")
