@@ -134,6 +134,23 @@ def _print(figures: dict, out: Callable[[str], None]) -> None:
     print_table(["command", *(f"x{s} folder" for s in scales)], rows, out=out, indent="  ")
 
 
+def headline(figures: dict) -> list[tuple[str, str]]:
+    """(what, figure) rows for `polygraph bench`'s headline table: the folder's what-if and why
+    at the largest scale measured, against x1."""
+    scales = sorted(figures.get("scales", {}))
+    if not scales:
+        return []
+    rows = []
+    for name in ("whatif trust-all", "why", "top-sources --limit 20"):
+        small = figures["scales"][scales[0]]["commands"].get(name, {})
+        large = figures["scales"][scales[-1]]["commands"].get(name, {})
+        if "seconds" in small and "seconds" in large:
+            rows.append((f"folder, {name}: x{scales[-1]} / x{scales[0]} (whole process)",
+                         f"{large['seconds'] / small['seconds']:.2f}x ({large['seconds']:.2f} s, "
+                         f"{mib(large['peak_mib'])} vs {small['seconds']:.2f} s)"))
+    return rows
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--copies", type=int, nargs="+", default=[1, 10, 40])

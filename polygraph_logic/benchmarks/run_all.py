@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks import build_graph, distributed, export, go_closure, scale, whatif, whole_process
+from polygraph_logic.benchmarks import (build_graph, distributed, export, go_closure, one_graph, scale, whatif,
+                                        whole_process)
 from polygraph_logic.benchmarks.harness import CHECKOUT, Stopwatch, default_data, run
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import write_text_atomically
@@ -85,6 +86,7 @@ class BenchReport:
         rows += _whole_process_rows(self.figures.get("whole_process", {}))
         rows += _distributed_rows(self.figures.get("distributed", {}))
         rows += _scale_rows(self.figures.get("scale", {}))
+        rows += one_graph.headline(self.figures.get("one_graph", {}))
         for source, entry in self.figures.get("go_whatif", {}).get("sources", {}).items():
             rows.append((f"GO slice: recompute / what-if whole process, {source}",
                          f"{entry['ratio']:.1f}x ({entry['whatif_s']:.2f} s vs {entry['recompute_s']:.2f} s); "
@@ -266,6 +268,9 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
          lambda out: scale.measure_go(data, repeat=1 if quick else 3, out=out)),
         ("distributed", "distributed: Python, DuckDB and Spark SQL builds, the SQL what-if (x1)",
          lambda out: distributed.measure((1,), quick=quick, out=out)),
+        ("one_graph", "one graph at every scale: every command on a DuckDB folder",
+         lambda out: one_graph.measure((1, 3) if quick else (1, 10, 40), repeat=1 if quick else 3,
+                                       file_max=3 if quick else 10, export_max=3 if quick else 10, out=out)),
     ]
     for key, title, step in steps:
         lines: list[str] = []
