@@ -25,7 +25,10 @@ version, the build.
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Iterator
 
@@ -56,6 +59,8 @@ INDEXES = {
 RANGE = 100_000
 #: the rules as rule-language text, beside meta.json (at x400, 31 MB that opening need not parse)
 RULES_TEXT = "rules.dl"
+#: DuckDB's memory when reading a folder (beyond it, a query spills to a temporary folder)
+READER_MEMORY = "1GB"
 #: lists of numbers up to this long are written into a query's text (translate)
 LITERAL_LIST = 10_000
 #: how many rows a streamed read fetches at a time
@@ -229,6 +234,13 @@ class FolderDB:
         # each file's footer (row groups, min/max) read once, not by every query: a look-up at
         # x400 (630 row groups in facts.parquet) went from about 30 ms to a few
         con.execute("SET parquet_metadata_cache = true")
+        # bounded memory: DuckDB's cache of the files' blocks grew with every row read (an export
+        # of x400 passed 740 MB and rising; flat at about 165 MB at x10 without it), and the
+        # largest query (top-sources' bounds over every mention) spills beyond READER_MEMORY
+        con.execute("SET enable_external_file_cache = false")
+        con.execute(f"SET memory_limit = '{READER_MEMORY}'")
+        self._spill = Path(tempfile.gettempdir()) / f"polygraph-duckdb-{os.getpid()}-{id(self)}"
+        con.execute(f"SET temp_directory = '{quoted(self._spill)}'")
 
         def parquet(name: str) -> str:
             return f"read_parquet('{quoted(table_path(directory, name))}')"
@@ -285,6 +297,7 @@ class FolderDB:
 
     def close(self) -> None:
         self.con.close()
+        shutil.rmtree(self._spill, ignore_errors=True)
 
 
 class FolderCursor:
