@@ -12,14 +12,18 @@ The folder (format ``polygraph-tables/1``) holds the graph file's tables as colu
 - ``artifacts.parquet``: ``num, id, layer, content, fact, summary``;
 - ``rules.parquet``: ``num, tree`` and, written since graphs are read in place, ``relation, c0,
   c1, c2`` (the head relation and its first three head constants as JSON, for goal lookups);
-- ``meta.json``: the format and the graph file's ``meta`` rows (cap, rules text, build record,
-  statistics).
+- ``meta.json``: the format and the graph file's ``meta`` rows (cap, build record, statistics);
+  ``rules.dl`` the rules as text (in meta.json in folders written before);
+- look-up files derived from the tables by ``write_indexes``, the last step of every writer:
+  ``artifacts_by_id.parquet`` (ids sorted) and ``facts_by_k2.parquet`` (facts sorted by their
+  third argument).  A folder without them is read by scans.
 
 ``FolderDB`` opens a folder as views with the graph file's table and column names, so that
 ``Graph`` asks a folder exactly what it asks a file: the same query texts, run by DuckDB
 (``INDEXED BY`` dropped; labels read as JSON text; ``k0..k2`` the first three arguments as
-text, which the lazy store re-checks on the decoded arguments).  A folder is read-only: one
-version, the build.
+text, which the lazy store re-checks on the decoded arguments).  DuckDB reads it under
+READER_MEMORY, its cache of file blocks off, so that a whole-graph read (an export) stays
+bounded.  A folder is read-only: one version, the build.
 """
 
 from __future__ import annotations
@@ -214,7 +218,7 @@ class FolderDB:
     own, so that a streamed read and the look-ups made while reading it do not disturb each
     other)."""
 
-    def __init__(self, directory: Path, memory_limit: str | None = None):
+    def __init__(self, directory: Path, memory_limit: str = READER_MEMORY):
         import duckdb  # an optional extra: only folders need it
         self.errors = (duckdb.Error,)
         self.path = directory
@@ -238,7 +242,6 @@ class FolderDB:
         # of x400 passed 740 MB and rising; flat at about 165 MB at x10 without it), and the
         # largest query (top-sources' bounds over every mention) spills beyond READER_MEMORY
         con.execute("SET enable_external_file_cache = false")
-        con.execute(f"SET memory_limit = '{READER_MEMORY}'")
         self._spill = Path(tempfile.gettempdir()) / f"polygraph-duckdb-{os.getpid()}-{id(self)}"
         con.execute(f"SET temp_directory = '{quoted(self._spill)}'")
 
