@@ -275,9 +275,7 @@ class Graph(Questions):
         return {a.id: a for a in (self._artifact(row, names) for row, names in self._named(rows, 3))}
 
     def has_artifact(self, artifact_id: str) -> bool:
-        if self.folder and "artifacts_by_id" in self._db.indexes:
-            return self.artifact_number(artifact_id) is not None
-        return self.query("SELECT 1 FROM artifacts WHERE id = ?", (artifact_id,)).fetchone() is not None
+        return self.artifact_number(artifact_id) is not None
 
     def artifacts(self, layer: str | None = None) -> Iterator[Artifact]:
         """Yields every artifact (of one layer, if given) in build order, streamed.
