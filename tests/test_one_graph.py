@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,66 @@ def test_a_folder_is_checked_and_never_written(pair, capsys, tmp_path):
     replayed = _run(capsys, ["replay", "-o", str(tmp_path / "r.graph")], folder)
     assert "exit 2" in replayed and "read_only" in replayed
     assert sorted((p.name, p.stat().st_size) for p in folder.iterdir()) == before
+
+
+def _why_everywhere(folder: Path, copy: Path, ids: list[str], trees: int = 3) -> int:
+    """Explains each artifact on ``folder`` (from a scope) and on ``copy`` (without the look-up
+    file that makes scopes: every look-up asks the whole graph); returns how many had trees."""
+    from polygraph_logic.query.explain import Explainer, why
+    shutil.copytree(folder, copy)
+    (copy / "background_facts.parquet").unlink()
+    with Graph(folder) as scoped, Graph(copy) as whole:
+        by_scope, by_graph = Explainer(scoped), Explainer(whole)
+        trees_seen = 0
+        for artifact_id in ids:
+            answer = why(scoped, artifact_id, by_scope, trees=trees)
+            assert answer == why(whole, artifact_id, by_graph, trees=trees), artifact_id
+            trees_seen += any(answer["derivations"])
+        assert by_scope._scoped is not None and by_graph._scoped is None
+    return trees_seen
+
+
+def test_explanations_from_a_scope_are_those_of_the_whole_graph(pair, tmp_path):
+    """On a folder, ``why`` reads at once the facts a derivation from one support set may use (the
+    facts it supports, and background facts) instead of one look-up per proof step: the
+    derivation trees are the same as when every look-up asks the whole graph."""
+    name, file, folder = pair
+    ids = [a for layer in ("claim", "merge", "edge", "summary", "sentence", "contradiction")
+           for a in _some(file, layer, 12)]
+    assert _why_everywhere(folder, tmp_path / "whole", ids) > 10
+
+
+RULES_WITH_BACKGROUND = """
+known("C", "D").
+known("E", "F").
+blocked("X").
+edge(x, "RO:0000001", y) :- claim(x, "RO:0002211", y), !blocked(x).
+edge(x, "RO:0000002", z) :- edge(x, "RO:0000001", y), known(y, z).
+edge(x, "RO:0000003", z) :- edge(x, "RO:0000002", z), n = count : { known(_, _) }, n > 1.
+"""
+
+
+def test_explanations_use_background_facts_negation_and_aggregates(tmp_path, capsys):
+    """Background facts (label one) are in every scope; a rule with a negation or an aggregate sees
+    the whole graph (the folder: the graph file's tables, export-tables) (its premises are not all in a support set's scope); the trees agree with the
+    graph file's and with an unscoped reading."""
+    assertions = tmp_path / "assertions.jsonl"
+    rows = [("a1", "s1", "A", "C"), ("a2", "s2", "A", "C"), ("a3", "s1", "X", "C"), ("a4", "s3", "B", "E"),
+            ("a5", "s3", "B", "G")]
+    assertions.write_text("".join(json.dumps({"id": i, "source": s, "subject": x, "predicate": "RO:0002211",
+                                              "object": y}) + "\n" for i, s, x, y in rows))
+    rules = tmp_path / "rules.dl"
+    rules.write_text(RULES_WITH_BACKGROUND)
+    # the SQL engines plan positive rules only: the folder is the graph file's tables
+    built = {"python": tmp_path / "g.graph", "duckdb": tmp_path / "g"}
+    assert main(["build", "--assertions", str(assertions), "--rules", str(rules), "-o", str(built["python"])]) == 0
+    assert main(["export-tables", str(built["python"]), "-o", str(built["duckdb"])]) == 0
+    with Graph(built["python"]) as file:
+        ids = [a.id for a in file.artifacts()]
+    with Graph(built["duckdb"]) as folder:
+        background = {row[0] for row in folder.query("SELECT relation FROM background_facts")}
+    assert len(ids) >= 8 and background == {"known", "blocked"}
+    assert _why_everywhere(built["duckdb"], tmp_path / "whole", ids) >= 4
+    for artifact_id in ids:
+        args = ["why", artifact_id, "--trees", "2", "--json"]
+        assert _run(capsys, args, built["duckdb"]) == _run(capsys, args, built["python"]), artifact_id

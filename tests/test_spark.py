@@ -79,6 +79,46 @@ def test_sql_whatif_command_on_spark(spark, tables, capsys):
     assert report["engine"] == "spark" and (set(report["touched"]), set(report["dead"])) == (touched, dead)
 
 
+def _outcome(graph, deletion, policy, exact):
+    from polygraph_logic.query.rederive import Rederiver
+    outcome = what_if(graph, deletion, policy, exact=exact, rederiver=Rederiver(graph) if exact else None)
+    report = outcome.to_json(listing=True, graph=graph)
+    report.pop("elapsed_ms", None)
+    return report
+
+
+def test_whatif_read_by_spark_is_the_whatif(spark, tables):
+    """``whatif --engine spark``: the one what-if, its rows read by Spark SQL, equals the what-if
+    on the graph file under every policy, with and without re-derivation."""
+    from polygraph_logic.tables.spark_reader import SparkFolderDB
+    path, folder = tables
+    with Graph(path) as file, Graph(folder, db=SparkFolderDB(folder, spark)) as read:
+        deletions = random_deletions(file, random.Random(5), 4) + [Deletion(kinds=("model_hypothesis",))]
+        for deletion in deletions:
+            for policy, exact in (("trust-all", True), ("trust-all", False), ("deployed", False), ("flat", False),
+                                  ("distrust:summary", True)):
+                assert _outcome(read, deletion, policy, exact) == _outcome(file, deletion, policy, exact), \
+                    (str(deletion), policy, exact)
+
+
+def test_whatif_engine_spark_command(spark, tables, capsys):
+    import json
+
+    from polygraph_logic.cli import main
+    path, folder = tables
+    with Graph(path) as graph:
+        source = graph.distinct("source")[0]
+    answers = []
+    for target, engine in ((folder, ["--engine", "spark"]), (path, [])):
+        assert main(["whatif", str(target), "--retract-source", source, "--policy", "deployed", "--json", *engine]) == 0
+        report = json.loads(capsys.readouterr().out)
+        report.pop("elapsed_ms")
+        answers.append(report)
+    assert answers[0] == answers[1]
+    assert main(["whatif", str(path), "--retract-source", source, "--engine", "spark"]) == 2
+    assert "reads graph folders" in capsys.readouterr().err
+
+
 def test_a_spark_failure_is_one_error_line(spark, tables, tmp_path):
     import shutil
     _, folder = tables

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.folder import is_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS
 from polygraph_logic.graph.kinds import KINDS
@@ -38,6 +39,12 @@ def register(commands) -> None:
                         help="settle dead verdicts on capped labels by symbolic re-derivation")
     add_json(whatif, "whatif")
     whatif.add_argument("--list", action="store_true", help="list the dead artifacts")
+    whatif.add_argument("--engine", choices=READERS, default=None,
+                        help="who reads a graph folder: duckdb (embedded, the default) or spark (Spark SQL: "
+                             "pip install \"polygraph_logic[spark]\"); the what-if is the same, every policy "
+                             "included. A graph file is read by SQLite")
+    whatif.add_argument("--master", default="local[2]", metavar="URL",
+                        help="with --engine spark: local[N] or spark://HOST:PORT (default local[2])")
     whatif.set_defaults(run=_run_whatif)
 
     explain = commands.add_parser(
@@ -144,8 +151,24 @@ def shown_rederiver(graph, stream=None):
     return Shown(graph)
 
 
+#: the readers of a graph folder (``whatif --engine``)
+READERS = ("duckdb", "spark")
+
+
+def _reader(args: argparse.Namespace) -> Graph:
+    """The graph, read by the engine ``--engine`` names (a folder only: a file is SQLite's)."""
+    if args.engine is not None and not is_folder(args.graph):
+        raise PolygraphError("bad_argument", f"{args.graph} is a graph file, read by SQLite: --engine "
+                                             f"{args.engine} reads graph folders (`polygraph export-tables "
+                                             f"{args.graph} -o FOLDER` writes one)")
+    if args.engine == "spark":
+        from polygraph_logic.tables.spark_reader import spark_graph  # start-up time: Spark only when asked
+        return spark_graph(args.graph, args.master, at=args.at)
+    return Graph(args.graph, at=args.at)
+
+
 def _run_whatif(args: argparse.Namespace) -> int:
-    with Graph(args.graph, at=args.at) as graph:
+    with _reader(args) as graph:
         rederiver = shown_rederiver(graph) if args.exact else None
         outcome = what_if(graph, deletion(args), args.policy, exact=args.exact, rederiver=rederiver)
         if args.json:

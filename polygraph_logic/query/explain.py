@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.fact_store import ScopedFacts
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.kinds import check_kinds
 from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, max_disjoint
@@ -83,8 +84,12 @@ class Explainer:
         self._accept = None
         self._found: tuple | None = None
         self._labels: dict[FactKey, list[frozenset[int]] | None] = {}
+        self._stating: dict | None = None  # the support set's assertions, with a scope
         # each fact's value is the one-fact tuple of itself: a derivation's label lists its premises
-        self.plans = GoalPlans(self.graph, lambda relation, args: ((relation, args),), _Witness(), self._emit)
+        witness = lambda relation, args: ((relation, args),)  # noqa: E731
+        # a folder's look-ups are slow: a derivation's premises are then read at once (its scope)
+        self._scoped = ScopedFacts(witness) if self.graph.folder else None
+        self.plans = GoalPlans(self.graph, witness, _Witness(), self._emit, self._scoped)
 
     def _emit(self, relation, tup, used) -> None:
         if tup == self._goal and self._accept(used):
@@ -100,13 +105,48 @@ class Explainer:
     def derivation(self, fact: FactKey, support: frozenset[str]) -> Derivation | None:
         """Returns a derivation tree of ``fact`` from the assertions of ``support`` alone."""
         numbers = frozenset(self.graph.numbers("id", support))
+        self._stating = None
+        if self._scoped is not None:
+            self._scope(numbers)
         return self._derive(fact, numbers, frozenset())
+
+    def _stated(self, fact: FactKey) -> dict[int, str]:
+        """{number: id} of the assertions stating ``fact``: all of the graph's, or (with a scope)
+        those of the support set, which are all a derivation from it may cite."""
+        if self._stating is None:
+            return stated_by(self.graph, fact)
+        relation, args = fact
+        if relation in ("claim", "neg_edge") and len(args) == 3:
+            negated = relation == "neg_edge"
+            return {n: a.id for n, a in self._stating.items()
+                    if (a.subject, a.predicate, a.object) == args and a.negated == negated}
+        if relation == "assertion" and len(args) == 1:
+            return {n: a.id for n, a in self._stating.items() if a.id == args[0]}
+        return {}
+
+    def _scope(self, numbers: frozenset[int]) -> None:
+        """Reads at once the facts a derivation from ``numbers`` may use (those with a support set
+        inside them, and background facts) into the scoped store, and their labels; without a
+        scope (the graph cannot tell), every rule looks its facts up in the graph."""
+        rows = self.graph.support_scope(numbers)
+        if rows is None:
+            self.plans.scoped = self._scoped = None
+            return
+        facts = []
+        for _num, relation, args, blob in rows:
+            fact = (relation, self.graph.args(args))
+            label = [frozenset(g) for g in self.graph.decode(blob)]
+            self._labels[fact] = label
+            if any(group <= numbers for group in label):
+                facts.append(fact)
+        self._scoped.scope(facts)
+        self._stating = self.graph.assertions.numbered(numbers)
 
     def _supported(self, fact: FactKey, numbers: frozenset[int]) -> bool:
         return any(group <= numbers for group in self._label(fact) or ())
 
     def _derive(self, fact: FactKey, numbers: frozenset[int], path: frozenset) -> Derivation | None:
-        for number, assertion in sorted(stated_by(self.graph, fact).items()):
+        for number, assertion in sorted(self._stated(fact).items()):
             if number in numbers:
                 return Derivation(fact, assertion=assertion)
         if self._label(fact) == [frozenset()]:
@@ -139,9 +179,8 @@ def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int 
     distrust = check_kinds(distrust)
     artifact = graph.artifact(artifact_id)
     label = graph.label(artifact)
-    sets = []
-    for support in label.support_sets():
-        sets.append([_assertion(graph, a) for a in sorted(support)])
+    named = graph.assertions.named({a for support in label.support_sets() for a in support})
+    sets = [[_assertion(named[a][1]) for a in sorted(support)] for support in label.support_sets()]
     result = {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "label": str(label),
               "exact": label.exact, "support_sets": sets, "derivations": []}
     if distrust:
@@ -273,7 +312,6 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
     return rows[:limit]
 
 
-def _assertion(graph: Graph, assertion_id: str) -> dict:
-    a = graph.assertions[assertion_id]
+def _assertion(a) -> dict:
     negated = {"negated": True} if a.negated else {}  # it denies the triple (a NOT annotation)
     return {"id": a.id, "source": a.source, "kind": a.kind, "triple": [a.subject, a.predicate, a.object], **negated}

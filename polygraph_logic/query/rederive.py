@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from polygraph_logic.datalog.join_plan import Plan
-from polygraph_logic.graph.store.fact_store import FactStore
+from polygraph_logic.datalog.syntax import Aggregate, Arithmetic, Atom, Comparison, Constraint, Negation
+from polygraph_logic.graph.store.fact_store import FactStore, ScopedFacts
 from polygraph_logic.graph.store.graph_file import Graph
 
 FactKey = tuple[str, tuple]
@@ -57,10 +58,11 @@ class GoalPlans:
     Only the rules whose head can produce a goal are loaded and planned, each once.
     """
 
-    def __init__(self, graph: Graph, value: Callable[[str, tuple], Any], semiring, emit):
-        self._plan = Plan
+    def __init__(self, graph: Graph, value: Callable[[str, tuple], Any], semiring, emit,
+                 scoped: ScopedFacts | None = None):
         self.graph = graph
         self.store = FactStore(graph, value)
+        self.scoped = scoped  # where rules that read positive premises only look facts up
         self.semiring, self.emit = semiring, emit
         self._plans: dict[int, tuple] = {}  # rule number -> (plan, text)
 
@@ -70,8 +72,29 @@ class GoalPlans:
         missing = [n for n in numbers if n not in self._plans]
         if missing:
             for number, rule in self.graph.rules_numbered(missing).items():
-                self._plans[number] = (self._plan(rule, self.store, self.semiring, self.emit, goal=True), str(rule))
+                store = self.scoped if self.scoped is not None and positive(rule) else self.store
+                self._plans[number] = (Plan(rule, store, self.semiring, self.emit, goal=True), str(rule))
         return [self._plans[n] for n in numbers]
+
+
+def positive(rule) -> bool:
+    """True when a rule's body reads facts only through positive atoms (no negation, no aggregate):
+    its derivations then use only facts its premises' support makes available."""
+    def plain(term) -> bool:
+        if isinstance(term, Aggregate):
+            return False
+        if isinstance(term, Arithmetic):
+            return plain(term.left) and plain(term.right)
+        return all(plain(t) for t in getattr(term, "args", ()))
+
+    for literal in rule.body:
+        if isinstance(literal, Negation):
+            return False
+        if isinstance(literal, Comparison) and not (plain(literal.left) and plain(literal.right)):
+            return False
+        if isinstance(literal, (Atom, Constraint)) and not all(plain(t) for t in literal.args):
+            return False
+    return True
 
 
 def stated_by(graph: Graph, fact: FactKey) -> dict[int, str]:

@@ -5,6 +5,10 @@ arguments; here each lookup is one indexed query on the ``facts`` table (columns
 ``k0..k2`` hold the first three arguments), cached for the life of the store.  What a
 fact is worth (live or not, a witness, ...) is the caller's ``value`` function, so
 one store serves re-derivation and explanations alike.
+
+``ScopedFacts`` holds in memory the facts one support set can use (those its assertions
+support, and background knowledge), for explanations on a graph folder: there a look-up is
+tens of milliseconds, and a proof makes a hundred.
 """
 
 from __future__ import annotations
@@ -64,8 +68,10 @@ class FactStore:
         cache_key = (relation, positions, key)
         found = self._lookups.get(cache_key)
         if found is None:
-            rows = self.graph.bound_facts(relation, zip(positions, key))
-            found = [tup for tup in (self.graph.args(row[0]) for row in rows)
+            # in fact order, whichever index answered: a proof takes the first derivation it meets,
+            # and a file, a folder and a scope (ScopedFacts) then meet the same one
+            rows = sorted(self.graph.bound_facts(relation, zip(positions, key), "num, args"))
+            found = [tup for tup in (self.graph.args(row[1]) for row in rows)
                      if len(tup) > max(positions, default=-1)
                      and all(tup[p] == v and type(tup[p]) is type(v) for p, v in zip(positions, key))]
             self._lookups[cache_key] = found
@@ -75,6 +81,71 @@ class FactStore:
 
     def index(self, relation: str, positions: tuple[int, ...]) -> "_Lookup":
         return _Lookup(self, relation, positions)
+
+
+class ScopedFacts:
+    """plan.Store's interface over the facts of one scope, set by ``scope`` and replaced by the
+    next: plans built once over it read whichever scope is current.  A scope is the facts a
+    derivation from one support set may use (positive premises only: a rule with a negation
+    or an aggregate must see every fact, and is planned over a FactStore)."""
+
+    estimate = None  # no statistics: plans keep the body's order, as over a FactStore
+
+    def __init__(self, value: Value):
+        self.value = value
+        self.relations = _ScopedRelations(self)
+        self.tuples: dict[str, dict[tuple, None]] = {}
+        self.indexes: dict[tuple, dict[tuple, list[tuple]]] = {}
+
+    def scope(self, facts) -> None:
+        """Makes ``facts`` (``(relation, tuple)`` pairs, in fact order: look-ups yield them so) the scope."""
+        self.tuples, self.indexes = {}, {}
+        for relation, tup in facts:
+            self.tuples.setdefault(relation, {})[tup] = None
+
+    def lookup(self, relation: str, positions: tuple[int, ...], key: tuple) -> list[tuple]:
+        index = self.indexes.get((relation, positions))
+        if index is None:
+            index = self.indexes[(relation, positions)] = {}
+            for tup in self.tuples.get(relation, ()):
+                if len(tup) > max(positions, default=-1):
+                    index.setdefault(tuple(tup[p] for p in positions), []).append(tup)
+        return [tup for tup in index.get(key, ())
+                if all(type(tup[p]) is type(v) for p, v in zip(positions, key))]
+
+    def index(self, relation: str, positions: tuple[int, ...]) -> "_Lookup":
+        return _Lookup(self, relation, positions)
+
+
+class _ScopedRelations(dict):
+    def __init__(self, store: ScopedFacts):
+        super().__init__()
+        self.store = store
+
+    def __missing__(self, relation: str) -> "_ScopedRelation":
+        view = self[relation] = _ScopedRelation(self.store, relation)
+        return view
+
+
+class _ScopedRelation(Mapping):
+    """One relation of the current scope: ``tuple -> value``."""
+
+    def __init__(self, store: ScopedFacts, relation: str):
+        self.store, self.relation = store, relation
+
+    def _tuples(self) -> dict:
+        return self.store.tuples.get(self.relation, {})
+
+    def __getitem__(self, tup):
+        if tup not in self._tuples():
+            raise KeyError(tup)
+        return self.store.value(self.relation, tup)
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(list(self._tuples()))
+
+    def __len__(self) -> int:
+        return len(self._tuples())
 
 
 class _Relations(dict):

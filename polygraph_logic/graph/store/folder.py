@@ -15,8 +15,12 @@ The folder (format ``polygraph-tables/1``) holds the graph file's tables as colu
 - ``meta.json``: the format and the graph file's ``meta`` rows (cap, build record, statistics);
   ``rules.dl`` the rules as text (in meta.json in folders written before);
 - look-up files derived from the tables by ``write_indexes``, the last step of every writer:
-  ``artifacts_by_id.parquet`` (ids sorted) and ``facts_by_k2.parquet`` (facts sorted by their
-  third argument).  A folder without them is read by scans.
+  ``assertions_by_id.parquet`` and ``assertions_by_source.parquet`` (assertion numbers by id
+  and by source), ``artifacts_by_id.parquet`` (ids sorted), ``rules_by_head.parquet`` (the rules
+  by head relation and constants, in small row groups), ``facts_by_k2.parquet`` (facts sorted by their
+  third argument) and ``background_facts.parquet`` (the facts of background knowledge alone,
+  label one: what an explanation may use besides the facts its support set mentions).  A
+  folder without them is read by scans.
 
 ``FolderDB`` opens a folder as views with the graph file's table and column names, so that
 ``Graph`` asks a folder exactly what it asks a file: the same query texts, run by DuckDB
@@ -55,10 +59,17 @@ ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, supp
 #: look-up files derived from the tables (write_indexes): sorted copies of a column or two, so
 #: that a look-up by artifact id, or by a fact's third argument, reads a row group or two
 INDEXES = {
+    "assertions_by_id": "SELECT id, num FROM {assertions} ORDER BY id",
+    "assertions_by_source": "SELECT source, num, id FROM {assertions} ORDER BY source",
     "artifacts_by_id": "SELECT id, num FROM {artifacts} ORDER BY id",
     "facts_by_k2": "SELECT relation, args->>'$[2]' AS k2, args, num FROM {facts} "
                    "WHERE json_array_length(args) >= 3 ORDER BY relation, k2",
+    "rules_by_head": "SELECT relation, c0, c1, c2, num, tree FROM {rules} ORDER BY relation, c0, num",
+    "background_facts": "SELECT num, relation, args FROM {facts} WHERE len(label) = 1 AND len(label[1]) = 0 "
+                        "ORDER BY num",
 }
+#: look-up files written in small row groups: a look-up reads (and decodes) one or two of them
+SMALL_ROW_GROUPS = {"rules_by_head": 2048}
 #: the most numbers a streamed read of a folder's table asks for at once (FolderDB.in_ranges)
 RANGE = 100_000
 #: the rules as rule-language text, beside meta.json (at x400, 31 MB that opening need not parse)
@@ -147,8 +158,9 @@ def write_indexes(directory: Path, memory_limit: str = "2GB") -> None:
     try:
         names = {name: f"read_parquet('{quoted(table_path(directory, name))}')" for name in FILES}
         for index, sql in INDEXES.items():
+            groups = f", ROW_GROUP_SIZE {SMALL_ROW_GROUPS[index]}" if index in SMALL_ROW_GROUPS else ""
             con.execute(f"COPY ({sql.format(**names)}) TO '{quoted(table_path(directory, index))}' "
-                        "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)")
+                        f"(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1{groups})")
     finally:
         con.close()
         if spill.exists():

@@ -47,11 +47,13 @@ from polygraph_logic.graph.store.views import Assertions, Rows
 class Graph(Questions):
     """A built graph file, opened read-only; questions read only the rows they need."""
 
-    def __init__(self, path: str | Path, at: int | None = None):
+    def __init__(self, path: str | Path, at: int | None = None, db=None):
+        """Opens a graph file or folder (``at``: an old version).  ``db``: the folder already
+        opened by another reader with FolderDB's interface (tables/spark_reader.py)."""
         self.path = Path(path)
         self.folder = is_folder(self.path)
         if self.folder:
-            self._open_folder(at)
+            self._open_folder(at, db)
         else:
             self._open_file(at)
         try:
@@ -94,9 +96,9 @@ class Graph(Questions):
             if stats:
                 self.meta["stats"] = json.dumps(stats)
 
-    def _open_folder(self, at: int | None) -> None:
+    def _open_folder(self, at: int | None, db=None) -> None:
         """A graph folder (folder.py): the same tables as DuckDB views of its Parquet files."""
-        self._db = FolderDB(self.path)
+        self._db = db if db is not None else FolderDB(self.path)
         self._errors = self._db.errors
         self.meta = {k: v for k, v in self._db.meta.items() if k not in ("rules", "version")}
         self.build_record = self._db.meta.get("version")  # version 1's record (versions.folder_version)
@@ -155,18 +157,32 @@ class Graph(Questions):
         if not values:
             return {}
         # the index always: with few distinct predicates SQLite's statistics favour a full scan
-        return dict(self.query(f"SELECT num, id FROM assertions {self._indexed(column)} "
+        return dict(self.query(f"SELECT num, id FROM {self._assertions_by(column)} "
                                f"WHERE {column} IN (SELECT value FROM json_each(?))", (json.dumps(values),)))
 
     def has(self, column: str, value: str) -> bool:
         """Returns True when some assertion's ``column`` (id, source, predicate) is ``value`` (indexed)."""
         assert column in ("id", "source", "predicate")
-        return self.query(f"SELECT 1 FROM assertions {self._indexed(column)} WHERE {column} = ? LIMIT 1",
+        return self.query(f"SELECT 1 FROM {self._assertions_by(column)} WHERE {column} = ? LIMIT 1",
                           (value,)).fetchone() is not None
 
-    def _indexed(self, column: str) -> str:
-        """The INDEXED BY clause for an assertion column (none at an old version: a view has no index)."""
-        return " " if self.at is not None or self.folder else f"INDEXED BY {_INDEX_OF[column]} "
+    def assertion_row(self, assertion_id: str, columns: str) -> tuple | None:
+        """Returns ``columns`` of the assertion named ``assertion_id``, or None (a folder finds its
+        number in the look-up file sorted by id, then reads the row group holding that number)."""
+        if self.folder and "assertions_by_id" in self._db.indexes:
+            found = self.numbers("id", [assertion_id])
+            return self.query(f"SELECT {columns} FROM assertions WHERE num = ?", (next(iter(found)),)).fetchone() \
+                if found else None
+        return self.query(f"SELECT {columns} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
+
+    def _assertions_by(self, column: str) -> str:
+        """Where assertions are found by ``column``: a file's table through that column's index
+        (none at an old version: a view has no index), a folder's look-up file sorted by it
+        when the folder has one (``num, id`` and the column), else its table."""
+        if self.folder:
+            name = f"assertions_by_{column}"
+            return name if name in self._db.indexes else "assertions"
+        return "assertions" if self.at is not None else f"assertions INDEXED BY {_INDEX_OF[column]}"
 
     def key(self, value):
         """The value a fact's ``k0..k2`` column holds for an argument (a folder's: its text;
@@ -347,19 +363,32 @@ class Graph(Questions):
             self._rules = [load_rule(row[0], self) for row in self.query("SELECT tree FROM rules ORDER BY num")]
         return self._rules
 
-    def rule_heads(self, relation: str) -> list[tuple[int, tuple]]:
-        """Returns ``[(number, (c0, c1, c2))]`` of the rules with head ``relation``: the constants
-        of the first three head arguments as stored (None for a variable), for matching goals."""
-        rows = self.query("SELECT num, c0, c1, c2 FROM rules WHERE relation = ? ORDER BY num", (relation,))
-        if self.folder:
-            return [(row[0], tuple(head_value(c) for c in row[1:])) for row in rows]
-        return [(row[0], row[1:]) for row in rows]
+    def rule_heads(self, relation: str, limit: int | None = None) -> list[tuple[int, tuple]]:
+        """Returns ``[(number, (c0, c1, c2))]`` of the rules with head ``relation`` (the first
+        ``limit``): the constants of the first three head arguments as stored (None for a
+        variable), for matching goals.  A folder reads their trees along (from its look-up file
+        sorted by head, when it has one) and keeps them for ``rules_numbered``."""
+        columns = "num, c0, c1, c2, tree" if self.folder else "num, c0, c1, c2"
+        sql = f"SELECT {columns} FROM {self._rules_by_head()} WHERE relation = ? ORDER BY num"
+        rows = self.query(sql if limit is None else f"{sql} LIMIT {int(limit)}", (relation,)).fetchall()
+        if not self.folder:
+            return [(row[0], row[1:]) for row in rows]
+        self.__dict__.setdefault("_rule_trees", {}).update((row[0], row[4]) for row in rows)
+        return [(row[0], tuple(head_value(c) for c in row[1:4])) for row in rows]
+
+    def _rules_by_head(self) -> str:
+        """Where rules are found by head: a folder's look-up file sorted by head when it has one."""
+        return "rules_by_head" if self.folder and "rules_by_head" in self._db.indexes else "rules"
 
     def rules_numbered(self, numbers) -> dict[int, object]:
         """Returns ``{number: rule}`` for stored rule numbers."""
-        rows = self.query("SELECT num, tree FROM rules WHERE num IN (SELECT value FROM json_each(?))",
-                          (json.dumps(sorted(numbers)),))
-        return {num: load_rule(tree, self) for num, tree in rows}
+        held = self.__dict__.get("_rule_trees", {})
+        trees = {n: held[n] for n in numbers if n in held}
+        missing = sorted(n for n in numbers if n not in held)
+        if missing:
+            trees.update(self.query("SELECT num, tree FROM rules WHERE num IN (SELECT value FROM json_each(?))",
+                                    (json.dumps(missing),)))
+        return {num: load_rule(tree, self) for num, tree in trees.items()}
 
     # --- statistics ------------------------------------------------------------------
     def counts(self) -> dict[str, int]:

@@ -16,6 +16,12 @@ from polygraph_logic.graph.store.views import Rows
 from polygraph_logic.graph.store.versions import folder_version, version_rows
 
 
+#: the most background facts an explanation holds in memory (beyond: every look-up is a query)
+BACKGROUND_HELD = 200_000
+#: the most rules of one head relation a folder's reader holds (beyond: rules are found by SQL)
+RULES_HELD = 5_000
+
+
 def _json(values) -> str:
     return json.dumps(list(values))
 
@@ -69,6 +75,22 @@ class Questions:
         return self.query("SELECT num, relation, args, label, exact FROM facts WHERE num IN "
                           "(SELECT value FROM json_each(?)) ORDER BY num", (_json(numbers),)).fetchall()
 
+    def support_scope(self, numbers: Iterable[int]) -> list[tuple] | None:
+        """Returns ``(num, relation, args, label)`` of every fact a derivation from the assertions
+        ``numbers`` alone may use: the facts whose labels mention one of them, and the facts of
+        background knowledge (label one), in fact order; None when the graph cannot tell its
+        background facts apart without a scan (a file; a folder written without the look-up
+        file), and each look-up is then asked of the whole graph."""
+        if not (self.folder and "background_facts" in self._db.indexes):
+            return None
+        rows = [row[:4] for row in self._touched_folder_facts(numbers)]
+        one = "[[]]"  # the label one, as a folder's labels read
+        background = self.query("SELECT num, relation, args FROM background_facts LIMIT ?",
+                                (BACKGROUND_HELD + 1,)).fetchall()
+        if len(background) > BACKGROUND_HELD:
+            return None
+        return sorted(rows + [(num, relation, args, one) for num, relation, args in background])
+
     def edge_rows(self, args_keys: Iterable[str]) -> list[tuple]:
         """Returns ``(args, num, label, exact)`` of the ``edge`` facts with these argument keys."""
         return self.query("SELECT args, num, label, exact FROM facts WHERE relation = 'edge' AND args IN "
@@ -112,7 +134,8 @@ class Questions:
             prefix = fact_key(leading)[:-1]  # '["a", "b"' starts the text of every fact beginning a, b
             where.append("args >= ? AND args < ?")
             parameters += [prefix, prefix + "\U0010ffff"]
-        elif self.folder and 2 in keyed and columns in ("args", "num") and "facts_by_k2" in self._db.indexes:
+        elif self.folder and 2 in keyed and set(columns.split(", ")) <= {"args", "num"} \
+                and "facts_by_k2" in self._db.indexes:
             table = "facts_by_k2"  # sorted by relation and third argument
         for position, value in sorted(keyed.items()):
             where.append(f"k{position} = ?")
@@ -124,17 +147,23 @@ class Questions:
 
     def artifact_number(self, artifact_id: str) -> int | None:
         """An artifact's number, or None (a folder reads its sorted id file)."""
-        table = "artifacts_by_id" if self.folder and "artifacts_by_id" in self._db.indexes else "artifacts"
-        row = self.query(f"SELECT num FROM {table} WHERE id = ?", (artifact_id,)).fetchone()
-        return None if row is None else row[0]
+        # a folder never changes: its numbers are kept (a command checks an id, then reads it)
+        known = self.__dict__.setdefault("_artifact_numbers", {}) if self.folder else {}
+        if artifact_id not in known:
+            table = "artifacts_by_id" if self.folder and "artifacts_by_id" in self._db.indexes else "artifacts"
+            row = self.query(f"SELECT num FROM {table} WHERE id = ?", (artifact_id,)).fetchone()
+            known[artifact_id] = None if row is None else row[0]
+        return known[artifact_id]
 
     def rules_for(self, relation: str, args: tuple) -> list[int]:
         """The numbers of the rules whose head can derive ``relation(args)``: head relation
         ``relation``, and each of the first three head constants either absent or equal to the
-        goal's argument.  A file groups its rules of a relation once (kept for later goals); a
-        folder asks DuckDB (its rules file holds the heads' constants as JSON text)."""
+        goal's argument.  The heads of a relation's rules are read once and grouped (kept for
+        later goals); a folder's relation with more than RULES_HELD rules (one per receipt) is
+        asked of DuckDB goal by goal instead (its rules file holds the heads' constants as JSON)."""
         keys = [key_value(v) for v in args[:3]]
-        if self.folder:
+        groups = self._rule_groups(relation)
+        if groups is None:
             where, parameters = ["relation = ?"], [relation]
             for i in range(3):
                 if i < len(keys):
@@ -142,20 +171,30 @@ class Questions:
                     parameters.append(json.dumps(keys[i], ensure_ascii=False))
                 else:
                     where.append(f"c{i} IS NULL")
-            return [row[0] for row in self.query(f"SELECT num FROM rules WHERE {' AND '.join(where)} ORDER BY num",
+            return [row[0] for row in self.query(f"SELECT num FROM {self._rules_by_head()} "
+                                                 f"WHERE {' AND '.join(where)} ORDER BY num",
                                                  parameters)]
-        cache = self.__dict__.setdefault("_rule_groups", {})
-        groups = cache.get(relation)
-        if groups is None:  # {positions holding constants: {those constants: [rule numbers]}}
-            groups = cache[relation] = {}
-            for number, constants in self.rule_heads(relation):
-                positions = tuple(p for p, c in enumerate(constants) if c is not None)
-                groups.setdefault(positions, {}).setdefault(tuple(constants[p] for p in positions), []).append(number)
         numbers = []
         for positions, by_values in groups.items():
             if len(keys) > max(positions, default=-1):
                 numbers += by_values.get(tuple(keys[p] for p in positions), ())
         return sorted(numbers)
+
+    def _rule_groups(self, relation: str) -> dict | None:
+        """{positions holding constants: {those constants: [rule numbers]}} of the rules with head
+        ``relation`` (None: a folder's relation with too many rules to hold)."""
+        cache = self.__dict__.setdefault("_held_rule_groups", {})
+        if relation not in cache:
+            heads = self.rule_heads(relation, limit=RULES_HELD + 1 if self.folder else None)
+            if len(heads) > RULES_HELD and self.folder:
+                cache[relation] = None
+            else:
+                groups = cache[relation] = {}
+                for number, constants in heads:
+                    positions = tuple(p for p, c in enumerate(constants) if c is not None)
+                    groups.setdefault(positions, {}).setdefault(tuple(constants[p] for p in positions),
+                                                                []).append(number)
+        return cache[relation]
 
     # --- retraction bounds (top-sources) ---------------------------------------------------
     def label_kills(self) -> dict[str, int]:

@@ -5,6 +5,7 @@ Both belong to ``store.Graph`` (which re-exports them); they hold the graph, nev
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Mapping
 from typing import Iterator
@@ -29,13 +30,24 @@ class Assertions(Mapping):
     _COLUMNS = "id, source, subject, predicate, object, text"
 
     def __getitem__(self, assertion_id: str) -> Assertion:
-        row = self._graph.query(f"SELECT {self._COLUMNS} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
+        row = self._graph.assertion_row(assertion_id, self._COLUMNS)
         if row is None:
             raise NotFound("unknown_assertion", f"no assertion named {assertion_id!r}")
         return self._graph.assertion(row)
 
+    def numbered(self, numbers) -> dict[int, Assertion]:
+        """Returns {number: assertion} of the given assertion numbers (one query)."""
+        rows = self._graph.query(f"SELECT num, {self._COLUMNS} FROM assertions WHERE num IN "
+                                 "(SELECT value FROM json_each(?))", (json.dumps(sorted(set(numbers))),))
+        return {row[0]: self._graph.assertion(row[1:]) for row in rows}
+
+    def named(self, assertion_ids) -> dict[str, tuple[int, Assertion]]:
+        """Returns {id: (number, assertion)} of the given ids that name assertions (two queries)."""
+        found = self.numbered(self._graph.numbers("id", assertion_ids))
+        return {a.id: (num, a) for num, a in found.items()}
+
     def __contains__(self, assertion_id) -> bool:
-        return self._graph.query("SELECT 1 FROM assertions WHERE id = ?", (assertion_id,)).fetchone() is not None
+        return self._graph.assertion_row(assertion_id, "1") is not None
 
     def __iter__(self) -> Iterator[str]:
         return (row[0] for row in self._graph.query("SELECT id FROM assertions ORDER BY num"))

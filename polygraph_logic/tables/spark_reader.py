@@ -1,0 +1,161 @@
+"""A graph folder read by Spark SQL: ``whatif --engine spark`` asks it what DuckDB is asked.
+
+``SparkFolderDB`` stands where ``FolderDB`` (graph/store/folder.py) stands behind ``Graph``: the
+folder's Parquet files as views with the graph file's table and column names, asked the store's
+own query texts (graph/store/questions.py), translated here to Spark SQL.  So the what-if is one
+implementation (query/whatif.py: every policy, ``--exact``, demotion, summary trimming, the
+same JSON) whichever engine reads the labels; only the reading differs.
+
+The translation covers what the store's questions use: ``INDEXED BY`` dropped; a list sent as
+JSON (``SELECT value FROM json_each(?)``) exploded from the JSON by Spark (``from_json``), typed
+by its values; ``LIMIT ?`` written into the text; the assertions' columns from the view's
+schema.  A query outside it (the explorer's search) is refused by name: the explorer reads a
+folder through DuckDB.
+
+Spark answers a query in tens to hundreds of milliseconds where DuckDB takes a few: this reader
+is for folders on a cluster's storage, or too large for one machine's DuckDB, not for speed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from polygraph_logic.engines.spark import spark_session
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.folder import INDEXES, read_meta, rules_text, table_path
+from polygraph_logic.graph.store.graph_file import Graph
+
+_INDEXED_BY = re.compile(r"\bINDEXED BY \w+\s*")
+_LIST = "(SELECT value FROM json_each(?))"
+
+
+def translate(sql: str, parameters=()) -> tuple[str, list]:
+    """A store question as Spark SQL runs it, with its parameters (positional ``?`` markers)."""
+    if "json_each(content" in sql or "->>" in sql:
+        raise PolygraphError("unsupported", "this question is not asked of a folder through Spark "
+                                            "(the explorer and search read folders through DuckDB)")
+    sql = _INDEXED_BY.sub("", sql)
+    parts, out, kept = sql.split("?"), [], []
+    for i, value in enumerate(parameters):
+        part = parts[i]
+        if (part + "?" + parts[i + 1][:2]).endswith(_LIST):
+            values = json.loads(value)
+            kind = "bigint" if values and all(type(v) is int for v in values) else "string"
+            out.append(part[:-len("SELECT value FROM json_each(")] +
+                       f"SELECT explode(from_json(?, 'array<{kind}>')) AS value")
+            kept.append(value)
+            parts[i + 1] = parts[i + 1][1:]  # json_each's closing parenthesis
+            continue
+        if part.endswith("LIMIT "):
+            out.append(part + str(int(value)))
+            continue
+        out.append(part + "?")
+        kept.append(value)
+    out.append(parts[len(parameters)])
+    return "".join(out), kept
+
+
+class SparkFolderDB:
+    """A graph folder as Spark SQL views (in a session of its own: views are per session), with
+    FolderDB's interface: ``execute``, ``meta``, ``indexes``, ``rules_text``, ``in_ranges``,
+    ``close``."""
+
+    def __init__(self, directory: Path, session):
+        from py4j.protocol import Py4JError  # pyspark's bridge: present with Spark
+        from pyspark.errors import PySparkException
+        self.errors = (PySparkException, Py4JError)
+        self.path = Path(directory)
+        folder = read_meta(self.path)
+        self.meta = {k: v for k, v in folder["meta"].items() if isinstance(v, str) and k != "rules"}
+        self._old_rules = folder["meta"].get("rules")
+        self.spark = session.newSession()
+        self._views()
+
+    def _views(self) -> None:
+        spark, directory = self.spark, self.path.resolve()
+
+        def frame(name: str):
+            return spark.read.parquet(str(table_path(directory, name)))
+
+        frame("assertions").createOrReplaceTempView("assertions")
+        self.assertion_columns = frame("assertions").columns
+        keys = ", ".join(f"get_json_object(args, '$[{i}]') AS k{i}" for i in range(3))
+        frame("facts").createOrReplaceTempView("facts_parquet")
+        spark.sql(f"CREATE OR REPLACE TEMP VIEW facts AS SELECT num, relation, args, {keys}, "
+                  "to_json(label) AS label, exact, sets FROM facts_parquet")
+        for name in ("mentions", "artifacts"):
+            frame(name).createOrReplaceTempView(name)
+        rules = frame("rules")
+        if not {"relation", "c0", "c1", "c2"} <= set(rules.columns):
+            raise PolygraphError("bad_tables", f"{self.path}: its rules file predates rule heads; write it again "
+                                               f"with `polygraph export-tables GRAPH -o {self.path}`")
+        rules.createOrReplaceTempView("rules")
+        self.indexes = {name for name in INDEXES if table_path(directory, name).is_file()}
+        for name in self.indexes:
+            frame(name).createOrReplaceTempView(f"{name}_parquet")
+            extra = (", get_json_object(args, '$[0]') AS k0, get_json_object(args, '$[1]') AS k1"
+                     if name == "facts_by_k2" else "")
+            spark.sql(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT *{extra} FROM {name}_parquet")
+
+    def execute(self, sql: str, parameters=()) -> "SparkRows":
+        if "pragma_table_info('assertions')" in sql:
+            return SparkRows([(name,) for name in self.assertion_columns])
+        text, values = translate(sql, parameters)
+        return SparkRows([tuple(row) for row in self.spark.sql(text, args=values or None).collect()])
+
+    def rules_text(self) -> str:
+        return rules_text(self.path, {"rules": self._old_rules})
+
+    def in_ranges(self, sql: str, parameters, table: str, call, where: str = "TRUE"):
+        """As FolderDB.in_ranges: the rows of ``sql`` a range of ``table``'s numbers at a time."""
+        first, last = call(lambda: self.execute(f"SELECT min(num), max(num) FROM {table} WHERE {where}",
+                                                parameters).fetchone())
+        if first is None:
+            return
+        low, size = first - 1, 100_000
+        while low < last:
+            yield from call(lambda: self.execute(sql, (low, low + size, *parameters)).fetchall())
+            low += size
+
+    def close(self) -> None:
+        for name in self.spark.catalog.listTables():
+            self.spark.catalog.dropTempView(name.name)
+
+
+class SparkRows:
+    """A Spark result, collected, read as sqlite3's cursor is."""
+
+    def __init__(self, rows: list[tuple]):
+        self._rows, self._at = rows, 0
+
+    def __iter__(self) -> "SparkRows":
+        return self
+
+    def __next__(self):
+        if self._at == len(self._rows):
+            raise StopIteration
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchone(self):
+        return next(self, None)
+
+    def fetchall(self) -> list:
+        rest, self._at = self._rows[self._at:], len(self._rows)
+        return rest
+
+
+def spark_graph(path: str | Path, master: str = "local[2]", at: int | None = None):
+    """Opens a graph folder for questions answered by Spark SQL (``master``: ``local[N]`` or a
+    cluster's ``spark://HOST:PORT``; ``at``: a folder has one version)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise PolygraphError("bad_argument", f"{path} is a graph file: Spark reads graph folders "
+                                             f"(`polygraph export-tables {path} -o FOLDER` writes one)")
+    read_meta(path)  # a foreign folder is refused before Spark starts
+    return Graph(path, at=at, db=SparkFolderDB(path, spark_session(master)))
+
+
+__all__ = ["SparkFolderDB", "spark_graph", "translate"]
