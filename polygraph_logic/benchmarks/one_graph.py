@@ -11,13 +11,17 @@ Side by side, in the same run:
 - ``sql-whatif`` (the folder's only command before folders were read in place: trust-all
   label verdicts by one SQL query) against ``whatif`` on the same folder;
 - at the scales up to ``--file-max``, the graph file of the same inputs (``build --engine
-  duckdb -o``), its build and its ``whatif``.
+  duckdb -o``), its build and its ``whatif``;
+- with ``--before CHECKOUT`` (a checkout of an earlier commit, e.g. a ``git worktree``), each
+  command run by that code too, on the same folder, alternately with this code: before and
+  after, and their ratio (``--only`` names the commands to time).
 
 ``export`` writes the whole graph (N-Quads) at the scales up to ``--export-max`` (about 5 GB of
 text at x40).
 
     python -m polygraph_logic.benchmarks.one_graph [--copies 1 10 40 400] [--repeat 3]
                  [--memory-limit 3GB] [--work DIR] [--file-max 10] [--export-max 40]
+                 [--before CHECKOUT] [--only COMMAND ...]
 """
 
 from __future__ import annotations
@@ -61,11 +65,30 @@ def _median_run(polygraph: Polygraph, command: list[str], repeat: int) -> dict:
             "peak_mib": max(r.peak_mib or 0 for r in runs)}
 
 
+def _side_by_side(before: Polygraph, after: Polygraph, command: list[str], repeat: int) -> tuple[dict, dict]:
+    """The command run ``repeat`` times by each code, alternately (the machine's drift shared)."""
+    runs: dict[str, list[Run]] = {"before": [], "after": []}
+    for _ in range(repeat):
+        runs["before"].append(before(*command))
+        runs["after"].append(after(*command))
+    out = []
+    for key in ("before", "after"):
+        failed = [r for r in runs[key] if r.code != 0]
+        out.append({"failed": "; ".join(failed[0].last_words())} if failed else
+                   {"seconds": statistics.median(r.seconds for r in runs[key]),
+                    "peak_mib": max(r.peak_mib or 0 for r in runs[key])})
+    return out[0], out[1]
+
+
 def measure(copies=(1, 10, 40), repeat: int = 3, memory_limit: str = "3GB", work: Path | None = None,
             file_max: int = 10, export_max: int = 40, timeout: float = 1800,
-            out: Callable[[str], None] = print) -> dict:
-    """Builds each scale and times every command on it; prints the tables; returns the figures."""
+            out: Callable[[str], None] = print, before: str | None = None,
+            only: tuple[str, ...] | None = None) -> dict:
+    """Builds each scale and times every command on it (``only``: those named), with ``before``
+    (a checkout) also by that code; prints the tables; returns the figures."""
     polygraph = Polygraph(timeout=timeout)
+    earlier = Polygraph(python_path=str(Path(before).resolve()), timeout=timeout) if before else None
+    commands = {name: command for name, command in COMMANDS.items() if not only or name in only}
     owned = work is None
     work = Path(tempfile.mkdtemp(prefix="polygraph-one-graph-")) if owned else Path(work)
     work.mkdir(parents=True, exist_ok=True)
@@ -83,16 +106,20 @@ def measure(copies=(1, 10, 40), repeat: int = 3, memory_limit: str = "3GB", work
                 scale["build"] = {"seconds": built.seconds, "peak_mib": built.peak_mib}
                 out(f"x{n}: build --engine duckdb --tables --memory-limit {memory_limit}: {built.seconds:.1f} s, "
                     f"peak {mib(built.peak_mib)}")
-            for name, command in COMMANDS.items():
-                scale["commands"][name] = _median_run(polygraph, [c.replace("{g}", str(folder)) for c in command],
-                                                      repeat)
-            if n <= export_max:
+            for name, command in commands.items():
+                command = [c.replace("{g}", str(folder)) for c in command]
+                if earlier is None:
+                    scale["commands"][name] = _median_run(polygraph, command, repeat)
+                else:
+                    scale.setdefault("before", {})[name], scale["commands"][name] = \
+                        _side_by_side(earlier, polygraph, command, repeat)
+            if n <= export_max and not only:
                 target = work / f"x{n}.nq"
                 scale["commands"]["export (whole graph)"] = _median_run(
                     polygraph, ["export", str(folder), "-o", str(target)], 1)
                 scale["export_bytes"] = target.stat().st_size if target.exists() else None
                 target.unlink(missing_ok=True)
-            if n <= file_max:
+            if n <= file_max and not only:
                 if not file.is_file():
                     built = polygraph("build", "--assertions", inputs / "assertions.jsonl", "--receipts",
                                       inputs / "receipts.jsonl", "--rules", "ro", "--engine", "duckdb",
@@ -132,6 +159,14 @@ def _print(figures: dict, out: Callable[[str], None]) -> None:
                                                for s in scales)])
     out("whole process, median wall time (ratio to the smallest scale) and peak RSS:")
     print_table(["command", *(f"x{s} folder" for s in scales)], rows, out=out, indent="  ")
+    if any("before" in figures["scales"][s] for s in scales):
+        rows = []
+        for s in scales:
+            for name, old in figures["scales"][s].get("before", {}).items():
+                rows.append([f"x{s}", name, _cell(old, None), _cell(figures["scales"][s]["commands"][name], old)])
+        out("before (the --before checkout) and after (this code), on the same folder, run alternately "
+            "(after: ratio to before):")
+        print_table(["scale", "command", "before", "after"], rows, out=out, indent="  ")
 
 
 def headline(figures: dict) -> list[tuple[str, str]]:
@@ -159,8 +194,13 @@ def main(argv=None) -> None:
     parser.add_argument("--work", type=Path, help="keep inputs, folders and files here (reused when present)")
     parser.add_argument("--file-max", type=int, default=10, help="build and time the graph file up to this scale")
     parser.add_argument("--export-max", type=int, default=40, help="export the whole graph up to this scale")
+    parser.add_argument("--before", metavar="CHECKOUT",
+                        help="also run each command by the polygraph_logic of this checkout (an earlier commit)")
+    parser.add_argument("--only", nargs="+", metavar="COMMAND", choices=list(COMMANDS),
+                        help="time only these commands (no export, no graph file)")
     args = parser.parse_args(argv)
-    measure(tuple(args.copies), args.repeat, args.memory_limit, args.work, args.file_max, args.export_max)
+    measure(tuple(args.copies), args.repeat, args.memory_limit, args.work, args.file_max, args.export_max,
+            before=args.before, only=tuple(args.only) if args.only else None)
 
 
 if __name__ == "__main__":

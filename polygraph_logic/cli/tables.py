@@ -39,8 +39,9 @@ def register(commands) -> None:
         description="Evaluate a deletion by one SQL query over a tables folder: touched artifacts (their "
                     "label mentions a deleted assertion), dead ones (every support set hit) and uncertain "
                     "ones (dead on a capped label). These are the label-level verdicts of `polygraph whatif "
-                    "--policy trust-all`, by DuckDB or Spark SQL. `polygraph whatif` reads the folder itself "
-                    "with every policy, re-derivation (--exact), summary trimming and demotion.")
+                    "--policy trust-all`, by DuckDB or Spark SQL, for deletions too large to bring their touched rows "
+                    "to Python. `polygraph whatif DIR [--engine duckdb|spark]` reads the folder itself with "
+                    "every policy, re-derivation (--exact), summary trimming and demotion.")
     sql.add_argument("tables", metavar="DIR", help="a folder written by export-tables")
     add_deletion(sql, policy=False)
     sql.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb",

@@ -14,6 +14,7 @@ from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key
 from polygraph_logic.datalog.program import Program, load_program
+from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.compile import CompiledInputs, compile_inputs
@@ -260,10 +261,9 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
             yield tally.add(Artifact(receipt.sentence_id(i), "sentence", content,
                                      support(label), label.exact))
     for triple, label in _sorted(_rows(model, "edge")):
-        if triple in claims:
-            continue
-        if label.is_one():
-            tally.background += 1
+        claimed = triple in claims
+        if not is_artifact("edge", label.is_one(), claimed):
+            tally.background += not claimed  # an edge of the ontology alone
             continue
         artifact_id = triple_id("edge", triple)
         if artifact_id in seen:  # a digest collision would silently merge two edges

@@ -24,6 +24,7 @@ from typing import Iterator, Sequence
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import tuple_key
 from polygraph_logic.graph.artifact_ids import triple_id
+from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.store.rows import Artifact
 
 LAYER = "contradiction"
@@ -75,7 +76,7 @@ def contradiction_artifacts(model, tally) -> Iterator[Artifact]:
 
     rows = model.facts(LAYER) if LAYER in model.store.relations else {}
     for args, label in sorted(rows.items(), key=lambda row: tuple_key(row[0])):
-        if label.is_one():
+        if not is_artifact(LAYER, label.is_one()):
             continue
         support = tuple(tuple(group) for group in model.semiring.to_json(label))
         yield tally.add(Artifact(triple_id(LAYER, args), LAYER, content(args), support, label.exact))

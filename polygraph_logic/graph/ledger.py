@@ -24,6 +24,7 @@ from typing import Callable
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Negation, Rule
+from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.build import build_graph, input_files, iter_artifacts, triple_id
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.contradiction_layer import content as contradiction_content
@@ -40,7 +41,6 @@ from polygraph_logic.datalog.program import _body_atoms, aggregates_in, literal_
 
 #: the relations new records become (compile.py)
 SEEDS = ("claim", "neg_edge", "assertion", "merge", "member", "summary", "sentence")
-ARTIFACT_LAYERS = ("claim", "edge", "merge", "summary", "sentence", "contradiction")
 
 
 @dataclass
@@ -230,7 +230,8 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
         report.changed[relation] = len(rows)
         for tup, label in rows.items():
             num, before = writer.fact(relation, tup, _groups(semiring, label, numbers), label.exact)
-            if before is not None or relation not in ARTIFACT_LAYERS:
+            if before is not None or not is_artifact(relation, label.is_one(), relation == "edge"
+                                                                      and _is_claim(writer, claims, tup)):
                 continue
             if relation == "claim":
                 writer.artifact(triple_id("claim", tup), "claim", _content(tup), num)
@@ -239,16 +240,14 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
                     writer.retire_artifact(triple_id("edge", tup))
                     report.retired += 1
             elif relation == "edge":
-                if not _is_claim(writer, claims, tup) and not label.is_one():
-                    writer.artifact(triple_id("edge", tup), "edge", _content(tup), num)
-                    report.artifacts += 1
+                writer.artifact(triple_id("edge", tup), "edge", _content(tup), num)
+                report.artifacts += 1
             elif relation == "sentence":
                 writer.artifact(tup[0], "sentence", contents[tup[0]], num)
                 report.artifacts += 1
             elif relation == "contradiction":  # as build writes it (contradiction_layer.py)
-                if not label.is_one():
-                    writer.artifact(triple_id("contradiction", tup), "contradiction", contradiction_content(tup), num)
-                    report.artifacts += 1
+                writer.artifact(triple_id("contradiction", tup), "contradiction", contradiction_content(tup), num)
+                report.artifacts += 1
             else:
                 writer.artifact(tup[0], relation, by_id[tup[0]].content, num)
                 report.artifacts += 1

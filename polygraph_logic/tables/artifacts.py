@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 from polygraph_logic.graph.artifact_ids import digest_id
+from polygraph_logic.graph.artifact_rule import sql_condition
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import tuple_key
 from polygraph_logic.graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
@@ -27,7 +28,7 @@ from polygraph_logic.tables.folder_rows import label_bytes
 
 #: the facts ``fx f`` that are entailed edges: edges that are no claim (``claimed``, made with fx:
 #: a filter of one table keeps fx's order, which digests.py's artifacts keep) and rest on an assertion
-_ENTAILED = "f.relation = 'edge' AND NOT f.one AND NOT f.claimed"
+_ENTAILED = sql_condition("edge")
 #: the facts whose artifacts' ids are digests (digests.py), by layer
 DIGESTED = (("claim", "f.relation = 'claim'"), ("edge", _ENTAILED))
 #: a claim's or an edge's content, as graph/build.py writes it, from its arguments' JSON text
@@ -70,7 +71,7 @@ class ArtifactTables:
         self.background = con.execute(
             "SELECT count(*) FROM fx f WHERE f.relation = 'edge' AND f.one AND NOT f.claimed").fetchall()[0][0]
         claims = con.execute("SELECT count(*) FROM fx WHERE relation = 'claim'").fetchall()[0][0]
-        self._contradictions("NOT f.one")
+        self._contradictions()
         self._sorted(claims)
         digests.wait()
         for layer, where in DIGESTED:
@@ -156,12 +157,11 @@ class ArtifactTables:
                        FROM rc_sentences s JOIN facts f ON f.relation = 'sentence'
                        AND f.args = s.args""")
 
-    def _contradictions(self, not_one: str) -> None:
+    def _contradictions(self) -> None:
         plan = self.plan
         if CONTRADICTION not in plan.relations or plan.arity(CONTRADICTION) != 3:
             return
-        rows = self.con.execute(f"SELECT f.num, f.args FROM fx f WHERE f.relation = '{CONTRADICTION}' "
-                                f"AND {not_one}").fetchall()
+        rows = self.con.execute(f"SELECT f.num, f.args FROM fx f WHERE {sql_condition(CONTRADICTION)}").fetchall()
         if not rows:
             return
         # the arguments are the values' JSON text (some values only DuckDB holds)

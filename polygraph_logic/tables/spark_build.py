@@ -35,6 +35,7 @@ from polygraph_logic.graph.artifact_ids import digest_id
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
+from polygraph_logic.graph.artifact_rule import sql_condition
 from polygraph_logic.graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
 from polygraph_logic.graph.store.folder import folder_rule_rows
 from polygraph_logic.graph.store.writer import json_text
@@ -254,17 +255,20 @@ class _Writer:
                                                     "states it")
             parts.append(select)
         parts.append(self._sentences())
-        claimed = "LEFT ANTI JOIN (SELECT k0, k1, k2 FROM fx WHERE relation = 'claim') c " \
+        # an edge's triple stated by a claim (claimed: the claim is its artifact); the edges that are
+        # artifacts are those artifact_rule.py's condition keeps
+        claimed = "LEFT JOIN (SELECT k0, k1, k2 FROM fx WHERE relation = 'claim') c " \
                   "ON c.k0 = f.k0 AND c.k1 = f.k1 AND c.k2 = f.k2"
+        is_claimed = "(c.k0 IS NOT NULL)"
         self.background = spark.sql(f"SELECT count(*) FROM fx f {claimed} WHERE f.relation = 'edge' "
-                                    "AND f.one").collect()[0][0]
+                                    f"AND f.one AND NOT {is_claimed}").collect()[0][0]
         parts.append(f"SELECT {hint} 4, f.s0, f.s1, f.s2, f.num, digest_id('edge', f.args), 'edge', {content} "
-                     f"FROM (SELECT f.* FROM fx f {claimed} WHERE f.relation = 'edge' AND NOT f.one) f "
+                     f"FROM (SELECT f.* FROM fx f {claimed} WHERE {sql_condition('edge', claimed=is_claimed)}) f "
                      "JOIN vals v0 ON v0.id = f.k0 JOIN vals v1 ON v1.id = f.k1 JOIN vals v2 ON v2.id = f.k2")
         if CONTRADICTION in self.plan.relations and self.plan.arity(CONTRADICTION) == 3:
             parts.append(f"SELECT 5, f.s0, f.s1, f.s2, f.num, digest_id('{CONTRADICTION}', f.args), "
                          f"'{CONTRADICTION}', contradiction_content(f.args) FROM fx f "
-                         f"WHERE f.relation = '{CONTRADICTION}' AND NOT f.one")
+                         f"WHERE {sql_condition(CONTRADICTION)}")
         arts = _numbered(spark, spark.sql(" UNION ALL ".join(parts)), ["o0", "o1", "o2", "o3"])
         self._view("arts", arts)  # _numbered checkpointed its rows
         duplicate = spark.sql("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").collect()
