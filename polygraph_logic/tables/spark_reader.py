@@ -75,29 +75,32 @@ class SparkFolderDB:
 
     def _views(self) -> None:
         spark, directory = self.spark, self.path.resolve()
+        self._names: list[str] = []
 
         def frame(name: str):
             return spark.read.parquet(str(table_path(directory, name)))
 
-        frame("assertions").createOrReplaceTempView("assertions")
+        def view(name: str, made) -> None:
+            made.createOrReplaceTempView(name)
+            self._names.append(name)
+
+        view("assertions", frame("assertions"))
         self.assertion_columns = frame("assertions").columns
-        keys = ", ".join(f"get_json_object(args, '$[{i}]') AS k{i}" for i in range(3))
-        frame("facts").createOrReplaceTempView("facts_parquet")
-        spark.sql(f"CREATE OR REPLACE TEMP VIEW facts AS SELECT num, relation, args, {keys}, "
-                  "to_json(label) AS label, exact, sets FROM facts_parquet")
+        keys = [f"get_json_object(args, '$[{i}]') AS k{i}" for i in range(3)]
+        view("facts", frame("facts").selectExpr("num", "relation", "args", *keys,
+                                                "to_json(label) AS label", "exact", "sets"))
         for name in ("mentions", "artifacts"):
-            frame(name).createOrReplaceTempView(name)
+            view(name, frame(name))
         rules = frame("rules")
         if not {"relation", "c0", "c1", "c2"} <= set(rules.columns):
             raise PolygraphError("bad_tables", f"{self.path}: its rules file predates rule heads; write it again "
                                                f"with `polygraph export-tables GRAPH -o {self.path}`")
-        rules.createOrReplaceTempView("rules")
+        view("rules", rules)
         self.indexes = {name for name in INDEXES if table_path(directory, name).is_file()}
         for name in self.indexes:
-            frame(name).createOrReplaceTempView(f"{name}_parquet")
-            extra = (", get_json_object(args, '$[0]') AS k0, get_json_object(args, '$[1]') AS k1"
-                     if name == "facts_by_k2" else "")
-            spark.sql(f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT *{extra} FROM {name}_parquet")
+            extra = ["get_json_object(args, '$[0]') AS k0", "get_json_object(args, '$[1]') AS k1"] \
+                if name == "facts_by_k2" else []
+            view(name, frame(name).selectExpr("*", *extra))
 
     def execute(self, sql: str, parameters=()) -> "SparkRows":
         if "pragma_table_info('assertions')" in sql:
@@ -120,8 +123,8 @@ class SparkFolderDB:
             low += size
 
     def close(self) -> None:
-        for name in self.spark.catalog.listTables():
-            self.spark.catalog.dropTempView(name.name)
+        for name in self._names:
+            self.spark.catalog.dropTempView(name)
 
 
 class SparkRows:
