@@ -253,3 +253,13 @@ def test_explanations_use_background_facts_negation_and_aggregates(tmp_path, cap
     for artifact_id in ids:
         args = ["why", artifact_id, "--trees", "2", "--json"]
         assert _run(capsys, args, built["duckdb"]) == _run(capsys, args, built["python"]), artifact_id
+
+
+def test_whatif_engine_names_who_reads_the_folder(pair, capsys):
+    """``--engine duckdb`` is a folder's default reader; a graph file is SQLite's, and asking
+    another engine to read it is a clear error."""
+    name, file, folder = pair
+    args = ["whatif", "--retract-source", _sources(file)[0], "--json"]
+    assert _run(capsys, [*args, "--engine", "duckdb"], folder) == _run(capsys, args, folder)
+    text = _run(capsys, [*args, "--engine", "duckdb"], file)
+    assert "exit 2" in text and "bad_argument" in text and "reads graph folders" in text
