@@ -24,7 +24,7 @@ from pathlib import Path
 
 from polygraph_logic.engines.spark import spark_session
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.store.folder import INDEXES, read_meta, rules_text, table_path
+from polygraph_logic.graph.store.folder import INDEXES, FolderDB, read_meta, table_path
 from polygraph_logic.graph.store.graph_file import Graph
 
 _INDEXED_BY = re.compile(r"\bINDEXED BY \w+\s*")
@@ -57,10 +57,9 @@ def translate(sql: str, parameters=()) -> tuple[str, list]:
     return "".join(out), kept
 
 
-class SparkFolderDB:
-    """A graph folder as Spark SQL views (in a session of its own: views are per session), with
-    FolderDB's interface: ``execute``, ``meta``, ``indexes``, ``rules_text``, ``in_ranges``,
-    ``close``."""
+class SparkFolderDB(FolderDB):
+    """A graph folder as Spark SQL views (in a session of its own: views are per session): a
+    FolderDB whose ``execute`` asks Spark (``rules_text`` and ``in_ranges`` are FolderDB's)."""
 
     def __init__(self, directory: Path, session):
         from py4j.protocol import Py4JError  # pyspark's bridge: present with Spark
@@ -107,20 +106,6 @@ class SparkFolderDB:
             return SparkRows([(name,) for name in self.assertion_columns])
         text, values = translate(sql, parameters)
         return SparkRows([tuple(row) for row in self.spark.sql(text, args=values or None).collect()])
-
-    def rules_text(self) -> str:
-        return rules_text(self.path, {"rules": self._old_rules})
-
-    def in_ranges(self, sql: str, parameters, table: str, call, where: str = "TRUE"):
-        """As FolderDB.in_ranges: the rows of ``sql`` a range of ``table``'s numbers at a time."""
-        first, last = call(lambda: self.execute(f"SELECT min(num), max(num) FROM {table} WHERE {where}",
-                                                parameters).fetchone())
-        if first is None:
-            return
-        low, size = first - 1, 100_000
-        while low < last:
-            yield from call(lambda: self.execute(sql, (low, low + size, *parameters)).fetchall())
-            low += size
 
     def close(self) -> None:
         for name in self._names:
