@@ -56,3 +56,13 @@ def test_json_contract_holds_for_declared_programs(capsys):
     data = json.loads(capsys.readouterr().out)
     assert status == 0
     assert ["d", "e"] in data["path"] and len(data["path"]) == 17 and len(data["edge"]) == 6
+
+
+def test_a_nullary_relation_that_holds_prints_an_empty_tuple(capsys):
+    """As Souffle writes it (writeNullary): ``()`` for a nullary relation that holds, nothing for
+    one that does not, to a file (the nullary program's expected files) and to stdout alike."""
+    here = FOLDER / "nullary"
+    assert main(["eval", str(here / "nullary.dl"), "-F", str(here / "facts"), "-D", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "---------------\ncyclic\n===============\n()\n===============\n" in out
+    assert "---------------\nlooped\n===============\n===============\n" in out

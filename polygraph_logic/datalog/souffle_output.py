@@ -11,7 +11,11 @@ from polygraph_logic.datalog.souffle_input import io_path
 
 
 def format_row(tup: tuple, delimiter: str) -> str:
-    """Writes one tuple as Souffle does: symbols raw, integers in decimal, floats like C++ streams."""
+    """Writes one tuple as Souffle does: symbols raw, integers in decimal, floats like C++ streams;
+    the tuple of a nullary relation that holds as ``()`` (Souffle's writeNullary: an empty line
+    would read as no row)."""
+    if not tup:
+        return "()"
     return delimiter.join(f"{v:g}" if isinstance(v, float) else str(v) for v in tup)
 
 
