@@ -31,20 +31,21 @@ from itertools import islice
 from typing import Iterable, Iterator
 from urllib.parse import quote
 
-from polygraph_logic.errors import NotFound, PolygraphError
+from polygraph_logic.errors import PolygraphError
 from polygraph_logic.provenance import Polynomial, WhySemiring
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.schema import file_problem, schema_problem
+from polygraph_logic.graph.store.artifact_reads import ArtifactReads
 from polygraph_logic.graph.store.questions import Questions
 from polygraph_logic.graph.store.folder import FolderDB, folder_bytes, head_value, is_folder
-from polygraph_logic.graph.store.rows import (FORMAT, LAYERS, Artifact, StoredFact, bad_graph, fact_key, key_value,
+from polygraph_logic.graph.store.rows import (FORMAT, Artifact, StoredFact, bad_graph, fact_key, key_value,
                                               layer_order)
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.versions import at_views
 from polygraph_logic.graph.store.views import Assertions, Rows
 
-class Graph(Questions):
+class Graph(Questions, ArtifactReads):
     """A built graph file, opened read-only; questions read only the rows they need."""
 
     def __init__(self, path: str | Path, at: int | None = None, db=None):
@@ -246,80 +247,6 @@ class Graph(Questions):
             names = self.names(n for row in chunk for group in self.decode(row[label_at]) for n in group)
             for row in chunk:
                 yield row, names
-
-    _COLUMNS = "a.id, a.layer, a.content, f.label, f.exact"
-    _FROM = "artifacts a JOIN facts f ON f.num = a.fact"
-
-    def _artifact(self, row, names: dict[int, str] | None = None) -> Artifact:
-        id_, layer, content, blob, exact = row
-        if not isinstance(id_, str):
-            raise bad_graph(self.path, f"an artifact id is not text ({id_!r})")
-        try:
-            parsed = json.loads(content)
-        except (ValueError, TypeError):
-            raise bad_graph(self.path, f"the content of {id_!r} is not JSON") from None
-        if layer not in LAYERS or not isinstance(parsed, dict):
-            raise bad_graph(self.path, f"artifact {id_!r} has layer {layer!r} and content {content[:40]!r}")
-        return Artifact(id_, layer, parsed, self.support(blob, names), bool(exact))
-
-    def artifact(self, artifact_id: str) -> Artifact:
-        """Returns one artifact by id; KeyError when it does not exist."""
-        if self.folder and "artifacts_by_id" in self._db.indexes:
-            num = self.artifact_number(artifact_id)
-            row = None if num is None else self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.num = ?",
-                                                      (num,)).fetchone()
-        else:
-            row = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id = ?", (artifact_id,)).fetchone()
-        if row is None:
-            raise NotFound("unknown_artifact", f"no artifact named {artifact_id!r} in {self.path}")
-        return self._artifact(row)
-
-    def artifacts_named(self, artifact_ids: Iterable[str]) -> dict[str, Artifact]:
-        """Returns ``{id: artifact}`` for the ids that name artifacts, in one read (a folder: the
-        sorted id file, then one read by number)."""
-        ids = list(dict.fromkeys(artifact_ids))
-        if not ids:
-            return {}
-        if self.folder and "artifacts_by_id" in self._db.indexes:
-            numbers = [row[0] for row in self.query(
-                "SELECT num FROM artifacts_by_id WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))]
-            where, values = "a.num", sorted(numbers)
-        else:
-            where, values = "a.id", ids
-        rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE {where} IN (SELECT value FROM json_each(?))",
-                          (json.dumps(values),))
-        return {a.id: a for a in (self._artifact(row, names) for row, names in self._named(rows, 3))}
-
-    def has_artifact(self, artifact_id: str) -> bool:
-        return self.artifact_number(artifact_id) is not None
-
-    def artifacts(self, layer: str | None = None) -> Iterator[Artifact]:
-        """Yields every artifact (of one layer, if given) in build order, streamed.
-
-        A folder is read a range of numbers at a time (its files are in number order: each range
-        reads a few row groups), so that memory stays bounded whatever the graph's size."""
-        where, parameters = ("", ()) if layer is None else (" AND a.layer = ?", (layer,))
-        if self.folder:
-            rows = self._db.in_ranges(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.num > ? AND a.num <= ?"
-                                      f"{where} ORDER BY a.num", parameters, "artifacts", self._call,
-                                      "TRUE" if layer is None else "layer = ?")
-        else:
-            rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE 1{where} ORDER BY a.num", parameters)
-        return (self._artifact(row, names) for row, names in self._named(rows, 3))
-
-    def artifact_hint(self, artifact_id: str) -> str:
-        """Returns ``; did you mean X, Y?`` naming stored ids close to an unknown one (from ids
-        sharing its first characters, an index range), or an empty string."""
-        import difflib
-        close = difflib.get_close_matches(artifact_id, self.artifact_ids(artifact_id[:max(1, len(artifact_id) - 3)]),
-                                          n=3)
-        return f"; did you mean {', '.join(close)}?" if close else ""
-
-    def artifact_ids(self, prefix: str = "", limit: int = 50) -> list[str]:
-        """Returns artifact ids starting with ``prefix`` (for completion and hints)."""
-        upper = prefix + "\U0010ffff"
-        return [row[0] for row in self.query("SELECT id FROM artifacts WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-                                             (prefix, upper, limit))]
 
     def label(self, artifact: Artifact | str) -> Polynomial:
         """Returns an artifact's support label as a why-polynomial."""
