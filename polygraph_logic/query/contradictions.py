@@ -27,6 +27,7 @@ a support set holds only kept evidence the policy cannot decide it (``preferred`
 
 from __future__ import annotations
 
+from itertools import islice
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
@@ -155,15 +156,17 @@ def sources_of(graph: Graph, assertion_ids: Iterable[str]) -> dict[str, str]:
 
 
 def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, budget: int = BUDGET,
-            prefer: str | None = None) -> Contradiction:
+            prefer: str | None = None, source: dict[str, str] | None = None) -> Contradiction:
     """Returns a contradiction artifact with its smallest resolving source and assertion sets
-    (and, with ``prefer``, those the precedence policy prefer:KIND allows)."""
+    (and, with ``prefer``, those the precedence policy prefer:KIND allows); ``source``: the
+    sources of its assertions when already read ({assertion id: source})."""
     c = artifact.content
     found_sides = c.get("sides") or sides(c["subject"], c["object"], c["reason"])
     for side in found_sides or ():
         if not side["negated"]:
             side["artifact"] = side_artifact(graph, (side["subject"], side["predicate"], side["object"]))
-    source = sources_of(graph, (a for group in artifact.support for a in group))
+    if source is None:
+        source = sources_of(graph, (a for group in artifact.support for a in group))
     by_assertions, cut_a = minimal_hitting_sets(artifact.support, hitting, budget)
     by_sources, cut_s = minimal_hitting_sets(({source[a] for a in group} for group in artifact.support),
                                              hitting, budget)
@@ -193,10 +196,14 @@ def contradictions(graph: Graph, limit: int | None = None, hitting: int | None =
     (``prefer``: the kind of the opt-in precedence policy prefer:KIND, see the module docstring)."""
     if prefer is not None:
         check_kinds([prefer])  # an unknown kind is an error before anything is read
-    for n, artifact in enumerate(graph.artifacts("contradiction")):
-        if limit is not None and n >= limit:
-            return
-        yield resolve(graph, artifact, hitting, budget, prefer)
+    listed = graph.artifacts("contradiction")
+    if limit is not None:
+        listed = islice(listed, limit)
+    # the sources of a batch's assertions in one read (a folder's read costs milliseconds)
+    while batch := list(islice(listed, 1_000)):
+        source = sources_of(graph, (a for artifact in batch for group in artifact.support for a in group))
+        for artifact in batch:
+            yield resolve(graph, artifact, hitting, budget, prefer, source)
 
 
 def count(graph: Graph) -> int:

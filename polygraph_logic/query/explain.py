@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.fact_store import ScopedFacts
 from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import layer_order
 from polygraph_logic.graph.kinds import check_kinds
 from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, max_disjoint
 from polygraph_logic.query.rederive import FactKey, GoalPlans, stated_by
@@ -278,13 +279,18 @@ def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "so
     rows = []
     for name, sources in groups.items():
         outcome = what_if(graph, Deletion(sources=tuple(sources)), policy)
-        layers = Counter(outcome.layer(n) for n in outcome.dead_ranks)
-        row = {by: name, "dead": len(outcome.dead_ranks), "by_layer": dict(layers)}
+        row = {by: name, "dead": len(outcome.dead_ranks), "by_layer": _by_layer(outcome)}
         if by == "origin":
             row["sources"] = sources
         rows.append(row)
     rows.sort(key=lambda r: (-r["dead"], r[by]))
     return rows[:limit]
+
+
+def _by_layer(outcome) -> dict[str, int]:
+    """How many artifacts died per layer, in layer order (whatever order the rows were read in)."""
+    layers = Counter(outcome.layer(n) for n in outcome.dead_ranks)
+    return {layer: layers[layer] for layer in sorted(layers, key=layer_order)}
 
 
 def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
@@ -306,8 +312,7 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
             rows.append({"source": source, "dead": 0, "by_layer": {}})
             continue
         outcome = what_if(graph, Deletion(sources=(source,)), "trust-all")
-        layers = Counter(outcome.layer(n) for n in outcome.dead_ranks)
-        rows.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": dict(layers)})
+        rows.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": _by_layer(outcome)})
     rows.sort(key=lambda r: (-r["dead"], r["source"]))
     return rows[:limit]
 

@@ -208,10 +208,11 @@ def translate(sql: str, parameters=()) -> tuple[str, list]:
     for i, value in enumerate(parameters):
         if parts[i].endswith("(SELECT value FROM json_each(") and parts[i + 1].startswith("))"):
             values = json.loads(value)
-            if all(type(v) is int for v in values) and len(values) <= LITERAL_LIST:
-                # numbers written into the text: DuckDB then prunes the row groups of a sorted file
-                # by them (a list from a subquery it joins instead); integers only, nothing to escape
-                out.append(parts[i][:-len("(SELECT value FROM json_each(")] + f"({', '.join(map(str, values)) or 'NULL'}")
+            literals = _literals(values) if len(values) <= LITERAL_LIST else None
+            if literals is not None:
+                # values written into the text: DuckDB then prunes the row groups of a sorted file
+                # by them (a list from a subquery it joins instead)
+                out.append(parts[i][:-len("(SELECT value FROM json_each(")] + f"({literals or 'NULL'}")
                 parts[i + 1] = parts[i + 1][1:]
                 continue
             kind = "BIGINT" if all(type(v) is int for v in values) else "VARCHAR"
@@ -222,6 +223,16 @@ def translate(sql: str, parameters=()) -> tuple[str, list]:
         kept.append(value)
     out.append(parts[len(parameters)])
     return "".join(out), kept
+
+
+def _literals(values: list) -> str | None:
+    """A list of integers or of texts as SQL literals (a text's quotes doubled), or None for a
+    list of another kind or with a character a literal should not carry (NUL)."""
+    if all(type(v) is int for v in values):
+        return ", ".join(map(str, values))
+    if all(type(v) is str and "\0" not in v for v in values):
+        return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+    return None
 
 
 class FolderDB:
