@@ -201,11 +201,12 @@ def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all
     label = graph.label(artifact)
     outcome = what_if(graph, deletion, policy)
     deleted = outcome.deleted
+    source = graph.sources_of(a for support in label.support_sets() for a in support if a in deleted)
     sets = []
     for support in label.support_sets():
         broken = sorted(a for a in support if a in deleted)
         sets.append({"support": sorted(support), "broken_by": broken,
-                     "sources": sorted({graph.assertions[a].source for a in broken})})
+                     "sources": sorted({source[a] for a in broken})})
     demoted = {d["artifact"] for d in outcome.demoted}
     status = "dead" if artifact_id in outcome.dead else "demoted" if artifact_id in demoted else "alive"
     return {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "status": status,
@@ -228,7 +229,7 @@ def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
         kind = graph.kinds_of((a for support in supports for a in support))
         trusted = [s for s in supports if not any(kind[a] in distrust for a in s)]
         distrusted, supports = len(supports) - len(trusted), trusted
-    sources_of = {a: graph.assertions[a].source for support in supports for a in support}
+    sources_of = graph.sources_of(a for support in supports for a in support)
     source_sets = [frozenset(sources_of[a] for a in support) for support in supports]
     origin_sets = [origins.origin_set(group) for group in source_sets]
     sources = sorted(set().union(*source_sets)) if source_sets else []

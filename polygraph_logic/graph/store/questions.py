@@ -236,9 +236,16 @@ class Questions:
                                              (prefix, limit))]
 
     def sources_of(self, assertion_ids: Iterable[str]) -> dict[str, str]:
-        """Returns {assertion id: source} for the given ids."""
+        """Returns {assertion id: source} for the given ids (a folder finds their numbers in its
+        look-up file by id, then reads the row groups holding those numbers)."""
+        ids = sorted(set(assertion_ids))
+        if self.folder and "assertions_by_id" in self._db.indexes:
+            numbers = self.numbers("id", ids)
+            return {numbers[num]: source for num, source in self.query(
+                "SELECT num, source FROM assertions WHERE num IN (SELECT value FROM json_each(?))",
+                (_json(sorted(numbers)),))}
         return dict(self.query("SELECT id, source FROM assertions WHERE id IN (SELECT value FROM json_each(?))",
-                               (_json(sorted(set(assertion_ids))),)))
+                               (_json(ids),)))
 
     # --- kinds (graph/kinds.py defines them) --------------------------------------------
     @property
