@@ -263,3 +263,21 @@ def test_whatif_engine_names_who_reads_the_folder(pair, capsys):
     assert _run(capsys, [*args, "--engine", "duckdb"], folder) == _run(capsys, args, folder)
     text = _run(capsys, [*args, "--engine", "duckdb"], file)
     assert "exit 2" in text and "bad_argument" in text and "reads graph folders" in text
+
+
+def test_a_folder_written_before_the_newer_look_up_files_answers_the_same(pair, capsys, tmp_path):
+    """Look-up files added since (assertions by id and by source, rules by head, background facts)
+    are used when present; a folder without them is read by scans, with the same answers."""
+    name, file, folder = pair
+    older = tmp_path / "older"
+    shutil.copytree(folder, older)
+    for look_up in ("assertions_by_id", "assertions_by_source", "rules_by_head", "background_facts"):
+        (older / f"{look_up}.parquet").unlink()
+    source = _sources(file)[0]
+    for artifact in _some(file, "edge", 3) + _some(file, "merge", 2):
+        for args in (["why", artifact, "--trees", "2", "--json"], ["robustness", artifact, "--json"],
+                     ["whynot", artifact, "--retract-source", source, "--json"]):
+            assert _run(capsys, args, older) == _run(capsys, args, folder), args
+    for args in (["whatif", "--retract-source", source, "--exact", "--json", "--list"], ["contradictions", "--json"],
+                 ["top-sources", "--limit", "5", "--json"], ["show", "--limit", "20"]):
+        assert _run(capsys, args, older) == _run(capsys, args, folder), args
