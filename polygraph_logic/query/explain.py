@@ -111,20 +111,6 @@ class Explainer:
             self._scope(numbers)
         return self._derive(fact, numbers, frozenset())
 
-    def _stated(self, fact: FactKey) -> dict[int, str]:
-        """{number: id} of the assertions stating ``fact``: all of the graph's, or (with a scope)
-        those of the support set, which are all a derivation from it may cite."""
-        if self._stating is None:
-            return stated_by(self.graph, fact)
-        relation, args = fact
-        if relation in ("claim", "neg_edge") and len(args) == 3:
-            negated = relation == "neg_edge"
-            return {n: a.id for n, a in self._stating.items()
-                    if (a.subject, a.predicate, a.object) == args and a.negated == negated}
-        if relation == "assertion" and len(args) == 1:
-            return {n: a.id for n, a in self._stating.items() if a.id == args[0]}
-        return {}
-
     def _scope(self, numbers: frozenset[int]) -> None:
         """Reads at once the facts a derivation from ``numbers`` may use (those with a support set
         inside them, and background facts) into the scoped store, and their labels; without a
@@ -147,7 +133,8 @@ class Explainer:
         return any(group <= numbers for group in self._label(fact) or ())
 
     def _derive(self, fact: FactKey, numbers: frozenset[int], path: frozenset) -> Derivation | None:
-        for number, assertion in sorted(self._stated(fact).items()):
+        # with a scope, the support set's assertions: all a derivation from it may cite
+        for number, assertion in sorted(stated_by(self.graph, fact, self._stating).items()):
             if number in numbers:
                 return Derivation(fact, assertion=assertion)
         if self._label(fact) == [frozenset()]:

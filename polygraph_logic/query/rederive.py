@@ -97,13 +97,20 @@ def positive(rule) -> bool:
     return True
 
 
-def stated_by(graph: Graph, fact: FactKey) -> dict[int, str]:
-    """Returns {number: id} of the assertions that state a fact (claims, negated triples and assertion facts)."""
+def stated_by(graph: Graph, fact: FactKey, among: dict | None = None) -> dict[int, str]:
+    """Returns {number: id} of the assertions that state a fact (claims, negated triples and
+    assertion facts): the graph's, or with ``among`` ({number: Assertion}) those of them."""
     relation, args = fact
     if relation in ("claim", "neg_edge") and len(args) == 3:
-        return graph.stating(args, negated=relation == "neg_edge")
+        negated = relation == "neg_edge"
+        if among is None:
+            return graph.stating(args, negated=negated)
+        return {n: a.id for n, a in among.items() if (a.subject, a.predicate, a.object) == args
+                and a.negated == negated}
     if relation == "assertion" and len(args) == 1:
-        return graph.numbers("id", [args[0]])
+        if among is None:
+            return graph.numbers("id", [args[0]])
+        return {n: a.id for n, a in among.items() if a.id == args[0]}
     return {}
 
 

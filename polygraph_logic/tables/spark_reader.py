@@ -19,15 +19,13 @@ is for folders on a cluster's storage, or too large for one machine's DuckDB, no
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from polygraph_logic.engines.spark import spark_session
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.store.folder import INDEXES, FolderDB, read_meta, table_path
+from polygraph_logic.graph.store.folder import INDEXED_BY, INDEXES, FolderDB, read_meta, table_path
 from polygraph_logic.graph.store.graph_file import Graph
 
-_INDEXED_BY = re.compile(r"\bINDEXED BY \w+\s*")
 _LIST = "(SELECT value FROM json_each(?))"
 
 
@@ -36,7 +34,7 @@ def translate(sql: str, parameters=()) -> tuple[str, list]:
     if "json_each(content" in sql or "->>" in sql:
         raise PolygraphError("unsupported", "this question is not asked of a folder through Spark "
                                             "(the explorer and search read folders through DuckDB)")
-    sql = _INDEXED_BY.sub("", sql)
+    sql = INDEXED_BY.sub("", sql)
     parts, out, kept = sql.split("?"), [], []
     for i, value in enumerate(parameters):
         part = parts[i]
@@ -65,10 +63,7 @@ class SparkFolderDB(FolderDB):
         from py4j.protocol import Py4JError  # pyspark's bridge: present with Spark
         from pyspark.errors import PySparkException
         self.errors = (PySparkException, Py4JError)
-        self.path = Path(directory)
-        folder = read_meta(self.path)
-        self.meta = {k: v for k, v in folder["meta"].items() if isinstance(v, str) and k != "rules"}
-        self._old_rules = folder["meta"].get("rules")
+        self._read_meta(Path(directory))
         self.spark = session.newSession()
         self._views()
 
@@ -83,8 +78,9 @@ class SparkFolderDB(FolderDB):
             made.createOrReplaceTempView(name)
             self._names.append(name)
 
-        view("assertions", frame("assertions"))
-        self.assertion_columns = frame("assertions").columns
+        assertions = frame("assertions")
+        view("assertions", assertions)
+        self.assertion_columns = assertions.columns
         keys = [f"get_json_object(args, '$[{i}]') AS k{i}" for i in range(3)]
         view("facts", frame("facts").selectExpr("num", "relation", "args", *keys,
                                                 "to_json(label) AS label", "exact", "sets"))

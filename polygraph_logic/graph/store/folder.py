@@ -191,7 +191,8 @@ def folder_bytes(directory: Path) -> int:
     return sum(p.stat().st_size for p in Path(directory).iterdir() if p.is_file())
 
 
-_INDEXED_BY = re.compile(r"\bINDEXED BY \w+\s*")
+#: a graph file's index hint, which a folder's readers drop
+INDEXED_BY = re.compile(r"\bINDEXED BY \w+\s*")
 _LIST = "SELECT value FROM json_each(?)"
 # a JSON array's text elements: SQLite's json_each gives text, DuckDB's JSON to be read as text
 _MEMBER, _MEMBER_TEXT = "'$.members') WHERE value = ?", "'$.members') WHERE value->>'$' = ?"
@@ -201,7 +202,7 @@ def translate(sql: str, parameters=()) -> tuple[str, list]:
     """A graph file's query as DuckDB runs it on a folder's views: no ``INDEXED BY``; a list of
     values sent as JSON (``SELECT value FROM json_each(?)``) unnested with its values' type
     (DuckDB's json_each yields JSON, which compares with neither text nor numbers)."""
-    sql = _INDEXED_BY.sub("", sql).replace(_MEMBER, _MEMBER_TEXT)
+    sql = INDEXED_BY.sub("", sql).replace(_MEMBER, _MEMBER_TEXT)
     if _LIST not in sql:
         return sql, list(parameters)
     parts, out, kept = sql.split("?"), [], []
@@ -244,16 +245,21 @@ class FolderDB:
     def __init__(self, directory: Path, memory_limit: str = READER_MEMORY):
         import duckdb  # an optional extra: only folders need it
         self.errors = (duckdb.Error,)
-        self.path = directory
-        folder = read_meta(directory)
-        self.meta = {k: v for k, v in folder["meta"].items() if isinstance(v, str) and k != "rules"}
-        self._old_rules = folder["meta"].get("rules")  # folders written before rules.dl
+        self._read_meta(directory)
         self.con = duckdb_connection(memory_limit)
         try:
             self._views(directory)
         except duckdb.Error as error:
             self.con.close()
             raise bad_graph(directory, f"cannot be read as a graph folder ({str(error).splitlines()[0]})") from None
+
+    def _read_meta(self, directory: Path) -> None:
+        """``path``, ``meta`` (meta.json's text entries) and the rules text of folders written
+        before rules.dl; a missing or foreign folder is a bad_tables error."""
+        self.path = directory
+        folder = read_meta(directory)
+        self.meta = {k: v for k, v in folder["meta"].items() if isinstance(v, str) and k != "rules"}
+        self._old_rules = folder["meta"].get("rules")  # folders written before rules.dl
 
     def _views(self, directory: Path) -> None:
         con = self.con

@@ -83,13 +83,14 @@ class Questions:
         file), and each look-up is then asked of the whole graph."""
         if not (self.folder and "background_facts" in self._db.indexes):
             return None
-        rows = [row[:4] for row in self._touched_folder_facts(numbers)]
-        one = "[[]]"  # the label one, as a folder's labels read
-        background = self.query("SELECT num, relation, args FROM background_facts LIMIT ?",
-                                (BACKGROUND_HELD + 1,)).fetchall()
-        if len(background) > BACKGROUND_HELD:
+        if "_background" not in self.__dict__:  # a folder never changes: read once
+            one = "[[]]"  # the label one, as a folder's labels read
+            rows = self.query("SELECT num, relation, args FROM background_facts LIMIT ?",
+                              (BACKGROUND_HELD + 1,)).fetchall()
+            self._background = None if len(rows) > BACKGROUND_HELD else [(*row, one) for row in rows]
+        if self._background is None:
             return None
-        return sorted(rows + [(num, relation, args, one) for num, relation, args in background])
+        return sorted([row[:4] for row in self._touched_folder_facts(numbers)] + self._background)
 
     def edge_rows(self, args_keys: Iterable[str]) -> list[tuple]:
         """Returns ``(args, num, label, exact)`` of the ``edge`` facts with these argument keys."""
@@ -240,10 +241,7 @@ class Questions:
         look-up file by id, then reads the row groups holding those numbers)."""
         ids = sorted(set(assertion_ids))
         if self.folder and "assertions_by_id" in self._db.indexes:
-            numbers = self.numbers("id", ids)
-            return {numbers[num]: source for num, source in self.query(
-                "SELECT num, source FROM assertions WHERE num IN (SELECT value FROM json_each(?))",
-                (_json(sorted(numbers)),))}
+            return {name: assertion.source for name, (_, assertion) in self.assertions.named(ids).items()}
         return dict(self.query("SELECT id, source FROM assertions WHERE id IN (SELECT value FROM json_each(?))",
                                (_json(ids),)))
 
