@@ -29,7 +29,7 @@ class FactStore:
     def __init__(self, graph: Graph, value: Value):
         self.graph = graph
         self.value = value
-        self.relations = _Relations(self)
+        self.relations = _Relations(self, _Relation)
         self._exists: dict[tuple[str, tuple], bool] = {}
         self._lookups: dict[tuple, list[tuple]] = {}
         self._buckets: dict[tuple, bool] = {}
@@ -93,7 +93,7 @@ class ScopedFacts:
 
     def __init__(self, value: Value):
         self.value = value
-        self.relations = _ScopedRelations(self)
+        self.relations = _Relations(self, _ScopedRelation)
         self.tuples: dict[str, dict[tuple, None]] = {}
         self.indexes: dict[tuple, dict[tuple, list[tuple]]] = {}
 
@@ -115,16 +115,6 @@ class ScopedFacts:
 
     def index(self, relation: str, positions: tuple[int, ...]) -> "_Lookup":
         return _Lookup(self, relation, positions)
-
-
-class _ScopedRelations(dict):
-    def __init__(self, store: ScopedFacts):
-        super().__init__()
-        self.store = store
-
-    def __missing__(self, relation: str) -> "_ScopedRelation":
-        view = self[relation] = _ScopedRelation(self.store, relation)
-        return view
 
 
 class _ScopedRelation(Mapping):
@@ -149,15 +139,16 @@ class _ScopedRelation(Mapping):
 
 
 class _Relations(dict):
-    """Any relation name gives its lazy view (rules may mention relations with no facts)."""
+    """Any relation name gives its lazy view, made by ``view(store, relation)`` (rules may
+    mention relations with no facts)."""
 
-    def __init__(self, store: FactStore):
+    def __init__(self, store, view):
         super().__init__()
-        self.store = store
+        self.store, self.view = store, view
 
-    def __missing__(self, relation: str) -> "_Relation":
-        view = self[relation] = _Relation(self.store, relation)
-        return view
+    def __missing__(self, relation: str):
+        made = self[relation] = self.view(self.store, relation)
+        return made
 
 
 class _Relation(Mapping):
