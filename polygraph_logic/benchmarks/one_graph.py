@@ -19,14 +19,20 @@ Side by side, in the same run:
 ``export`` writes the whole graph (N-Quads) at the scales up to ``--export-max`` (about 5 GB of
 text at x40).
 
+``--versions`` times versions instead, on the folder and (up to ``--file-max``) the graph file
+side by side: ``add`` of a batch of new assertions (a new source repeating claims of the first
+copy, so that labels grow and the closure moves) to a copy of the graph, ``--repeat`` times, then
+``whatif`` on the grown graph (its latest version, read through the added files) and at ``--at 1``.
+
     python -m polygraph_logic.benchmarks.one_graph [--copies 1 10 40 400] [--repeat 3]
                  [--memory-limit 3GB] [--work DIR] [--file-max 10] [--export-max 40]
-                 [--before CHECKOUT] [--only COMMAND ...]
+                 [--before CHECKOUT] [--only COMMAND ...] [--versions]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import tempfile
@@ -83,9 +89,10 @@ def _side_by_side(before: Polygraph, after: Polygraph, command: list[str], repea
 def measure(copies=(1, 10, 40), repeat: int = 3, memory_limit: str = "3GB", work: Path | None = None,
             file_max: int = 10, export_max: int = 40, timeout: float = 1800,
             out: Callable[[str], None] = print, before: str | None = None,
-            only: tuple[str, ...] | None = None) -> dict:
+            only: tuple[str, ...] | None = None, versions: bool = False) -> dict:
     """Builds each scale and times every command on it (``only``: those named), with ``before``
-    (a checkout) also by that code; prints the tables; returns the figures."""
+    (a checkout) also by that code, or (``versions``) adds and reads after them; prints the
+    tables; returns the figures."""
     polygraph = Polygraph(timeout=timeout)
     earlier = Polygraph(python_path=str(Path(before).resolve()), timeout=timeout) if before else None
     commands = {name: command for name, command in COMMANDS.items() if not only or name in only}
@@ -106,6 +113,15 @@ def measure(copies=(1, 10, 40), repeat: int = 3, memory_limit: str = "3GB", work
                 scale["build"] = {"seconds": built.seconds, "peak_mib": built.peak_mib}
                 out(f"x{n}: build --engine duckdb --tables --memory-limit {memory_limit}: {built.seconds:.1f} s, "
                     f"peak {mib(built.peak_mib)}")
+            if versions:
+                if n <= file_max and not file.is_file():
+                    polygraph("build", "--assertions", inputs / "assertions.jsonl", "--receipts",
+                              inputs / "receipts.jsonl", "--rules", "ro", "--engine", "duckdb",
+                              "--memory-limit", memory_limit, "-o", file).check(f"build x{n} file")
+                forms = {"folder": folder, **({"graph file": file} if n <= file_max else {})}
+                figures.setdefault("versions", {})[n] = measure_versions(polygraph, work, n, forms, repeat)
+                _print_versions(figures["versions"], out)
+                continue
             for name, command in commands.items():
                 command = [c.replace("{g}", str(folder)) for c in command]
                 if earlier is None:
@@ -134,6 +150,63 @@ def measure(copies=(1, 10, 40), repeat: int = 3, memory_limit: str = "3GB", work
         if owned:
             shutil.rmtree(work, ignore_errors=True)
     return figures
+
+
+#: how many assertions the batch ``--versions`` adds
+BATCH = 50
+
+
+def _batch(inputs: Path, target: Path) -> Path:
+    """A new source's assertions: the first copy's first BATCH claims, said again (new ids)."""
+    with open(inputs / "assertions.jsonl", encoding="utf-8") as handle:
+        lines = [json.loads(line) for _, line in zip(range(BATCH), handle)]
+    target.write_text("".join(json.dumps({**record, "id": f"bench-added-{i}", "source": "bench:added"}) + "\n"
+                              for i, record in enumerate(lines)), encoding="utf-8")
+    return target
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _copy(graph: Path, target: Path) -> None:
+    _remove(target)
+    if graph.is_dir():
+        shutil.copytree(graph, target)
+    else:
+        shutil.copyfile(graph, target)
+
+
+def measure_versions(polygraph: Polygraph, work: Path, n: int, graphs: dict[str, Path], repeat: int) -> dict:
+    """``add`` of BATCH assertions to a copy of each graph (``repeat`` times), then ``whatif`` on the
+    grown copy at its latest version and at version 1; returns {form: {step: figures}}."""
+    batch = _batch(work / f"x{n}", work / f"x{n}-batch.jsonl")
+    figures: dict = {}
+    for form, graph in graphs.items():
+        grown = work / f"x{n}-grown{graph.suffix}"
+        runs = []
+        for _ in range(repeat):
+            _copy(graph, grown)
+            runs.append(polygraph("add", grown, "--assertions", batch))
+        failed = [r for r in runs if r.code != 0]
+        figures[form] = {"add": {"failed": "; ".join(failed[0].last_words())} if failed else
+                         {"seconds": statistics.median(r.seconds for r in runs),
+                          "peak_mib": max(r.peak_mib or 0 for r in runs)}}
+        for name, extra in (("whatif, latest of 2 versions", []), ("whatif --at 1", ["--at", "1"])):
+            figures[form][name] = _median_run(polygraph, ["whatif", str(grown), "--retract-source", SOURCE, *extra],
+                                              repeat)
+        _remove(grown)
+    return figures
+
+
+def _print_versions(versions: dict, out: Callable[[str], None]) -> None:
+    rows = [[f"x{n}", step, *(_cell(forms.get(form, {}).get(step), None) for form in ("folder", "graph file"))]
+            for n, forms in sorted(versions.items()) for step in next(iter(forms.values()))]
+    out(f"versions, whole process, median wall time and peak RSS (add: {BATCH} assertions of a new source):")
+    print_table(["scale", "step", "folder", "graph file"], rows, out=out, indent="  ")
 
 
 def _cell(entry: dict | None, base: dict | None) -> str:
@@ -198,9 +271,11 @@ def main(argv=None) -> None:
                         help="also run each command by the polygraph_logic of this checkout (an earlier commit)")
     parser.add_argument("--only", nargs="+", metavar="COMMAND", choices=list(COMMANDS),
                         help="time only these commands (no export, no graph file)")
+    parser.add_argument("--versions", action="store_true",
+                        help="time add and the what-if after it, folder and graph file, instead of the commands")
     args = parser.parse_args(argv)
     measure(tuple(args.copies), args.repeat, args.memory_limit, args.work, args.file_max, args.export_max,
-            before=args.before, only=tuple(args.only) if args.only else None)
+            before=args.before, only=tuple(args.only) if args.only else None, versions=args.versions)
 
 
 if __name__ == "__main__":

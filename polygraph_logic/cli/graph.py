@@ -59,8 +59,7 @@ def register(commands) -> None:
     output.add_argument("--tables", metavar="DIR",
                         help="with --engine duckdb or spark: write a graph folder (Parquet, as export-tables "
                              "writes) straight from the engine instead of a graph file; every reading command "
-                             "reads it in place (whatif, why, export, serve, ...); import-tables turns it into a "
-                             "graph file, which versions can be added to")
+                             "reads it in place (whatif, why, export, serve, ...) and add grows it by versions")
     build.add_argument("--engine", choices=ENGINES, default="python",
                        help="python (the reference, the default), duckdb (embedded SQL: for large graphs) "
                             "or spark (Spark SQL: local or a cluster; needs the [spark] extra)")

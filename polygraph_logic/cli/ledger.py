@@ -29,7 +29,7 @@ def register(commands) -> None:
 
     log = commands.add_parser(
         "log", help="list a graph's versions: what each added or deleted, when, how",
-        description="List the versions of a graph file, oldest first: the command that made each, its "
+        description="List the versions of a graph (a file or a folder), oldest first: the command that made each, its "
                     "input files with their sha256, an applied deletion and its policy, whether an add was "
                     "evaluated incrementally or in full, and the counts per layer after it.")
     add_graph(log)
@@ -43,7 +43,7 @@ def register(commands) -> None:
                     "by row. Says whether the result is identical, or which input changed (a file missing or "
                     "with another sha256, another release).")
     add_graph(replay)
-    replay.add_argument("-o", "--output", required=True, metavar="COPY", help="the graph file to rebuild into")
+    replay.add_argument("-o", "--output", required=True, metavar="COPY", help="the graph to rebuild into (a file for a graph file; for a graph folder, a folder built by DuckDB)")
     replay.add_argument("--force", action="store_true", help="replay even when an input's hash changed")
     add_json(replay, "replay")
     replay.set_defaults(run=_run_replay)

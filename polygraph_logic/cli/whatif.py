@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.store.folder import is_folder
+from polygraph_logic.graph.store.folder_layout import is_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS
 from polygraph_logic.graph.kinds import KINDS

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.datalog.stratify import stratify
@@ -32,7 +32,6 @@ from polygraph_logic.graph.incremental import WatchedWhy, evaluate_seeded
 from polygraph_logic.graph.store.lazy_store import LazyStore
 from polygraph_logic.graph.store.label_codec import encode_label
 from polygraph_logic.graph.records import LoadError, _records, load_assertions, load_receipts
-from polygraph_logic.graph.store.folder import refuse_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.version_write import VersionWriter, write_version
@@ -64,7 +63,6 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
         progress: Callable[[str], None] | None = None, full: bool = False, command: str | None = None) -> AddReport:
     """Appends a version holding new assertions and receipts (files) to a graph; returns what it did."""
     say = progress or (lambda message: None)
-    refuse_folder(graph_path, "added to")
     with Graph(graph_path) as graph:
         if graph.at is not None:
             raise PolygraphError("bad_argument", "add appends to the latest version")
@@ -119,7 +117,7 @@ def _load(graph: Graph, assertions, receipts):
         raise LoadError(problems)
     new_receipts = []
     if receipts is not None:
-        ids = _KnownIds(graph, {a.id for a in new_assertions})
+        ids = _KnownIds(graph, {a.id for a in new_assertions}, receipts)
         new_receipts = load_receipts(receipts, ids)
         lines = {r.get("artifact"): n for n, r in _records(Path(receipts), []) if isinstance(r, dict)}
         for r in new_receipts:
@@ -134,14 +132,31 @@ def _load(graph: Graph, assertions, receipts):
 
 
 class _KnownIds(set):
-    """The new assertion ids, and the graph's (looked up one at a time, indexed)."""
+    """The new assertion ids, and the graph's: those a receipts file cites read at once (a folder
+    answers one look-up in milliseconds), any other looked up one at a time (indexed)."""
 
-    def __init__(self, graph: Graph, new: set[str]):
+    def __init__(self, graph: Graph, new: set[str], receipts: str | Path | None = None):
         super().__init__(new)
         self.graph = graph
+        self.asked: set[str] = set()
+        if receipts is not None:
+            cited = {name for _, record in _records(Path(receipts), []) if isinstance(record, dict)
+                     for name in _cited(record)} - new
+            self.asked = cited
+            self.update(graph.numbers("id", cited).values())
 
     def __contains__(self, name) -> bool:
-        return super().__contains__(name) or name in self.graph.assertions
+        return super().__contains__(name) or (name not in self.asked and name in self.graph.assertions)
+
+
+def _cited(record: dict) -> Iterator[str]:
+    """The texts a receipt record names as assertions (its support sets' and its sentences')."""
+    sentences = record.get("sentences")
+    lists = [s.get("support") for s in sentences if isinstance(s, dict)] if isinstance(sentences, list) else []
+    for sets in [record.get("support"), *lists]:
+        for group in sets if isinstance(sets, list) else ():
+            if isinstance(group, list):
+                yield from (name for name in group if isinstance(name, str))
 
 
 def _inputs(assertions, receipts, new_assertions, new_receipts) -> list[dict]:
@@ -225,6 +240,8 @@ def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) 
     by_id = {r.artifact: r for r in receipts}
     contents = {s_id: {"summary": r.artifact, "index": i, "text": s.text}
                 for r in receipts for i, s in enumerate(r.sentences, 1) for s_id in (r.sentence_id(i),)}
+    writer.prefetch(facts=[(relation, tup) for relation, rows in state.changed.items() for tup in rows],
+                    artifacts=[triple_id("edge", tup) for tup in state.changed.get("claim", ())])
     for relation in sorted(state.changed):
         rows = state.changed[relation]
         report.changed[relation] = len(rows)
@@ -271,7 +288,9 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
     report = AddReport(0, "full")
     with Graph(graph_path) as graph:
         assertions = list(graph.assertions.values())
-        receipts = recorded_receipts(graph_path, keep=lambda r: graph.has_artifact(r.artifact))
+        receipts = recorded_receipts(graph_path)
+        present = graph.artifacts_present(r.artifact for r in receipts)
+        receipts = [r for r in receipts if r.artifact in present]
         rule_files = recorded_rules(graph_path)
         stored = graph.layer_count("merge", "summary")
         if len(receipts) < stored:  # built from records in memory, or before versions were recorded
@@ -308,13 +327,13 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
     return report
 
 
-def recorded_receipts(graph_path, keep=lambda receipt: True) -> list:
+def recorded_receipts(graph_path) -> list:
     """Returns the receipts of every recorded input file, in version order (hashes checked)."""
     receipts = []
     for entry in recorded(graph_path, "receipts"):
         with Graph(graph_path) as graph:
-            ids = _KnownIds(graph, set())
-            receipts.extend(r for r in load_receipts(entry["file"], ids) if keep(r))
+            ids = _KnownIds(graph, set(), entry["file"])
+            receipts.extend(load_receipts(entry["file"], ids))
     return receipts
 
 

@@ -2,15 +2,16 @@
 
 ``replay(graph, copy)`` rebuilds a graph from what its versions recorded: version 1's
 input files and rule files (``build``), then each ``add`` with its files and each
-applied deletion with its deletion and policy, in order, into ``copy``; then compares
-the label tables of both files row by row (``facts`` and ``facts_history``: numbers,
-arguments, label blobs, exact flags, versions).  Before running it checks every
+applied deletion with its deletion and policy, in order, into ``copy`` (a file for a
+file, a folder built by DuckDB for a folder); then compares the label tables of both
+row by row (of files, ``facts`` and ``facts_history``: numbers, arguments, label blobs,
+exact flags, versions; of folders, the facts at each version).  Before running it checks every
 recorded file against its sha256 and the release that wrote each version, and says
 which input changed.
 
 ``apply_version(path, outcome)`` writes what a deletion does (as ``Session.apply``
 decides it: dead artifacts dropped, labels restricted, trimmed summaries) as one more
-version of the file at ``path``: the deleted assertions, the dropped artifacts and the
+version of the graph at ``path``: the deleted assertions, the dropped artifacts and the
 old labels move to the history, so the retraction is part of the record.
 """
 
@@ -22,11 +23,12 @@ from pathlib import Path
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.ledger import add
-from polygraph_logic.graph.store.folder import refuse_folder
+from polygraph_logic.tables.duckdb_build import build_tables
+from polygraph_logic.graph.store.folder_layout import is_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
 from polygraph_logic.graph.store.version_write import VersionWriter, copy_graph, write_version
-from polygraph_logic.graph.store.versions import command_line, compare_labels, release, sha256
+from polygraph_logic.graph.store.versions import command_line, compare_labels, graph_sha256, release, sha256
 from polygraph_logic.query.whatif import Deletion, Outcome, what_if
 
 
@@ -51,7 +53,6 @@ def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> Repl
     graph_path, out = Path(graph_path), Path(out)
     if out.resolve() == graph_path.resolve():
         raise PolygraphError("in_place", "replay writes a copy; choose a path other than the graph's own")
-    refuse_folder(graph_path, "replayed (its build is recorded in meta.json; build it again)")
     with Graph(graph_path) as graph:
         rows = graph.version_rows()
     report = ReplayReport(len(rows))
@@ -76,9 +77,7 @@ def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> Repl
     for row in rows:
         record, files = row["record"], _files(row["record"])
         if row["action"] == "build":
-            cap = record.get("cap", "8")
-            build_graph(files.get("assertions"), files.get("receipts"), [e["file"] for e in record.get("rules", [])],
-                        cap=None if cap == "none" else int(cap)).write(out)
+            _build(graph_path, out, record, files)
         elif row["action"] == "add":
             add(out, files.get("assertions"), files.get("receipts"), full=record.get("mode") == "full"
                 and "asked" in (record.get("reason") or ""), command=row["command"])
@@ -90,6 +89,18 @@ def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> Repl
     report.differences = compare_labels(graph_path, out)
     report.identical = not report.differences
     return report
+
+
+def _build(graph_path: Path, out: Path, record: dict, files: dict[str, str]) -> None:
+    """Builds version 1 again: a graph file by the Python engine, a graph folder by DuckDB (the
+    engines build the same graph: tests/test_one_graph.py)."""
+    cap = record.get("cap", "8")
+    cap = None if cap == "none" else int(cap)
+    rules = [e["file"] for e in record.get("rules", [])]
+    if is_folder(graph_path):
+        build_tables(files.get("assertions"), files.get("receipts"), rules, out, cap=cap)
+    else:
+        build_graph(files.get("assertions"), files.get("receipts"), rules, cap=cap).write(out)
 
 
 def _files(record: dict) -> dict[str, str]:
@@ -106,6 +117,8 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
         rows = applied_rows(graph, outcome)
 
     def write(writer: VersionWriter) -> None:
+        writer.prefetch(facts=[(relation, args) for relation, args, *_ in rows.facts],
+                        artifacts=[*rows.dead, *(artifact_id for artifact_id, _ in rows.contents)])
         for num in rows.assertions:
             writer.retire_assertion(num)
         for artifact_id in rows.dead:
@@ -121,7 +134,7 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
                            if getattr(deletion, k, ())},
               "deleted_assertions": len(rows.assertions), "dropped_artifacts": len(rows.dead)}
     if copy_of is not None:
-        record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": sha256(copy_of)}
+        record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": graph_sha256(copy_of)}
     return write_version(path, "apply", command or command_line(), record, write)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from polygraph_logic.graph.store.folder import rules_text
+from polygraph_logic.graph.store.folder_layout import rules_text
 from polygraph_logic.tables.layout import duckdb_connection, read_meta, table_path
 
 _QUERIES = {

@@ -5,8 +5,8 @@ SQLite graph file (at x40, 1.3 M facts, most of the build).  ``build --engine du
 --tables DIR`` writes the folder of tables.py instead, from the evaluation's own tables,
 in SQL: nothing per fact passes through Python except the digests of artifact ids.  The
 folder is the one ``export-tables`` writes from a graph file built by the Python engine,
-row for row (tests/test_tables_build.py compares them): ``sql-whatif`` reads it as it is,
-``import-tables`` turns it into a graph file for whatif, why and export.
+row for row (tests/test_tables_build.py compares them); every command reads it in place, and
+``add`` grows it by versions (graph/store/folder_versions.py).
 
 How the rows are made (see graph/build.py and graph/store_write.py for the rows they match):
 
@@ -39,7 +39,7 @@ from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
-from polygraph_logic.graph.store.folder import folder_rule_rows
+from polygraph_logic.graph.store.folder_layout import folder_rule_rows
 from polygraph_logic.tables import native_inputs
 from polygraph_logic.tables.digests import Background, Digests
 from polygraph_logic.engines.driver import RoundStats

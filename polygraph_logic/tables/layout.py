@@ -1,39 +1,36 @@
 """Converting between the two forms of a graph: the SQLite file and the folder of Parquet files.
 
 The folder's layout (format ``polygraph-tables/1``: assertions, facts, mentions, artifacts,
-rules and meta.json) is declared once, in graph/store/folder.py, which also reads a folder
-in place; this module writes folders and converts them.
+rules and meta.json) is declared once, in graph/store/folder_layout.py (graph/store/folder.py
+reads a folder in place); this module writes folders and converts them.
 
 Conversion goes both ways: ``export_tables`` reads the graph file in row order and
 hands DuckDB batches of numpy columns (labels as Python lists of lists) to write with
 ``COPY ... TO``.  No pyarrow: measured against it (a comparison since retired), within 25%
 of each other with DuckDB's files a third smaller, and DuckDB is needed anyway.
 ``import_tables`` reads the Parquet files with DuckDB and writes a graph file through
-``write_graph`` (numbers, labels and rows come out identical; rule trees equal, re-pickled):
-for what a folder does not do, being read-only (``add``, ``replay``, versions).
+``write_graph`` (numbers, labels and rows come out identical; rule trees equal, re-pickled),
+from a folder of one version (a grown folder keeps its versions: folder_versions.py).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
-import tempfile
-from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterator
 
-from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
-from polygraph_logic.graph.store.folder import (BATCH, FILES, FOLDER_FORMAT, ORDER, PARQUET_SCHEMA, bad_folder,
-                                                RULES_TEXT, duckdb_connection, quoted, read_meta, table_path,
-                                                write_indexes)
+from polygraph_logic.graph.store.folder_versions import refuse_versions
+from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, PARQUET_SCHEMA, RULES_TEXT,
+                                                       bad_folder, check_target, duckdb_connection, quoted, read_meta,
+                                                       table_path, write_indexes, writing_folder)
 
 TABLES_FORMAT = FOLDER_FORMAT
 _SCHEMA, _ORDER, _quoted, _bad = PARQUET_SCHEMA, ORDER, quoted, bad_folder
@@ -59,18 +56,6 @@ def export_tables(graph: str | Path | Graph, directory: str | Path,
     return counts
 
 
-def check_target(target: Path) -> None:
-    """Refuses a tables folder that cannot be written: no parent folder, or something else there."""
-    folder = target.parent
-    if not folder.is_dir():
-        what = "is not a folder" if folder.exists() else "does not exist"
-        raise PolygraphError("io_error", f"cannot write {target}: {folder} {what} (create the folder first)")
-    if target.exists() and not (target / "meta.json").is_file():
-        if not target.is_dir() or any(target.iterdir()):
-            raise PolygraphError("file_exists", f"{target} exists and is not a tables folder; "
-                                                "name a new folder or an earlier export")
-
-
 def write_meta(folder: Path, graph_meta: dict[str, str], counts: dict[str, int]) -> None:
     """Writes a tables folder's look-up files (folder.write_indexes) and its meta.json: the
     format, the graph file's meta rows, rows per table (the last step of every writer)."""
@@ -79,30 +64,6 @@ def write_meta(folder: Path, graph_meta: dict[str, str], counts: dict[str, int])
     (folder / RULES_TEXT).write_text(graph_meta.pop("rules", ""), encoding="utf-8")
     meta = {"format": TABLES_FORMAT, "graph_format": FORMAT, "meta": graph_meta, "rows": counts}
     (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
-
-
-@contextmanager
-def writing_folder(target: Path) -> Iterator[Path]:
-    """Yields a hidden folder beside ``target`` to write a tables folder in; it replaces
-    ``target`` only when the block completes (a failure leaves any earlier folder intact)."""
-    check_target(target)
-    partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(partial, 0o777 & ~umask)  # mkdtemp makes 0700; this is an ordinary folder
-        yield partial
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(partial, target)
-    except BaseException as error:
-        shutil.rmtree(partial, ignore_errors=True)
-        if type(error).__name__ == "OutOfMemoryException":
-            raise  # the evaluation that writes says so (duckdb_run.evaluation: out_of_memory)
-        if isinstance(error, OSError) or type(error).__module__.lstrip("_").startswith("duckdb"):
-            reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
-            raise PolygraphError("io_error", f"cannot write {target}: {reason}") from None
-        raise
 
 
 def _graph_meta(graph: Graph) -> dict[str, str]:
@@ -239,6 +200,9 @@ def import_tables(directory: str | Path, path: str | Path,
     """Writes the graph file of a tables folder through ``write_graph`` (atomically)."""
     directory = Path(directory)
     graph_meta = dict(read_meta(directory)["meta"])
+    refuse_versions(directory, "import-tables converts a folder of one version (its build), and a graph file "
+                               "written from it would lose the later ones",
+                    "keep the folder: every command reads it and grows it by versions")
     graph_meta.pop("rules", None)  # write_graph writes the rules' text from the stored trees
     con = duckdb_connection()
     try:

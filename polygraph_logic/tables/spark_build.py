@@ -37,7 +37,7 @@ from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.artifact_rule import sql_condition
 from polygraph_logic.graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
-from polygraph_logic.graph.store.folder import folder_rule_rows
+from polygraph_logic.graph.store.folder_layout import folder_rule_rows
 from polygraph_logic.graph.store.writer import json_text
 from polygraph_logic.engines.driver import RoundStats
 from polygraph_logic.tables.layout import (

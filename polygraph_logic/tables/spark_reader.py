@@ -23,7 +23,9 @@ from pathlib import Path
 
 from polygraph_logic.engines.spark import spark_session
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.store.folder import INDEXED_BY, INDEXES, FolderDB, read_meta, table_path
+from polygraph_logic.graph.store.folder import INDEXED_BY, FolderDB
+from polygraph_logic.graph.store.folder_layout import INDEXES, read_meta, table_path
+from polygraph_logic.graph.store.folder_versions import refuse_versions
 from polygraph_logic.graph.store.graph_file import Graph
 
 _LIST = "(SELECT value FROM json_each(?))"
@@ -64,6 +66,8 @@ class SparkFolderDB(FolderDB):
         from pyspark.errors import PySparkException
         self.errors = (PySparkException, Py4JError)
         self._read_meta(Path(directory))
+        refuse_versions(directory, "Spark reads a graph folder of one version (its build)",
+                        "read it with --engine duckdb, the default for a folder")
         self.spark = session.newSession()
         self._views()
 

@@ -62,6 +62,13 @@ class ArtifactReads:
                               (json.dumps(ids),))
         return {a.id: a for a in (self._artifact(row, names) for row, names in self._named(rows, 3))}
 
+    def artifacts_present(self, artifact_ids: Iterable[str]) -> set[str]:
+        """Returns those of ``artifact_ids`` that name artifacts, in one read."""
+        ids = sorted(set(artifact_ids))
+        table = "artifacts_by_id" if self.folder and "artifacts_by_id" in self._db.indexes else "artifacts"
+        return {row[0] for row in self.query(f"SELECT id FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
+                                             (json.dumps(ids),))} if ids else set()
+
     def has_artifact(self, artifact_id: str) -> bool:
         return self.artifact_number(artifact_id) is not None
 

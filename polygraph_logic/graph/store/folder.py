@@ -1,33 +1,12 @@
-"""A graph as a folder of Parquet files: its layout, and DuckDB reading it with the graph file's queries.
-
-The folder (format ``polygraph-tables/1``) holds the graph file's tables as columns:
-
-- ``assertions.parquet``: ``num, id, source, subject, predicate, object, text`` and, as the
-  graph has them, ``kind, negated, since``;
-- ``facts.parquet``: ``num, relation, args`` (the graph file's JSON key), ``label`` as
-  ``list<list<int32>>`` (support sets of assertion numbers, ascending, in stored order),
-  ``exact`` and ``sets`` (the number of support sets);
-- ``mentions.parquet``: ``assertion, fact, support_set``, one row per assertion of each support
-  set, sorted by assertion (the what-if index: row groups are skipped by their min/max);
-- ``artifacts.parquet``: ``num, id, layer, content, fact, summary``;
-- ``rules.parquet``: ``num, tree`` and, written since graphs are read in place, ``relation, c0,
-  c1, c2`` (the head relation and its first three head constants as JSON, for goal lookups);
-- ``meta.json``: the format and the graph file's ``meta`` rows (cap, build record, statistics);
-  ``rules.dl`` the rules as text (in meta.json in folders written before);
-- look-up files derived from the tables by ``write_indexes``, the last step of every writer:
-  ``assertions_by_id.parquet`` and ``assertions_by_source.parquet`` (assertion numbers by id
-  and by source), ``artifacts_by_id.parquet`` (ids sorted), ``rules_by_head.parquet`` (the rules
-  by head relation and constants, in small row groups), ``facts_by_k2.parquet`` (facts sorted by their
-  third argument) and ``background_facts.parquet`` (the facts of background knowledge alone,
-  label one: what an explanation may use besides the facts its support set mentions).  A
-  folder without them is read by scans.
+"""Reading a graph folder (folder_layout.py) in place: DuckDB asked the graph file's queries.
 
 ``FolderDB`` opens a folder as views with the graph file's table and column names, so that
 ``Graph`` asks a folder exactly what it asks a file: the same query texts, run by DuckDB
 (``INDEXED BY`` dropped; labels read as JSON text; ``k0..k2`` the first three arguments as
 text, which the lazy store re-checks on the decoded arguments).  DuckDB reads it under
 READER_MEMORY, its cache of file blocks off, so that a whole-graph read (an export) stays
-bounded.  A folder is read-only: one version, the build.
+bounded.  A folder is read at its latest version, or at an earlier one
+(``at``): folder_versions.py says how its versions are laid out and read.
 """
 
 from __future__ import annotations
@@ -40,156 +19,13 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.folder_layout import (BATCH, INDEXES, LITERAL_LIST, RANGE, READER_MEMORY,
+                                                       bad_folder, duckdb_connection, folder_rule_rows, quoted,
+                                                       read_meta, rules_text, table_path)
+from polygraph_logic.graph.store.folder_versions import (VERSION_COLUMN, VersionedTables, check_version,
+                                                         version_record)
 from polygraph_logic.graph.store.rows import bad_graph
-from polygraph_logic.graph.store.stored_rules import load_rule, rule_rows
-
-FOLDER_FORMAT = "polygraph-tables/1"
-FILES = ("assertions", "facts", "mentions", "artifacts", "rules")
-#: the Parquet columns of every table but ``assertions`` (whose columns follow the graph's)
-PARQUET_SCHEMA = {
-    "facts": "num BIGINT, relation VARCHAR, args VARCHAR, label INTEGER[][], exact BOOLEAN, sets INTEGER",
-    "mentions": "assertion INTEGER, fact BIGINT, support_set INTEGER",
-    "artifacts": "num BIGINT, id VARCHAR, layer VARCHAR, content VARCHAR, fact BIGINT, summary BIGINT",
-    "rules": "num BIGINT, tree BLOB, relation VARCHAR, c0 VARCHAR, c1 VARCHAR, c2 VARCHAR",
-}
-#: the order each file is written in (mentions by assertion: row groups then skip by min/max)
-ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, support_set", "artifacts": "num",
-         "rules": "num"}
-#: look-up files derived from the tables (write_indexes): sorted copies of a column or two, so
-#: that a look-up by artifact id, or by a fact's third argument, reads a row group or two
-INDEXES = {
-    "assertions_by_id": "SELECT id, num FROM {assertions} ORDER BY id",
-    "assertions_by_source": "SELECT source, num, id FROM {assertions} ORDER BY source",
-    "artifacts_by_id": "SELECT id, num FROM {artifacts} ORDER BY id",
-    "facts_by_k2": "SELECT relation, args->>'$[2]' AS k2, args, num FROM {facts} "
-                   "WHERE json_array_length(args) >= 3 ORDER BY relation, k2",
-    "rules_by_head": "SELECT relation, c0, c1, c2, num, tree FROM {rules} ORDER BY relation, c0, num",
-    "background_facts": "SELECT num, relation, args FROM {facts} WHERE len(label) = 1 AND len(label[1]) = 0 "
-                        "ORDER BY num",
-}
-#: look-up files written in small row groups: a look-up reads (and decodes) one or two of them
-SMALL_ROW_GROUPS = {"rules_by_head": 2048}
-#: the most numbers a streamed read of a folder's table asks for at once (FolderDB.in_ranges)
-RANGE = 100_000
-#: the rules as rule-language text, beside meta.json (at x400, 31 MB that opening need not parse)
-RULES_TEXT = "rules.dl"
-#: DuckDB's memory when reading a folder (beyond it, a query spills to a temporary folder)
-READER_MEMORY = "1GB"
-#: lists of numbers up to this long are written into a query's text (translate)
-LITERAL_LIST = 10_000
-#: how many rows a streamed read fetches at a time
-BATCH = 100_000
-
-
-def is_folder(path: str | Path) -> bool:
-    """True when ``path`` is a directory (a graph folder, or something refused as one)."""
-    return Path(path).is_dir()
-
-
-def table_path(directory: str | Path, name: str) -> Path:
-    """Returns the Parquet file of one table in a graph folder."""
-    return Path(directory) / f"{name}.parquet"
-
-
-def quoted(path) -> str:
-    """A path (or any text) inside a single-quoted SQL literal."""
-    return str(path).replace("'", "''")
-
-
-def duckdb_connection(memory_limit: str | None = None, spill: Path | None = None):
-    """Returns an in-memory DuckDB connection (an import error names the package to install)."""
-    try:
-        import duckdb  # an optional extra: only folders and the SQL engines need it
-    except ImportError:
-        raise PolygraphError("missing_dependency", 'DuckDB is not installed: pip install "polygraph_logic[duckdb]"') \
-            from None
-    con = duckdb.connect()
-    if memory_limit:
-        con.execute(f"SET memory_limit = '{memory_limit}'")
-    if spill is not None:
-        con.execute(f"SET temp_directory = '{quoted(spill)}'")
-    return con
-
-
-def bad_folder(directory, what: str) -> PolygraphError:
-    return PolygraphError("bad_tables", f"{directory}: {what}; write it again with "
-                                        f"`polygraph export-tables GRAPH -o {directory}`")
-
-
-def read_meta(directory: str | Path) -> dict:
-    """Returns a graph folder's meta.json; a missing or foreign folder is a bad_tables error."""
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise PolygraphError("file_error", f"no tables folder at {directory}")
-    try:
-        meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise bad_folder(directory, f"meta.json cannot be read ({error})") from None
-    if not isinstance(meta, dict) or meta.get("format") != FOLDER_FORMAT or not isinstance(meta.get("meta"), dict):
-        raise bad_folder(directory, f"meta.json does not declare format {FOLDER_FORMAT!r}")
-    missing = [name for name in FILES if not table_path(directory, name).is_file()]
-    if missing:
-        raise bad_folder(directory, f"{', '.join(f'{m}.parquet' for m in missing)} missing")
-    return meta
-
-
-def folder_rule_rows(rules, start: int = 1):
-    """Yields ``(num, tree, relation, c0, c1, c2)``: the rules table of a folder, numbered from ``start``."""
-    for num, (relation, c0, c1, c2, tree) in enumerate(rule_rows(rules), start):
-        yield (num, tree, relation, *(None if c is None else json.dumps(c, ensure_ascii=False) for c in (c0, c1, c2)))
-
-
-def head_value(text):
-    """The head constant a folder stores as JSON text (None stays None)."""
-    if text is None:
-        return None
-    if text[:1] == '"' and "\\" not in text:  # a plain string, the common case: no parse
-        return text[1:-1]
-    return json.loads(text)
-
-
-def write_indexes(directory: Path, memory_limit: str = "2GB") -> None:
-    """Writes the folder's look-up files (INDEXES) from its tables, sorting under ``memory_limit``
-    (DuckDB spills beyond it)."""
-    spill = directory / ".index-spill"
-    con = duckdb_connection(memory_limit, spill)
-    con.execute("SET enable_progress_bar = false")
-    try:
-        names = {name: f"read_parquet('{quoted(table_path(directory, name))}')" for name in FILES}
-        for index, sql in INDEXES.items():
-            groups = f", ROW_GROUP_SIZE {SMALL_ROW_GROUPS[index]}" if index in SMALL_ROW_GROUPS else ""
-            con.execute(f"COPY ({sql.format(**names)}) TO '{quoted(table_path(directory, index))}' "
-                        f"(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1{groups})")
-    finally:
-        con.close()
-        if spill.exists():
-            for leftover in spill.iterdir():
-                leftover.unlink()
-            spill.rmdir()
-
-
-def rules_text(directory: Path, meta: dict) -> str:
-    """A folder's rules as text: its rules.dl, or (written before rules.dl) meta.json's ``rules``."""
-    path = Path(directory) / RULES_TEXT
-    if path.is_file():
-        return path.read_text(encoding="utf-8")
-    text = meta.get("rules")
-    return text if isinstance(text, str) else ""
-
-
-def refuse_folder(path: str | Path, what: str) -> None:
-    """Raises ``read_only`` when ``path`` is a graph folder: folders are read in place, one
-    version, never written to (a graph file takes versions)."""
-    if is_folder(path):
-        raise PolygraphError("read_only", f"{path} is a graph folder, read in place but never {what}: convert it "
-                                          f"with `polygraph import-tables {path} -o FILE.graph` and use the file")
-
-
-def folder_bytes(directory: Path) -> int:
-    """The bytes of a graph folder's files."""
-    return sum(p.stat().st_size for p in Path(directory).iterdir() if p.is_file())
-
+from polygraph_logic.graph.store.stored_rules import load_rule
 
 #: a graph file's index hint, which a folder's readers drop
 INDEXED_BY = re.compile(r"\bINDEXED BY \w+\s*")
@@ -242,13 +78,19 @@ class FolderDB:
     own, so that a streamed read and the look-ups made while reading it do not disturb each
     other)."""
 
-    def __init__(self, directory: Path, memory_limit: str = READER_MEMORY):
+    def __init__(self, directory: Path, memory_limit: str = READER_MEMORY, at: int | None = None,
+                 tagged: bool = False):
+        """``at``: the version to read (the latest when None); ``tagged``: each versioned table
+        gains the column ``version_``, the version that wrote the row (for writing a version)."""
         import duckdb  # an optional extra: only folders need it
         self.errors = (duckdb.Error,)
         self._read_meta(directory)
+        self.version = check_version(directory, at)
+        if self.version > 1:  # that version's statistics and record (versions.at_views does so for a file)
+            self.meta["stats"] = json.dumps(version_record(directory, self.version)["stats"])
         self.con = duckdb_connection(memory_limit)
         try:
-            self._views(directory)
+            self._views(directory, tagged)
         except duckdb.Error as error:
             self.con.close()
             raise bad_graph(directory, f"cannot be read as a graph folder ({str(error).splitlines()[0]})") from None
@@ -259,9 +101,10 @@ class FolderDB:
         self.path = directory
         folder = read_meta(directory)
         self.meta = {k: v for k, v in folder["meta"].items() if isinstance(v, str) and k != "rules"}
+        self.build_meta = dict(self.meta)  # the build's (version 1's) statistics among them
         self._old_rules = folder["meta"].get("rules")  # folders written before rules.dl
 
-    def _views(self, directory: Path) -> None:
+    def _views(self, directory: Path, tagged: bool) -> None:
         con = self.con
         con.execute("SET enable_progress_bar = false")
         # each file's footer (row groups, min/max) read once, not by every query: a look-up at
@@ -273,27 +116,30 @@ class FolderDB:
         con.execute("SET enable_external_file_cache = false")
         self._spill = Path(tempfile.gettempdir()) / f"polygraph-duckdb-{os.getpid()}-{id(self)}"
         con.execute(f"SET temp_directory = '{quoted(self._spill)}'")
-
-        def parquet(name: str) -> str:
-            return f"read_parquet('{quoted(table_path(directory, name))}')"
+        tables = VersionedTables(con, directory, self.version, tagged)
+        tag = f", {VERSION_COLUMN}" if tagged else ""
 
         con.execute("CREATE TABLE meta(key VARCHAR, value VARCHAR)")
         con.executemany("INSERT INTO meta VALUES (?, ?)", sorted(self.meta.items()))
-        con.execute(f"CREATE VIEW assertions AS SELECT * FROM {parquet('assertions')}")
+        con.execute(f"CREATE VIEW assertions AS SELECT * FROM {tables.table('assertions')}")
         keys = ", ".join(f"args->>'$[{i}]' AS k{i}" for i in range(3))
         con.execute(f"CREATE VIEW facts AS SELECT num, relation, args, {keys}, CAST(label AS VARCHAR) AS label, "
-                    f"exact, sets FROM {parquet('facts')}")
-        con.execute(f"CREATE VIEW mentions AS SELECT assertion, fact, support_set FROM {parquet('mentions')}")
-        con.execute(f"CREATE VIEW artifacts AS SELECT num, id, layer, content, fact, summary FROM {parquet('artifacts')}")
+                    f"exact, sets{tag} FROM {tables.table('facts')}")
+        con.execute(f"CREATE VIEW mentions AS SELECT assertion, fact, support_set{tag} FROM {tables.table('mentions')}")
+        con.execute(f"CREATE VIEW artifacts AS SELECT num, id, layer, content, fact, summary{tag} "
+                    f"FROM {tables.table('artifacts')}")
         self.indexes = {name for name in INDEXES if table_path(directory, name).is_file()}
         for name in self.indexes:
             keys = ", args->>'$[0]' AS k0, args->>'$[1]' AS k1" if name == "facts_by_k2" else ""
-            con.execute(f"CREATE VIEW {name} AS SELECT *{keys} FROM {parquet(name)}")
-        rule_columns = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {parquet('rules')}").fetchall()}
+            con.execute(f"CREATE VIEW {name} AS SELECT *{keys} FROM {tables.index(name)}")
+        rules = f"read_parquet('{quoted(table_path(directory, 'rules'))}')"
+        rule_columns = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {rules}").fetchall()}
         if {"relation", "c0", "c1", "c2"} <= rule_columns:
-            con.execute(f"CREATE VIEW rules AS SELECT num, relation, c0, c1, c2, tree FROM {parquet('rules')}")
+            con.execute(f"CREATE VIEW rules AS SELECT num, relation, c0, c1, c2, tree{tag} FROM {tables.table('rules')}")
+        elif tables.versions:
+            raise bad_folder(directory, "its rules file predates rule heads, and versions were added to it")
         else:  # a folder written before rules carried their heads: read from the trees once, here
-            self._rule_heads(parquet("rules"))
+            self._rule_heads(rules)
 
     def _rule_heads(self, source: str) -> None:
         rules = [load_rule(tree, self) for (tree,) in self.con.execute(f"SELECT tree FROM {source} ORDER BY num").fetchall()]

@@ -38,7 +38,8 @@ from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.schema import file_problem, schema_problem
 from polygraph_logic.graph.store.artifact_reads import ArtifactReads
 from polygraph_logic.graph.store.questions import Questions
-from polygraph_logic.graph.store.folder import FolderDB, folder_bytes, head_value, is_folder
+from polygraph_logic.graph.store.folder import FolderDB
+from polygraph_logic.graph.store.folder_layout import folder_bytes, head_value, is_folder
 from polygraph_logic.graph.store.rows import (FORMAT, Artifact, StoredFact, bad_graph, fact_key, key_value,
                                               layer_order)
 from polygraph_logic.graph.store.stored_rules import load_rule
@@ -98,15 +99,13 @@ class Graph(Questions, ArtifactReads):
                 self.meta["stats"] = json.dumps(stats)
 
     def _open_folder(self, at: int | None, db=None) -> None:
-        """A graph folder (folder.py): the same tables as DuckDB views of its Parquet files."""
-        self._db = db if db is not None else FolderDB(self.path)
+        """A graph folder (folder.py): the same tables as DuckDB views of its Parquet files, at
+        version ``at`` (its later versions: folder_versions.py)."""
+        self._db = db if db is not None else FolderDB(self.path, at=at)
         self._errors = self._db.errors
         self.meta = {k: v for k, v in self._db.meta.items() if k not in ("rules", "version")}
         self.build_record = self._db.meta.get("version")  # version 1's record (versions.folder_version)
-        if at not in (None, 1):
-            raise PolygraphError("no_version", f"{self.path} has one version, its build (a graph folder is not "
-                                               f"added to); there is no version {at!r}")
-        self.at = None
+        self.at = at
 
     def _call(self, function, *args):
         try:

@@ -13,6 +13,7 @@ from typing import Iterable
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, check_kinds
 from polygraph_logic.graph.store.rows import fact_key, key_value
 from polygraph_logic.graph.store.views import Rows
+from polygraph_logic.graph.store.folder_versions import later_versions, version_record
 from polygraph_logic.graph.store.versions import folder_version, version_rows
 
 
@@ -222,8 +223,9 @@ class Questions:
     # --- history ----------------------------------------------------------------------
     def version_rows(self) -> list[dict]:
         """Returns every version of the graph (number, time, command, action, record, parent, stats)."""
-        if self.folder:  # a folder holds one version, its build
-            return [folder_version(self.meta, self.build_record)]
+        if self.folder:  # its build, as meta.json records it, then its later versions' records
+            return [folder_version(self._db.build_meta, self.build_record),
+                    *(version_record(self.path, v) for v in later_versions(self.path))]
         return self._call(version_rows, self._db)
 
     # --- assertions -------------------------------------------------------------------

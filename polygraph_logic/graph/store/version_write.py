@@ -11,18 +11,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import shutil
 import sqlite3
-from collections import Counter
 from pathlib import Path
 from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
-from polygraph_logic.graph.store.folder import refuse_folder
+from polygraph_logic.graph.store.folder_layout import is_folder, writing_folder
+from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
 from polygraph_logic.graph.store.label_codec import decode_label, encode_label
 from polygraph_logic.graph.store.stored_rules import rule_rows
 from polygraph_logic.graph.store.rows import fact_key, key_value
-from polygraph_logic.graph.store.versions import columns, ensure_ledger, latest, now
+from polygraph_logic.graph.store.versions import columns, count_label, ensure_ledger, latest, now
 
 
 class VersionWriter:
@@ -155,6 +157,10 @@ class VersionWriter:
         self.retire_artifact(artifact_id)
         self.artifact(artifact_id, layer, content, fact)
 
+    def prefetch(self, facts=(), artifacts=()) -> None:
+        """Nothing to gather: a graph file finds each fact and artifact by its index
+        (FolderVersionWriter reads many at once)."""
+
     def has_artifact(self, artifact_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM artifacts WHERE id = ?", (artifact_id,)).fetchone() is not None
 
@@ -187,14 +193,7 @@ class VersionWriter:
 
     # --- statistics and the record -------------------------------------------------------
     def _count(self, layer: str, blob: bytes, exact, sign: int) -> None:
-        entry = self.stats["layers"].setdefault(layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0,
-                                                        "support_sets": {}})
-        entry["artifacts"] += sign
-        entry["inexact"] += sign * (not exact)
-        entry["label_bytes"] += sign * len(blob)
-        sets = Counter({int(k): v for k, v in entry["support_sets"].items()})
-        sets[len(decode_label(blob))] += sign
-        entry["support_sets"] = {k: sets[k] for k in sorted(sets) if sets[k]}
+        count_label(self.stats, layer, blob, exact, sign)
 
     def finish(self, action: str, command: str, record: dict) -> int:
         """Records the version (statistics, meta.stats of the latest version) and returns its number."""
@@ -209,8 +208,11 @@ class VersionWriter:
 
 
 def copy_graph(source: str | Path, target: str | Path) -> None:
-    """Copies a graph file, history and all, atomically (SQLite's online backup)."""
-    refuse_folder(source, "copied as a file")
+    """Copies a graph, history and all, atomically: a file by SQLite's online backup, a folder
+    file by file (hard links where the file system allows: no file of a folder is rewritten)."""
+    if is_folder(source):
+        _copy_folder(Path(source), Path(target))
+        return
     db = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
     try:
         with replacing(Path(target), ".partial") as temporary:
@@ -221,11 +223,31 @@ def copy_graph(source: str | Path, target: str | Path) -> None:
         db.close()
 
 
+def _copy_folder(source: Path, target: Path) -> None:
+    """Copies a graph folder (its later versions with it) into place once complete."""
+    def link(src, dst):
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    with writing_folder(target) as partial:
+        shutil.copytree(source, partial, copy_function=link, ignore=shutil.ignore_patterns(".*"),
+                        dirs_exist_ok=True)
+
+
 def write_version(path: str | Path, action: str, command: str, record: dict,
                   write: Callable[[VersionWriter], None]) -> int:
-    """Appends one version to the graph file at ``path``: ``write`` adds and retires rows through
-    a VersionWriter, then the version is recorded and committed; returns its number."""
-    refuse_folder(path, "added to")
+    """Appends one version to the graph at ``path``: ``write`` adds and retires rows through a
+    VersionWriter (a FolderVersionWriter for a graph folder), then the version is recorded and
+    committed; returns its number."""
+    if is_folder(path):
+        writer = FolderVersionWriter(path)
+        try:
+            write(writer)
+            return writer.finish(action, command, record)
+        finally:
+            writer.close()
     db = sqlite3.connect(path)
     try:
         writer = VersionWriter(db)

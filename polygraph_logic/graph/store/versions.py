@@ -26,9 +26,15 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections import Counter
+from itertools import zip_longest
 from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.folder import FolderDB
+from polygraph_logic.graph.store.folder_layout import is_folder
+from polygraph_logic.graph.store.folder_versions import RECORD, later_versions, latest_version, version_folder
+from polygraph_logic.graph.store.label_codec import decode_label
 
 #: the tables whose rows are versioned
 VERSIONED = ("assertions", "facts", "mentions", "artifacts", "rules")
@@ -69,6 +75,18 @@ def ensure_ledger(db: sqlite3.Connection, first_record: dict | None = None, stat
                     record.get("action", "build"), json.dumps(record, sort_keys=True), stats))
 
 
+def count_label(stats: dict, layer: str, blob: bytes, exact, sign: int) -> None:
+    """Counts an artifact's label in (``sign`` +1) or out of (-1) a version's statistics:
+    artifacts, inexact labels, label bytes and support sets per layer."""
+    entry = stats["layers"].setdefault(layer, {"artifacts": 0, "inexact": 0, "label_bytes": 0, "support_sets": {}})
+    entry["artifacts"] += sign
+    entry["inexact"] += sign * (not exact)
+    entry["label_bytes"] += sign * len(blob)
+    sets = Counter({int(k): v for k, v in entry["support_sets"].items()})
+    sets[len(decode_label(blob))] += sign
+    entry["support_sets"] = {k: sets[k] for k in sorted(sets) if sets[k]}
+
+
 def now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
@@ -80,6 +98,20 @@ def sha256(path: str | Path) -> str | None:
         with open(path, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def graph_sha256(path: str | Path) -> str | None:
+    """A graph's sha256: a file's bytes; a folder's meta.json and version records (its other
+    files are written once and never changed; each version's record carries its statistics)."""
+    if not is_folder(path):
+        return sha256(path)
+    root, digest = Path(path), hashlib.sha256()
+    try:
+        for part in [root / "meta.json", *(version_folder(root, v) / RECORD for v in later_versions(root))]:
+            digest.update(str(part.relative_to(root)).encode() + b"\0" + part.read_bytes())
     except OSError:
         return None
     return digest.hexdigest()
@@ -172,21 +204,50 @@ _LABEL_TABLES = (("facts", "num, relation, args, label, exact, since"),
 
 
 def compare_labels(first: str | Path, second: str | Path, limit: int = 10) -> list[str]:
-    """Returns the differences between the label tables of two graph files (row by row, byte for byte)."""
+    """Returns the differences between the label tables of two graphs (row by row, byte for
+    byte): of two files, their facts and histories; of two folders, their facts at each version."""
+    if is_folder(first):
+        return _compare_folders(Path(first), Path(second), limit)
     out = []
     dbs = [sqlite3.connect(f"file:{Path(p).resolve()}?mode=ro", uri=True) for p in (first, second)]
     try:
         for table, columns in _LABEL_TABLES:
             a, b = (db.execute(f"SELECT {columns} FROM {table} ORDER BY num, since") for db in dbs)
-            for n, (x, y) in enumerate(zip(a, b)):
-                if x != y and len(out) < limit:
-                    out.append(f"{table} row {n + 1}: {x[:3]} differs")
+            _differences(table, a, b, out, limit)
             count = [db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for db in dbs]
             if count[0] != count[1]:
                 out.append(f"{table}: {count[0]} rows against {count[1]}")
     finally:
         for db in dbs:
             db.close()
+    return out
+
+
+def _differences(table: str, a, b, out: list[str], limit: int) -> None:
+    for n, (x, y) in enumerate(zip(a, b)):
+        if x != y and len(out) < limit:
+            out.append(f"{table} row {n + 1}: {x[:3]} differs")
+
+
+def _compare_folders(first: Path, second: Path, limit: int) -> list[str]:
+    newest = [latest_version(p) for p in (first, second)]
+    if newest[0] != newest[1]:
+        return [f"versions: {newest[0]} against {newest[1]}"]
+    out = []
+    for version in range(1, newest[0] + 1):
+        dbs = [FolderDB(p, at=version) for p in (first, second)]
+        try:
+            a, b = (db.execute("SELECT num, relation, args, label, exact FROM facts ORDER BY num") for db in dbs)
+            for n, (x, y) in enumerate(zip_longest(a, b), 1):
+                if x is None or y is None:
+                    out.append(f"facts at version {version}: {'the first' if x is None else 'the second'} "
+                               f"ends at row {n}")
+                    break
+                if x != y and len(out) < limit:
+                    out.append(f"facts at version {version} row {n}: {x[:3]} differs")
+        finally:
+            for db in dbs:
+                db.close()
     return out
 
 

@@ -1,0 +1,214 @@
+"""A graph as a folder of Parquet files: its layout, declared once, and what writers and readers share.
+
+The folder (format ``polygraph-tables/1``) holds the graph file's tables as columns:
+
+- ``assertions.parquet``: ``num, id, source, subject, predicate, object, text`` and, as the
+  graph has them, ``kind, negated, since``;
+- ``facts.parquet``: ``num, relation, args`` (the graph file's JSON key), ``label`` as
+  ``list<list<int32>>`` (support sets of assertion numbers, ascending, in stored order),
+  ``exact`` and ``sets`` (the number of support sets);
+- ``mentions.parquet``: ``assertion, fact, support_set``, one row per assertion of each support
+  set, sorted by assertion (the what-if index: row groups are skipped by their min/max);
+- ``artifacts.parquet``: ``num, id, layer, content, fact, summary``;
+- ``rules.parquet``: ``num, tree`` and, written since graphs are read in place, ``relation, c0,
+  c1, c2`` (the head relation and its first three head constants as JSON, for goal lookups);
+- ``meta.json``: the format and the graph file's ``meta`` rows (cap, build record, statistics);
+  ``rules.dl`` the rules as text (in meta.json in folders written before);
+- look-up files derived from the tables by ``write_indexes``, the last step of every writer:
+  ``assertions_by_id.parquet`` and ``assertions_by_source.parquet`` (assertion numbers by id
+  and by source), ``artifacts_by_id.parquet`` (ids sorted), ``rules_by_head.parquet`` (the rules
+  by head relation and constants, in small row groups), ``facts_by_k2.parquet`` (facts sorted by their
+  third argument) and ``background_facts.parquet`` (the facts of background knowledge alone,
+  label one: what an explanation may use besides the facts its support set mentions).  A
+  folder without them is read by scans.
+
+Later versions (``add``, an applied deletion) are files beside these: folder_versions.py.
+folder.py reads a folder in place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.stored_rules import rule_rows
+
+FOLDER_FORMAT = "polygraph-tables/1"
+FILES = ("assertions", "facts", "mentions", "artifacts", "rules")
+#: the Parquet columns of every table but ``assertions`` (whose columns follow the graph's)
+PARQUET_SCHEMA = {
+    "facts": "num BIGINT, relation VARCHAR, args VARCHAR, label INTEGER[][], exact BOOLEAN, sets INTEGER",
+    "mentions": "assertion INTEGER, fact BIGINT, support_set INTEGER",
+    "artifacts": "num BIGINT, id VARCHAR, layer VARCHAR, content VARCHAR, fact BIGINT, summary BIGINT",
+    "rules": "num BIGINT, tree BLOB, relation VARCHAR, c0 VARCHAR, c1 VARCHAR, c2 VARCHAR",
+}
+#: the order each file is written in (mentions by assertion: row groups then skip by min/max)
+ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, support_set", "artifacts": "num",
+         "rules": "num"}
+#: look-up files derived from the tables (write_indexes): sorted copies of a column or two, so
+#: that a look-up by artifact id, or by a fact's third argument, reads a row group or two
+INDEXES = {
+    "assertions_by_id": "SELECT id, num FROM {assertions} ORDER BY id",
+    "assertions_by_source": "SELECT source, num, id FROM {assertions} ORDER BY source",
+    "artifacts_by_id": "SELECT id, num FROM {artifacts} ORDER BY id",
+    "facts_by_k2": "SELECT relation, args->>'$[2]' AS k2, args, num FROM {facts} "
+                   "WHERE json_array_length(args) >= 3 ORDER BY relation, k2",
+    "rules_by_head": "SELECT relation, c0, c1, c2, num, tree FROM {rules} ORDER BY relation, c0, num",
+    "background_facts": "SELECT num, relation, args FROM {facts} WHERE len(label) = 1 AND len(label[1]) = 0 "
+                        "ORDER BY num",
+}
+#: look-up files written in small row groups: a look-up reads (and decodes) one or two of them
+SMALL_ROW_GROUPS = {"rules_by_head": 2048}
+#: the most numbers a streamed read of a folder's table asks for at once (FolderDB.in_ranges)
+RANGE = 100_000
+#: the rules as rule-language text, beside meta.json (at x400, 31 MB that opening need not parse)
+RULES_TEXT = "rules.dl"
+#: DuckDB's memory when reading a folder (beyond it, a query spills to a temporary folder)
+READER_MEMORY = "1GB"
+#: lists of numbers up to this long are written into a query's text (translate)
+LITERAL_LIST = 10_000
+#: how many rows a streamed read fetches at a time
+BATCH = 100_000
+
+
+def is_folder(path: str | Path) -> bool:
+    """True when ``path`` is a directory (a graph folder, or something refused as one)."""
+    return Path(path).is_dir()
+
+
+def table_path(directory: str | Path, name: str) -> Path:
+    """Returns the Parquet file of one table in a graph folder."""
+    return Path(directory) / f"{name}.parquet"
+
+
+def quoted(path) -> str:
+    """A path (or any text) inside a single-quoted SQL literal."""
+    return str(path).replace("'", "''")
+
+
+def duckdb_connection(memory_limit: str | None = None, spill: Path | None = None):
+    """Returns an in-memory DuckDB connection (an import error names the package to install)."""
+    try:
+        import duckdb  # an optional extra: only folders and the SQL engines need it
+    except ImportError:
+        raise PolygraphError("missing_dependency", 'DuckDB is not installed: pip install "polygraph_logic[duckdb]"') \
+            from None
+    con = duckdb.connect()
+    if memory_limit:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+    if spill is not None:
+        con.execute(f"SET temp_directory = '{quoted(spill)}'")
+    return con
+
+
+def bad_folder(directory, what: str) -> PolygraphError:
+    return PolygraphError("bad_tables", f"{directory}: {what}; write it again with "
+                                        f"`polygraph export-tables GRAPH -o {directory}`")
+
+
+def read_meta(directory: str | Path) -> dict:
+    """Returns a graph folder's meta.json; a missing or foreign folder is a bad_tables error."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise PolygraphError("file_error", f"no tables folder at {directory}")
+    try:
+        meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise bad_folder(directory, f"meta.json cannot be read ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FOLDER_FORMAT or not isinstance(meta.get("meta"), dict):
+        raise bad_folder(directory, f"meta.json does not declare format {FOLDER_FORMAT!r}")
+    missing = [name for name in FILES if not table_path(directory, name).is_file()]
+    if missing:
+        raise bad_folder(directory, f"{', '.join(f'{m}.parquet' for m in missing)} missing")
+    return meta
+
+
+def check_target(target: Path) -> None:
+    """Refuses a tables folder that cannot be written: no parent folder, or something else there."""
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise PolygraphError("io_error", f"cannot write {target}: {folder} {what} (create the folder first)")
+    if target.exists() and not (target / "meta.json").is_file():
+        if not target.is_dir() or any(target.iterdir()):
+            raise PolygraphError("file_exists", f"{target} exists and is not a tables folder; "
+                                                "name a new folder or an earlier export")
+
+
+@contextmanager
+def writing_folder(target: Path) -> Iterator[Path]:
+    """Yields a hidden folder beside ``target`` to write a tables folder in; it replaces
+    ``target`` only when the block completes (a failure leaves any earlier folder intact)."""
+    check_target(target)
+    partial = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(partial, 0o777 & ~umask)  # mkdtemp makes 0700; this is an ordinary folder
+        yield partial
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(partial, target)
+    except BaseException as error:
+        shutil.rmtree(partial, ignore_errors=True)
+        if type(error).__name__ == "OutOfMemoryException":
+            raise  # the evaluation that writes says so (duckdb_run.evaluation: out_of_memory)
+        if isinstance(error, OSError) or type(error).__module__.lstrip("_").startswith("duckdb"):
+            reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
+            raise PolygraphError("io_error", f"cannot write {target}: {reason}") from None
+        raise
+
+
+def folder_rule_rows(rules, start: int = 1):
+    """Yields ``(num, tree, relation, c0, c1, c2)``: the rules table of a folder, numbered from ``start``."""
+    for num, (relation, c0, c1, c2, tree) in enumerate(rule_rows(rules), start):
+        yield (num, tree, relation, *(None if c is None else json.dumps(c, ensure_ascii=False) for c in (c0, c1, c2)))
+
+
+def head_value(text):
+    """The head constant a folder stores as JSON text (None stays None)."""
+    if text is None:
+        return None
+    if text[:1] == '"' and "\\" not in text:  # a plain string, the common case: no parse
+        return text[1:-1]
+    return json.loads(text)
+
+
+def write_indexes(directory: Path, memory_limit: str = "2GB") -> None:
+    """Writes the folder's look-up files (INDEXES) from its tables, sorting under ``memory_limit``
+    (DuckDB spills beyond it)."""
+    spill = directory / ".index-spill"
+    con = duckdb_connection(memory_limit, spill)
+    con.execute("SET enable_progress_bar = false")
+    try:
+        names = {name: f"read_parquet('{quoted(table_path(directory, name))}')" for name in FILES}
+        for index, sql in INDEXES.items():
+            groups = f", ROW_GROUP_SIZE {SMALL_ROW_GROUPS[index]}" if index in SMALL_ROW_GROUPS else ""
+            con.execute(f"COPY ({sql.format(**names)}) TO '{quoted(table_path(directory, index))}' "
+                        f"(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1{groups})")
+    finally:
+        con.close()
+        if spill.exists():
+            for leftover in spill.iterdir():
+                leftover.unlink()
+            spill.rmdir()
+
+
+def rules_text(directory: Path, meta: dict) -> str:
+    """A folder's rules as text: its rules.dl, or (written before rules.dl) meta.json's ``rules``."""
+    path = Path(directory) / RULES_TEXT
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    text = meta.get("rules")
+    return text if isinstance(text, str) else ""
+
+
+def folder_bytes(directory: Path) -> int:
+    """The bytes of a graph folder's files (its later versions' included)."""
+    return sum(p.stat().st_size for p in Path(directory).rglob("*") if p.is_file())

@@ -1,0 +1,403 @@
+"""Appending one version to a graph folder: the rows it writes and retires, in files beside the build.
+
+``FolderVersionWriter`` has VersionWriter's interface (version_write.py), so that ``add`` and an
+applied deletion write a folder as they write a graph file.  It reads the folder at its latest
+version (FolderDB, each row tagged with the version that wrote it), keeps what the version
+writes in memory, and ``finish`` writes it as ``versions/N/`` (folder_versions.py): one Parquet
+file per table, ``retired.parquet`` and ``version.json``, in a hidden folder renamed into place
+once complete.  Numbers are given as a graph file gives them (a new assertion, fact or rule
+after every number used; a new artifact after the greatest current one), so that a folder and a
+file grown by the same commands number their rows alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+from pathlib import Path
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.folder import FolderDB
+from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, duckdb_connection, folder_rule_rows, \
+    quoted, table_path
+from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, VERSION_COLUMN, VERSIONS, version_folder
+from polygraph_logic.graph.store.label_codec import encode_label
+from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.graph.store.versions import count_label, now
+
+_V = VERSION_COLUMN
+#: a stored fact as the writer holds it: number, support sets, exact flag, version that wrote it
+_Fact = tuple[int, list, bool, int]
+
+
+class FolderVersionWriter:
+    """Writes version ``latest + 1`` of a graph folder (call ``finish`` to write and record it)."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self.db = FolderDB(self.directory, tagged=True)
+        self.con = self.db.con  # queried through cursors of its own (_all)
+        if "rules" not in {row[0] for row in self._all("SELECT view_name FROM duckdb_views()")}:
+            self.db.close()
+            raise bad_folder(self.directory, "its rules file predates rule heads, so versions cannot be added")
+        self.parent = self.db.version
+        self.version = self.parent + 1
+        self.stats = json.loads(self.db.meta.get("stats") or '{"assertions": 0, "sources": 0, "layers": {}}')
+        self.columns = {name: self._columns(name) for name in FILES}
+        # what this version writes, by number, in the order written
+        self.new_assertions: dict[int, dict] = {}
+        self.new_facts: dict[int, list] = {}  # num -> [relation, args key, groups, exact]
+        self.fact_numbers: dict[tuple[str, str], int] = {}  # (relation, args key) -> num, of self.new_facts
+        self.new_artifacts: dict[int, list] = {}  # num -> [id, layer, content, fact, summary]
+        self.artifact_numbers: dict[str, int] = {}
+        self.rule_rows: list[tuple] = []
+        # what it retires: (table, number, version that wrote it)
+        self.retired: list[tuple[str, int, int]] = []
+        self.retired_assertions: set[int] = set()
+        self.retired_artifacts: dict[str, tuple] = {}  # id -> (num, layer, fact, label before, exact before)
+        self.labels_before: dict[int, tuple[list, bool]] = {}  # stored facts this version changed
+        self._stored_facts: dict[tuple[str, str], _Fact | None] = {}
+        self._stored_artifacts: dict[str, tuple | None] = {}
+        self._artifact_max: int | None = None
+        self._next_assertion = self._max("assertions")
+        self._next_fact = self._max("facts")
+        self._next_rule = self._max("rules")
+
+    # --- reading the folder -------------------------------------------------------------
+    def _columns(self, name: str) -> list[tuple[str, str]]:
+        """The columns of the build's file of table ``name``, with their types, in order."""
+        path = quoted(table_path(self.directory, name))
+        return [(row[0], row[1]) for row in
+                self._all(f"DESCRIBE SELECT * FROM read_parquet('{path}')")]
+
+    def _max(self, name: str) -> int:
+        """The greatest number table ``name`` ever used, in any version (its retired rows' too)."""
+        files = [table_path(self.directory, name),
+                 *(table_path(version_folder(self.directory, v), name) for v in range(2, self.version))]
+        sql = " UNION ALL ".join(f"SELECT max(num) AS n FROM read_parquet('{quoted(p)}')" for p in files)
+        return self._one(f"SELECT max(n) FROM ({sql})")[0] or 0
+
+    def _all(self, sql: str, parameters=(), keys=None) -> list[tuple]:
+        """Runs ``sql`` on a cursor of its own and returns its rows; ``keys``: values (texts) that
+        ``sql`` reads as the table ``keys`` (one column ``value``)."""
+        cursor = self.con.cursor()
+        try:
+            if keys is not None:
+                import numpy as np  # DuckDB's own dependency, for registered columns
+                cursor.register("keys", {"value": np.array(list(keys), dtype=object)})
+            return cursor.execute(sql, parameters).fetchall()
+        finally:
+            cursor.close()
+
+    def _rows(self, sql: str, values) -> list[tuple]:
+        """Runs ``sql``, which reads ``keys``: the table of ``values`` (nothing when there are none)."""
+        values = list(values)
+        return self._all(sql, keys=values) if values else []
+
+    def _one(self, sql: str, parameters=()) -> tuple:
+        return self._all(sql, parameters)[0]
+
+    def prefetch(self, facts=(), artifacts=()) -> None:
+        """Reads the stored rows of many facts (``(relation, args)``) and artifacts (ids) at once,
+        which ``fact``, ``has_fact``, ``has_artifact`` and ``retire_artifact`` then find."""
+        self._prefetch_facts({(relation, fact_key(args)) for relation, args in facts})
+        ids = set(artifacts) - self._stored_artifacts.keys()
+        if ids:
+            self._stored_artifacts.update(dict.fromkeys(ids))
+            for num, id_, layer, fact, since, label, exact in self._rows(
+                    f"SELECT a.num, a.id, a.layer, a.fact, a.{_V}, CAST(f.label AS VARCHAR), f.exact "
+                    "FROM artifacts a JOIN facts f ON f.num = a.fact WHERE a.id IN (SELECT value FROM keys)",
+                    sorted(ids)):
+                self._stored_artifacts[id_] = (num, layer, fact, since, json.loads(label), bool(exact))
+
+    def _prefetch_facts(self, keys: set[tuple[str, str]]) -> None:
+        keys -= self._stored_facts.keys()
+        if keys:
+            self._stored_facts.update(dict.fromkeys(keys))
+            for num, relation, args, label, exact, since in self._rows(
+                    f"SELECT num, relation, args, CAST(label AS VARCHAR), exact, {_V} FROM facts "
+                    "WHERE relation || chr(0) || args IN (SELECT value FROM keys)", (f"{r}\0{a}" for r, a in keys)):
+                self._stored_facts[(relation, args)] = (num, json.loads(label), bool(exact), since)
+
+    def _stored_fact(self, relation: str, key: str) -> _Fact | None:
+        self._prefetch_facts({(relation, key)})
+        return self._stored_facts[(relation, key)]
+
+    def _stored_artifact(self, artifact_id: str) -> tuple | None:
+        """The stored row of a current artifact (None when absent, or retired by this version)."""
+        if artifact_id in self.retired_artifacts:
+            return None
+        if artifact_id not in self._stored_artifacts:
+            self.prefetch(artifacts=[artifact_id])
+        return self._stored_artifacts[artifact_id]
+
+    def _labels(self, facts) -> dict[int, tuple[list, bool]]:
+        """The labels of facts as they stand now: as this version wrote them, or as stored."""
+        out = {n: (self.new_facts[n][2], self.new_facts[n][3]) for n in facts if n in self.new_facts}
+        out.update((num, (json.loads(label), bool(exact))) for num, label, exact in self._rows(
+            "SELECT num, CAST(label AS VARCHAR), exact FROM facts WHERE num IN (SELECT CAST(value AS BIGINT) FROM keys)",
+            sorted({str(n) for n in facts if n not in self.new_facts})))
+        return out
+
+    def _labels_before(self, facts) -> dict[int, tuple[list, bool]]:
+        """The labels of facts before this version."""
+        out = {n: self.labels_before[n] for n in facts if n in self.labels_before}
+        out.update(self._labels([n for n in facts if n not in self.labels_before and n not in self.new_facts]))
+        return out
+
+    # --- rows ------------------------------------------------------------------------
+    def assertion(self, assertion) -> int:
+        """Adds an assertion; returns its number."""
+        self._next_assertion += 1
+        self.new_assertions[self._next_assertion] = {**dataclasses.asdict(assertion), "num": self._next_assertion,
+                                                 "since": self.version}
+        return self._next_assertion
+
+    def retire_assertion(self, num: int) -> None:
+        if self.new_assertions.pop(num, None) is None:
+            self.retired_assertions.add(num)
+
+    def fact(self, relation: str, args: tuple, groups: list[list[int]], exact: bool) -> tuple[int, bytes | None]:
+        """Writes a fact's label at this version; returns its number and its label before (None for
+        a new fact)."""
+        key = fact_key(args)
+        groups = [sorted(g) for g in groups]
+        num = self.fact_numbers.get((relation, key))
+        if num is not None:  # written by this version already
+            row = self.new_facts[num]
+            before = encode_label(row[2])
+            row[2], row[3] = groups, bool(exact)
+            return num, before
+        stored = self._stored_fact(relation, key)
+        if stored is None:
+            self._next_fact += 1
+            num = self._next_fact
+            self.new_facts[num] = [relation, key, groups, bool(exact)]
+            self.fact_numbers[(relation, key)] = num
+            return num, None
+        num, old, old_exact, since = stored
+        if old == groups and old_exact == bool(exact):
+            return num, encode_label(old)
+        self.retired.append(("facts", num, since))
+        self.labels_before[num] = (old, old_exact)
+        self.new_facts[num] = [relation, key, groups, bool(exact)]
+        self.fact_numbers[(relation, key)] = num
+        return num, encode_label(old)
+
+    def facts(self, changes: list[tuple]) -> dict[tuple[str, tuple], int]:
+        """VersionWriter.facts: ``(relation, args, groups, exact, old)``; returns the new facts' numbers."""
+        numbers = {}
+        self.prefetch(facts=[(relation, args) for relation, args, *_ in changes])
+        for relation, args, groups, exact, old in changes:
+            num, before = self.fact(relation, args, groups, exact)
+            if before is None:
+                numbers[(relation, args)] = num
+        return numbers
+
+    def artifact(self, artifact_id: str, layer: str, content: dict, fact: int) -> None:
+        """Adds an artifact (its fact written already)."""
+        if artifact_id in self.artifact_numbers or self._stored_artifacts.get(artifact_id) is not None \
+                and artifact_id not in self.retired_artifacts:  # a stored one unknown here: checked by finish
+            raise _duplicate(artifact_id)
+        num = self._greatest_artifact() + 1
+        self._artifact_max = num
+        self.new_artifacts[num] = [artifact_id, layer, json.dumps(content, ensure_ascii=False), fact, None]
+        self.artifact_numbers[artifact_id] = num
+
+    def _greatest_artifact(self) -> int:
+        """The greatest number of a current artifact (a graph file numbers a new row after it)."""
+        if self._artifact_max is None:
+            gone = [row[0] for row in self.retired_artifacts.values() if row is not None]
+            where = f" WHERE num NOT IN ({', '.join(map(str, gone))})" if gone else ""
+            stored = self._one(f"SELECT max(num) FROM artifacts{where}")[0] or 0
+            self._artifact_max = max([stored, *self.new_artifacts])
+        return self._artifact_max
+
+    def retire_artifact(self, artifact_id: str) -> None:
+        num = self.artifact_numbers.pop(artifact_id, None)
+        if num is not None:  # written by this version: unwritten
+            del self.new_artifacts[num]
+        else:
+            row = self._stored_artifact(artifact_id)
+            if row is None:
+                return
+            num, layer, fact, since, label, exact = row
+            self.retired.append(("artifacts", num, since))
+            self.retired_artifacts[artifact_id] = (num, layer, fact, label, exact)
+        if num == self._artifact_max:
+            self._artifact_max = None
+
+    def replace_content(self, artifact_id: str, content: dict) -> None:
+        """Gives an artifact new content (a trimmed summary), the old row retired."""
+        if artifact_id in self.artifact_numbers:
+            _, layer, _, fact, _ = self.new_artifacts[self.artifact_numbers[artifact_id]]
+        else:
+            _, layer, fact, *_ = self._stored_artifact(artifact_id)
+        self.retire_artifact(artifact_id)
+        self.artifact(artifact_id, layer, content, fact)
+
+    def has_artifact(self, artifact_id: str) -> bool:
+        return artifact_id in self.artifact_numbers or self._stored_artifact(artifact_id) is not None
+
+    def has_fact(self, relation: str, args: tuple) -> bool:
+        key = fact_key(args)
+        return (relation, key) in self.fact_numbers or self._stored_fact(relation, key) is not None
+
+    def fact_rows(self) -> dict[tuple[str, str], tuple[int, bytes, int]]:
+        """Returns {(relation, args key): (number, label, exact)} of every current fact."""
+        rows = {(relation, args): (num, encode_label(json.loads(label)), int(exact)) for num, relation, args, label, exact
+                in self._all("SELECT num, relation, args, CAST(label AS VARCHAR), exact FROM facts")}
+        rows.update(((relation, key), (num, encode_label(groups), int(exact)))
+                    for num, (relation, key, groups, exact) in self.new_facts.items())
+        return rows
+
+    def artifact_ids(self) -> set[str]:
+        stored = {row[0] for row in self._all("SELECT id FROM artifacts")}
+        return (stored - self.retired_artifacts.keys()) | self.artifact_numbers.keys()
+
+    def assertion_numbers(self) -> dict[str, int]:
+        numbers = {name: num for num, name in self._all("SELECT num, id FROM assertions")
+                   if num not in self.retired_assertions}
+        numbers.update((row["id"], num) for num, row in self.new_assertions.items())
+        return numbers
+
+    def rules(self, rules) -> None:
+        rows = list(folder_rule_rows(rules, self._next_rule + 1))
+        self.rule_rows.extend(rows)
+        self._next_rule += len(rows)
+
+    def link_summaries(self) -> None:
+        """Points this version's sentences at their summaries (and such summaries at themselves)."""
+        summaries = {row[0]: num for num, row in self.new_artifacts.items() if row[1] == "summary"}
+        wanted = {json.loads(row[2]).get("summary") for row in self.new_artifacts.values() if row[1] == "sentence"}
+        stored = {id_: (num, summary, since, fact) for id_, num, summary, since, fact in self._rows(
+            f"SELECT id, num, summary, {_V}, fact FROM artifacts WHERE layer = 'summary' AND id IN (SELECT value FROM keys)",
+            sorted(w for w in wanted - summaries.keys() if isinstance(w, str)))}
+        linked = set()
+        for row in self.new_artifacts.values():
+            if row[1] == "sentence":
+                name = json.loads(row[2]).get("summary")
+                row[4] = summaries.get(name, stored.get(name, (None,))[0])
+                linked.add(row[4])
+        for num, row in self.new_artifacts.items():
+            if row[1] == "summary" and row[4] is None and num in linked:
+                row[4] = num
+        before = self._labels_before([fact for _, (num, summary, _, fact) in stored.items()
+                                      if summary is None and num in linked])
+        for id_, (num, summary, since, fact) in stored.items():
+            if summary is None and num in linked and id_ not in self.retired_artifacts:
+                # a stored summary now pointed at: its row written again, pointing at itself
+                content = self._one("SELECT content FROM artifacts WHERE num = ?", (num,))[0]
+                self.retired.append(("artifacts", num, since))
+                self.retired_artifacts[id_] = (num, "summary", fact, *before[fact])
+                self.new_artifacts[num] = [id_, "summary", content, fact, num]
+                self.artifact_numbers[id_] = num
+
+    # --- statistics, files and the record ------------------------------------------------
+    def _statistics(self) -> dict:
+        """The statistics of this version: the parent's, less the artifacts it retired (as they
+        were) and the old labels of those that stay, plus what it wrote (count_label, as a graph
+        file counts them)."""
+        stats = json.loads(json.dumps(self.stats))
+        for num, layer, fact, label, exact in self.retired_artifacts.values():
+            count_label(stats, layer, encode_label(label), exact, -1)
+        gone = {row[0] for row in self.retired_artifacts.values()}
+        staying = [(num, layer, fact) for num, layer, fact in self._rows(
+            "SELECT num, layer, fact FROM artifacts WHERE fact IN (SELECT CAST(value AS BIGINT) FROM keys)",
+            sorted(str(n) for n in self.labels_before)) if num not in gone]
+        labels = self._labels({fact for *_, fact in staying} | {row[3] for row in self.new_artifacts.values()})
+        for num, layer, fact in staying:
+            old, old_exact = self.labels_before[fact]
+            count_label(stats, layer, encode_label(old), old_exact, -1)
+            count_label(stats, layer, encode_label(labels[fact][0]), labels[fact][1], +1)
+        for _, layer, _, fact, _ in self.new_artifacts.values():
+            count_label(stats, layer, encode_label(labels[fact][0]), labels[fact][1], +1)
+        kept = f" WHERE num NOT IN ({', '.join(map(str, self.retired_assertions))})" \
+            if self.retired_assertions else ""
+        count, = self._one(f"SELECT count(*) FROM assertions{kept}")
+        sources = {row[0] for row in self._all(f"SELECT DISTINCT source FROM assertions{kept}")}
+        sources.update(row["source"] for row in self.new_assertions.values())
+        stats["assertions"], stats["sources"] = count + len(self.new_assertions), len(sources)
+        stats["layers"] = {k: v for k, v in stats["layers"].items() if v["artifacts"]}
+        return stats
+
+    def _check_new_ids(self) -> None:
+        """A new artifact whose id a stored one (not retired) has already is a duplicate_artifact error."""
+        ids = [i for i in self.artifact_numbers if i not in self.retired_artifacts]
+        for (found,) in self._rows("SELECT id FROM artifacts WHERE id IN (SELECT value FROM keys) ORDER BY id", ids):
+            raise _duplicate(found)
+
+    def _retirements(self) -> list[tuple[str, int, int]]:
+        rows = list(self.retired)
+        if self.retired_assertions:
+            rows.extend(("assertions", num, since) for num, since in self._all(
+                f"SELECT num, {_V} FROM assertions WHERE num IN ({', '.join(map(str, self.retired_assertions))})"))
+        return rows
+
+    def _table_rows(self) -> dict[str, list[tuple]]:
+        mentions = [(n, num, i) for num, (_, _, groups, _) in self.new_facts.items()
+                    for i, group in enumerate(groups) for n in group]
+        return {
+            "assertions": [tuple(row.get(name) for name, _ in self.columns["assertions"])
+                           for row in self.new_assertions.values()],
+            "facts": [(num, relation, key, groups, exact, len(groups))
+                      for num, (relation, key, groups, exact) in self.new_facts.items()],
+            "mentions": mentions,
+            "artifacts": [(num, *row) for num, row in self.new_artifacts.items()],
+            "rules": self.rule_rows,
+        }
+
+    def finish(self, action: str, command: str, record: dict) -> int:
+        """Writes the version's files and record in a hidden folder renamed into place; returns its number."""
+        self._check_new_ids()
+        stats = self._statistics()
+        retired = self._retirements()
+        root = self.directory / VERSIONS
+        root.mkdir(exist_ok=True)
+        partial = root / f".{self.version}.partial-{os.getpid()}"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir()
+        con = duckdb_connection()
+        try:
+            columns = {**self.columns, RETIRED: [("tbl", "VARCHAR"), ("num", "BIGINT"), ("since", "INTEGER")]}
+            for name, rows in {**self._table_rows(), RETIRED: retired}.items():
+                _write_table(con, partial, name, columns[name], rows)
+            # as versions.version_rows gives a graph file's row (its record's keys sorted)
+            row = {"version": self.version, "time": now(), "command": command, "action": action,
+                   "parent": self.parent, "record": json.loads(json.dumps(record, sort_keys=True)), "stats": stats}
+            (partial / RECORD).write_text(json.dumps(row, ensure_ascii=False), encoding="utf-8")
+            try:
+                partial.rename(version_folder(self.directory, self.version))
+            except OSError:
+                raise PolygraphError("concurrent_write", f"{self.directory}: version {self.version} was written "
+                                                         "by another command meanwhile; run this one again") from None
+        finally:
+            con.close()
+            shutil.rmtree(partial, ignore_errors=True)
+        self.stats = stats
+        return self.version
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _duplicate(artifact_id: str) -> PolygraphError:
+    return PolygraphError("duplicate_artifact", f"artifact id {artifact_id!r} is already in the graph")
+
+
+def _write_table(con, directory: Path, name: str, columns: list[tuple[str, str]], rows: list[tuple]) -> None:
+    """Writes ``rows`` (tuples in ``columns``' order) as ``directory/name.parquet``, sorted as the
+    build's file is (ORDER), with the build's column types."""
+    con.execute(f"CREATE TABLE {name} ({', '.join(f'{c} {t}' for c, t in columns)})")
+    if rows:
+        import numpy as np  # DuckDB's own dependency for registered columns
+        batch = {c: np.fromiter((row[i] for row in rows), dtype=object, count=len(rows))
+                 for i, (c, _) in enumerate(columns)}
+        con.register("batch", batch)
+        con.execute(f"INSERT INTO {name} SELECT {', '.join(f'CAST({c} AS {t})' for c, t in columns)} FROM batch")
+        con.unregister("batch")
+    order = ORDER.get(name, "tbl, num")
+    con.execute(f"COPY (SELECT * FROM {name} ORDER BY {order}) TO '{quoted(table_path(directory, name))}' "
+                "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)")
