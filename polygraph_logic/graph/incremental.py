@@ -221,6 +221,7 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
         indexes: dict[str, dict] = defaultdict(dict)
         for plan, relation in variants(delta, relations):
             plan.evaluate(delta[relation], indexes[relation])
+        store.prefetch(pending)
         delta = merge_round(pending, store, plus)
         pending = defaultdict(dict)
         if not delta:

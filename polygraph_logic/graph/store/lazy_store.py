@@ -76,6 +76,21 @@ class LazyStore(Store):
         return found
 
 
+    def prefetch(self, pending: dict[str, dict[tuple, Any]]) -> None:
+        """Reads at once the stored rows of the tuples a round derived (``{relation: {tuple: label}}``)
+        that are not known yet, so that merging them asks the graph nothing more (a folder answers
+        one look-up in milliseconds; a file's index in microseconds, and one read serves both)."""
+        for relation, bucket in pending.items():
+            rows = self.relations[relation]
+            if rows.complete:
+                continue
+            unknown = [tup for tup in bucket if not dict.__contains__(rows, tup) and tup not in rows.absent]
+            if len(unknown) < 2:
+                continue
+            self.fetch(relation, self.graph.facts_named(relation, [fact_key(tup) for tup in unknown]))
+            rows.absent.update(tup for tup in unknown if not dict.__contains__(rows, tup))
+
+
 class _Relation(dict):
     """One relation: the tuples read so far and those the evaluation added; a miss asks the file."""
 

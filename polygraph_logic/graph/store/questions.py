@@ -132,20 +132,30 @@ class Questions:
             while len(leading) in keyed:
                 leading.append(keyed.pop(len(leading)))
         table = "facts"
+        by_k2 = not leading and self.folder and 2 in keyed and "facts_by_k2" in self._db.indexes
         if leading:
             prefix = fact_key(leading)[:-1]  # '["a", "b"' starts the text of every fact beginning a, b
             where.append("args >= ? AND args < ?")
             parameters += [prefix, prefix + "\U0010ffff"]
-        elif self.folder and 2 in keyed and set(columns.split(", ")) <= {"args", "num"} \
-                and "facts_by_k2" in self._db.indexes:
+        elif by_k2:
             table = "facts_by_k2"  # sorted by relation and third argument
         for position, value in sorted(keyed.items()):
             where.append(f"k{position} = ?")
             parameters.append(self.key(value))
-        sql = f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}"
-        if limit is not None:
-            sql, parameters = sql + " LIMIT ?", [*parameters, limit]
-        return self.query(sql, parameters)
+        limited = "" if limit is None else f" LIMIT {int(limit)}"
+        if by_k2 and not set(columns.split(", ")) <= {"args", "num"}:
+            # the numbers from the look-up file, then the rows by number (facts sorted by number:
+            # a row group or two each), rather than every fact of the relation scanned
+            numbers = [row[0] for row in self.query(f"SELECT num FROM {table} WHERE {' AND '.join(where)}{limited}",
+                                                    parameters)]
+            return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+                              (json.dumps(numbers),))
+        return self.query(f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}{limited}", parameters)
+
+    def facts_named(self, relation: str, args_keys: list[str]) -> "Rows":
+        """``args, label, exact`` of the stored facts of ``relation`` among ``args_keys`` (fact_key texts)."""
+        return self.query("SELECT args, label, exact FROM facts WHERE relation = ? AND args IN "
+                          "(SELECT value FROM json_each(?))", (relation, json.dumps(args_keys)))
 
     def artifact_number(self, artifact_id: str) -> int | None:
         """An artifact's number, or None (a folder reads its sorted id file)."""
