@@ -13,11 +13,11 @@ from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.store.writer import json_text
 from polygraph_logic.engines.driver import RoundStats
 from polygraph_logic.graph.store.rows import FORMAT
+from polygraph_logic.graph.store.table_schema import PARQUET_SCHEMA
 from polygraph_logic.graph.store.versions import first_version
 
 #: the assertions table of a tables folder (as export-tables writes it from a graph file)
-ASSERTIONS = ("num BIGINT, id VARCHAR, source VARCHAR, subject VARCHAR, predicate VARCHAR, object VARCHAR, "
-              "text VARCHAR, kind VARCHAR, negated BIGINT, since BIGINT")
+ASSERTIONS = PARQUET_SCHEMA["assertions"]
 
 
 def folder_meta(prepared, background: int, stats: dict, origins=None, rules: str | None = None) -> dict[str, str]:

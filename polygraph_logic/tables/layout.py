@@ -28,7 +28,8 @@ from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.folder_versions import refuse_versions
-from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, PARQUET_SCHEMA, RULES_TEXT,
+from polygraph_logic.graph.store.table_schema import PARQUET_SCHEMA
+from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, RULES_TEXT,
                                                        bad_folder, check_target, duckdb_connection, quoted, read_meta,
                                                        table_path, write_indexes, writing_folder)
 
@@ -72,7 +73,8 @@ def _graph_meta(graph: Graph) -> dict[str, str]:
 
 def _write_parquet(graph: Graph, directory: Path, progress) -> dict[str, int]:
     columns = _assertion_columns(graph)
-    schema = {"assertions": ", ".join(f"{name} {kind}" for name, kind in columns), **_SCHEMA}
+    # the assertions with the columns the graph file has (older files lack some)
+    schema = {**_SCHEMA, "assertions": ", ".join(f"{name} {kind}" for name, kind in columns)}
     con = duckdb_connection(spill=directory / "spill")
     try:
         for name, definition in schema.items():

@@ -1,6 +1,7 @@
 """A graph as a folder of Parquet files: its layout, declared once, and what writers and readers share.
 
-The folder (format ``polygraph-tables/1``) holds the graph file's tables as columns:
+The folder (format ``polygraph-tables/1``) holds the graph file's tables as columns (declared,
+with their types in both forms, in table_schema.py):
 
 - ``assertions.parquet``: ``num, id, source, subject, predicate, object, text`` and, as the
   graph has them, ``kind, negated, since``;
@@ -41,13 +42,6 @@ from polygraph_logic.graph.store.stored_rules import rule_rows
 
 FOLDER_FORMAT = "polygraph-tables/1"
 FILES = ("assertions", "facts", "mentions", "artifacts", "rules")
-#: the Parquet columns of every table but ``assertions`` (whose columns follow the graph's)
-PARQUET_SCHEMA = {
-    "facts": "num BIGINT, relation VARCHAR, args VARCHAR, label INTEGER[][], exact BOOLEAN, sets INTEGER",
-    "mentions": "assertion INTEGER, fact BIGINT, support_set INTEGER",
-    "artifacts": "num BIGINT, id VARCHAR, layer VARCHAR, content VARCHAR, fact BIGINT, summary BIGINT",
-    "rules": "num BIGINT, tree BLOB, relation VARCHAR, c0 VARCHAR, c1 VARCHAR, c2 VARCHAR",
-}
 #: the order each file is written in (mentions by assertion: row groups then skip by min/max)
 ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, support_set", "artifacts": "num",
          "rules": "num"}

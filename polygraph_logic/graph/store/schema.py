@@ -10,15 +10,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-#: the tables of format polygraph-graph/2 and the columns readers use (store_write.py creates them)
-COLUMNS = {
-    "meta": ("key", "value"),
-    "assertions": ("num", "id", "source", "subject", "predicate", "object", "text"),
-    "facts": ("num", "relation", "args", "k0", "k1", "k2", "label", "exact"),
-    "mentions": ("assertion", "fact"),
-    "artifacts": ("num", "id", "layer", "content", "fact", "summary"),
-    "rules": ("num", "relation", "c0", "c1", "c2", "tree"),
-}
+from polygraph_logic.graph.store.table_schema import READ_COLUMNS
+
+#: the tables of format polygraph-graph/2 and the columns readers use (table_schema.py declares them)
+COLUMNS = READ_COLUMNS
 
 _MAGIC = b"SQLite format 3\x00"
 

@@ -26,21 +26,10 @@ from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.label_codec import encode_label
 from polygraph_logic.graph.store.stored_rules import rule_rows
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact, key_value
+from polygraph_logic.graph.store.table_schema import FILE_TABLES
 from polygraph_logic.graph.store.versions import ensure_ledger, first_version
 
-_TABLES = """
-CREATE TABLE meta(key TEXT PRIMARY KEY, value NOT NULL);
-CREATE TABLE assertions(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL,
-    subject TEXT NOT NULL, predicate TEXT NOT NULL, object TEXT NOT NULL, text TEXT,
-    kind TEXT NOT NULL DEFAULT 'source_claim', negated INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE facts(num INTEGER PRIMARY KEY, relation TEXT NOT NULL, args TEXT NOT NULL,
-    k0, k1, k2, label BLOB NOT NULL, exact INTEGER NOT NULL);
-CREATE TABLE mentions(assertion INTEGER NOT NULL, fact INTEGER NOT NULL,
-    PRIMARY KEY(assertion, fact)) WITHOUT ROWID;
-CREATE TABLE artifacts(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, layer TEXT NOT NULL,
-    content TEXT NOT NULL, fact INTEGER NOT NULL UNIQUE, summary INTEGER);
-CREATE TABLE rules(num INTEGER PRIMARY KEY, relation TEXT NOT NULL, c0, c1, c2, tree BLOB NOT NULL);
-"""
+_TABLES = FILE_TABLES
 
 # built after the rows are in (faster than maintaining them row by row)
 _FACT_KEY_INDEX = "CREATE UNIQUE INDEX facts_by_args ON facts(relation, args);"
