@@ -14,11 +14,10 @@ columns from PARQUET_SCHEMA; schema.py checks, on opening a file, that READ_COLU
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Column:
+class Column(NamedTuple):  # a named tuple, not a dataclass: made at every start, at less cost
     name: str
     file: str | None  # its SQLite declaration in a graph file (None: a folder's only)
     folder: str | None  # its Parquet type in a graph folder (None: a file's only)
