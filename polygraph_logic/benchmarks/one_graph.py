@@ -62,8 +62,12 @@ COMMANDS = {
 }
 
 
-def _median_run(polygraph: Polygraph, command: list[str], repeat: int) -> dict:
-    runs: list[Run] = [polygraph(*command) for _ in range(repeat)]
+def _median_run(polygraph: Polygraph, command: list[str], repeat: int, before=lambda: None) -> dict:
+    """The median time and largest peak of ``repeat`` runs (``before``: called ahead of each, untimed)."""
+    runs: list[Run] = []
+    for _ in range(repeat):
+        before()
+        runs.append(polygraph(*command))
     failed = [r for r in runs if r.code != 0]
     if failed:
         return {"failed": "; ".join(failed[0].last_words())}
@@ -190,14 +194,8 @@ def measure_versions(polygraph: Polygraph, work: Path, n: int, graphs: dict[str,
     figures: dict = {}
     for form, graph in graphs.items():
         grown = work / f"x{n}-grown{graph.suffix}"
-        runs = []
-        for _ in range(repeat):
-            _copy(graph, grown)
-            runs.append(polygraph("add", grown, "--assertions", batch))
-        failed = [r for r in runs if r.code != 0]
-        figures[form] = {"add": {"failed": "; ".join(failed[0].last_words())} if failed else
-                         {"seconds": statistics.median(r.seconds for r in runs),
-                          "peak_mib": max(r.peak_mib or 0 for r in runs)}}
+        figures[form] = {"add": _median_run(polygraph, ["add", str(grown), "--assertions", str(batch)], repeat,
+                                            before=lambda: _copy(graph, grown))}
         for name, extra in (("whatif, latest of 2 versions", []), ("whatif --at 1", ["--at", "1"])):
             figures[form][name] = _median_run(polygraph, ["whatif", str(grown), "--retract-source", SOURCE, *extra],
                                               repeat)

@@ -29,12 +29,12 @@ from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.folder_versions import refuse_versions
 from polygraph_logic.graph.store.table_schema import PARQUET_SCHEMA
-from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, RULES_TEXT,
+from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, PARQUET, RULES_TEXT,
                                                        bad_folder, check_target, duckdb_connection, quoted, read_meta,
                                                        table_path, write_indexes, writing_folder)
 
 TABLES_FORMAT = FOLDER_FORMAT
-_SCHEMA, _ORDER, _quoted, _bad = PARQUET_SCHEMA, ORDER, quoted, bad_folder
+_SCHEMA, _ORDER, _quoted, _bad, _PARQUET = PARQUET_SCHEMA, ORDER, quoted, bad_folder, PARQUET
 _TYPES = {"INTEGER": "BIGINT", "TEXT": "VARCHAR", "BLOB": "BLOB", "REAL": "DOUBLE"}
 
 
@@ -99,12 +99,6 @@ def _write_parquet(graph: Graph, directory: Path, progress) -> dict[str, int]:
         con.close()
         shutil.rmtree(directory / "spill", ignore_errors=True)
     return counts
-
-
-#: zstd at its fastest level: at x40 under 130MB the facts and artifacts files were written in
-#: 0.65 and 0.84 s against 0.73 and 0.97 s at the default level 3, no larger (11.6 and 15.4 MiB
-#: against 11.3 and 16.1); snappy took as long and wrote twice the bytes
-_PARQUET = "FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1"
 
 
 def copy_out(con, directory: Path, names=FILES, ordered=frozenset()) -> dict[str, int]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder import FolderDB
-from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, duckdb_connection, folder_rule_rows, \
+from polygraph_logic.graph.store.folder_layout import FILES, ORDER, PARQUET, bad_folder, duckdb_connection, folder_rule_rows, \
     quoted, table_path
 from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, VERSION_COLUMN, VERSIONS, version_folder
 from polygraph_logic.graph.store.label_codec import encode_label
@@ -209,7 +209,7 @@ class FolderVersionWriter:
     def _greatest_artifact(self) -> int:
         """The greatest number of a current artifact (a graph file numbers a new row after it)."""
         if self._artifact_max is None:
-            gone = [row[0] for row in self.retired_artifacts.values() if row is not None]
+            gone = [row[0] for row in self.retired_artifacts.values()]
             where = f" WHERE num NOT IN ({', '.join(map(str, gone))})" if gone else ""
             stored = self._one(f"SELECT max(num) FROM artifacts{where}")[0] or 0
             self._artifact_max = max([stored, *self.new_artifacts])
@@ -399,5 +399,4 @@ def _write_table(con, directory: Path, name: str, columns: list[tuple[str, str]]
         con.execute(f"INSERT INTO {name} SELECT {', '.join(f'CAST({c} AS {t})' for c, t in columns)} FROM batch")
         con.unregister("batch")
     order = ORDER.get(name, "tbl, num")
-    con.execute(f"COPY (SELECT * FROM {name} ORDER BY {order}) TO '{quoted(table_path(directory, name))}' "
-                "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)")
+    con.execute(f"COPY (SELECT * FROM {name} ORDER BY {order}) TO '{quoted(table_path(directory, name))}' ({PARQUET})")
