@@ -17,6 +17,7 @@ from polygraph_logic.datalog.program import Program, load_program
 from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.graph.compile import CompiledInputs, compile_inputs
 from polygraph_logic.graph.contradiction_layer import contradiction_artifacts
 from polygraph_logic.graph.records import Receipt, load_assertions, load_inputs, load_receipts
@@ -100,7 +101,7 @@ class Build:
             self.tally = tally
         meta["background_edges"] = lambda: str(self._tally().background)
         write_graph(path, self.assertions, artifacts, meta, facts, rules, progress,
-                    version={"action": "build", "inputs": self.inputs})
+                    version={"action": "build", "inputs": self.inputs}, finish=store_circuit)
         self.seconds["write"] = time.perf_counter() - started
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
+from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Negation, Rule
@@ -99,6 +100,7 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
         written.append(report)
 
     version = write_version(graph_path, "add", command or command_line(), record, write)
+    store_circuit(graph_path)  # the derivations of the facts capped at this version (a crash here: re-derivation)
     written[0].version = version
     return written[0]
 

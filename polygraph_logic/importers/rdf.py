@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
+from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.export.iris import Minter
 from polygraph_logic.export.namespaces import (
@@ -266,5 +267,5 @@ def _fact(record) -> StoredFact:
 def import_rdf(path: str | Path, output: str | Path, format: str | None = None) -> RdfImport:
     """Reads an export and writes it as a graph file (atomically); returns what was read."""
     read = read_rdf(path, format)
-    write_graph(output, read.assertions, read.artifacts, read.meta, read.facts, read.rules)
+    write_graph(output, read.assertions, read.artifacts, read.meta, read.facts, read.rules, finish=store_circuit)
     return read

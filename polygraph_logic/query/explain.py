@@ -26,7 +26,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import layer_order
 from polygraph_logic.graph.kinds import check_kinds
 from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, max_disjoint
-from polygraph_logic.query.rederive import FactKey, GoalPlans, stated_by
+from polygraph_logic.graph.goal_plans import FactKey, GoalPlans, stated_by
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.query.whatif import Deletion, as_graph, what_if
 

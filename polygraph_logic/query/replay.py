@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from polygraph_logic.graph.circuit_build import inherit_circuit
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.ledger import add
@@ -135,7 +136,9 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
               "deleted_assertions": len(rows.assertions), "dropped_artifacts": len(rows.dead)}
     if copy_of is not None:
         record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": graph_sha256(copy_of)}
-    return write_version(path, "apply", command or command_line(), record, write)
+    version = write_version(path, "apply", command or command_line(), record, write)
+    inherit_circuit(path)  # a deletion derives nothing new: the circuit before it serves
+    return version
 
 
 @dataclass

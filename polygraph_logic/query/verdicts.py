@@ -7,9 +7,10 @@ edge fact behind a dead claim, and the sentences of the summaries concerned.
 
 from __future__ import annotations
 
+from polygraph_logic.graph.goal_plans import stated_by
 from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.provenance.circuit import settle
 from polygraph_logic.query.rederive import Rederiver
-
 
 
 def decide(graph: Graph, deleted: frozenset[int], outcome, rederiver=None) -> None:
@@ -53,7 +54,8 @@ def decide(graph: Graph, deleted: frozenset[int], outcome, rederiver=None) -> No
 
 
 def _revived(graph: Graph, deleted: frozenset[int], outcome, rederiver) -> set[int]:
-    """Settles dead verdicts on inexact labels by re-derivation; returns the revived fact numbers."""
+    """Settles dead verdicts on inexact labels, through the graph's circuit when it has one (else by
+    re-derivation from the rules); returns the revived fact numbers."""
     dead: dict[tuple, int] = {}
     uncertain = set()
     for num, relation, args, blob, exact in graph.touched_facts(deleted):
@@ -64,11 +66,28 @@ def _revived(graph: Graph, deleted: frozenset[int], outcome, rederiver) -> set[i
                 uncertain.add(key)
     if not uncertain:
         return set()
+    if graph.has_circuit():
+        return _settled(graph, deleted, outcome, dead, uncertain)
     if rederiver is None:
         rederiver = Rederiver(graph)
     revived = rederiver.revive(uncertain, set(dead), deleted)
     outcome.settled, outcome.revived = len(uncertain), len(revived)
     return {dead[key] for key in revived}
+
+
+def _settled(graph: Graph, deleted: frozenset[int], outcome, dead: dict[tuple, int], uncertain: set[tuple]) -> set[int]:
+    """The least fixpoint of the stored circuit over the open facts (provenance/circuit.py): an open
+    fact holds when a surviving assertion states it or some derivation's body facts all hold; a
+    body fact holds unless its label died or the version read no longer has it."""
+    open_facts = {dead[key] for key in uncertain}
+    derivations = {fact: [body for _, body in found] for fact, found in graph.derivations(open_facts).items()}
+    known_dead = set(dead.values())
+    bodies = {b for found in derivations.values() for body in found for b in body} - known_dead
+    known_dead |= bodies - graph.facts_present(bodies)
+    stated = {dead[key] for key in uncertain if set(stated_by(graph, key)) - deleted}
+    holding = settle(open_facts, known_dead, stated, derivations)
+    outcome.settled, outcome.revived = len(open_facts), len(holding)
+    return holding
 
 
 def _demote(graph: Graph, deleted: frozenset[int], dies: set[int], label_dead: set[int], outcome,

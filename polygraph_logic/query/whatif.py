@@ -255,6 +255,7 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     check_policy(policy)
     graph = as_graph(graph)
     started = time.perf_counter()
+    exact = exact or graph.has_circuit()  # a stored circuit settles every capped verdict (verdicts.py)
     numbers = deletion.numbers(graph)
     outcome = Outcome(deletion, frozenset(numbers.values()), policy, exact)
     decide(graph, frozenset(numbers), outcome, rederiver)

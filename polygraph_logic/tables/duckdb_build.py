@@ -35,6 +35,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable
 
+from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
@@ -108,6 +109,8 @@ def _evaluated(prepared, native, opened, memory_limit, target: Path, progress, r
             counts = writer.write(partial)
             meta = writer.meta(origins)
             write_meta(partial, meta, counts)
+            writer.stage("circuit of the capped labels")
+            store_circuit(partial)
         prepared.seconds["write"] = time.perf_counter() - started
     return TablesBuild(target, counts, writer.layers, writer.inexact, prepared.compiled.over_cap,
                        writer.background, prepared.seconds, stats)

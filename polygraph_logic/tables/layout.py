@@ -22,6 +22,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterator
 
+from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact
@@ -51,6 +52,7 @@ def export_tables(graph: str | Path | Graph, directory: str | Path,
         with writing_folder(target) as partial:
             counts = _write_parquet(opened, partial, progress or (lambda stage, rows: None))
             write_meta(partial, _graph_meta(opened), counts)
+            store_circuit(partial)
     finally:
         if opened is not graph:
             opened.close()
@@ -227,7 +229,8 @@ def import_tables(directory: str | Path, path: str | Path,
                 yield Artifact(id_, layer, json.loads(content), support(label), bool(exact))
 
         rules = [load_rule(tree, _Source(directory)) for (tree,) in _read(con, directory, "rules", "tree")]
-        write_graph(path, assertions(), artifacts(), graph_meta, facts(), rules, progress=progress)
+        write_graph(path, assertions(), artifacts(), graph_meta, facts(), rules, progress=progress,
+                    finish=store_circuit)
     except (IndexError, TypeError, ValueError) as error:
         raise _bad(directory, f"a row is damaged ({type(error).__name__}: {error})") from None
     finally:

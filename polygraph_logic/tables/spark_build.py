@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable
 
+from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.graph.artifact_ids import digest_id
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
@@ -92,6 +93,7 @@ def build_spark_tables(assertions, receipts=None, rules: Iterable[str | Path] = 
             except Exception as error:  # a Java exception through py4j, a Python worker's failure
                 raise PolygraphError("spark_error", f"Spark could not write {target}: {one_line(error)}") from None
             write_meta(partial_folder, writer.meta(origins), counts)
+            store_circuit(partial_folder)
         prepared.seconds["write"] = time.perf_counter() - started
     return TablesBuild(target, counts, writer.layers, writer.inexact, prepared.compiled.over_cap,
                        writer.background, prepared.seconds, stats)

@@ -19,6 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+from polygraph_logic.graph.store.circuit_rows import folder_view
 from polygraph_logic.graph.store.folder_layout import (BATCH, INDEXES, LITERAL_LIST, RANGE, READER_MEMORY,
                                                        bad_folder, duckdb_connection, folder_rule_rows, quoted,
                                                        read_meta, rules_text, table_path)
@@ -128,6 +129,10 @@ class FolderDB:
         con.execute(f"CREATE VIEW mentions AS SELECT assertion, fact, support_set{tag} FROM {tables.table('mentions')}")
         con.execute(f"CREATE VIEW artifacts AS SELECT num, id, layer, content, fact, summary{tag} "
                     f"FROM {tables.table('artifacts')}")
+        circuit = folder_view(directory, self.version)
+        self.circuit = circuit is not None  # every inexact fact's derivations stored (circuit_rows.py)
+        if circuit is not None:
+            con.execute(f"CREATE VIEW derivations AS {circuit}")
         self.indexes = {name for name in INDEXES if table_path(directory, name).is_file()}
         for name in self.indexes:
             keys = ", args->>'$[0]' AS k0, args->>'$[1]' AS k1" if name == "facts_by_k2" else ""

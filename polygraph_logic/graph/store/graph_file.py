@@ -37,6 +37,7 @@ from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.schema import file_problem, schema_problem
 from polygraph_logic.graph.store.artifact_reads import ArtifactReads
+from polygraph_logic.graph.store.circuit_rows import CircuitReads
 from polygraph_logic.graph.store.questions import Questions
 from polygraph_logic.graph.store.folder import FolderDB
 from polygraph_logic.graph.store.folder_layout import folder_bytes, head_value, is_folder
@@ -46,7 +47,7 @@ from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.versions import at_views
 from polygraph_logic.graph.store.views import Assertions, Rows
 
-class Graph(Questions, ArtifactReads):
+class Graph(Questions, ArtifactReads, CircuitReads):
     """A built graph file, opened read-only; questions read only the rows they need."""
 
     def __init__(self, path: str | Path, at: int | None = None, db=None):

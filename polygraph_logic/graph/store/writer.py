@@ -73,7 +73,8 @@ _PAD = ((None, None, None), (None, None), (None,), ())
 
 def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: Iterable[Artifact],
                 meta: dict[str, str], facts: Iterable[StoredFact] = (), rules: str | Sequence = "",
-                progress: Callable[[str, int], None] | None = None, version: dict | None = None) -> None:
+                progress: Callable[[str, int], None] | None = None, version: dict | None = None,
+                finish: Callable[[Path], object] | None = None) -> None:
     """Writes a graph file atomically: the old file survives any failure midway.
 
     ``facts`` are every fact of the evaluated program and ``rules`` its rules (text or
@@ -82,6 +83,8 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
     ``progress(stage, rows)`` is called now and then.  A ``meta`` value may be a callable,
     called once the rows are written (for counts known only then).  ``version`` describes
     version 1 for the history (versions.py): what was built from, by which command.
+    ``finish(path)`` is called on the written file before it takes the place of ``path``
+    (graph/circuit_build.store_circuit: the circuit of its capped labels).
     """
     text, rules = _rules(rules)
     with replacing(path, ".partial") as temporary:
@@ -105,6 +108,8 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
             db.commit()
         finally:
             db.close()
+        if finish is not None:
+            finish(temporary)
 
 
 def _rules(rules: str | Sequence) -> tuple[str, list]:

@@ -1,0 +1,153 @@
+"""The circuit of a graph's capped labels, stored: each inexact fact's derivations (provenance/circuit.py).
+
+A row of ``derivations`` is one derivation of one fact: ``fact`` (its number), ``rule`` (the
+rule's number) and ``body`` (the numbers of the body facts whose provenance is not 1, as JSON
+text), written by version ``since``.  Rows are only ever added: a later version adds the
+derivations it made possible, and a derivation whose rule or body fact a version no longer
+holds does not fire there (a missing fact is false).
+
+A version's derivations are complete when every fact with an inexact label at that version
+has all of its derivations stored (graph/circuit_build.py writes them); a graph file lists
+those versions in ``circuit_versions``, a folder has ``derivations.parquet`` beside the
+build's files (version 1) and in each later version's folder.  A version without them (a
+graph written before circuits, or a version whose writing stopped midway) reads as having
+no circuit, and capped verdicts are then re-derived from the rules as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+from typing import Iterable
+
+from polygraph_logic.graph.store.folder_layout import PARQUET, duckdb_connection, quoted, table_path
+from polygraph_logic.graph.store.folder_versions import later_versions, version_folder
+
+TABLE = "derivations"
+_FILE_TABLES = """
+CREATE TABLE IF NOT EXISTS derivations(fact INTEGER NOT NULL, rule INTEGER NOT NULL, body TEXT NOT NULL,
+                                       since INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS derivations_by_fact ON derivations(fact);
+CREATE TABLE IF NOT EXISTS circuit_versions(version INTEGER PRIMARY KEY);
+"""
+
+Row = tuple[int, int, tuple[int, ...]]  # fact, rule, body
+
+
+def folder_files(directory: str | Path, at: int) -> list[tuple[int, Path]] | None:
+    """``[(version, file)]`` of a folder's derivations up to version ``at``, or None when one is missing."""
+    files = [(1, table_path(directory, TABLE))]
+    files += [(v, table_path(version_folder(directory, v), TABLE)) for v in later_versions(directory) if v <= at]
+    return files if all(path.is_file() for _, path in files) else None
+
+
+def folder_view(directory: str | Path, at: int) -> str | None:
+    """The SELECT of a folder's ``derivations`` view at version ``at`` (None: no circuit there)."""
+    files = folder_files(directory, at)
+    if files is None:
+        return None
+    return " UNION ALL ".join(f"SELECT fact, rule, body, {v} AS since FROM read_parquet('{quoted(path)}')"
+                              for v, path in files)
+
+
+class CircuitReads:
+    """The stored circuit's rows by meaning (mixed into ``Graph``)."""
+
+    def has_circuit(self) -> bool:
+        """True when the version read has every inexact fact's derivations stored."""
+        if "_has_circuit" not in self.__dict__:
+            if self.folder:
+                found = getattr(self._db, "circuit", False)
+            else:
+                tables = {row[0] for row in self.query("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
+                found = "circuit_versions" in tables and self.query(
+                    "SELECT 1 FROM circuit_versions WHERE version = ?", (self.version_read(),)).fetchone() is not None
+            self.__dict__["_has_circuit"] = found
+        return self.__dict__["_has_circuit"]
+
+    def version_read(self) -> int:
+        """The number of the version this graph reads (the latest unless opened ``at`` one)."""
+        if self.folder:
+            return self._db.version
+        if self.at is not None:
+            return self.at
+        row = self.query("SELECT max(num) FROM versions").fetchone() if self._has_table("versions") else None
+        return row[0] if row and row[0] is not None else 1
+
+    def _has_table(self, name: str) -> bool:
+        return self.query("SELECT 1 FROM main.sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+    def derivations(self, facts: Iterable[int]) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
+        """``{fact: [(rule, body)]}`` of the stored derivations of ``facts`` whose rule the version
+        read holds (a graph with no circuit: none)."""
+        facts = sorted(set(facts))
+        found: dict[int, list] = {}
+        if not facts or not self.has_circuit():
+            return found
+        version = self.version_read()
+        rows = self.query("SELECT fact, rule, body FROM derivations WHERE since <= ? AND fact IN "
+                          "(SELECT value FROM json_each(?)) AND rule IN (SELECT num FROM rules) "
+                          "ORDER BY fact, rule, body", (version, json.dumps(facts)))
+        for fact, rule, body in rows:
+            entry = (rule, tuple(json.loads(body)))
+            kept = found.setdefault(fact, [])
+            if entry not in kept:
+                kept.append(entry)
+        return found
+
+    def inexact_facts(self) -> list[tuple[int, str, tuple]]:
+        """``(num, relation, args)`` of every fact whose stored label is capped, in number order."""
+        return [(num, relation, self.args(args)) for num, relation, args in
+                self.query("SELECT num, relation, args FROM facts WHERE NOT exact ORDER BY num")]
+
+    def fact_numbers(self, relation: str, args_keys: list[str]) -> dict[str, tuple[int, str | bytes]]:
+        """``{args key: (num, label)}`` of the stored facts of ``relation`` among ``args_keys``."""
+        return {args: (num, label) for args, num, label in self.query(
+            "SELECT args, num, label FROM facts WHERE relation = ? AND args IN (SELECT value FROM json_each(?))",
+            (relation, json.dumps(args_keys)))}
+
+    def facts_present(self, numbers: Iterable[int]) -> set[int]:
+        """The fact numbers among ``numbers`` that the version read holds."""
+        return {row[0] for row in self.query("SELECT num FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+                                             (json.dumps(sorted(set(numbers))),))}
+
+
+def write_file_circuit(path: str | Path, version: int, rows: Iterable[Row]) -> None:
+    """Adds version ``version``'s derivations to a graph file and marks that version's circuit complete."""
+    db = sqlite3.connect(path)
+    try:
+        db.executescript(_FILE_TABLES)
+        db.executemany("INSERT INTO derivations VALUES (?, ?, ?, ?)",
+                       ((fact, rule, json.dumps(list(body)), version) for fact, rule, body in rows))
+        db.execute("INSERT OR IGNORE INTO circuit_versions VALUES (?)", (version,))
+        db.commit()
+    finally:
+        db.close()
+
+
+def write_folder_circuit(directory: str | Path, version: int, rows: Iterable[Row]) -> None:
+    """Writes version ``version``'s derivations into a graph folder (beside the build's files for
+    version 1, else in the version's folder), as a hidden file renamed into place when whole."""
+    folder = Path(directory) if version == 1 else version_folder(directory, version)
+    target = table_path(folder, TABLE)
+    partial = folder / f".{TABLE}.partial.parquet"
+    con = duckdb_connection()
+    try:
+        con.execute("CREATE TABLE d(fact BIGINT, rule BIGINT, body VARCHAR)")
+        batch = []
+        for fact, rule, body in rows:
+            batch.append((fact, rule, json.dumps(list(body))))
+            if len(batch) >= 50_000:
+                con.executemany("INSERT INTO d VALUES (?, ?, ?)", batch)
+                batch = []
+        if batch:
+            con.executemany("INSERT INTO d VALUES (?, ?, ?)", batch)
+        con.execute(f"COPY (SELECT * FROM d ORDER BY fact, rule, body) TO '{quoted(partial)}' ({PARQUET})")
+    finally:
+        con.close()
+    os.replace(partial, target)
+
+
+__all__ = ["CircuitReads", "TABLE", "folder_files", "folder_view", "write_file_circuit", "write_folder_circuit"]

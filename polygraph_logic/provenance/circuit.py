@@ -1,0 +1,143 @@
+"""Provenance circuits: a fact's provenance as the OR of its derivations, each the AND of its body facts.
+
+A capped label (why.py) keeps at most ``cap`` support sets; where more exist, the label is
+*inexact* and the fact keeps its circuit instead: every derivation of it (a rule instance,
+named by the facts of its body whose provenance is not 1) and the assertions that state it
+outright.  Body facts are nodes of the same circuit, so sub-circuits are shared, and a
+recursive program gives a cyclic circuit read by least fixpoint: a fact holds when an
+assertion stating it survives or some derivation's body facts all hold, and nothing holds
+that this does not force.  That fixpoint's minimal DNF is the uncapped label (the
+why-provenance of the program), which ``expand`` computes on demand.
+
+Facts are numbers.  Facts with an exact label are leaves here: their label decides them.
+Nothing in this module reads a graph; graph/circuit_store.py supplies the gates.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+
+Body = tuple[int, ...]
+Monomial = frozenset  # of assertion numbers
+
+
+def settle(open_facts: Collection[int], dead: Collection[int], stated: Collection[int],
+           derivations: Mapping[int, Sequence[Body]]) -> set[int]:
+    """Returns the facts of ``open_facts`` that still hold once a deletion is applied.
+
+    ``open_facts``: facts whose capped label lost every kept support set (their verdict is open);
+    ``dead``: every fact known not to hold or open (a body fact outside ``dead`` holds);
+    ``stated``: open facts a surviving assertion states (they hold outright);
+    ``derivations``: each open fact's derivation bodies.
+
+    The least fixpoint, by counting: each derivation waits on its body facts that do not hold
+    yet and fires when the last of them comes to hold, so every derivation is looked at
+    once per body fact: linear in the size of the circuit the open facts reach.
+    """
+    holding: set[int] = set()
+    ready: list[int] = [f for f in open_facts if f in stated]
+    waiting: dict[int, list[int]] = defaultdict(list)  # body fact -> derivations waiting on it
+    heads: list[int] = []
+    missing: list[int] = []  # per derivation, its body facts not holding yet
+    for head in open_facts:
+        if head in stated:
+            continue
+        for body in derivations.get(head, ()):
+            blockers = {b for b in body if b in dead}
+            if not blockers:
+                ready.append(head)
+                break
+            for b in blockers:
+                waiting[b].append(len(heads))
+            heads.append(head)
+            missing.append(len(blockers))
+    while ready:
+        fact = ready.pop()
+        if fact in holding:
+            continue
+        holding.add(fact)
+        for d in waiting.pop(fact, ()):
+            missing[d] -= 1
+            if missing[d] == 0 and heads[d] not in holding:
+                ready.append(heads[d])
+    return holding
+
+
+def minimal(monomials: Iterable[Monomial]) -> list[Monomial]:
+    """The monomials with no proper subset among the others, smallest first (absorption)."""
+    kept: list[Monomial] = []
+    for m in sorted(set(monomials), key=len):
+        if not any(k <= m for k in kept):
+            kept.append(m)
+    return kept
+
+
+class Expansion:
+    """The minimal support sets of one fact, expanded from its circuit (``expand``)."""
+
+    __slots__ = ("sets", "complete")
+
+    def __init__(self, sets: list[Monomial], complete: bool):
+        self.sets = sets  # smallest first; all of them when complete
+        self.complete = complete  # False: the budget stopped the expansion (a lower bound)
+
+
+def expand(root: int, label: Callable[[int], Sequence[Monomial] | None],
+           circuit: Callable[[Collection[int]], Mapping[int, tuple[Sequence[Monomial], Sequence[Body]]]],
+           budget: int = 10_000) -> Expansion:
+    """Returns the minimal DNF of fact ``root``: the least fixpoint of its circuit.
+
+    ``label(f)``: f's support sets when its stored label is exact (the full DNF), else None;
+    ``circuit(facts)``: for facts with an inexact label, ``{fact: (stated, bodies)}``: the
+    singleton sets of the assertions stating it and its derivation bodies.
+    ``budget`` bounds the support sets kept per fact; past it the smallest are kept and the
+    expansion says it is incomplete (every set it lists is still a true support set only
+    when complete; incomplete sets are sufficient but may not be minimal).
+    """
+    gates: dict[int, tuple[Sequence[Monomial], Sequence[Body]]] = {}
+    known: dict[int, list[Monomial]] = {}
+    frontier = [root]
+    while frontier:  # the cone of facts with inexact labels that the root's circuit reaches
+        asked = []
+        for fact in frontier:
+            if fact in gates or fact in known:
+                continue
+            stored = label(fact)
+            if stored is None:
+                asked.append(fact)
+            else:
+                known[fact] = list(stored)
+        frontier = []
+        for fact, gate in circuit(asked).items():
+            gates[fact] = gate
+            frontier.extend(b for body in gate[1] for b in body if b not in gates and b not in known)
+        for fact in asked:  # a fact with no stored gate has no derivation (nothing holds it)
+            gates.setdefault(fact, ((), ()))
+    value: dict[int, list[Monomial]] = {f: [] for f in gates}
+    complete = True
+    changed = True
+    while changed:  # Kleene iteration from the empty DNF; monotone, so it reaches the least fixpoint
+        changed = False
+        for fact, (stated, bodies) in gates.items():
+            candidates = list(stated)
+            for body in bodies:
+                product = [frozenset()]
+                for b in body:
+                    factor = known.get(b) if b in known else value[b]
+                    product = minimal(m | n for m in product for n in factor) if factor else []
+                    if not product:
+                        break
+                candidates.extend(product)
+            sets = minimal(candidates)
+            if len(sets) > budget:
+                sets, complete = sorted(sets, key=lambda m: (len(m), sorted(m)))[:budget], False
+            if set(sets) != set(value[fact]):
+                value[fact] = sets
+                changed = True
+    if root in known:
+        return Expansion(sorted(known[root], key=lambda m: (len(m), sorted(m))), True)
+    return Expansion(sorted(value[root], key=lambda m: (len(m), sorted(m))), complete)
+
+
+__all__ = ["Body", "Expansion", "expand", "minimal", "settle"]
