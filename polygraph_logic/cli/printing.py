@@ -28,7 +28,8 @@ def print_outcome(outcome, listing: bool = False, out=None, graph=None) -> None:
     if outcome.uncertain:
         print(f"{len(outcome.uncertain)} dead verdicts rest on capped labels; --exact settles them", file=out)
     if outcome.settled:
-        print(f"re-derivation examined {outcome.settled} capped dead verdicts and revived {outcome.revived}", file=out)
+        how = "the circuit" if outcome.settled_by == "circuit" else "re-derivation"
+        print(f"{how} settled {outcome.settled} capped dead verdicts and revived {outcome.revived}", file=out)
     if outcome.contradictions_total:
         found = outcome.contradictions()
         print(f"contradictions: resolved {found['resolved']}, remaining {found['remaining']}", file=out)

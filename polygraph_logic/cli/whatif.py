@@ -36,7 +36,8 @@ def register(commands) -> None:
     add_at(whatif)
     add_deletion(whatif)
     whatif.add_argument("--exact", action="store_true",
-                        help="settle dead verdicts on capped labels by symbolic re-derivation")
+                        help="on a graph written before circuits: settle dead verdicts on capped labels by symbolic "
+                        "re-derivation (a graph with a circuit settles every verdict without it)")
     add_json(whatif, "whatif")
     whatif.add_argument("--list", action="store_true", help="list the dead artifacts")
     whatif.add_argument("--engine", choices=READERS, default=None,
@@ -108,7 +109,8 @@ def register(commands) -> None:
     rests.add_argument("--kind", action="append", required=True, metavar="KIND",
                        help=f"the kind (repeatable: resting on any of them): {', '.join(KINDS)}")
     rests.add_argument("--exact", action="store_true",
-                       help="settle verdicts on capped labels by symbolic re-derivation")
+                       help="on a graph written before circuits: settle verdicts on capped labels by symbolic "
+                       "re-derivation (a graph with a circuit settles every verdict without it)")
     add_json(rests, "rests-on")
     rests.set_defaults(run=_run_rests_on)
 

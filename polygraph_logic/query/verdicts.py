@@ -71,7 +71,7 @@ def _revived(graph: Graph, deleted: frozenset[int], outcome, rederiver) -> set[i
     if rederiver is None:
         rederiver = Rederiver(graph)
     revived = rederiver.revive(uncertain, set(dead), deleted)
-    outcome.settled, outcome.revived = len(uncertain), len(revived)
+    outcome.settled, outcome.revived, outcome.settled_by = len(uncertain), len(revived), "rederivation"
     return {dead[key] for key in revived}
 
 
@@ -86,7 +86,7 @@ def _settled(graph: Graph, deleted: frozenset[int], outcome, dead: dict[tuple, i
     known_dead |= bodies - graph.facts_present(bodies)
     stated = {dead[key] for key in uncertain if set(stated_by(graph, key)) - deleted}
     holding = settle(open_facts, known_dead, stated, derivations)
-    outcome.settled, outcome.revived = len(open_facts), len(holding)
+    outcome.settled, outcome.revived, outcome.settled_by = len(open_facts), len(holding), "circuit"
     return holding
 
 

@@ -15,8 +15,10 @@ A sentence-level summary is the conjunction of its sentences; under label-trusti
 policies it is kept with its dead sentences dropped while any sentence stands.
 A claim that falls while the rules still entail its triple from surviving evidence is
 *demoted*, not dead: it stands as an entailed edge (any policy that trusts edge labels).
-A dead verdict on a capped (inexact) label is *uncertain*; with ``exact`` it is settled
-by symbolic re-derivation over the surviving facts (see rederive.py).
+A dead verdict on a capped (inexact) label is settled by the graph's circuit: the stored
+derivations of every capped fact, read by least fixpoint (verdicts.py, provenance/circuit.py),
+so every verdict is exact.  On a graph written before circuits such a verdict is *uncertain*,
+and ``exact`` settles it by symbolic re-derivation over the surviving facts (rederive.py).
 A contradiction (contradictions.py) is *resolved* when it falls: its label is the product of
 its two sides, so it falls when the deletion hits every support set; ``contradictions``
 counts those resolved and those remaining.  Nothing is overwritten: a what-if only reports.
@@ -123,8 +125,9 @@ class Outcome:
     decode_args: object = field(default=None, repr=False)
     summaries: dict[str, dict] = field(default_factory=dict)
     contradictions_total: int = 0  # contradiction artifacts in the graph (see contradictions())
-    settled: int = 0  # inexact dead verdicts that re-derivation examined
+    settled: int = 0  # inexact dead verdicts that the circuit or re-derivation examined
     revived: int = 0  # ... and found alive after all
+    settled_by: str | None = None  # "circuit" (the graph's stored circuit) or "rederivation" (its rules)
     elapsed_ms: float = 0.0
 
     @property
@@ -166,7 +169,8 @@ class Outcome:
 
     @cached_property
     def uncertain(self) -> list[str]:
-        """Dead verdicts that rest on capped labels (re-derivation with ``exact`` could change them)."""
+        """Dead verdicts that rest on capped labels (on a graph without a circuit: re-derivation with
+        ``exact`` could change them)."""
         return self._names(self.uncertain_ranks.__contains__)
 
     def contradictions(self, graph=None) -> dict:
@@ -230,6 +234,9 @@ class Outcome:
             "by_layer": self.by_layer(),
             "summaries": self.summaries,
             "contradictions": self.contradictions(graph),
+            # capped dead verdicts examined and revived (the keys' names predate circuits: ``settled_by``
+            # says which settled them, "circuit" or "rederivation", null when none needed settling)
+            "settled_by": self.settled_by,
             "settled_by_rederivation": self.settled,
             "revived_by_rederivation": self.revived,
             "elapsed_ms": round(self.elapsed_ms, 3),
