@@ -246,13 +246,19 @@ def measure_go(data: Path | None = None, repeat: int = 3, python_path: str | Non
         polygraph("import", "obographs", obo, "-o", folder / "bg.dl").check("import obographs")
         rules = [str(rule_file("ro-class")), str(rule_file("existential")), str(folder / "bg.dl")]
         graph = folder / "go.graph"
-        polygraph("build", "--assertions", folder / "a.jsonl", *[x for r in rules for x in ("--rules", r)],
-                  "-o", graph).check("build")
+        built = polygraph("build", "--assertions", folder / "a.jsonl", *[x for r in rules for x in ("--rules", r)],
+                          "-o", graph).check("build")
+        figures_build = {"build_s": built.seconds, "build_peak_mib": built.peak_mib}
+        out(f"GO slice build: {built.seconds:.2f} s, peak {mib(built.peak_mib)}")
         with Graph(graph) as opened:
             sources = Counter(a.source for a in opened.assertions.values())
-            capped = max((len(what_if(opened, Deletion(sources=(s,))).uncertain), s) for s in sources)[1]
+
+            def open_verdicts(source: str) -> int:  # capped dead verdicts: settled (a circuit) or uncertain
+                found = what_if(opened, Deletion(sources=(source,)))
+                return found.settled or len(found.uncertain)
+            capped = max((open_verdicts(s), s) for s in sources)[1]
         chosen = [s for s, _ in sources.most_common(2)] + [capped]
-        figures: dict = {"sources": {}}
+        figures: dict = {"sources": {}, **figures_build}
         out(f"GO slice graph: {graph.stat().st_size / 2**20:.1f} MiB; median of {repeat}, alternating")
         rows = []
         for source in chosen:
