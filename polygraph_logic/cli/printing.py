@@ -60,6 +60,10 @@ def print_why(result: dict, out=None) -> None:
             s, p, o = a["triple"]
             print(f"    {a['id']:10} {a['source']:24} {a['kind']:16} {s} {'NOT ' * a.get('negated', False)}{p} {o}",
                   file=out)
+    expansion = result.get("expanded")
+    if expansion is not None:
+        total = f"{expansion['support_sets']}" if expansion["complete"] else f"at least {expansion['support_sets']}"
+        print(f"  {len(result['support_sets'])} of {total} support sets, expanded from the circuit", file=out)
     if "stands" in result:
         print(f"  {'stands' if result['stands'] else 'does not stand'} without "
               f"{', '.join(result['distrusted_kinds'])}", file=out)

@@ -58,6 +58,9 @@ def register(commands) -> None:
     explain.add_argument("artifact", metavar="ARTIFACT", help="an artifact id, e.g. merge:mapk-erk")
     explain.add_argument("--trees", type=natural, default=1, metavar="N",
                          help="derivation trees for N support sets (default 1; 0: none)")
+    explain.add_argument("--sets", type=natural, default=None, metavar="N",
+                         help="list at most N support sets, the smallest first; a capped label's are "
+                              "expanded from the graph's circuit (all of them, not only the cap's)")
     add_distrust(explain)
     add_json(explain, "why")
     explain.set_defaults(run=_run_why)
@@ -184,7 +187,8 @@ def _run_why(args: argparse.Namespace) -> int:
     from polygraph_logic.query.explain import Explainer, why  # start-up time: loaded when run
     graph = Graph(args.graph, at=args.at)
     _require(graph, args.artifact)
-    result = why(graph, args.artifact, Explainer(graph), trees=args.trees, distrust=tuple(args.distrust_kind))
+    result = why(graph, args.artifact, Explainer(graph), trees=args.trees, distrust=tuple(args.distrust_kind),
+                 sets=args.sets)
     if args.json:
         result["derivations"] = [t.lines() if t else None for t in result["derivations"]]
         print_json(result)

@@ -25,6 +25,7 @@ from polygraph_logic.graph.store.fact_store import ScopedFacts
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import layer_order
 from polygraph_logic.graph.kinds import check_kinds
+from polygraph_logic.query.circuit_support import expanded
 from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, max_disjoint
 from polygraph_logic.graph.goal_plans import FactKey, GoalPlans, stated_by
 from polygraph_logic.datalog.syntax import format_value
@@ -158,24 +159,37 @@ def _triple(artifact) -> list | None:
 
 
 def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int = 1,
-        distrust: tuple[str, ...] = ()) -> dict:
+        distrust: tuple[str, ...] = (), sets: int | None = None) -> dict:
     """Returns an artifact's support sets with sources, kinds and triples, and derivation trees
     (for the first ``trees`` support sets) when the artifact is derived by rules.  With
     ``distrust`` (kinds), ``distrusted`` marks each set holding an assertion of those kinds
-    and ``stands`` says whether any other set supports the artifact."""
+    and ``stands`` says whether any other set supports the artifact.  With ``sets``, at most
+    that many support sets, the smallest first; for a capped label they are expanded from the
+    graph's circuit (circuit_support.py), and ``expanded`` says how many there are in all and
+    whether the expansion is complete."""
     graph = as_graph(graph)
     distrust = check_kinds(distrust)
     artifact = graph.artifact(artifact_id)
     label = graph.label(artifact)
-    named = graph.assertions.named({a for support in label.support_sets() for a in support})
-    sets = [[_assertion(named[a][1]) for a in sorted(support)] for support in label.support_sets()]
+    supports, expansion = label.support_sets(), None
+    if sets is not None and not label.exact:
+        found = expanded(graph, artifact.fact)
+        if found is not None:
+            names = graph.names({n for m in found.sets for n in m})
+            supports = [frozenset(names[n] for n in m) for m in found.sets]
+            expansion = {"support_sets": len(supports), "complete": found.complete}
+    supports = supports if sets is None else supports[:sets]
+    named = graph.assertions.named({a for support in supports for a in support})
+    listed = [[_assertion(named[a][1]) for a in sorted(support)] for support in supports]
     result = {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "label": str(label),
-              "exact": label.exact, "support_sets": sets, "derivations": []}
+              "exact": label.exact, "support_sets": listed, "derivations": []}
+    if expansion is not None:
+        result["expanded"] = expansion
     if distrust:
-        marks = [any(a["kind"] in distrust for a in support) for support in sets]
+        marks = [any(a["kind"] in distrust for a in support) for support in listed]
         result.update(distrusted_kinds=list(distrust), distrusted=marks, stands=not all(marks))
     if explainer is not None:
-        for support in label.support_sets()[:trees]:
+        for support in supports[:trees]:
             tree = explainer.derivation(artifact.fact, support)
             result["derivations"].append(tree)
     return result

@@ -1,0 +1,72 @@
+"""Every minimal support set of a fact whose label the cap truncated, expanded from the graph's circuit.
+
+A capped label shows at most ``cap`` support sets; the circuit (graph/circuit_build.py) keeps
+every derivation of such a fact, so its full label (the uncapped why-provenance) is the least
+fixpoint of those derivations, expanded on demand (provenance/circuit.expand) over the facts
+its circuit reaches: facts with an exact label contribute their stored support sets, facts
+with a capped one their derivations and the assertions stating them.
+"""
+
+from __future__ import annotations
+
+import json
+
+from polygraph_logic.graph.goal_plans import FactKey, stated_by
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.provenance.circuit import Expansion, expand
+
+#: the most support sets an expansion keeps per fact (beyond: the smallest, marked incomplete)
+BUDGET = 10_000
+
+
+class _Facts:
+    """Stored facts by number (label, exactness, relation and arguments), read in batches."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.rows: dict[int, tuple] = {}
+
+    def load(self, numbers) -> None:
+        missing = sorted(set(numbers) - set(self.rows))
+        if missing:
+            for num, relation, args, label, exact in self.graph.query(
+                    "SELECT num, relation, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+                    (json.dumps(missing),)):
+                self.rows[num] = (relation, self.graph.args(args), label, bool(exact))
+
+    def label(self, num: int):
+        """The fact's support sets when its label is exact, else None (an absent fact: no set)."""
+        self.load([num])
+        row = self.rows.get(num)
+        if row is None:
+            return []
+        return [frozenset(group) for group in self.graph.decode(row[2])] if row[3] else None
+
+    def key(self, num: int) -> FactKey:
+        relation, args = self.rows[num][:2]
+        return relation, args
+
+
+def expanded(graph: Graph, fact: FactKey, budget: int = BUDGET) -> Expansion | None:
+    """The minimal support sets of ``fact`` (assertion numbers), expanded from the circuit; None when
+    the graph has no circuit or does not hold the fact."""
+    if not graph.has_circuit():
+        return None
+    relation, args = fact
+    found = graph.fact_numbers(relation, [fact_key(args)])
+    if not found:
+        return None
+    root = next(iter(found.values()))[0]
+    facts = _Facts(graph)
+
+    def circuit(asked):
+        derivations = graph.derivations(asked)
+        facts.load([*asked, *(b for found in derivations.values() for _, body in found for b in body)])
+        return {num: ([frozenset((n,)) for n in stated_by(graph, facts.key(num))],
+                      [body for _, body in derivations.get(num, ())]) for num in asked}
+
+    return expand(root, facts.label, circuit, budget)
+
+
+__all__ = ["BUDGET", "expanded"]

@@ -1,0 +1,178 @@
+"""Provenance circuits (provenance/circuit.py, graph/circuit_build.py, query/circuit_support.py).
+
+- ``settle`` and ``expand`` on random circuits, cycles included, against brute force: every
+  subset of the variables, the circuit's least fixpoint computed naively for each; the
+  minimal true subsets are the minimal DNF.
+- On built graphs (Figure 1 and the synthetic graph with the RO rules, caps 1 and 2): the
+  expansion of every capped fact equals its label in a build without a cap, and the stored
+  derivations are those of the uncapped build's facts.
+- ``why --sets`` lists the expanded sets; a graph folder built by DuckDB stores the same circuit.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from polygraph_logic.cli import main
+from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.provenance.circuit import expand, minimal, settle
+from polygraph_logic.query.circuit_support import expanded
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+ROOT = Path(__file__).resolve().parent.parent
+RO = ROOT / "rules" / "ro.dl"
+
+
+# --- random circuits against brute force -------------------------------------------------------
+
+@st.composite
+def circuits(draw):
+    """Facts 0..n-1; each states some of the variables 0..v-1 and has derivations over other facts
+    (cycles allowed); some facts are "exact": their value is given as a DNF over the variables."""
+    v = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 7))
+    stated = {f: frozenset(draw(st.sets(st.integers(0, v - 1), max_size=2))) for f in range(n)}
+    bodies = {f: [tuple(sorted(draw(st.sets(st.integers(0, n - 1), min_size=1, max_size=3))))
+                  for _ in range(draw(st.integers(0, 3)))] for f in range(n)}
+    return v, n, stated, bodies
+
+
+def holding(v_true: frozenset, n: int, stated, bodies) -> set[int]:
+    """The least fixpoint, naively: repeat until nothing changes."""
+    holds: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for f in range(n):
+            if f not in holds and (stated[f] & v_true or any(all(b in holds for b in body) for body in bodies[f])):
+                holds.add(f)
+                changed = True
+    return holds
+
+
+def brute_dnf(fact: int, v: int, n: int, stated, bodies) -> set[frozenset]:
+    true_points = [frozenset(s) for k in range(v + 1) for s in itertools.combinations(range(v), k)
+                   if fact in holding(frozenset(s), n, stated, bodies)]
+    return set(minimal(true_points))
+
+
+@settings(max_examples=150, deadline=None)
+@given(circuits())
+def test_expand_equals_the_minimal_dnf_of_the_least_fixpoint(circuit):
+    v, n, stated, bodies = circuit
+
+    def gates(asked):
+        return {f: ([frozenset((x,)) for x in sorted(stated[f])], bodies[f]) for f in asked}
+
+    for fact in range(n):
+        found = expand(fact, lambda f: None, gates)
+        assert found.complete and set(found.sets) == brute_dnf(fact, v, n, stated, bodies), fact
+
+
+@settings(max_examples=150, deadline=None)
+@given(circuits(), st.data())
+def test_settle_equals_the_least_fixpoint_after_a_deletion(circuit, data):
+    v, n, stated, bodies = circuit
+    surviving = frozenset(data.draw(st.sets(st.integers(0, v - 1))))
+    truth = holding(surviving, n, stated, bodies)
+    before = holding(frozenset(range(v)), n, stated, bodies)
+    # every fact that held before is open (a capped label with no kept set left: the hardest case)
+    open_facts = set(before)
+    dead = set(range(n))  # nothing is known to hold outside the open facts here
+    stated_alive = {f for f in open_facts if stated[f] & surviving}
+    assert settle(open_facts, dead, stated_alive, bodies) == truth & before
+
+
+def test_expand_stops_at_its_budget_and_says_so():
+    # fact 0 <- 1, 2; facts 1 and 2 each stated by three variables: nine sets of two
+    stated = {0: frozenset(), 1: frozenset({0, 1, 2}), 2: frozenset({3, 4, 5})}
+    bodies = {0: [(1, 2)], 1: [], 2: []}
+
+    def gates(asked):
+        return {f: ([frozenset((x,)) for x in sorted(stated[f])], bodies[f]) for f in asked}
+
+    assert len(expand(0, lambda f: None, gates).sets) == 9
+    capped = expand(0, lambda f: None, gates, budget=4)
+    assert not capped.complete and len(capped.sets) == 4
+    assert all(len(m) == 2 for m in capped.sets)
+
+
+# --- built graphs: the expansion of every capped label equals the uncapped label ---------------
+
+def _build(tmp_path, name: str, cap, rules=(RO,)) -> Path:
+    directory = ROOT / "examples" / name
+    path = tmp_path / f"{name}-{cap}.graph"
+    build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", list(rules), cap=cap).write(path)
+    return path
+
+
+def _labels(graph: Graph) -> dict:
+    numbers = {v: k for k, v in graph.assertion_numbers().items()}
+    return {(f.relation, f.args): (f.exact, {frozenset(s) for s in f.support}) for f in graph.facts()}, numbers
+
+
+@pytest.mark.parametrize("name,cap", [("figure1", 1), ("figure1", 2), ("synthetic", 1), ("synthetic", 2)])
+def test_every_capped_label_expands_to_the_uncapped_label(tmp_path, name, cap):
+    capped_path, full_path = _build(tmp_path, name, cap), _build(tmp_path, name, None)
+    with Graph(capped_path) as capped, Graph(full_path) as full:
+        assert capped.has_circuit()
+        full_labels, _ = _labels(full)
+        capped_labels, _ = _labels(capped)
+        names = {n: i for i, n in capped.assertion_numbers().items()}
+        inexact = [key for key, (exact, _) in capped_labels.items() if not exact]
+        assert inexact, "the cap truncated nothing: the test would prove nothing"
+        for key in inexact:
+            found = expanded(capped, key)
+            assert found is not None and found.complete, key
+            assert {frozenset(names[n] for n in m) for m in found.sets} == full_labels[key][1], key
+        # exact labels are stored whole: equal to the uncapped build's
+        for key, (exact, sets) in capped_labels.items():
+            if exact:
+                assert sets == full_labels[key][1], key
+
+
+def test_a_graph_with_no_capped_label_stores_an_empty_circuit(tmp_path):
+    path = _build(tmp_path, "figure1", None)
+    with Graph(path) as graph:
+        assert graph.has_circuit() and graph.inexact_facts() == []
+        assert graph.query("SELECT count(*) FROM derivations").fetchone()[0] == 0
+
+
+def test_why_sets_lists_the_expanded_support_sets(tmp_path, capsys):
+    capped, full = _build(tmp_path, "synthetic", 1), _build(tmp_path, "synthetic", None)
+    assert main(["why", str(capped), "merge:m002", "--sets", "20", "--trees", "0", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert main(["why", str(full), "merge:m002", "--trees", "0", "--json"]) == 0
+    uncapped = json.loads(capsys.readouterr().out)
+    assert not result["exact"] and result["expanded"] == {"support_sets": 3, "complete": True}
+    assert result["support_sets"] == uncapped["support_sets"]
+    assert main(["why", str(capped), "merge:m002", "--sets", "2", "--trees", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "support set 2:" in text and "support set 3:" not in text
+    assert "2 of 3 support sets, expanded from the circuit" in text
+
+
+def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path):
+    pytest.importorskip("duckdb")
+    from polygraph_logic.tables import build_tables
+    directory = ROOT / "examples" / "synthetic"
+    folder = tmp_path / "g"
+    build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [RO], folder, cap=1)
+    path = _build(tmp_path, "synthetic", 1)
+    with Graph(folder) as tables, Graph(path) as graph:
+        assert tables.has_circuit() and graph.has_circuit()
+
+        def rows(g):
+            facts = {num: (relation, args) for num, relation, args in g.inexact_facts()}
+            keys = {row[0]: (row[1], g.args(row[2])) for row in g.query("SELECT num, relation, args FROM facts")}
+            return {(facts[f], rule, tuple(sorted(keys[b] for b in body)))
+                    for f, found in g.derivations(facts).items() for rule, body in found}
+        assert rows(tables) == rows(graph) and rows(graph)
