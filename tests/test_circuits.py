@@ -176,3 +176,48 @@ def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path):
             return {(facts[f], rule, tuple(sorted(keys[b] for b in body)))
                     for f, found in g.derivations(facts).items() for rule, body in found}
         assert rows(tables) == rows(graph) and rows(graph)
+
+
+# --- versions: each add stores the circuit of its version ---------------------------------------
+
+@pytest.mark.parametrize("form", ["file", "folder"])
+def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path, form):
+    """Figure 1 grown in three batches at cap 1 (a file by the Python engine, a folder by DuckDB):
+    at every version the circuit is complete, and every deletion's verdicts are those of a fresh
+    build of that version's inputs; an applied deletion keeps the circuit of the version before."""
+    import random
+    from test_ledger import FIGURE1, batches, lines, union
+    from polygraph_logic.graph.ledger import add
+    from polygraph_logic.query.session import Session
+    from polygraph_logic.query.whatif import Deletion, what_if
+    if form == "folder":
+        pytest.importorskip("duckdb")
+        from polygraph_logic.tables import build_tables
+    files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 3,
+                    random.Random(11), tmp_path)
+    grown = tmp_path / ("grown" if form == "folder" else "grown.graph")
+    if form == "folder":
+        build_tables(files[0][0], files[0][1], [RO], grown, cap=1)
+    else:
+        build_graph(files[0][0], files[0][1], [RO], cap=1).write(grown)
+    for a, r in files[1:]:
+        add(grown, a, r)
+    revived = 0
+    for version in (1, 2, 3):
+        fresh = tmp_path / f"v{version}.graph"
+        build_graph(*union(files, tmp_path, version), [RO], cap=1).write(fresh)
+        with Graph(grown, at=version) as old, Graph(fresh) as built:
+            assert old.has_circuit() and built.has_circuit(), version
+            for source in sorted({a.source for a in built.assertions.values()}):
+                mine = what_if(old, Deletion(sources=(source,))).to_json()
+                theirs = what_if(built, Deletion(sources=(source,))).to_json()
+                for key in ("touched", "dead", "kept", "demoted", "summaries", "uncertain"):
+                    assert mine[key] == theirs[key], (version, source, key)
+                revived += mine["revived_by_rederivation"]
+    assert revived > 0
+    session = Session.open(grown)
+    session.retract(sorted({a.source for a in session.graph.assertions.values()})[0])
+    copy = tmp_path / ("applied" if form == "folder" else "applied.graph")
+    session.apply(copy)
+    with Graph(copy) as applied:
+        assert applied.version_read() == 4 and applied.has_circuit()
