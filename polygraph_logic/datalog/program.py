@@ -209,6 +209,10 @@ def _body_atoms(body) -> Iterator[Atom]:
                 yield from _body_atoms(aggregate.body)
 
 
+#: every atom a rule body reads: positive, negated and inside aggregates
+body_atoms = _body_atoms
+
+
 def _atoms(rule: Rule) -> Iterator[Atom]:
     yield rule.head
     yield from _body_atoms(rule.body)

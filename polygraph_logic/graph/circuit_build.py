@@ -1,9 +1,9 @@
 """Building the circuit of a graph's capped labels: every derivation of every fact the cap truncated.
 
 A fact whose label the cap truncated keeps its derivations (provenance/circuit.py), found by
-asking the stored rules for it, head bound (goal_plans.py): each rule instance that derives
-it names the facts of its body, and those whose label is not 1 (background knowledge) are
-the derivation's body.  A derivation whose body holds the fact itself is left out: it can
+running the stored rules that may derive it with its head bound (datalog/join_plan.Plan.prove)
+over the facts of the relations they read: each rule instance that derives it names the facts
+of its body, and those whose label is not 1 (background knowledge) are the derivation's body.  A derivation whose body holds the fact itself is left out: it can
 never be the first to make the fact hold.  Whatever engine built a graph, its circuit is
 found this way from what the graph stores, so every engine's graph gets the same one.
 
@@ -16,15 +16,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from polygraph_logic.graph.goal_plans import GoalPlans
+from polygraph_logic.datalog.join_plan import Plan, Store
+from polygraph_logic.datalog.program import body_atoms
 from polygraph_logic.graph.store.circuit_rows import Row, write_file_circuit, write_folder_circuit
 from polygraph_logic.graph.store.folder_layout import is_folder
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.graph.store.questions import matching_rules, rule_groups
 
 _NONE = frozenset()
-#: facts whose derivations are found before their body facts are numbered in one query each
-CHUNK = 500
+#: how often (in facts) the progress of finding derivations is reported
+CHUNK = 1000
 
 
 class _Bodies:
@@ -41,7 +42,22 @@ class _Bodies:
 
 def derivations(graph: Graph, facts: Iterable[tuple[int, str, tuple]],
                 progress: Callable[[int], None] | None = None) -> Iterator[Row]:
-    """Yields ``(fact, rule, body)`` for every derivation of ``facts`` (``(num, relation, args)``)."""
+    """Yields ``(fact, rule, body)`` for every derivation of ``facts`` (``(num, relation, args)``).
+
+    The rules that may derive them are read once, and the facts of every relation those rules
+    read are loaded into memory in one scan each (a fact's label there: the set of its own
+    number, empty for background knowledge), so that each proof is a walk over in-memory
+    indexes rather than a query per look-up."""
+    facts = list(facts)
+    if not facts:
+        return
+    groups = {relation: rule_groups(graph.rule_heads(relation)) for relation in {f[1] for f in facts}}
+    candidates = [matching_rules(groups[relation], args) for _, relation, args in facts]
+    rules = graph.rules_numbered(sorted({n for numbers in candidates for n in numbers}))
+    read = {atom.relation for rule in rules.values() for atom in body_atoms(rule.body)}
+    store = Store({relation: 0 for relation in read})
+    for relation, args, num, background in graph.relation_facts(read):
+        store.relations[relation][args] = _NONE if background else frozenset((num,))
     found: list[frozenset] = []
     goal: list = [None]
 
@@ -49,40 +65,22 @@ def derivations(graph: Graph, facts: Iterable[tuple[int, str, tuple]],
         if tup == goal[0]:
             found.append(body)
 
-    plans = GoalPlans(graph, lambda relation, args: frozenset(((relation, args),)), _Bodies(), emit)
-    numbers: dict[tuple[str, tuple], int | None] = {}  # body fact -> number (None: its label is 1)
-    facts = list(facts)
-    for start in range(0, len(facts), CHUNK):
-        chunk = []
-        for num, relation, args in facts[start:start + CHUNK]:
-            for rule, (plan, _) in plans.numbered(relation, args):
-                goal[0] = args
-                found.clear()
-                plan.prove(args)
-                chunk.extend((num, rule, body) for body in dict.fromkeys(found))
-        _number(graph, {key for _, _, body in chunk for key in body if key not in numbers}, numbers)
+    bodies = _Bodies()
+    plans = {number: Plan(rule, store, bodies, emit, goal=True) for number, rule in rules.items()}
+    for done, ((num, relation, args), numbers) in enumerate(zip(facts, candidates), 1):
         seen = set()
-        for num, rule, body in chunk:
-            if any(key not in numbers for key in body):
-                continue  # a body fact the graph does not hold (never the case for rules over stored facts)
-            numbered = tuple(sorted({numbers[key] for key in body} - {None}))
-            if num in numbered or (num, rule, numbered) in seen:
-                continue
-            seen.add((num, rule, numbered))
-            yield num, rule, numbered
-        if progress is not None:
-            progress(min(start + CHUNK, len(facts)))
-
-
-def _number(graph: Graph, keys: set, numbers: dict) -> None:
-    """Adds the numbers of the facts ``keys`` to ``numbers`` (None for a fact whose label is 1)."""
-    by_relation: dict[str, dict[str, tuple]] = {}
-    for relation, args in keys:
-        by_relation.setdefault(relation, {})[fact_key(args)] = args
-    for relation, wanted in by_relation.items():
-        for args_key, (num, label) in graph.fact_numbers(relation, sorted(wanted)).items():
-            if args_key in wanted:
-                numbers[(relation, wanted[args_key])] = None if graph.decode(label) == [[]] else num
+        for rule in numbers:
+            goal[0] = args
+            found.clear()
+            plans[rule].prove(args)
+            for body in found:
+                if num not in body and body not in seen:  # a body holding the fact itself never fires first
+                    seen.add(body)
+                    yield num, rule, tuple(sorted(body))
+        if progress is not None and done % CHUNK == 0:
+            progress(done)
+    if progress is not None:
+        progress(len(facts))
 
 
 def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None = None) -> int:

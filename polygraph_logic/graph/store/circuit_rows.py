@@ -24,6 +24,7 @@ from typing import Iterable
 
 from polygraph_logic.graph.store.folder_layout import PARQUET, duckdb_connection, quoted, table_path
 from polygraph_logic.graph.store.folder_versions import later_versions, version_folder
+from polygraph_logic.graph.store.label_codec import encode_label
 
 TABLE = "derivations"
 _FILE_TABLES = """
@@ -34,6 +35,8 @@ CREATE TABLE IF NOT EXISTS circuit_versions(version INTEGER PRIMARY KEY);
 """
 
 Row = tuple[int, int, tuple[int, ...]]  # fact, rule, body
+#: the label 1 (background knowledge) as a file stores it and as a folder's view reads it
+_ONE = (encode_label([[]]), "[[]]")
 
 
 def folder_files(directory: str | Path, at: int) -> list[tuple[int, Path]] | None:
@@ -101,6 +104,14 @@ class CircuitReads:
         """``(num, relation, args)`` of every fact whose stored label is capped, in number order."""
         return [(num, relation, self.args(args)) for num, relation, args in
                 self.query("SELECT num, relation, args FROM facts WHERE NOT exact ORDER BY num")]
+
+    def relation_facts(self, relations: Iterable[str]) -> Iterable[tuple[str, tuple, int, bool]]:
+        """``(relation, args, num, background)`` of every stored fact of ``relations`` (one scan;
+        ``background``: its label is 1)."""
+        for num, relation, args, label in self.query(
+                "SELECT num, relation, args, label FROM facts WHERE relation IN (SELECT value FROM json_each(?))",
+                (json.dumps(sorted(set(relations))),)):
+            yield relation, self.args(args), num, label in _ONE
 
     def fact_numbers(self, relation: str, args_keys: list[str]) -> dict[str, tuple[int, str | bytes]]:
         """``{args key: (num, label)}`` of the stored facts of ``relation`` among ``args_keys``."""

@@ -48,6 +48,26 @@ JOIN artifacts r ON r.fact = h.fact GROUP BY h.source
 """
 
 
+def rule_groups(heads: list[tuple[int, tuple]]) -> dict:
+    """Rule heads (``Questions.rule_heads``) grouped: {positions holding constants: {those constants:
+    [rule numbers]}}."""
+    groups: dict = {}
+    for number, constants in heads:
+        positions = tuple(p for p, c in enumerate(constants) if c is not None)
+        groups.setdefault(positions, {}).setdefault(tuple(constants[p] for p in positions), []).append(number)
+    return groups
+
+
+def matching_rules(groups: dict, args: tuple) -> list[int]:
+    """The numbers of the rules in ``groups`` (``rule_groups``) whose head can derive a fact with ``args``."""
+    keys = [key_value(v) for v in args[:3]]
+    numbers = []
+    for positions, by_values in groups.items():
+        if len(keys) > max(positions, default=-1):
+            numbers += by_values.get(tuple(keys[p] for p in positions), ())
+    return sorted(numbers)
+
+
 class Questions:
     """Rows by meaning (mixed into ``Graph``, whose ``query`` runs them)."""
 
@@ -186,11 +206,7 @@ class Questions:
             return [row[0] for row in self.query(f"SELECT num FROM {self._rules_by_head()} "
                                                  f"WHERE {' AND '.join(where)} ORDER BY num",
                                                  parameters)]
-        numbers = []
-        for positions, by_values in groups.items():
-            if len(keys) > max(positions, default=-1):
-                numbers += by_values.get(tuple(keys[p] for p in positions), ())
-        return sorted(numbers)
+        return matching_rules(groups, args)
 
     def _rule_groups(self, relation: str) -> dict | None:
         """{positions holding constants: {those constants: [rule numbers]}} of the rules with head
@@ -198,14 +214,7 @@ class Questions:
         cache = self.__dict__.setdefault("_held_rule_groups", {})
         if relation not in cache:
             heads = self.rule_heads(relation, limit=RULES_HELD + 1 if self.folder else None)
-            if len(heads) > RULES_HELD and self.folder:
-                cache[relation] = None
-            else:
-                groups = cache[relation] = {}
-                for number, constants in heads:
-                    positions = tuple(p for p, c in enumerate(constants) if c is not None)
-                    groups.setdefault(positions, {}).setdefault(tuple(constants[p] for p in positions),
-                                                                []).append(number)
+            cache[relation] = None if len(heads) > RULES_HELD and self.folder else rule_groups(heads)
         return cache[relation]
 
     # --- retraction bounds (top-sources) ---------------------------------------------------
