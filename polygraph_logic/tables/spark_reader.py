@@ -69,6 +69,7 @@ class SparkFolderDB(FolderDB):
         refuse_versions(directory, "Spark reads a graph folder of one version (its build)",
                         "read it with --engine duckdb, the default for a folder")
         self.spark = session.newSession()
+        self.version = 1  # the build (later versions are refused above)
         self._views()
 
     def _views(self) -> None:
@@ -95,6 +96,10 @@ class SparkFolderDB(FolderDB):
             raise PolygraphError("bad_tables", f"{self.path}: its rules file predates rule heads; write it again "
                                                f"with `polygraph export-tables GRAPH -o {self.path}`")
         view("rules", rules)
+        circuit = table_path(directory, "derivations")
+        self.circuit = circuit.is_file()  # the build's derivations of its capped facts (graph/store/circuit_rows.py)
+        if self.circuit:
+            view("derivations", spark.read.parquet(str(circuit)).selectExpr("fact", "rule", "body", "1 AS since"))
         self.indexes = {name for name in INDEXES if table_path(directory, name).is_file()}
         for name in self.indexes:
             extra = ["get_json_object(args, '$[0]') AS k0", "get_json_object(args, '$[1]') AS k1"] \
