@@ -26,8 +26,8 @@ from polygraph_logic.graph.synthetic import (
     _HeadTailSampler,
     _weighted_sample,
     generate,
-    generate_copies,
 )
+from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.datalog.program import Program, load_program, parse_program
 from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
 from polygraph_logic.resources import rule_file
@@ -270,3 +270,30 @@ def test_pydatalog_computes_the_same_closure_on_a_subsample(example):
         assert _triple(artifact) in ours
         assert _edges(firing) == ours  # dropping rules that cannot fire changes nothing
         assert evaluate_with_pydatalog(firing.facts, firing.rules)["edge"] == ours
+
+
+def test_hubs_are_shared_by_every_copy_and_the_skew_makes_a_heavy_tail():
+    from collections import Counter
+    from polygraph_logic.graph.synthetic_copies import HUB_SIDES
+    disjoint, shared = generate_copies(3, seed=2, **SMALL), generate_copies(3, seed=2, hubs=4, **SMALL)
+    assert [a.id for a in shared.assertions] == [a.id for a in disjoint.assertions]
+    hub_names = {getattr(a, HUB_SIDES[a.predicate]) for a in shared.assertions
+                 if a.predicate in HUB_SIDES and a.id.startswith("copy")}
+    unprefixed = {name for name in hub_names if not name.startswith("copy")}
+    assert 1 <= len(unprefixed) <= 4  # copies name the first copy's busiest places, not their own
+    assert unprefixed <= {getattr(a, HUB_SIDES[a.predicate]) for a in shared.assertions
+                          if a.predicate in HUB_SIDES and not a.id.startswith("copy")}
+    assert all(a.subject.startswith("copy") for a in shared.assertions if a.id.startswith("copy")
+               and a.predicate not in HUB_SIDES)
+    assert shared.parameters["hubs"] == 4 and "hubs" not in disjoint.parameters
+
+    def top_share(graph) -> float:
+        places = Counter(a.object for a in graph.assertions if a.predicate == "RO:0001025")
+        return places.most_common(1)[0][1] / sum(places.values())
+    uniform, skewed = generate(seed=2), generate(seed=2, hub_skew=1.5)
+    assert top_share(skewed) > 3 * top_share(uniform)
+    assert generate(seed=2, hub_skew=0.0) == uniform and skewed.parameters["hub_skew"] == 1.5
+    with pytest.raises(ValueError, match="hub_skew"):
+        generate(seed=2, hub_skew=-1)
+    with pytest.raises(ValueError, match="hubs"):
+        generate_copies(2, hubs=-1, **SMALL)

@@ -46,7 +46,8 @@ from typing import Callable
 from polygraph_logic.allocation import peak_rss_mb
 from polygraph_logic.benchmarks.harness import Polygraph, Stopwatch, child_json, median, timed, timings
 from polygraph_logic.engines import build_graph
-from polygraph_logic.graph.synthetic import generate, generate_copies
+from polygraph_logic.graph.synthetic import generate
+from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.resources import rule_file
 from polygraph_logic.engines.spark import spark_available, spark_session
 from polygraph_logic.graph.build import build_graph as python_build

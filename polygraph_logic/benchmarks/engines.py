@@ -67,8 +67,7 @@ from pathlib import Path
 
 from polygraph_logic.allocation import peak_rss_mb
 from polygraph_logic.benchmarks.harness import Stopwatch, child_json, median
-from polygraph_logic.graph.assertions import Assertion
-from polygraph_logic.graph.synthetic import generate_copies
+from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.resources import rule_file
 from polygraph_logic.tables.compare import differences
 from polygraph_logic.tables.layout import export_tables
@@ -110,28 +109,6 @@ def child(engine: str, directory: Path, cap: int | None, memory_limit: str | Non
 
 #: the chains that grow through a hub: located_in ∘ inverse(located_in) and has_part ∘ part_of
 #: meet at the object of located_in and part_of (the subject of has_part)
-HUB_SIDES = {"RO:0001025": "object", "BFO:0000050": "object", "BFO:0000051": "subject"}
-
-
-def share_hubs(graph, hubs: int):
-    """The copies with the ``hubs`` busiest located_in / part_of targets of the first copy
-    shared (their copy prefix dropped), so that every copy's edges meet there."""
-    degree = Counter()
-    for a in graph.assertions:
-        side = HUB_SIDES.get(a.predicate)
-        if side and not a.id.startswith("copy"):
-            degree[getattr(a, side)] += 1
-    shared = {name for name, _ in degree.most_common(hubs)}
-
-    def unprefix(name: str) -> str:
-        head, _, rest = name.partition("/")
-        return rest if head.startswith("copy") and rest in shared else name
-
-    graph.assertions = [Assertion(a.id, a.source, unprefix(a.subject), a.predicate, unprefix(a.object), a.text)
-                        for a in graph.assertions]
-    return graph
-
-
 def fact_rows(path: Path) -> list:
     with sqlite3.connect(path) as db:
         return sorted(db.execute("SELECT relation, args, label, exact FROM facts"))
@@ -157,9 +134,7 @@ def pair_summary(pairs: list[tuple[dict, dict]]) -> dict:
 
 def write_inputs(directory: Path, copies: int, hubs: int):
     """Generates the synthetic graph with ``copies`` (sharing ``hubs``) and writes its inputs."""
-    graph = generate_copies(copies)
-    if hubs:
-        graph = share_hubs(graph, hubs)
+    graph = generate_copies(copies, hubs=hubs)
     graph.write(directory)
     return graph
 

@@ -7,12 +7,13 @@ of; two chains of the RO then relate every pair of a hub's neighbours:
     located_in ∘ inverse(located_in) -> spatially coextensive with (RO:0002379)
     has_part ∘ part_of               -> overlaps (RO:0002131)
 
-``engines.share_hubs`` makes the copies share the H busiest located_in / part_of targets of the
+``synthetic_copies.share_hubs`` (``generate --hubs``) makes the copies share the H busiest located_in / part_of targets of the
 first copy.  Two series, each graph built by DuckDB writing the tables folder, each build a
 child process of its own (its peak RSS its own), one after the other in this run:
 
-- ``--hubs`` at ``--copies`` (default x40 with 0, 10, 20 and 40 hubs): facts, the two chains'
-  edges, monomials, seconds and peak RSS, each against the disjoint graph;
+- ``--hubs`` at ``--copies`` (default x40 with 0, 20, 40 and 80 hubs): facts, the two chains'
+  edges, monomials, capped (inexact) labels and the derivations their circuit stores, seconds
+  (the circuit's among them) and peak RSS, each against the disjoint graph;
 - ``--copies-series`` at ``--series-hubs`` (default x10, x20, x40 with 20 hubs): how the chains'
   edges grow with the copies, as the exponent of a doubling (1: linear, 2: quadratic).
 
@@ -46,6 +47,7 @@ def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | N
         if isinstance(built, list):  # what the build said last
             return "; ".join(built)
         facts = str(table_path(directory / "direct.tables", "facts")).replace("'", "''")
+        derivations = str(table_path(directory / "direct.tables", "derivations")).replace("'", "''")
         # one scan of the facts file: its counts, and each chain's edges (an edge's args: [s, p, o])
         per_chain = "".join(f", count(*) FILTER (WHERE relation = 'edge' AND json_extract_string(args, '$[1]') = "
                             f"'{predicate}')" for predicate in CHAINS)
@@ -53,9 +55,11 @@ def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | N
         total, edges, monomials, inexact, *chains = con.execute(
             f"SELECT count(*), count(*) FILTER (WHERE relation = 'edge'), sum(len(label)), "
             f"count(*) FILTER (WHERE NOT exact){per_chain} FROM read_parquet('{facts}')").fetchone()
+        gates = con.execute(f"SELECT count(*) FROM read_parquet('{derivations}')").fetchone()[0]
         con.close()
     return {"copies": copies, "hubs": hubs, "assertions": len(graph.assertions), "facts": total, "edges": edges,
             "monomials": int(monomials), "inexact": inexact, **dict(zip(CHAINS.values(), chains)),
+            "derivations": gates, "circuit": built["seconds"].get("circuit", 0.0),
             "seconds": built["total"], "evaluate": built["seconds"]["evaluate"], "rss_mb": built["rss_mb"],
             "rounds": len(built["rounds"])}
 
@@ -67,8 +71,10 @@ def _row(m: dict | str, base: dict | None, copies: int, hubs: int) -> str:
         return f" ({m[key] / base[key]:.2f}x)" if base and base[key] else ""
     return (f"  x{m['copies']:<3d} {m['hubs']:3d} hubs: {m['facts']:>10,} facts{grown('facts')}, "
             f"{m['edges']:>10,} edges, coextensive {m['coextensive']:>9,}, overlaps {m['overlaps']:>9,}, "
-            f"{m['monomials']:>10,} monomials{grown('monomials')}, {m['inexact']:,} inexact; "
-            f"{m['seconds']:6.2f} s{grown('seconds')} (evaluate {m['evaluate']:.2f} s, {m['rounds']} rounds), "
+            f"{m['monomials']:>10,} monomials{grown('monomials')}, {m['inexact']:,} inexact, "
+            f"{m['derivations']:,} derivations stored; "
+            f"{m['seconds']:6.2f} s{grown('seconds')} (evaluate {m['evaluate']:.2f} s, {m['rounds']} rounds, "
+            f"circuit {m['circuit']:.2f} s), "
             f"peak {m['rss_mb']:.0f} MB{grown('rss_mb')}")
 
 
@@ -82,7 +88,7 @@ def exponent(small: int, large: int, copies_small: int, copies_large: int) -> fl
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=40, help="the copies of the --hubs series")
-    parser.add_argument("--hubs", type=int, nargs="*", default=[0, 10, 20, 40],
+    parser.add_argument("--hubs", type=int, nargs="*", default=[0, 20, 40, 80],
                         help="hubs shared by every copy, one build each (0 first: the disjoint graph)")
     parser.add_argument("--copies-series", type=int, nargs="*", default=[10, 20, 40])
     parser.add_argument("--series-hubs", type=int, default=20)

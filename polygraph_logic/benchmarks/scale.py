@@ -47,7 +47,8 @@ from pathlib import Path
 
 from polygraph_logic.benchmarks.harness import (Polygraph, Stopwatch, default_data, median, mib, print_table, repeated,
                                                 slope, summarise)
-from polygraph_logic.graph.synthetic import generate, generate_copies
+from polygraph_logic.graph.synthetic import generate
+from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.resources import rule_file
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import Deletion, what_if

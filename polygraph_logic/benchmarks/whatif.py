@@ -31,7 +31,8 @@ from polygraph_logic.datalog.program import load_program
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.synthetic import generate, generate_copies
+from polygraph_logic.graph.synthetic import generate
+from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.query.rederive import Rederiver
 from polygraph_logic.query.whatif import Deletion, what_if
 from polygraph_logic.resources import rule_file

@@ -123,6 +123,12 @@ def register(commands) -> None:
     generate_.add_argument("--copies", type=int, default=1, metavar="N",
                            help="the graph plus N-1 disjoint copies (copy k: seed + k, names prefixed copyK/); "
                                 "for scale measurements")
+    generate_.add_argument("--hubs", type=int, default=0, metavar="H",
+                           help="with --copies: the copies share the H busiest places and wholes of the first "
+                                "copy (hub entities that many others are located in or part of; default 0)")
+    generate_.add_argument("--hub-skew", type=float, default=0.0, metavar="S",
+                           help="draw the places genes are located in with weight 1/rank^S: a heavy-tailed "
+                                "degree (0, the default: uniform; 1 to 2: a few places hold most genes)")
     add_json(generate_, "generate")
     generate_.set_defaults(run=_run_generate)
 
@@ -294,16 +300,18 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _run_generate(args: argparse.Namespace) -> int:
-    from polygraph_logic.graph.synthetic import generate_copies  # start-up time: loaded when run
+    from polygraph_logic.graph.synthetic_copies import generate_copies  # start-up time: loaded when run
     try:
-        graph = generate_copies(args.copies, seed=args.seed, documents=args.documents, assertions=args.assertions,
-                                merges=args.merges, summaries=args.summaries)
+        graph = generate_copies(args.copies, seed=args.seed, hubs=args.hubs, documents=args.documents,
+                                assertions=args.assertions, merges=args.merges, summaries=args.summaries,
+                                hub_skew=args.hub_skew)
     except ValueError as error:
         raise PolygraphError("bad_argument", str(error)) from None
     graph.write(args.output)
     counts = graph.counts()
     if args.json:
-        print_json({"output": args.output, "seed": args.seed, "copies": args.copies, "counts": counts})
+        print_json({"output": args.output, "seed": args.seed, "copies": args.copies, "hubs": args.hubs,
+                    "hub_skew": args.hub_skew, "counts": counts})
         return 0
     print(f"wrote {args.output}: " + ", ".join(f"{v} {k}" for k, v in counts.items()), file=sys.stderr)
     return 0

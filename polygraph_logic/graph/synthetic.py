@@ -175,8 +175,8 @@ class SyntheticGraph:
             lines = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
             write_text_atomically(directory / f"{name}.jsonl", lines)
         write_text_atomically(directory / "retracted.txt", "".join(f"{s}\n" for s in self.retracted))
-        function = "generate_copies" if "copies" in self.parameters else "generate"
-        meta = {"format": FORMAT, "generator": f"polygraph_logic.graph.synthetic.{function}",
+        function = "synthetic_copies.generate_copies" if "copies" in self.parameters else "synthetic.generate"
+        meta = {"format": FORMAT, "generator": f"polygraph_logic.graph.{function}",
                 "parameters": self.parameters, "counts": self.counts()}
         write_text_atomically(directory / "generator.json", json.dumps(meta, indent=2) + "\n")
         return directory
@@ -184,8 +184,13 @@ class SyntheticGraph:
 
 def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges: int = 165,
              summaries: int = 59, retracted_fraction: float = 61 / 300, entities: int | None = None,
-             repeat_fraction: float = 0.03, overcap_merges: int | None = None) -> SyntheticGraph:
+             repeat_fraction: float = 0.03, overcap_merges: int | None = None,
+             hub_skew: float = 0.0) -> SyntheticGraph:
     """Returns a synthetic graph's inputs, identical for identical arguments.
+
+    ``hub_skew`` > 0 draws the places genes are located in with weight ``1 / rank ** hub_skew``
+    (a heavy-tailed degree: a few places hold most genes, as a cell's nucleus and cytoplasm do
+    in GO annotations); 0 (the default) draws them uniformly.
 
     ``entities`` defaults to half the ``assertions``; ``repeat_fraction`` of the assertions
     restate a triple another document stated; ``overcap_merges`` (default 3% of the
@@ -196,15 +201,18 @@ def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges
         raise ValueError(f"need 1 <= documents <= assertions, got documents={documents}, assertions={assertions}")
     if min(merges, summaries) < 0 or not 0 <= retracted_fraction <= 1 or not 0 <= repeat_fraction < 1:
         raise ValueError("merges and summaries must be >= 0, retracted_fraction and repeat_fraction in [0, 1)")
+    if not 0 <= hub_skew <= 10:
+        raise ValueError(f"hub_skew must be between 0 and 10, got {hub_skew}")
     entities = max(40, round(assertions / 2)) if entities is None else entities
     overcap_merges = max(1, round(merges * 0.03)) if overcap_merges is None else overcap_merges
     parameters = {"seed": seed, "documents": documents, "assertions": assertions, "merges": merges,
                   "summaries": summaries, "retracted_fraction": retracted_fraction, "entities": entities,
-                  "repeat_fraction": repeat_fraction, "overcap_merges": min(overcap_merges, merges)}
+                  "repeat_fraction": repeat_fraction, "overcap_merges": min(overcap_merges, merges),
+                  **({"hub_skew": hub_skew} if hub_skew else {})}
     stream = lambda stage: random.Random(f"{seed}:{stage}")  # noqa: E731 - one stream per stage
     pool = _entities(entities, stream("entities"))
     sources = [f"synthetic:doc{d:0{max(4, len(str(documents)))}d}" for d in range(1, documents + 1)]
-    triples = _triples(pool, documents, assertions, repeat_fraction, stream("claims"), stream("focus-tail"))
+    triples = _triples(pool, documents, assertions, repeat_fraction, stream("claims"), stream("focus-tail"), hub_skew)
     chosen = _choose_merges(triples, merges, stream("merges"))
     spellings = _spell(triples, chosen, stream("spellings"))
     records = [Assertion(f"a{i}", sources[d], s, p, o, text=f"{s} {label} {o}")
@@ -215,40 +223,8 @@ def generate(seed: int = 0, documents: int = 300, assertions: int = 2800, merges
     return SyntheticGraph(parameters, records, receipts, retracted)
 
 
-def generate_copies(copies: int, seed: int = 0, **parameters) -> SyntheticGraph:
-    """Returns ``generate(seed, **parameters)`` and ``copies - 1`` disjoint copies of its shape.
-
-    Copy k is ``generate(seed + k, **parameters)`` with every name (assertion, source, entity,
-    artifact) prefixed ``copyK/``: the graph grows ``copies`` times, in time linear in it, and
-    a deletion in the first copy touches what it touches in ``generate(seed, ...)`` alone.
-    One copy is ``generate(seed, **parameters)`` itself.
-    """
-    if copies < 1:
-        raise ValueError(f"need copies >= 1, got {copies}")
-    base = generate(seed, **parameters)
-    if copies == 1:
-        return base
-    assertions, receipts, retracted = list(base.assertions), list(base.receipts), list(base.retracted)
-    for k in range(1, copies):
-        other, tag = generate(seed + k, **parameters), f"copy{k}/"
-
-        def sets(groups, tag=tag):
-            return tuple(frozenset(tag + a for a in group) for group in groups)
-
-        assertions += [Assertion(tag + a.id, tag + a.source, tag + a.subject, a.predicate, tag + a.object, a.text)
-                       for a in other.assertions]
-        for r in other.receipts:
-            content = {key: tag + value if key in ("canonical", "hub") else
-                       [tag + v for v in value] if key in ("members", "entities") else value
-                       for key, value in r.content.items()}
-            sentences = tuple(Sentence(s.text, sets(s.support)) for s in r.sentences)
-            receipts.append(Receipt(tag + r.artifact, r.layer, content, sets(r.support), sentences))
-        retracted += [tag + source for source in other.retracted]
-    return SyntheticGraph({**base.parameters, "copies": copies}, assertions, receipts, retracted)
-
-
 def _triples(pool, documents, total, repeat_fraction, rng: random.Random,
-             tail_rng: random.Random) -> list[tuple]:
+             tail_rng: random.Random, hub_skew: float = 0.0) -> list[tuple]:
     """Returns (document, subject, predicate, object, label) per assertion, entities not yet spelled."""
     lengths = [1] * documents
     weights = [rng.lognormvariate(0, 0.7) for _ in range(documents)]
@@ -257,6 +233,9 @@ def _triples(pool, documents, total, repeat_fraction, rng: random.Random,
     relation_weights = [r[4] for r in RELATIONS]
     # cumulative weights, computed once: choices() given plain weights sums them on every call
     kind_weights = {k: list(accumulate(e.weight for e in pool[k])) for k in KINDS}
+    # the places of "flat" draws: uniform, or heavy-tailed with hub_skew (None: uniform)
+    flat_weights = {k: list(accumulate(1.0 / (rank + 1) ** hub_skew for rank in range(len(pool[k]))))
+                    for k in KINDS} if hub_skew else None
     central = [e for k in ("gene", "process") for e in pool[k]]
     focuses = _HeadTailSampler(central, [e.weight for e in central], FOCUS_HEAD, tail_rng)
     out, stated, in_order = [], set(), []  # every triple stated so far, and in order
@@ -267,7 +246,7 @@ def _triples(pool, documents, total, repeat_fraction, rng: random.Random,
             if len(mine) == length:
                 break
             key = rng.choice(in_order) if stated and rng.random() < repeat_fraction else \
-                _fresh(pool, focus, relation_weights, kind_weights, rng)
+                _fresh(pool, focus, relation_weights, kind_weights, rng, flat_weights)
             if key is not None and key not in mine:
                 mine.add(key)
                 if key not in stated:
@@ -279,7 +258,7 @@ def _triples(pool, documents, total, repeat_fraction, rng: random.Random,
     return out
 
 
-def _fresh(pool, focus, relation_weights, kind_weights, rng: random.Random):
+def _fresh(pool, focus, relation_weights, kind_weights, rng: random.Random, flat_weights=None):
     """Returns a new (subject, predicate, object, label) of entities, or None for a self-loop."""
     curie, label, s_kind, o_kind, _, draw = rng.choices(RELATIONS, relation_weights)[0]
     if draw in ("up", "down"):  # both ends uniform; the hidden order decides the direction
@@ -287,8 +266,11 @@ def _fresh(pool, focus, relation_weights, kind_weights, rng: random.Random):
         return (subject, curie, object_, label)
     subject = rng.choices(pool[s_kind], cum_weights=kind_weights[s_kind])[0]
     # genes located in one place are pairwise "spatially coextensive": "flat" spreads the places out
-    object_ = rng.choice(pool[o_kind]) if draw == "flat" else \
-        rng.choices(pool[o_kind], cum_weights=kind_weights[o_kind])[0]
+    if draw == "flat":
+        object_ = rng.choice(pool[o_kind]) if flat_weights is None else \
+            rng.choices(pool[o_kind], cum_weights=flat_weights[o_kind])[0]
+    else:
+        object_ = rng.choices(pool[o_kind], cum_weights=kind_weights[o_kind])[0]
     hits = [e for e in focus if e.kind in (s_kind, o_kind)]
     if draw is None and hits and rng.random() < 0.6:  # documents dwell on their focus
         if hits[0].kind == s_kind and (s_kind != o_kind or rng.random() < 0.5):

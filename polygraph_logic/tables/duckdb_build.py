@@ -110,7 +110,9 @@ def _evaluated(prepared, native, opened, memory_limit, target: Path, progress, r
             meta = writer.meta(origins)
             write_meta(partial, meta, counts)
             writer.stage("circuit of the capped labels")
+            circuit_started = time.perf_counter()
             store_circuit(partial)
+            prepared.seconds["circuit"] = time.perf_counter() - circuit_started
         prepared.seconds["write"] = time.perf_counter() - started
     return TablesBuild(target, counts, writer.layers, writer.inexact, prepared.compiled.over_cap,
                        writer.background, prepared.seconds, stats)
