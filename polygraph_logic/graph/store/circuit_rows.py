@@ -148,14 +148,17 @@ def write_folder_circuit(directory: str | Path, version: int, rows: Iterable[Row
     try:
         # the rows as text first, read by DuckDB in one scan (inserting them row by row took a
         # second per few thousand)
+        written = 0
         with text.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
             for fact, rule, body in rows:
                 writer.writerow((fact, rule, json.dumps(list(body))))
+                written += 1
         con = duckdb_connection()
         try:
-            source = (f"read_csv('{quoted(text)}', header = false, quote = '\"', "
-                      "columns = {'fact': 'BIGINT', 'rule': 'BIGINT', 'body': 'VARCHAR'})")
+            source = (f"read_csv('{quoted(text)}', header = false, quote = '\"', auto_detect = false, "
+                      "columns = {'fact': 'BIGINT', 'rule': 'BIGINT', 'body': 'VARCHAR'})") if written else \
+                "(SELECT NULL::BIGINT AS fact, NULL::BIGINT AS rule, NULL::VARCHAR AS body WHERE false)"
             con.execute(f"COPY (SELECT * FROM {source} ORDER BY fact, rule, body) TO '{quoted(partial)}' ({PARQUET})")
         finally:
             con.close()
