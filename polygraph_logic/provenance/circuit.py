@@ -16,7 +16,9 @@ Nothing in this module reads a graph; graph/circuit_store.py supplies the gates.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+
+from polygraph_logic.provenance.why import minimal
 
 Body = tuple[int, ...]
 Monomial = frozenset  # of assertion numbers
@@ -62,15 +64,6 @@ def settle(open_facts: Collection[int], dead: Collection[int], stated: Collectio
             if missing[d] == 0 and heads[d] not in holding:
                 ready.append(heads[d])
     return holding
-
-
-def minimal(monomials: Iterable[Monomial]) -> list[Monomial]:
-    """The monomials with no proper subset among the others, smallest first (absorption)."""
-    kept: list[Monomial] = []
-    for m in sorted(set(monomials), key=len):
-        if not any(k <= m for k in kept):
-            kept.append(m)
-    return kept
 
 
 class Expansion:

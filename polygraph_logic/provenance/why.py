@@ -16,7 +16,7 @@ Monomial = frozenset  # of variable numbers (VariableTable); sets, not bitsets: 
 # kilobytes long and a build's memory quadratic in the graph
 
 
-def _minimal(monomials: Iterable[Monomial]) -> list[Monomial]:
+def minimal(monomials: Iterable[Monomial]) -> list[Monomial]:
     """Returns the monomials that have no proper subset among the others (absorption)."""
     # A proper subset is smaller, so after sorting by size it is always kept
     # before any of its supersets is considered.
@@ -192,7 +192,7 @@ class WhySemiring(Semiring[Polynomial]):
         if a is self._one:
             return b
         products = {m | n for m in a.monomials for n in b.monomials}
-        return self._make(_minimal(products), a.exact and b.exact)
+        return self._make(minimal(products), a.exact and b.exact)
 
     def negate(self, a: Polynomial) -> Polynomial:
         raise NegationNotSupported(
@@ -213,7 +213,7 @@ class WhySemiring(Semiring[Polynomial]):
             if isinstance(support, str):
                 raise TypeError(f"a support set must be a collection of ids, not {support!r}")
             monomials.append(frozenset(map(intern, support)))
-        return self._make(_minimal(monomials), exact)
+        return self._make(minimal(monomials), exact)
 
     def from_sympy(self, expr) -> Polynomial:
         """Returns the polynomial of a negation-free sympy Boolean expression.
