@@ -89,30 +89,34 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
         raise PolygraphError("bad_argument", "build_tables needs the tables folder to write")
     target = Path(directory)
     check_target(target)  # before the evaluation: a wrong folder is said at once
-    with session(memory_limit) as opened:
-        found = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
-        prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
-        return _evaluated(prepared, native, opened, memory_limit, target, progress, rounds, writing, origins)
+    with writing_folder(target) as partial:
+        with session(memory_limit) as opened:
+            found = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
+            prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
+            built = _evaluated(prepared, native, opened, memory_limit, target, partial, progress, rounds, writing,
+                               origins)
+        # once DuckDB's session is closed (its memory freed): the circuit, read from the files written
+        (writing or (lambda stage: None))("circuit of the capped labels")
+        started = time.perf_counter()
+        store_circuit(partial)
+        built.seconds["circuit"] = time.perf_counter() - started
+    return built
 
 
-def _evaluated(prepared, native, opened, memory_limit, target: Path, progress, rounds, writing,
+def _evaluated(prepared, native, opened, memory_limit, target: Path, partial: Path, progress, rounds, writing,
                origins) -> TablesBuild:
-    """Evaluates ``prepared`` in the open session ``opened`` and writes the folder ``target``."""
+    """Evaluates ``prepared`` in the open session ``opened`` and writes its files into ``partial``
+    (the folder that becomes ``target``)."""
     cap = prepared.cap
     stats, counted = round_collector(rounds)
     started = time.perf_counter()
     with evaluation(prepared.program, cap, memory_limit, progress, counted, opened=opened, inputs=native) as runner:
         prepared.seconds["evaluate"] = time.perf_counter() - started
         started = time.perf_counter()
-        with writing_folder(target) as partial:
-            writer = _Writer(runner, prepared, writing or (lambda stage: None), native)
-            counts = writer.write(partial)
-            meta = writer.meta(origins)
-            write_meta(partial, meta, counts)
-            writer.stage("circuit of the capped labels")
-            circuit_started = time.perf_counter()
-            store_circuit(partial)
-            prepared.seconds["circuit"] = time.perf_counter() - circuit_started
+        writer = _Writer(runner, prepared, writing or (lambda stage: None), native)
+        counts = writer.write(partial)
+        meta = writer.meta(origins)
+        write_meta(partial, meta, counts)
         prepared.seconds["write"] = time.perf_counter() - started
     return TablesBuild(target, counts, writer.layers, writer.inexact, prepared.compiled.over_cap,
                        writer.background, prepared.seconds, stats)
