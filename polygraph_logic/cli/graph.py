@@ -66,6 +66,10 @@ def register(commands) -> None:
     build.add_argument("--memory-limit", metavar="SIZE", help="DuckDB's memory limit, e.g. 4GB (it spills beyond)")
     build.add_argument("--master", metavar="URL",
                        help="where --engine spark runs: local[2] (the default) or spark://HOST:PORT")
+    build.add_argument("--no-circuit", dest="circuit", action="store_false",
+                       help="leave out the circuit of the capped labels (the derivations of every fact the cap "
+                            "truncated): the build is faster, and a what-if then counts dead verdicts on capped "
+                            "labels as uncertain unless --exact re-derives them")
     build.add_argument("--stats", action="store_true",
                        help="print to stderr each stratum (facts, rounds, seconds) and, with --engine duckdb "
                             "or spark, each semi-naive round (delta facts, monomials, seconds)")
@@ -216,16 +220,16 @@ def _run_build(args: argparse.Namespace) -> int:
                     raise PolygraphError("bad_argument", "--memory-limit applies to --engine duckdb only")
                 built = build_spark_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
                                            master=args.master, progress=evaluated, origins=origins, rounds=rounds,
-                                           writing=writing_stage)
+                                           writing=writing_stage, circuit=args.circuit)
             else:
                 built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
                                      memory_limit=args.memory_limit, progress=evaluated, origins=origins,
-                                     rounds=rounds, writing=writing_stage)
+                                     rounds=rounds, writing=writing_stage, circuit=args.circuit)
             return _report(args, args.tables, built.layers, built.truncated, built.over_cap, built.seconds,
                            f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; ")
         build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
                             memory_limit=args.memory_limit, master=args.master, progress=evaluated, rounds=rounds)
-    build.origins = origins
+    build.origins, build.circuit = origins, args.circuit
     with Progress(f"writing {args.output}", stream=sys.stderr) as writing:
         writing.phase("collecting the artifacts")
         build.write(args.output, progress=lambda stage, rows: writing.phase(f"{stage}: {rows:,} rows"))

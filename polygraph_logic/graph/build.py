@@ -57,6 +57,7 @@ class Build:
     tally: "Tally | None" = field(default=None, repr=False)
     origins: object = None  # origins.Origins: the derived_from mapping stored with the graph
     inputs: list = field(default_factory=list)  # the input files (versions.file_entry), recorded as version 1
+    circuit: bool = True  # write stores the derivations of the capped facts (circuit_build.py)
 
     @cached_property
     def artifacts(self) -> list[Artifact]:
@@ -105,7 +106,10 @@ class Build:
         self.seconds["write"] = time.perf_counter() - started
 
     def _circuit(self, path: Path) -> None:
-        """Stores the circuit of the capped labels in the written file (timed: ``seconds["circuit"]``)."""
+        """Stores the circuit of the capped labels in the written file (timed: ``seconds["circuit"]``),
+        unless ``circuit`` is False."""
+        if not self.circuit:
+            return
         started = time.perf_counter()
         store_circuit(path)
         self.seconds["circuit"] = time.perf_counter() - started

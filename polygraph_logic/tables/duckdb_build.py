@@ -79,9 +79,10 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
                  cap: int | None = 8, memory_limit: str | None = None,
                  progress: Callable[[StratumStats], None] | None = None,
                  rounds: Callable[[RoundStats], None] | None = None,
-                 writing: Callable[[str], None] | None = None, origins=None) -> TablesBuild:
+                 writing: Callable[[str], None] | None = None, origins=None, circuit: bool = True) -> TablesBuild:
     """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (atomically:
     an earlier folder survives a failure); ``writing(stage)`` hears each writing stage.
+    ``circuit``: store the derivations of the capped facts (graph/circuit_build.py).
 
     An assertions file of the plain shape is read by DuckDB itself (native_inputs.py);
     any other, and assertions given as records, are read in Python as every build reads them."""
@@ -95,11 +96,11 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
             prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
             built = _evaluated(prepared, native, opened, memory_limit, target, partial, progress, rounds, writing,
                                origins)
-        # once DuckDB's session is closed (its memory freed): the circuit, read from the files written
-        (writing or (lambda stage: None))("circuit of the capped labels")
-        started = time.perf_counter()
-        store_circuit(partial)
-        built.seconds["circuit"] = time.perf_counter() - started
+        if circuit:  # once DuckDB's session is closed (its memory freed), read from the files written
+            (writing or (lambda stage: None))("circuit of the capped labels")
+            started = time.perf_counter()
+            store_circuit(partial)
+            built.seconds["circuit"] = time.perf_counter() - started
     return built
 
 

@@ -70,10 +70,12 @@ def build_spark_tables(assertions, receipts=None, rules: Iterable[str | Path] = 
                        cap: int | None = 8, master: str | None = None,
                        progress: Callable[[StratumStats], None] | None = None,
                        rounds: Callable[[RoundStats], None] | None = None,
-                       writing: Callable[[str], None] | None = None, origins=None) -> TablesBuild:
+                       writing: Callable[[str], None] | None = None, origins=None,
+                       circuit: bool = True) -> TablesBuild:
     """Evaluates the inputs on Spark (``master``: local[2] by default, or spark://HOST:PORT) and
     writes the tables folder ``directory`` with Spark (atomically: an earlier folder survives a
-    failure); ``writing(stage)`` hears each writing stage."""
+    failure); ``writing(stage)`` hears each writing stage.  ``circuit``: store the derivations of
+    the capped facts (graph/circuit_build.py)."""
     if not str(directory):
         raise PolygraphError("bad_argument", "build_spark_tables needs the tables folder to write")
     target = Path(directory)
@@ -93,7 +95,8 @@ def build_spark_tables(assertions, receipts=None, rules: Iterable[str | Path] = 
             except Exception as error:  # a Java exception through py4j, a Python worker's failure
                 raise PolygraphError("spark_error", f"Spark could not write {target}: {one_line(error)}") from None
             write_meta(partial_folder, writer.meta(origins), counts)
-            store_circuit(partial_folder)
+            if circuit:
+                store_circuit(partial_folder)
         prepared.seconds["write"] = time.perf_counter() - started
     return TablesBuild(target, counts, writer.layers, writer.inexact, prepared.compiled.over_cap,
                        writer.background, prepared.seconds, stats)
