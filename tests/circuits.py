@@ -24,3 +24,13 @@ def without_circuit(path: Path, copy: Path) -> Path:
     db.commit()
     db.close()
     return copy
+
+
+def assert_settled_as_rederived(circuit, labels_only, deletion, policy: str) -> None:
+    """The verdicts through ``circuit``'s stored circuit equal those that re-derivation from the rules
+    settles on ``labels_only`` (the same graph without its circuit)."""
+    from polygraph_logic.query.whatif import what_if
+    settled = what_if(circuit, deletion, policy).to_json()
+    rederived = what_if(labels_only, deletion, policy, exact=True).to_json()
+    for key in ("touched", "dead", "kept", "demoted", "uncertain", "summaries"):
+        assert settled[key] == rederived[key], (str(deletion), policy, key)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import re
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -30,7 +31,6 @@ from polygraph_logic.audit import (
 from polygraph_logic.audit.verdicts import Row, check_rule, pool
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import Deletion
@@ -54,9 +54,10 @@ def figure1_answer(task) -> bool:
 
 
 @pytest.fixture(scope="module")
-def graph_path(tmp_path_factory) -> Path:
+def graph_path(tmp_path_factory, figure1_graph) -> Path:
+    """This module's copy of Figure 1 built with rules/ro.dl (conftest.py's ``figure1_graph``)."""
     path = tmp_path_factory.mktemp("figure1") / "figure1.graph"
-    build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [ROOT / "rules" / "ro.dl"]).write(path)
+    shutil.copy(figure1_graph, path)
     return path
 
 

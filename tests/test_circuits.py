@@ -114,14 +114,20 @@ def _build(tmp_path, name: str, cap, rules=(RO,)) -> Path:
     return path
 
 
+def _shared(shared_graph, tmp_path: Path, name: str, cap) -> Path:
+    """``_build(tmp_path, name, cap)``'s graph: this test's copy of the one built once (conftest.py's shared_graph)."""
+    return shared_graph(f"circuits-{name}-{cap}", lambda folder: _build(folder, name, cap),
+                        tmp_path / f"{name}-{cap}.graph")
+
+
 def _labels(graph: Graph) -> dict:
     numbers = {v: k for k, v in graph.assertion_numbers().items()}
     return {(f.relation, f.args): (f.exact, {frozenset(s) for s in f.support}) for f in graph.facts()}, numbers
 
 
 @pytest.mark.parametrize("name,cap", [("figure1", 1), ("figure1", 2), ("synthetic", 1), ("synthetic", 2)])
-def test_every_capped_label_expands_to_the_uncapped_label(tmp_path, name, cap):
-    capped_path, full_path = _build(tmp_path, name, cap), _build(tmp_path, name, None)
+def test_every_capped_label_expands_to_the_uncapped_label(tmp_path, shared_graph, name, cap):
+    capped_path, full_path = _shared(shared_graph, tmp_path, name, cap), _shared(shared_graph, tmp_path, name, None)
     with Graph(capped_path) as capped, Graph(full_path) as full:
         assert capped.has_circuit()
         full_labels, _ = _labels(full)
@@ -139,15 +145,15 @@ def test_every_capped_label_expands_to_the_uncapped_label(tmp_path, name, cap):
                 assert sets == full_labels[key][1], key
 
 
-def test_a_graph_with_no_capped_label_stores_an_empty_circuit(tmp_path):
-    path = _build(tmp_path, "figure1", None)
+def test_a_graph_with_no_capped_label_stores_an_empty_circuit(tmp_path, shared_graph):
+    path = _shared(shared_graph, tmp_path, "figure1", None)
     with Graph(path) as graph:
         assert graph.has_circuit() and graph.inexact_facts() == []
         assert graph.query("SELECT count(*) FROM derivations").fetchone()[0] == 0
 
 
-def test_why_sets_lists_the_expanded_support_sets(tmp_path, capsys):
-    capped, full = _build(tmp_path, "synthetic", 1), _build(tmp_path, "synthetic", None)
+def test_why_sets_lists_the_expanded_support_sets(tmp_path, shared_graph, capsys):
+    capped, full = _shared(shared_graph, tmp_path, "synthetic", 1), _shared(shared_graph, tmp_path, "synthetic", None)
     assert main(["why", str(capped), "merge:m002", "--sets", "20", "--trees", "0", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert main(["why", str(full), "merge:m002", "--trees", "0", "--json"]) == 0
@@ -160,13 +166,13 @@ def test_why_sets_lists_the_expanded_support_sets(tmp_path, capsys):
     assert "2 of 3 support sets, expanded from the circuit" in text
 
 
-def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path):
+def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path, shared_graph):
     pytest.importorskip("duckdb")
     from polygraph_logic.tables import build_tables
     directory = ROOT / "examples" / "synthetic"
     folder = tmp_path / "g"
     build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [RO], folder, cap=1)
-    path = _build(tmp_path, "synthetic", 1)
+    path = _shared(shared_graph, tmp_path, "synthetic", 1)
     with Graph(folder) as tables, Graph(path) as graph:
         assert tables.has_circuit() and graph.has_circuit()
 
@@ -221,3 +227,22 @@ def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path
     session.apply(copy)
     with Graph(copy) as applied:
         assert applied.version_read() == 4 and applied.has_circuit()
+
+
+@pytest.mark.parametrize("engine", ["python", "duckdb"])
+def test_no_circuit_builds_a_graph_whose_capped_verdicts_are_uncertain(tmp_path, capsys, engine):
+    if engine == "duckdb":
+        pytest.importorskip("duckdb")
+    directory = ROOT / "examples" / "figure1"
+    out = ["--tables", str(tmp_path / "g")] if engine == "duckdb" else ["-o", str(tmp_path / "g.graph")]
+    assert main(["build", "--assertions", str(directory / "assertions.jsonl"), "--receipts",
+                 str(directory / "receipts.jsonl"), "--cap", "1", "--engine", engine, "--no-circuit", *out]) == 0
+    path = Path(out[1])
+    with Graph(path) as graph:
+        assert not graph.has_circuit()
+    capsys.readouterr()
+    assert main(["whatif", str(path), "--retract-source", "PMID:39973430", "--json"]) == 0
+    loose = json.loads(capsys.readouterr().out)
+    assert main(["whatif", str(path), "--retract-source", "PMID:39973430", "--exact", "--json"]) == 0
+    exact = json.loads(capsys.readouterr().out)
+    assert loose["uncertain"] and not loose["exact"] and exact["settled_by"] == "rederivation"

@@ -43,7 +43,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -151,9 +151,13 @@ class Workspace:
         shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m polygraph_logic.cli "$@"\n')
         shim.chmod(0o755)
         self.env = dict(os.environ)
+        # compiled modules go to one cache beside the workspaces (never next to a source file, in
+        # the checkout or the workspace), so that each of the blocks' processes does not compile
+        # the package again
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
         self.env.update(PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
                         PYTHONPATH=str(ROOT), POLYGRAPH_HISTORY=str(folder / ".history"),
-                        COLUMNS="200", PYTHONDONTWRITEBYTECODE="1")
+                        COLUMNS="200", PYTHONPYCACHEPREFIX=str(folder.parent / "bytecode"))
         data = data_folder()
         if data is not None:
             self.env["DATA"] = str(data)

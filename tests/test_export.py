@@ -3,6 +3,7 @@ structure checked against the graph's labels, statuses after a what-if against w
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -47,9 +48,12 @@ def build_synthetic(directory: Path, cap=8) -> Path:
 
 
 @pytest.fixture(scope="module")
-def graphs(tmp_path_factory):
+def graphs(tmp_path_factory, figure1_records_graph, shared_graph):
+    """This module's copies of build_figure1's (conftest.py's figure1_records_graph) and build_synthetic's graphs."""
     directory = tmp_path_factory.mktemp("export")
-    return {"figure1": build_figure1(directory), "synthetic": build_synthetic(directory)}
+    shutil.copy(figure1_records_graph, directory / "figure1.graph")
+    return {"figure1": directory / "figure1.graph",
+            "synthetic": shared_graph("export-synthetic-8", build_synthetic, directory / "synthetic-8.graph")}
 
 
 def to_rdflib(term):

@@ -1,6 +1,7 @@
 """Round trip: build -> export -> import gives the same graph, in every format; damaged
 exports are errors, not smaller graphs."""
 
+import shutil
 import sqlite3
 
 import pytest
@@ -13,7 +14,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.importers import import_rdf, read_rdf
 from polygraph_logic.query.whatif import Deletion, what_if
 
-from test_export import build_figure1, build_synthetic
+from test_export import build_synthetic
 
 VARIANTS = [("trig", False), ("nquads", False), ("turtle", False), ("jsonld", False),
             ("trig", True), ("nquads", True), ("turtle", True)]
@@ -21,10 +22,14 @@ SUFFIX = {"trig": ".trig", "nquads": ".nq", "turtle": ".ttl", "jsonld": ".jsonld
 
 
 @pytest.fixture(scope="module")
-def graphs(tmp_path_factory):
+def graphs(tmp_path_factory, figure1_records_graph, shared_graph):
+    """This module's copies of test_export's build_figure1 (figure1_records_graph) and build_synthetic graphs."""
     directory = tmp_path_factory.mktemp("import")
+    shutil.copy(figure1_records_graph, directory / "figure1.graph")
     # cap 1: many labels are truncated, so exact flags and re-derivation are exercised
-    return {"figure1": build_figure1(directory), "synthetic": build_synthetic(directory, cap=1)}
+    return {"figure1": directory / "figure1.graph",
+            "synthetic": shared_graph("export-synthetic-1", lambda folder: build_synthetic(folder, cap=1),
+                                      directory / "synthetic-1.graph")}
 
 
 def contents(path):

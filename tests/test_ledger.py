@@ -8,6 +8,7 @@ id) and exact flag, and the artifact ids.
 
 import json
 import random
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -187,9 +188,9 @@ def test_replay_of_five_versions_is_identical_and_names_a_changed_input(tmp_path
     assert report.identical is None and any(str(files[2][0]) in c and "changed" in c for c in report.changed)
 
 
-def test_bad_new_input_is_an_error_at_its_line(tmp_path):
+def test_bad_new_input_is_an_error_at_its_line(tmp_path, figure1_graph):
     graph = tmp_path / "g.graph"
-    build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")]).write(graph)
+    shutil.copy(figure1_graph, graph)  # Figure 1 built with rules/ro.dl (conftest.py), this test's own copy
     first = lines(FIGURE1 / "assertions.jsonl")[0]
     again = tmp_path / "again.jsonl"
     again.write_text(json.dumps({**json.loads(first), "id": "fresh"}) + "\n" + first + "\n")

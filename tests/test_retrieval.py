@@ -6,6 +6,7 @@ import json
 import math
 import random
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -54,8 +55,10 @@ def build(tmp_path, directory=FIGURE1, cap=8, name="g.graph"):
 
 
 @pytest.fixture(scope="module")
-def figure1(tmp_path_factory):
-    path, _, _ = build(tmp_path_factory.mktemp("f1"))
+def figure1(tmp_path_factory, figure1_records_graph):
+    """This module's copy of build()'s Figure 1 graph (conftest.py's figure1_records_graph), its index and retriever."""
+    path = tmp_path_factory.mktemp("f1") / "g.graph"
+    shutil.copy(figure1_records_graph, path)  # the graph of build(...) at its defaults, made once (conftest.py)
     index = GraphIndex(Graph(path))
     return path, index, Retriever(index)
 

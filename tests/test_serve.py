@@ -25,6 +25,11 @@ ROOT = Path(__file__).resolve().parent.parent
 FIGURE1 = ROOT / "examples" / "figure1"
 
 
+#: the servers' threads look for a shutdown every 50 ms (at serve_forever's default, 0.5 s, each
+#: shutdown waited up to half a second)
+POLL = {"poll_interval": 0.05}
+
+
 @pytest.fixture(scope="module", params=["file", "folder"])
 def graph_path(tmp_path_factory, request) -> Path:
     """Figure 1 as a graph file (the Python engine) and as a folder (DuckDB): the explorer reads both."""
@@ -43,7 +48,7 @@ def graph_path(tmp_path_factory, request) -> Path:
 @pytest.fixture(scope="module")
 def server(graph_path):
     server = ExplorerServer(graph_path, "127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs=POLL, daemon=True)
     thread.start()
     yield server
     server.shutdown()
@@ -277,7 +282,7 @@ def ledger_path(tmp_path_factory) -> Path:
 
 def _serving(path: Path, at: int | None = None):
     server = ExplorerServer(path, "127.0.0.1", 0, at=at)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs=POLL, daemon=True)
     thread.start()
     return server, thread
 

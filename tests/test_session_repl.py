@@ -2,6 +2,7 @@
 
 import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.cli.repl import run_repl
 from polygraph_logic.query.session import Session
@@ -19,9 +19,10 @@ FIGURE1 = ROOT / "examples" / "figure1"
 
 
 @pytest.fixture(scope="module")
-def graph_path(tmp_path_factory):
+def graph_path(tmp_path_factory, figure1_graph):
+    """This module's copy of Figure 1 built with rules/ro.dl (conftest.py's ``figure1_graph``)."""
     path = tmp_path_factory.mktemp("repl") / "f1.graph"
-    build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [ROOT / "rules" / "ro.dl"]).write(path)
+    shutil.copy(figure1_graph, path)
     return path
 
 

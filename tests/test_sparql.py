@@ -3,6 +3,7 @@ and of a small synthetic graph, answer what the engine answers (Graph, what_if).
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -14,7 +15,7 @@ from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import Deletion, what_if
 
-from test_export import build_figure1, build_synthetic
+from test_export import build_synthetic
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -107,10 +108,13 @@ class Engines:
 
 
 @pytest.fixture(scope="module")
-def exports(tmp_path_factory):
+def exports(tmp_path_factory, figure1_records_graph, shared_graph):
+    """Copies of test_export's build_figure1 (figure1_records_graph) and build_synthetic graphs, exported as TriG."""
     directory = tmp_path_factory.mktemp("sparql")
     out = {}
-    for name, path in (("figure1", build_figure1(directory)), ("synthetic", build_synthetic(directory))):
+    shutil.copy(figure1_records_graph, directory / "figure1.graph")
+    synthetic = shared_graph("export-synthetic-8", build_synthetic, directory / "synthetic-8.graph")
+    for name, path in (("figure1", directory / "figure1.graph"), ("synthetic", synthetic)):
         export = directory / f"{name}.trig"
         export_graph(path, export, "trig")
         out[name] = (path, Engines(export))

@@ -17,7 +17,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import POLICIES, Deletion, what_if
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from circuits import without_circuit  # noqa: E402
+from circuits import assert_settled_as_rederived, without_circuit  # noqa: E402
 from reference_whatif import ReferenceGraph  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,10 +76,7 @@ def test_disk_path_equals_the_reference_for_every_policy(tmp_path, example, cap)
         for deletion in random_deletions(reference, rng, 8 if example == "synthetic" else 12):
             for policy in POLICIES:
                 assert_same(graph, reference, deletion, policy)
-                settled = what_if(circuit, deletion, policy).to_json()
-                rederived = what_if(graph, deletion, policy, exact=True).to_json()
-                for key in ("touched", "dead", "kept", "demoted", "uncertain", "summaries"):
-                    assert settled[key] == rederived[key], (str(deletion), policy, key)
+                assert_settled_as_rederived(circuit, graph, deletion, policy)
 
 
 def test_a_claim_whose_triple_is_still_entailed_is_demoted_not_dead(tmp_path):
@@ -137,8 +134,8 @@ def test_a_graph_of_the_previous_format_is_refused_with_the_rebuild_command(tmp_
 
 
 @pytest.mark.parametrize("name", ["g%41.graph", "g#1.graph", "g?x.graph"])
-def test_graph_paths_with_uri_characters_open_that_file(tmp_path, name):
-    path = build(tmp_path, ROOT / "examples" / "figure1")
+def test_graph_paths_with_uri_characters_open_that_file(tmp_path, name, figure1_records_graph):
+    path = Path(shutil.copy(figure1_records_graph, tmp_path / "g.graph"))  # build(tmp_path, figure1), made once
     odd = tmp_path / name
     shutil.copy(path, odd)
     before = sorted(p.name for p in tmp_path.iterdir())
@@ -147,8 +144,8 @@ def test_graph_paths_with_uri_characters_open_that_file(tmp_path, name):
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing created beside it
 
 
-def test_opening_reads_metadata_only_and_rules_come_without_the_parser(tmp_path):
-    path = build(tmp_path, ROOT / "examples" / "figure1")
+def test_opening_reads_metadata_only_and_rules_come_without_the_parser(tmp_path, figure1_records_graph):
+    path = Path(shutil.copy(figure1_records_graph, tmp_path / "g.graph"))  # build(tmp_path, figure1), made once
     with Graph(path) as graph:
         assert "rules" not in graph.meta
         stats = json.loads(graph.meta["stats"])
@@ -157,9 +154,9 @@ def test_opening_reads_metadata_only_and_rules_come_without_the_parser(tmp_path)
         assert [str(r) for r in rules] == graph.rules_text().splitlines()
 
 
-def test_a_damaged_rules_tree_is_a_bad_graph_error_not_code(tmp_path):
+def test_a_damaged_rules_tree_is_a_bad_graph_error_not_code(tmp_path, figure1_records_graph):
     import pickle
-    path = build(tmp_path, ROOT / "examples" / "figure1")
+    path = Path(shutil.copy(figure1_records_graph, tmp_path / "g.graph"))  # build(tmp_path, figure1), made once
     db = sqlite3.connect(path)
     db.execute("UPDATE rules SET tree = ?", (pickle.dumps(print),))
     db.commit()
@@ -169,9 +166,9 @@ def test_a_damaged_rules_tree_is_a_bad_graph_error_not_code(tmp_path):
     assert error.value.code == "bad_graph"
 
 
-def test_listings_name_each_claim_and_edge_triple(tmp_path, capsys):
+def test_listings_name_each_claim_and_edge_triple(tmp_path, capsys, figure1_records_graph):
     from polygraph_logic.cli import main
-    path = build(tmp_path, ROOT / "examples" / "figure1")
+    path = Path(shutil.copy(figure1_records_graph, tmp_path / "g.graph"))  # build(tmp_path, figure1), made once
     assert main(["whatif", str(path), "--retract-source", "PMID:39973430", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     with Graph(path) as graph:

@@ -213,6 +213,18 @@ def ro_program():
     return load_program(RO_DL)
 
 
+@pytest.fixture(scope="module")
+def ro_axioms():
+    """The OWL property axioms of rules/ro.dl (its first seven kinds), parsed once: combined, never modified."""
+    return section(RO_DL, *list(KINDS)[:7])
+
+
+@pytest.fixture(scope="module")
+def ro_swrl():
+    """The SWRL rules over edges of rules/ro.dl, parsed once: tests combine it with facts, never modify it."""
+    return section(RO_DL, "swrl_edge")
+
+
 def facts_text(facts):
     return "\n".join(f'f{i} :: edge("{s}", "{p}", "{o}").' for i, (s, p, o) in enumerate(facts, 1))
 
@@ -222,16 +234,16 @@ def test_the_shipped_file_has_fourteen_swrl_rules_over_edges():
 
 
 @pytest.mark.parametrize("facts, expected", RO_EDGE_RULES, ids=[e[1] for _, e in RO_EDGE_RULES])
-def test_each_ro_swrl_rule_on_a_hand_example(ro_program, facts, expected):
+def test_each_ro_swrl_rule_on_a_hand_example(ro_program, ro_axioms, ro_swrl, facts, expected):
     given = parse_program(facts_text(facts))
     model = evaluate(ro_program.combine(given))
     # every fact is needed, and nothing else: the label is their product
     assert str(model.label("edge", expected)) == "·".join(f"f{i}" for i in range(1, len(facts) + 1))
     # the OWL property axioms alone do not give it: the SWRL rule does
-    axioms = section(RO_DL, *list(KINDS)[:7])
+    axioms = ro_axioms
     assert evaluate(axioms.combine(given), semiring="boolean").label("edge", expected) is None
     # pyDatalog, resolving top down, agrees on what the 14 SWRL rules derive from these facts
-    swrl = section(RO_DL, "swrl_edge")
+    swrl = ro_swrl
     ours = evaluate(swrl.combine(given), semiring="boolean").boolean()["edge"]
     theirs = evaluate_with_pydatalog(given.facts, swrl.rules)["edge"]
     assert theirs == ours == set(facts) | {expected}

@@ -7,6 +7,7 @@ Figure 1, the paper-scale synthetic graph and the GO slice (marked slow; skipped
 import json
 import pickle
 import random
+import shutil
 import sqlite3
 import sys
 from pathlib import Path
@@ -69,7 +70,11 @@ BUILDERS = {"figure1": build_figure1, "synthetic": build_synthetic, "go": build_
 def converted(request, tmp_path_factory):
     """(graph file, its tables folder, the graph file imported back from the tables)."""
     directory = tmp_path_factory.mktemp(request.param)
-    path = BUILDERS[request.param](directory)
+    if request.param == "figure1":  # build_figure1's graph, built once for every module (conftest.py)
+        path = directory / "figure1.graph"
+        shutil.copy(request.getfixturevalue("figure1_graph"), path)
+    else:
+        path = BUILDERS[request.param](directory)
     export_tables(path, directory / "tables")
     import_tables(directory / "tables", directory / "back.graph")
     return path, directory / "tables", directory / "back.graph"
@@ -281,8 +286,9 @@ def test_a_foreign_or_damaged_folder_is_refused(tmp_path, converted):
 # --- the commands ----------------------------------------------------------------------------
 
 
-def test_commands_convert_both_ways_and_answer_a_what_if(tmp_path, capsys):
-    path = build_figure1(tmp_path)
+def test_commands_convert_both_ways_and_answer_a_what_if(tmp_path, capsys, figure1_graph):
+    path = tmp_path / "figure1.graph"
+    shutil.copy(figure1_graph, path)  # build_figure1's graph (conftest.py), this test's own copy
     assert main(["export-tables", str(path), "-o", str(tmp_path / "t")]) == 0
     assert main(["import-tables", str(tmp_path / "t"), "-o", str(tmp_path / "back.graph")]) == 0
     capsys.readouterr()

@@ -47,10 +47,29 @@ def both(tmp_path: Path, assertions, receipts, rules, cap=8) -> tuple[Path, Path
     return tmp_path / "reference", tmp_path / "direct"
 
 
+@pytest.fixture(scope="module")
+def figure1_folders(tmp_path_factory) -> tuple[Path, Path]:
+    """``both`` on Figure 1, rules/ro.dl, cap 8 (python.graph beside), built once for this module: never modify them."""
+    return both(tmp_path_factory.mktemp("figure1-8"), FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
+                [rule_file("ro")])
+
+
+@pytest.fixture(scope="module")
+def variant_folders(tmp_path_factory) -> tuple[Path, Path, list, Path, Path]:
+    """Inputs, rules and ``both`` of variant_inputs with ro and contradictions, built once here: never modify them."""
+    directory = tmp_path_factory.mktemp("variant")
+    assertions, receipts = variant_inputs(directory)
+    rules = [rule_file("ro"), rule_file("contradictions")]
+    return (assertions, receipts, rules, *both(directory, assertions, receipts, rules))
+
+
 @pytest.mark.parametrize("cap", [2, 8, None])
-def test_figure1_folder_equals_the_exported_python_graph(tmp_path, cap):
-    reference, direct = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
-                             [rule_file("ro")], cap)
+def test_figure1_folder_equals_the_exported_python_graph(tmp_path, cap, request):
+    if cap == 8:  # the folders other tests here read too (both() checks them as it checks the others)
+        reference, direct = request.getfixturevalue("figure1_folders")
+    else:
+        reference, direct = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
+                                 [rule_file("ro")], cap)
     assert differences(reference, direct) == []
 
 
@@ -82,9 +101,8 @@ def test_assertions_out_of_natural_order_are_numbered_as_the_file_lists_them(tmp
     assert not ranks_are_numbers(con)
 
 
-def test_contradictions_and_not_assertions(tmp_path):
-    assertions, receipts = variant_inputs(tmp_path)
-    reference, direct = both(tmp_path, assertions, receipts, [rule_file("ro"), rule_file("contradictions")])
+def test_contradictions_and_not_assertions(variant_folders):
+    _, _, _, reference, direct = variant_folders
     assert differences(reference, direct) == []
     layers = json.loads(json.loads((direct / "meta.json").read_text())["meta"]["stats"])["layers"]
     assert layers["contradiction"]["artifacts"] > 0
@@ -107,9 +125,9 @@ def test_numbers_and_strings_among_the_values(tmp_path):
         assert args and args == sorted(args, key=tuple_key), relation  # numbered in tuple_key's order
 
 
-def test_a_difference_is_found(tmp_path):
+def test_a_difference_is_found(tmp_path, figure1_folders):
     """The comparison can fail: a folder built under another cap differs from the reference."""
-    reference, _ = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")])
+    reference, _ = figure1_folders
     build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
                  tmp_path / "capped", cap=1)
     found = differences(reference, tmp_path / "capped")
@@ -117,16 +135,14 @@ def test_a_difference_is_found(tmp_path):
     assert any(line.startswith("facts:") for line in found)
 
 
-def test_a_build_under_a_memory_limit_writes_the_same_folder(tmp_path):
+def test_a_build_under_a_memory_limit_writes_the_same_folder(tmp_path, variant_folders):
     """Under --memory-limit a round's joins run a few at a time (Plan.contributions) and the
     writer's in separate statements: the same folder as the Python export."""
     from polygraph_logic.engines.dialect import DUCKDB
     from polygraph_logic.engines.duckdb_run import JOINS_UNDER_LIMIT
     from polygraph_logic.engines.sql_plan import make_plan
     from polygraph_logic.graph.build import prepare_build
-    assertions, receipts = variant_inputs(tmp_path)
-    rules = [rule_file("ro"), rule_file("contradictions")]
-    reference, _ = both(tmp_path, assertions, receipts, rules)
+    assertions, receipts, rules, reference, _ = variant_folders
     build_tables(assertions, receipts, rules, tmp_path / "limited", memory_limit="200MB")
     assert differences(reference, tmp_path / "limited") == []
     plan = make_plan(prepare_build(assertions, receipts, rules).program, 8)
@@ -155,13 +171,13 @@ def test_go_slice_folder_equals_the_exported_python_graph(tmp_path):
     assert differences(reference, direct) == []
 
 
-def test_the_folder_answers_what_ifs_as_the_python_graph(tmp_path):
+def test_the_folder_answers_what_ifs_as_the_python_graph(tmp_path, figure1_folders):
     """sql-whatif on the direct folder, and whatif on its import-tables graph file, against the
     Python graph file's own what-if."""
-    reference, direct = both(tmp_path, FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")])
+    reference, direct = figure1_folders
     import_tables(direct, tmp_path / "imported.graph")
     deletion = Deletion(sources=("PMID:39973430",))
-    with Graph(tmp_path / "python.graph") as original, Graph(tmp_path / "imported.graph") as imported:
+    with Graph(reference.parent / "python.graph") as original, Graph(tmp_path / "imported.graph") as imported:
         expected, got = what_if(original, deletion), what_if(imported, deletion)
         assert (got.touched, got.dead, got.kept) == (expected.touched, expected.dead, expected.kept)
         assert expected.dead

@@ -9,8 +9,6 @@ with a capped one their derivations and the assertions stating them.
 
 from __future__ import annotations
 
-import json
-
 from polygraph_logic.graph.goal_plans import FactKey, stated_by
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
@@ -30,10 +28,8 @@ class _Facts:
     def load(self, numbers) -> None:
         missing = sorted(set(numbers) - set(self.rows))
         if missing:
-            for num, relation, args, label, exact in self.graph.query(
-                    "SELECT num, relation, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
-                    (json.dumps(missing),)):
-                self.rows[num] = (relation, self.graph.args(args), label, bool(exact))
+            for num, relation, args, label, exact in self.graph.facts_numbered(missing):
+                self.rows[num] = (relation, args, label, exact)
 
     def label(self, num: int):
         """The fact's support sets when its label is exact, else None (an absent fact: no set)."""

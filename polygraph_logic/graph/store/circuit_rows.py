@@ -120,6 +120,12 @@ class CircuitReads:
             "SELECT args, num, label FROM facts WHERE relation = ? AND args IN (SELECT value FROM json_each(?))",
             (relation, json.dumps(args_keys)))}
 
+    def facts_numbered(self, numbers: Iterable[int]) -> list[tuple[int, str, tuple, str | bytes, bool]]:
+        """``(num, relation, args, label, exact)`` of the stored facts numbered ``numbers``."""
+        return [(num, relation, self.args(args), label, bool(exact)) for num, relation, args, label, exact in self.query(
+            "SELECT num, relation, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(set(numbers))),))]
+
     def facts_present(self, numbers: Iterable[int]) -> set[int]:
         """The fact numbers among ``numbers`` that the version read holds."""
         return {row[0] for row in self.query("SELECT num FROM facts WHERE num IN (SELECT value FROM json_each(?))",
