@@ -87,19 +87,16 @@ class CircuitReads:
         """``{fact: [(rule, body)]}`` of the stored derivations of ``facts`` whose rule the version
         read holds (a graph with no circuit: none)."""
         facts = sorted(set(facts))
-        found: dict[int, list] = {}
+        found: dict[int, dict] = {}
         if not facts or not self.has_circuit():
-            return found
+            return {}
         version = self.version_read()
         rows = self.query("SELECT fact, rule, body FROM derivations WHERE since <= ? AND fact IN "
                           "(SELECT value FROM json_each(?)) AND rule IN (SELECT num FROM rules) "
                           "ORDER BY fact, rule, body", (version, json.dumps(facts)))
-        for fact, rule, body in rows:
-            entry = (rule, tuple(json.loads(body)))
-            kept = found.setdefault(fact, [])
-            if entry not in kept:
-                kept.append(entry)
-        return found
+        for fact, rule, body in rows:  # a derivation stored again by a later version is read once
+            found.setdefault(fact, {})[(rule, tuple(json.loads(body)))] = None
+        return {fact: list(entries) for fact, entries in found.items()}
 
     def inexact_facts(self) -> list[tuple[int, str, tuple]]:
         """``(num, relation, args)`` of every fact whose stored label is capped, in number order."""
