@@ -26,7 +26,7 @@ COMMANDS = {
     "compile-ontology": "graph", "generate": "graph",
     "add": "ledger", "log": "ledger", "replay": "ledger",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
-    "repl": "whatif", "rests-on": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "construct": "construct",
+    "repl": "whatif", "rests-on": "whatif", "ask": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "construct": "construct",
     "audit": "audit", "queries": "retrieval", "evaluate": "retrieval", "bench": "bench",
     "export-tables": "tables", "import-tables": "tables", "sql-whatif": "tables",
 }

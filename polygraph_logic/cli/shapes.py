@@ -28,6 +28,7 @@ SHAPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "whatif": ("object", ("deletion", "deleted_assertions", "policy", "exact", "touched", "dead", "kept",
                           "uncertain", "by_layer", "elapsed_ms")),
     "why": ("object", ("artifact", "layer", "label", "exact", "support_sets", "derivations")),
+    "ask": ("object", ("question", "answers")),
     "whynot": ("object", ("artifact", "layer", "status", "policy", "deletion", "exact", "support_sets")),
     "robustness": ("object", ("artifact", "support_sets", "sources", "fewest_sources_to_kill",
                               "independent_sources", "n_path", "n_prov", "origins", "fewest_origins_to_kill",

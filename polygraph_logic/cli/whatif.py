@@ -19,6 +19,7 @@ from polygraph_logic.cli.arguments import (
     add_limit,
     add_policy,
     deletion,
+    has_deletion,
     natural,
     print_json,
 )
@@ -64,6 +65,22 @@ def register(commands) -> None:
     add_distrust(explain)
     add_json(explain, "why")
     explain.set_defaults(run=_run_why)
+
+    asking = commands.add_parser(
+        "ask", help="the facts matching a pattern, stored or lazy (derived on demand), with support sets",
+        description="Answer an atom such as 'edge(\"a\", \"RO:0002131\", _)' (a variable or _ matches any "
+                    "value): every stored fact that matches it and, where the graph was built with .lazy "
+                    "declarations, every lazy fact, derived on demand by the lazy rules over the stored "
+                    "facts. Each answer lists its support sets (the minimal ones, from the circuit) and, "
+                    "with a deletion, whether it holds under it.")
+    add_graph(asking)
+    add_at(asking)
+    asking.add_argument("question", metavar="ATOM", help='an atom, e.g. \'edge("a", "RO:0002131", _)\'')
+    asking.add_argument("--sets", type=natural, default=3, metavar="N",
+                        help="support sets shown per fact, the smallest first (default 3)")
+    add_deletion(asking, policy=False)
+    add_json(asking, "ask")
+    asking.set_defaults(run=_run_ask)
 
     broken = commands.add_parser(
         "whynot", help="which deleted sources broke each support set of an artifact",
@@ -194,6 +211,24 @@ def _run_why(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         print_why(result)
+    return 0
+
+
+def _run_ask(args: argparse.Namespace) -> int:
+    from polygraph_logic.query.lazy_facts import ask  # start-up time: loaded when run
+    with Graph(args.graph, at=args.at) as graph:
+        answers = ask(graph, args.question, deletion(args) if has_deletion(args) else None)
+    if args.json:
+        print_json({"question": args.question, "answers": [a.to_json(args.sets) for a in answers]})
+        return 0
+    for answer in answers:
+        shown = answer.to_json(args.sets)
+        more = "" if answer.complete else " at least"
+        print(f"{shown['fact']}{'  (lazy)' if answer.lazy else ''}: {shown['verdict']};{more} "
+              f"{len(answer.support_sets)} support set(s)")
+        for support in shown["support_sets"]:
+            print("  " + " · ".join(support) if support else "  (background knowledge)")
+    print(f"{len(answers)} fact(s) match {args.question}")
     return 0
 
 

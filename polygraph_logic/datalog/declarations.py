@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from polygraph_logic.datalog.directives import BASE_TYPES, Declaration, IODirective, TypeDeclaration
+from polygraph_logic.datalog.directives import BASE_TYPES, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
 from polygraph_logic.datalog.safety import aggregates_in, literal_terms
@@ -28,6 +28,7 @@ class Declarations:
     relations: dict[str, Declaration] = field(default_factory=dict)
     types: dict[str, TypeDeclaration] = field(default_factory=dict)
     io: list[IODirective] = field(default_factory=list)
+    lazy: list[LazyDeclaration] = field(default_factory=list)
 
     @classmethod
     def collect(cls, directives: Iterable) -> "Declarations":
@@ -46,6 +47,8 @@ class Declarations:
                     raise ProgramError("duplicate_declaration", f"type {item.name} is declared twice",
                                        item.position)
                 found.types[item.name] = item
+            elif isinstance(item, LazyDeclaration):
+                found.lazy.append(item)
             elif item.kind == "limitsize":
                 raise ProgramError("unsupported_directive", ".limitsize is not supported; "
                                    "bound a runaway relation with polygraph eval --max-facts", item.position)

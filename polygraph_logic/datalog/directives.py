@@ -6,6 +6,7 @@ against them and ``souffle_io.py`` carries out the I/O directives.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from polygraph_logic.errors import Position
@@ -79,4 +80,22 @@ class IODirective:
         return f".{self.kind} {self.relation}" + (f"({params})" if params else "")
 
 
-Directive = Declaration | TypeDeclaration | IODirective
+@dataclass(frozen=True)
+class LazyDeclaration:
+    """``.lazy rel`` or ``.lazy rel("c", _)``: facts a graph build leaves unmaterialized (derived on demand).
+
+    ``pattern`` is None for the whole relation, else one value per argument (None for ``_``)."""
+
+    relation: str
+    pattern: tuple | None = None
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        if self.pattern is None:
+            return f".lazy {self.relation}"
+        args = ", ".join("_" if v is None else json.dumps(v, ensure_ascii=False) if isinstance(v, str) else str(v)
+                         for v in self.pattern)
+        return f".lazy {self.relation}({args})"
+
+
+Directive = Declaration | TypeDeclaration | IODirective | LazyDeclaration

@@ -15,7 +15,7 @@ from functools import lru_cache
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, TypeDeclaration
+from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.functions import FUNCTIONS
 from polygraph_logic.resources import resource_path
@@ -255,6 +255,21 @@ class _ToAst(Transformer):
     def pragma(self, children):
         return []
 
+    def lazy(self, children):
+        """``.lazy rel`` (a bare name: the whole relation) or ``.lazy rel("c", _, ...)``."""
+        found = []
+        for item in children:
+            if isinstance(item, Variable):
+                found.append(LazyDeclaration(item.name, None, item.position))
+            elif isinstance(item, Atom) and all(isinstance(a, (Constant, Wildcard)) for a in item.args):
+                pattern = tuple(a.value if isinstance(a, Constant) else None for a in item.args)
+                found.append(LazyDeclaration(item.relation, pattern, item.position))
+            else:
+                position = getattr(item, "position", None)
+                raise ParseError("syntax_error", f"'.lazy {item}': name a relation (.lazy rel) or a pattern "
+                                 "of constants and _ (.lazy edge(_, \"RO:0002131\", _))", position)
+        return found
+
 
 def _resolve_aggregates(rule: Rule) -> Rule:
     """Returns the rule with each aggregate's ``outer`` set: its variables used outside it."""
@@ -358,7 +373,7 @@ def _expected(error: UnexpectedInput) -> str:
 
 
 _DIRECTIVE = re.compile(r"\.([A-Za-z_]+)")
-_SUPPORTED = ".decl, .type, .input, .output, .printsize, .limitsize, .plan, .pragma"
+_SUPPORTED = ".decl, .type, .input, .output, .printsize, .limitsize, .plan, .pragma, .lazy"
 
 
 def parse_clauses(text: str, file: str = "<string>") -> list:

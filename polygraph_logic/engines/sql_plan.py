@@ -20,7 +20,7 @@ the two agree except where that engine's answer depends on the order of its fact
 tests/test_engines.py, test_capped_sum_does_not_depend_on_fact_order).
 
 Only what the SQL plan can evaluate exactly is planned: positive atoms over variables,
-constants and wildcards.  Any other rule raises ``PolygraphError(engine_unsupported)``
+constants and wildcards, and ``variable != constant`` (the guard of a lazy pattern).  Any other rule raises ``PolygraphError(engine_unsupported)``
 naming it, never a different answer.
 """
 
@@ -31,7 +31,7 @@ from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.datalog.syntax import Atom, Constant, Rule, Variable, Wildcard
+from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
 from polygraph_logic.engines import sql_labels as labels, pairs
 from polygraph_logic.engines.dialect import Dialect
 
@@ -47,6 +47,7 @@ class Shape:
     body: tuple[tuple[str, Pattern], ...]
     params: list[tuple[int, ...]] = field(default_factory=list)  # one row per rule (value ids)
     rules: list[Rule] = field(default_factory=list)
+    filters: tuple[tuple[int, int], ...] = ()  # (variable, parameter): the variable's value is not the parameter's
 
     @property
     def table(self) -> str:
@@ -112,6 +113,7 @@ class Plan:
                         where.append(f"{column} = {bound[item[1]]}")
                     else:
                         bound[item[1]] = column
+        where += [f"{bound[variable]} <> p.c{param}" for variable, param in shape.filters]
         heads = [f"p.c{item[1]}" if item[0] == "p" else bound[item[1]] for item in head_pattern] or ["0"]
         select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, self.keys(head_relation)))
         order = product_order([pattern for _, pattern in shape.body], delta)
@@ -155,7 +157,7 @@ class Plan:
                 i for i, (body_relation, _) in enumerate(shape.body)
                 if body_relation in deltas and (present is None or feasible(shape, i, present))]
             for i in variants:
-                if i is not None and len(shape.body) == 2:
+                if i is not None and len(shape.body) == 2 and not shape.filters:
                     key, text = pairs.driver(self, shape, i)
                     pair_groups.setdefault(key, []).append(text)
                 else:
@@ -261,7 +263,7 @@ def make_plan(program: Program, cap: int | None) -> Plan:
                 key, params = _lift(rule)
                 shape = shapes.get(key)
                 if shape is None:
-                    shape = shapes[key] = Shape(count, key[0], key[1])
+                    shape = shapes[key] = Shape(count, key[0], key[1], filters=key[2])
                     count += 1
                 shape.params.append(tuple(plan.intern(v) for v in params))
                 shape.rules.append(rule)
@@ -289,16 +291,33 @@ def _lift(rule: Rule) -> tuple[tuple, list]:
                 _unsupported(rule, f"the argument '{arg}' is not a variable or a constant")
         return tuple(items)
 
-    body = []
+    body, excluded = [], []
     for literal in rule.body:
+        if _is_exclusion(literal):
+            excluded.append(literal)
+            continue
         if not isinstance(literal, Atom):
-            _unsupported(rule, f"'{literal}' is not a positive atom (negation, comparison, "
-                               "assignment and constraints are not planned)")
+            _unsupported(rule, f"'{literal}' is not a positive atom (negation, comparisons other than "
+                               "variable != constant, assignment and constraints are not planned)")
         body.append((literal.relation, pattern(literal, False)))
     if not body:
         _unsupported(rule, "a rule without body atoms")
+    filters = []
+    for literal in excluded:  # after the body, so that the parameters of the atoms come first
+        variable, constant = (literal.left, literal.right) if isinstance(literal.left, Variable) else (
+            literal.right, literal.left)
+        if variable.name not in variables:
+            _unsupported(rule, f"'{literal}' compares a variable no body atom binds")
+        filters.append((variables[variable.name], len(params)))
+        params.append(constant.value)
     head = (rule.head.relation, pattern(rule.head, True))
-    return (head, tuple(body)), params
+    return (head, tuple(body), tuple(filters)), params
+
+
+def _is_exclusion(literal) -> bool:
+    """``x != "c"`` (or ``"c" != x``): the guard a lazy pattern puts on a rule (datalog/lazy.py)."""
+    return (isinstance(literal, Comparison) and literal.op == "!=" and
+            {type(literal.left), type(literal.right)} == {Variable, Constant})
 
 
 def _unsupported(rule: Rule, reason: str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -13,7 +13,9 @@ from typing import Callable, Iterable, Iterator, Sequence
 from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key
+from polygraph_logic.datalog.lazy import LazyPart, split
 from polygraph_logic.datalog.program import Program, load_program
+from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.assertions import Assertion
@@ -26,8 +28,10 @@ from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.versions import file_entry
 
 
-def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=None) -> dict[str, str]:
-    """The meta rows that record how a graph was built (the graph file's, a tables folder's)."""
+def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=None,
+               lazy: LazyPart | None = None) -> dict[str, str]:
+    """The meta rows that record how a graph was built (the graph file's, a tables folder's);
+    ``lazy``: the patterns and rules left to on-demand derivation (datalog/lazy.py)."""
     meta = {
         "cap": "none" if cap is None else str(cap),
         "rule_files": json.dumps(rule_files),
@@ -36,6 +40,8 @@ def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=No
     }
     if origins:
         meta["origins"] = origins.to_json()
+    if lazy is not None:
+        meta["lazy"] = lazy.to_json()
     return meta
 
 
@@ -58,6 +64,7 @@ class Build:
     origins: object = None  # origins.Origins: the derived_from mapping stored with the graph
     inputs: list = field(default_factory=list)  # the input files (versions.file_entry), recorded as version 1
     circuit: bool = True  # write stores the derivations of the capped facts (circuit_build.py)
+    lazy: LazyPart | None = None  # what the build left to on-demand derivation (datalog/lazy.py)
 
     @cached_property
     def artifacts(self) -> list[Artifact]:
@@ -83,7 +90,7 @@ class Build:
 
     def write(self, path: str | Path, progress: Callable[[str, int], None] | None = None) -> None:
         """Persists the graph atomically (see store.write_graph), collecting artifacts as it goes."""
-        meta = build_meta(self.cap, self.rule_files, self.over_cap, self.origins)
+        meta = build_meta(self.cap, self.rule_files, self.over_cap, self.origins, self.lazy)
         started = time.perf_counter()
         facts, rules = (), ()
         if self.model is not None:
@@ -157,11 +164,12 @@ class PreparedBuild:
     program: Program
     inputs: list[dict]
     seconds: dict[str, float]
+    lazy: LazyPart | None = None  # the patterns and rules ``program`` leaves out (datalog/lazy.py)
 
     def build(self, model: Model) -> Build:
         """The Build of ``model``, the evaluated ``program``."""
         return Build(self.assertions, self.receipts, self.cap, self.rule_files, self.compiled.over_cap,
-                     model, self.seconds, inputs=self.inputs)
+                     model, self.seconds, inputs=self.inputs, lazy=self.lazy)
 
 
 def prepare_build(assertions, receipts=None, rules: Iterable[str | Path] = (), cap: int | None = 8) -> PreparedBuild:
@@ -190,10 +198,11 @@ def _prepare_build(assertions, receipts, rules: Iterable[str | Path], cap: int |
 
     started = time.perf_counter()
     compiled = compile_inputs(assertions, receipts, cap)
-    program = compiled.program(*rule_programs(rule_files))
+    extra = rule_programs(rule_files)
+    program, lazy = without_lazy(compiled.program(*extra), extra)
     seconds["compile"] = time.perf_counter() - started
 
-    return PreparedBuild(assertions, receipts, cap, rule_files, compiled, program, inputs, seconds)
+    return PreparedBuild(assertions, receipts, cap, rule_files, compiled, program, inputs, seconds, lazy)
 
 
 def rule_programs(rule_files: list[str]) -> list[Program]:
@@ -205,6 +214,16 @@ def rule_programs(rule_files: list[str]) -> list[Program]:
                 "tracked_fact_in_rules", f"rule files may hold background facts only; '{fact}' is tracked: "
                 "state it as an assertion (assertions.jsonl) so that it has a source", fact.position)
     return extra
+
+
+def without_lazy(program: Program, extra: list[Program]) -> tuple[Program, LazyPart | None]:
+    """``program`` without what the rule files' ``.lazy`` declarations leave to on-demand
+    derivation (datalog/lazy.py: lazy rules out, guarded rules guarded), and that lazy part."""
+    declared = [item for more in extra for item in more.declarations.lazy]
+    rules, lazy = split(program.rules, declared, program.arities)
+    if lazy is None:
+        return program, None
+    return replace(program, rules=rules, strata=stratify(rules, program.arities)), lazy
 
 
 def input_files(paths, assertions: list, receipts: list) -> list[dict]:

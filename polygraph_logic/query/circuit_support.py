@@ -9,6 +9,8 @@ with a capped one their derivations and the assertions stating them.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 from polygraph_logic.graph.goal_plans import FactKey, stated_by
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
@@ -53,16 +55,40 @@ def expanded(graph: Graph, fact: FactKey, budget: int = BUDGET) -> Expansion | N
     found = graph.fact_numbers(relation, [fact_key(args)])
     if not found:
         return None
-    root = next(iter(found.values()))[0]
+    return expand_node(graph, next(iter(found.values()))[0], budget=budget)
+
+
+def expand_node(graph: Graph, root: int, lazy: Mapping[int, Collection[frozenset]] | None = None,
+                budget: int = BUDGET) -> Expansion:
+    """The minimal support sets of the stored fact or lazy node ``root``: ``lazy`` holds the
+    derivation bodies of lazy facts (negative numbers; datalog/on_demand.py).  A capped stored
+    fact of a graph without a circuit counts with its capped sets, and the expansion then says
+    it is incomplete."""
     facts = _Facts(graph)
+    lazy = lazy or {}
+    circuit_held = graph.has_circuit()
+    capped_leaf = [False]
+
+    def label(num: int):
+        if num < 0:
+            return None
+        found = facts.label(num)
+        if found is None and not circuit_held:
+            capped_leaf[0] = True
+            return [frozenset(group) for group in graph.decode(facts.rows[num][2])]
+        return found
 
     def circuit(asked):
-        derivations = graph.derivations(asked)
-        facts.load([*asked, *(b for found in derivations.values() for _, body in found for b in body)])
-        return {num: ([frozenset((n,)) for n in stated_by(graph, facts.key(num))],
-                      [body for _, body in derivations.get(num, ())]) for num in asked}
+        stored = [num for num in asked if num > 0]
+        derivations = graph.derivations(stored) if stored else {}
+        facts.load([*stored, *(b for found in derivations.values() for _, body in found for b in body if b > 0)])
+        gates = {num: ([frozenset((n,)) for n in stated_by(graph, facts.key(num))],
+                       [body for _, body in derivations.get(num, ())]) for num in stored}
+        gates.update((num, ((), [tuple(sorted(body)) for body in lazy.get(num, ())])) for num in asked if num < 0)
+        return gates
 
-    return expand(root, facts.label, circuit, budget)
+    found = expand(root, label, circuit, budget)
+    return Expansion(found.sets, found.complete and not capped_leaf[0])
 
 
-__all__ = ["BUDGET", "expanded"]
+__all__ = ["BUDGET", "expand_node", "expanded"]

@@ -34,7 +34,7 @@ from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS
 from polygraph_logic.provenance.variables import natural_key
 from polygraph_logic.tables.layout import _quoted
 from polygraph_logic.allocation import collector_paused
-from polygraph_logic.graph.build import PreparedBuild, rule_programs
+from polygraph_logic.graph.build import PreparedBuild, rule_programs, without_lazy
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.store.versions import file_entry
 from polygraph_logic.tables.digests import Background
@@ -260,6 +260,6 @@ def prepare(con, assertions, receipts, rules, cap: int | None):
             compiled.merges, compiled.summaries = native.receipts.split()
             compiled.over_cap = native.receipts.over_cap
         tables = native.tables()
-        program = compiled.program(*parsed, tables=tables, tracked=tables)
+        program, lazy = without_lazy(compiled.program(*parsed, tables=tables, tracked=tables), parsed)
         seconds["compile"] = time.perf_counter() - started
-    return PreparedBuild([], [], cap, rule_files, compiled, program, inputs, seconds), native
+    return PreparedBuild([], [], cap, rule_files, compiled, program, inputs, seconds, lazy), native

@@ -1,0 +1,130 @@
+"""Questions by pattern (``edge("a", "RO:0002131", _)``): stored facts, and lazy ones derived on demand.
+
+A graph built with ``.lazy`` declarations (datalog/lazy.py) stores the patterns and rules it
+left out.  ``ask`` answers a pattern with every fact that matches it: a stored fact with its
+label, a lazy one derived on demand (datalog/on_demand.py) over the stored facts of the
+relations the lazy rules read, loaded once.  Each answer's support sets are the minimal DNF
+of its circuit (the lazy derivations, then the stored circuit of capped labels), and under a
+deletion its verdict follows from them: it holds when a support set survives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from polygraph_logic.datalog.join_plan import Store
+from polygraph_logic.datalog.lazy import LazyPart, Pattern
+from polygraph_logic.datalog.on_demand import OnDemand
+from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.syntax import Atom, Constant, Rule, format_value
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.query.circuit_support import BUDGET, expand_node
+
+
+def lazy_part(graph: Graph) -> LazyPart | None:
+    """What the graph's build left to on-demand derivation (None: nothing)."""
+    text = graph.meta.get("lazy")
+    return LazyPart.from_json(text) if text else None
+
+
+def parse_question(text: str) -> tuple[str, Pattern]:
+    """``rel("a", _, x)`` as its relation and pattern (a variable or ``_``: any value)."""
+    try:
+        clauses = parse_source(f"question() :- {text.strip().rstrip('.')}.", "(question)").clauses
+    except PolygraphError as error:
+        raise PolygraphError("bad_argument", f"'{text}' is not an atom such as edge(\"a\", \"RO:0002131\", _): "
+                                             f"{error.message}") from None
+    rule = clauses[0] if clauses else None
+    if not isinstance(rule, Rule) or len(rule.body) != 1 or not isinstance(rule.body[0], Atom):
+        raise PolygraphError("bad_argument", f"'{text}' is not one atom such as edge(\"a\", \"RO:0002131\", _)")
+    atom = rule.body[0]
+    return atom.relation, tuple(arg.value if isinstance(arg, Constant) else None for arg in atom.args)
+
+
+class LazyFacts:
+    """A graph's stored facts of the relations its lazy rules read, and the on-demand evaluator over them."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.part = lazy_part(graph)
+        self.store = None
+        self.engine = None
+        if self.part is not None:
+            read = {atom.relation for rule in self.part.rules for atom in rule.body if isinstance(atom, Atom)}
+            read |= set(self.part.patterns.by_relation)
+            self.store = Store({relation: 0 for relation in read})
+            for relation, args, num, background in graph.relation_facts(read):
+                self.store.relations[relation][args] = None if background else num
+            self.engine = OnDemand(self.part, self._stored)
+
+    def _stored(self, relation: str, pattern: Pattern):
+        rows = self.store.relations.get(relation)
+        if not rows:
+            return ()
+        positions = tuple(k for k, v in enumerate(pattern) if v is not None)
+        if len(positions) == len(pattern):
+            return ((pattern, rows[pattern]),) if pattern in rows else ()
+        if not positions:
+            return rows.items()
+        index = self.store.index(relation, positions)
+        return ((args, rows[args]) for args in index.get(tuple(pattern[k] for k in positions), ()))
+
+    def is_lazy(self, relation: str, pattern: Pattern) -> bool:
+        return self.part is not None and bool(self.part.patterns.meeting(relation, pattern))
+
+
+@dataclass
+class Answer:
+    """One fact matching a question: its support sets (assertion ids) and verdict."""
+
+    relation: str
+    args: tuple
+    lazy: bool
+    support_sets: list[list[str]]
+    complete: bool
+    holds: bool | None  # under the deletion asked about (None: the expansion was cut short and no set survives)
+
+    def to_json(self, sets: int | None = None) -> dict:
+        shown = self.support_sets if sets is None else self.support_sets[:sets]
+        return {"fact": f"{self.relation}({', '.join(map(format_value, self.args))})", "relation": self.relation,
+                "args": list(self.args), "lazy": self.lazy, "support_set_count": len(self.support_sets),
+                "complete": self.complete, "support_sets": shown,
+                "verdict": {True: "holds", False: "falls", None: "uncertain"}[self.holds]}
+
+
+def ask(graph: Graph, question: str, deletion=None, facts: LazyFacts | None = None,
+        budget: int = BUDGET) -> list[Answer]:
+    """The facts matching ``question`` (an atom; variables and ``_`` match anything), stored
+    and lazy, sorted; with ``deletion`` (a whatif.Deletion), each one's verdict under it."""
+    relation, pattern = parse_question(question)
+    facts = facts or LazyFacts(graph)
+    deleted = set(deletion.numbers(graph)) if deletion is not None else set()
+    roots: dict[tuple, tuple[int, bool, dict]] = {}
+    if facts.is_lazy(relation, pattern):
+        for args, node in facts.engine.ask(relation, pattern).items():
+            roots[args] = (node, True, facts.engine.derivations)
+    for args, num in _stored(graph, relation, pattern):
+        roots.setdefault(args, (num, False, {}))
+    answers = []
+    for args in sorted(roots, key=fact_key):
+        node, lazy, derivations = roots[args]
+        expansion = expand_node(graph, node, derivations, budget)
+        names = graph.names({n for m in expansion.sets for n in m})
+        sets = [sorted(names[n] for n in m) for m in expansion.sets]
+        alive = any(m.isdisjoint(deleted) for m in expansion.sets)
+        answers.append(Answer(relation, args, lazy, sets, expansion.complete,
+                              True if alive else (False if expansion.complete else None)))
+    return answers
+
+
+def _stored(graph: Graph, relation: str, pattern: Pattern):
+    """``(args, number)`` of the stored facts of ``relation`` matching ``pattern`` (those whose
+    label is 1 too: background knowledge holds whatever is deleted)."""
+    for stored_relation, args, num, _ in graph.relation_facts([relation]):
+        if all(p is None or p == v for p, v in zip(pattern, args)):
+            yield args, num
+
+
+__all__ = ["Answer", "LazyFacts", "ask", "lazy_part", "parse_question"]
