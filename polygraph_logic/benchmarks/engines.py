@@ -82,22 +82,24 @@ ENGINES = ("python", "duckdb", "tables", "spark", "spark-tables")
 
 
 def child(engine: str, directory: Path, cap: int | None, memory_limit: str | None, master: str = "local[2]") -> None:
-    """Builds and writes one graph (``engine``: one of ENGINES); prints its costs as one JSON line."""
+    """Builds and writes one graph (``engine``: one of ENGINES) from the inputs in ``directory``
+    with rules/ro.dl (and ``lazy.dl`` when the directory has one); prints its costs as one JSON line."""
     if engine.startswith("spark"):
         spark_child(engine, directory, cap, master)
         return
 
     rounds = []
     clock = Stopwatch()
+    rules = [rule_file("ro")] + ([directory / "lazy.dl"] if (directory / "lazy.dl").exists() else [])
     if engine == "tables":  # DuckDB writing the tables folder itself
-        built = build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
+        built = build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", rules,
                              directory / "direct.tables", cap=cap, memory_limit=memory_limit, rounds=rounds.append)
         total = clock()
         print(json.dumps({"seconds": built.seconds, "total": total, "rss_mb": peak_rss_mb(),
                           "facts": built.rows["facts"],
                           "rounds": [[r.stratum, r.round, r.delta_facts, r.monomials, r.seconds] for r in rounds]}))
         return
-    build = build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
+    build = build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", rules,
                         cap=cap, engine=engine, memory_limit=memory_limit,
                         rounds=rounds.append if engine == "duckdb" else None)
     build.write(directory / f"{engine}.graph")

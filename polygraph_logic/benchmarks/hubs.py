@@ -18,34 +18,45 @@ child process of its own (its peak RSS its own), one after the other in this run
   edges grow with the copies, as the exponent of a doubling (1: linear, 2: quadratic).
 
     python -m polygraph_logic.benchmarks.hubs [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
-                              [--series-hubs 20] [--memory-limit SIZE]
+                              [--series-hubs 20] [--memory-limit SIZE] [--lazy]
+
+With ``--lazy`` the two chains are declared ``.lazy`` (datalog/lazy.py): the build leaves them,
+and what follows from them, to ``ask``; each row then adds a whole-process what-if and ask.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import tempfile
 from pathlib import Path
 
 from polygraph_logic.benchmarks.engines import child_run, write_inputs
+from polygraph_logic.benchmarks.harness import run
 from polygraph_logic.tables.layout import table_path
 
 #: the chains' conclusions, the predicates that grow with the square of a hub's neighbours
 CHAINS = {"RO:0002379": "coextensive", "RO:0002131": "overlaps"}
 
 
-def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | None = None) -> dict | str:
-    """Builds the graph of ``copies`` sharing ``hubs`` and counts what its folder holds; what
-    stopped the build (a string) when it failed or ran past ``timeout`` seconds."""
+def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | None = None,
+            lazy: bool = False) -> dict | str:
+    """Builds the graph of ``copies`` sharing ``hubs`` (with ``lazy``: the two chains declared
+    ``.lazy``) and counts what its folder holds; what stopped the build (a string) when it
+    failed or ran past ``timeout`` seconds.  A lazy graph also reports a whole-process
+    single-source what-if and an ``ask`` of the lazy overlaps of a hub's neighbour."""
     import duckdb  # duckdb is an optional extra
     with tempfile.TemporaryDirectory(prefix="polygraph-hubs-") as work:
         directory = Path(work)
         graph = write_inputs(directory, copies, hubs)
+        if lazy:
+            (directory / "lazy.dl").write_text(LAZY)
         built = child_run(directory, "tables", 8, memory_limit, timeout)
         if isinstance(built, list):  # what the build said last
             return "; ".join(built)
+        queries = _queries(directory, graph) if lazy else {}
         facts = str(table_path(directory / "direct.tables", "facts")).replace("'", "''")
         derivations = str(table_path(directory / "direct.tables", "derivations")).replace("'", "''")
         # one scan of the facts file: its counts, and each chain's edges (an edge's args: [s, p, o])
@@ -61,8 +72,26 @@ def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | N
             "monomials": int(monomials), "inexact": inexact, **dict(zip(CHAINS.values(), chains)),
             "derivations": gates, "circuit": built["seconds"].get("circuit", 0.0),
             "seconds": built["total"], "evaluate": built["seconds"]["evaluate"], "rss_mb": built["rss_mb"],
-            "rounds": len(built["rounds"])}
+            "rounds": len(built["rounds"]), "lazy": lazy, **queries}
 
+
+#: the chains that relate every pair of a hub's neighbours, left unmaterialized
+LAZY = '.lazy edge(_, "RO:0002379", _), edge(_, "RO:0002131", _)\n'
+
+
+def _cli(*arguments) -> list[str]:
+    return [sys.executable, "-m", "polygraph_logic.cli", *map(str, arguments)]
+
+
+def _queries(directory: Path, graph) -> dict:
+    """Whole-process seconds of ``whatif --retract-source`` (the first retracted source) and of
+    ``ask`` for the lazy overlaps of the subject of the first part_of assertion."""
+    folder = directory / "direct.tables"
+    source = graph.retracted[0]
+    subject = next(a.subject for a in graph.assertions if a.predicate == "BFO:0000050")
+    whatif = run(_cli("whatif", folder, "--retract-source", source, "--json")).check("whatif")
+    asked = run(_cli("ask", folder, f'edge("{subject}", "RO:0002131", _)', "--json")).check("ask")
+    return {"whatif_s": whatif.seconds, "ask_s": asked.seconds, "asked": len(json.loads(asked.stdout)["answers"])}
 
 def _row(m: dict | str, base: dict | None, copies: int, hubs: int) -> str:
     if isinstance(m, str):
@@ -75,7 +104,9 @@ def _row(m: dict | str, base: dict | None, copies: int, hubs: int) -> str:
             f"{m['derivations']:,} derivations stored; "
             f"{m['seconds']:6.2f} s{grown('seconds')} (evaluate {m['evaluate']:.2f} s, {m['rounds']} rounds, "
             f"circuit {m['circuit']:.2f} s), "
-            f"peak {m['rss_mb']:.0f} MB{grown('rss_mb')}")
+            f"peak {m['rss_mb']:.0f} MB{grown('rss_mb')}"
+            + (f"; whatif {m['whatif_s']:.2f} s, ask {m['ask_s']:.2f} s ({m['asked']} lazy facts)"
+               if m.get("lazy") else ""))
 
 
 def exponent(small: int, large: int, copies_small: int, copies_large: int) -> float:
@@ -93,16 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies-series", type=int, nargs="*", default=[10, 20, 40])
     parser.add_argument("--series-hubs", type=int, default=20)
     parser.add_argument("--memory-limit", default=None, help="DuckDB's limit for every build (e.g. 4GB)")
+    parser.add_argument("--lazy", action="store_true",
+                        help="declare the two chains (spatially coextensive with, overlaps) .lazy in every "
+                             "build, and time a what-if and an ask on each")
     parser.add_argument("--timeout", type=float, default=600, metavar="SECONDS",
                         help="a build still running after this long is stopped and said so (default 600)")
     args = parser.parse_args(argv)
     limit = f", --memory-limit {args.memory_limit}" if args.memory_limit else ""
     if args.hubs:
-        print(f"x{args.copies}, hubs shared by every copy (duckdb -> tables, cap 8{limit}; growth against "
+        lazy = ", the chains .lazy" if args.lazy else ""
+        print(f"x{args.copies}, hubs shared by every copy (duckdb -> tables, cap 8{limit}{lazy}; growth against "
               f"{args.hubs[0]} hubs):", flush=True)
         base = None
         for hubs in args.hubs:
-            m = measure(args.copies, hubs, args.memory_limit, args.timeout)
+            m = measure(args.copies, hubs, args.memory_limit, args.timeout, args.lazy)
             print(_row(m, base, args.copies, hubs), flush=True)
             if base is None and isinstance(m, dict):
                 base = m
@@ -111,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         series = []
         for copies in args.copies_series:
-            m = measure(copies, args.series_hubs, args.memory_limit, args.timeout)
+            m = measure(copies, args.series_hubs, args.memory_limit, args.timeout, args.lazy)
             print(_row(m, series[0] if series else None, copies, args.series_hubs), flush=True)
             if isinstance(m, dict):
                 series.append(m)

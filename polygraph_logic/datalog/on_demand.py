@@ -4,10 +4,11 @@ A question is a pattern (``edge("a", "RO:0002131", _)``).  Each *subgoal* (a rel
 pattern) keeps a table of the lazy facts found for it; a rule whose head meets the subgoal
 runs with the head's variables bound from it, its body atoms joined most-bound first, each
 body atom read from the materialized facts (``stored``) and, where it meets a lazy pattern,
-from the table of that subgoal (registered when first read).  Every table is re-run until
-no table gains a derivation: the iterated query-subquery evaluation of the program's
-goal-directed part, whose fixpoint holds every derivation of every lazy fact the question
-reaches.
+from the table of that subgoal (registered when first read).  A subgoal runs again when a
+table it read gains a fact (a derivation names its body facts, not their labels, so only new
+facts can give a subgoal new derivations): the query-subquery evaluation of the program's
+goal-directed part, run to its fixpoint by a worklist, which holds every derivation of every
+lazy fact the question reaches.
 
 What it returns is a circuit (provenance/circuit.py): each lazy fact is a node (a negative
 number) whose derivations are bodies of references, materialized facts by their stored
@@ -49,7 +50,9 @@ class OnDemand:
         self.nodes: dict[tuple[str, tuple], Ref] = {}
         self.facts: dict[Ref, tuple[str, tuple]] = {}
         self.derivations: dict[Ref, set[frozenset]] = {}
-        self._changed = False
+        self._readers: dict[tuple[str, Pattern], set[tuple[str, Pattern]]] = {}  # table -> subgoals reading it
+        self._dirty: dict[tuple[str, Pattern], None] = {}  # subgoals to run (again), in order
+        self._running: tuple[str, Pattern] | None = None
 
     def ask(self, relation: str, pattern: Pattern) -> dict[tuple, Ref]:
         """The lazy facts of ``relation`` matching ``pattern``, each with its node; the
@@ -57,11 +60,12 @@ class OnDemand:
         goals = [(relation, _narrow(p, pattern)) for p in self.part.patterns.meeting(relation, pattern)]
         for goal in goals:
             self._table(goal)
-        self._changed = True
-        while self._changed:
-            self._changed = False
-            for goal in list(self.tables):
-                self._run(goal)
+        while self._dirty:
+            goal = next(iter(self._dirty))
+            del self._dirty[goal]
+            self._running = goal
+            self._run(goal)
+        self._running = None
         found = {}
         for goal in goals:
             for args in self.tables[goal]:
@@ -72,7 +76,10 @@ class OnDemand:
         table = self.tables.get(goal)
         if table is None:
             table = self.tables[goal] = set()
-            self._changed = True
+            self._readers[goal] = set()
+            self._dirty[goal] = None
+        if self._running is not None:
+            self._readers[goal].add(self._running)
         return table
 
     def _node(self, relation: str, args: tuple) -> Ref:
@@ -102,11 +109,8 @@ class OnDemand:
                     continue  # a derivation through the fact itself never makes it hold first
                 if args not in table:
                     table.add(args)
-                    self._changed = True
-                held = self.derivations[node]
-                if body not in held:
-                    held.add(body)
-                    self._changed = True
+                    self._dirty.update(dict.fromkeys(self._readers[goal]))
+                self.derivations[node].add(body)
 
     def _join(self, literals: list, binding: dict, body: frozenset) -> Iterator[tuple[dict, frozenset]]:
         if not literals:
@@ -122,7 +126,12 @@ class OnDemand:
         atoms = [(i, lit) for i, lit in enumerate(literals) if isinstance(lit, Atom)]
         if not atoms:
             return  # a comparison whose variable no atom binds: the rule is unsafe, nothing follows
-        i, atom = max(atoms, key=lambda item: (self._bound(item[1], binding), -item[0]))
+        # the most bound atom first; of equally bound ones a materialized one (a look-up) before a
+        # lazy one (a subgoal: the less bound, the more of the lazy relation it derives)
+        meeting = self.part.patterns.meeting
+        i, atom = max(atoms, key=lambda item: (self._bound(item[1], binding),
+                                                not meeting(item[1].relation, atom_pattern(item[1], binding)),
+                                                -item[0]))
         rest = literals[:i] + literals[i + 1:]
         for args, ref in self._matches(atom, atom_pattern(atom, binding)):
             extended = unify(atom, args)
