@@ -56,6 +56,7 @@ CALLS = {
     "whatif": ["whatif", "f1.graph", "--retract-source", "PMID:39973430", "--retract-source", "PMID:40057077"],
     "why": ["why", "f1.graph", "merge:mapk-erk"],
     "whynot": ["whynot", "f1.graph", "summary:aim2", "--retract-source", "PMID:40057077"],
+    "ask": ["ask", "f1.graph", 'edge("AIM2", p, _)', "--assertion", "a32"],
     "robustness": ["robustness", "f1.graph", "merge:mapk-erk"],
     "top-sources": ["top-sources", "f1.graph", "--limit", "3"],
     "rests-on": ["rests-on", "f1.graph", "--kind", "model_hypothesis"],
