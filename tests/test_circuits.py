@@ -187,7 +187,7 @@ def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path, shared
 # --- versions: each add stores the circuit of its version ---------------------------------------
 
 @pytest.mark.parametrize("form", ["file", "folder"])
-def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path, form):
+def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path, shared_graph, form):
     """Figure 1 grown in three batches at cap 1 (a file by the Python engine, a folder by DuckDB):
     at every version the circuit is complete, and every deletion's verdicts are those of a fresh
     build of that version's inputs; an applied deletion keeps the circuit of the version before."""
@@ -210,8 +210,13 @@ def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path
         add(grown, a, r)
     revived = 0
     for version in (1, 2, 3):
-        fresh = tmp_path / f"v{version}.graph"
-        build_graph(*union(files, tmp_path, version), [RO], cap=1).write(fresh)
+        # the fresh build of a version's inputs (the same batches, Random(11), for both forms): built
+        # once, each form reading its own copy (conftest.py's shared_graph)
+
+        def fresh_build(folder: Path, version=version) -> Path:
+            build_graph(*union(files, folder, version), [RO], cap=1).write(folder / f"v{version}.graph")
+            return folder / f"v{version}.graph"
+        fresh = shared_graph(f"circuits-grown-11-v{version}", fresh_build, tmp_path / f"v{version}.graph")
         with Graph(grown, at=version) as old, Graph(fresh) as built:
             assert old.has_circuit() and built.has_circuit(), version
             for source in sorted({a.source for a in built.assertions.values()}):

@@ -214,7 +214,11 @@ def test_sigint_to_a_running_build_exits_130(tmp_path):
                                 "b.build_graph = slow\nimport polygraph_logic.cli.graph as g; g.build_graph = slow\n"
                                 f"sys.exit(main(['build', '--assertions', {str(FIGURE1 / 'assertions.jsonl')!r}, "
                                 f"'-o', {str(target)!r}]))"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               # Ctrl-C as a terminal delivers it: a suite started in the background
+                               # (`pytest &` from a script) inherits SIGINT ignored, and so would the
+                               # child, which then sleeps through the signal and the 60 s timeout
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert process.stdout.readline().strip() == "ready"
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)

@@ -14,11 +14,8 @@ import sqlite3
 import typing
 from pathlib import Path
 
-import anthropic
 import httpx2
 import pytest
-from anthropic._data import DEPRECATED_MODELS
-from anthropic.types.model_param import ModelParam
 
 from polygraph_logic.graph.records import load_assertions
 from polygraph_logic.llm import (
@@ -383,6 +380,10 @@ def test_the_api_key_reaches_the_header_and_nothing_else(api, tmp_path, caplog, 
 
 
 def test_model_from_flag_environment_or_default(api, tmp_path, monkeypatch):
+    # the SDK is imported here, not at the top: it takes 1-2 s to import, which every pytest-xdist
+    # worker would pay while collecting (the client itself imports it when a request is made)
+    from anthropic._data import DEPRECATED_MODELS
+    from anthropic.types.model_param import ModelParam
     assert DEFAULT_MODEL in typing.get_args(typing.get_args(ModelParam)[0])
     assert DEFAULT_MODEL not in DEPRECATED_MODELS and "sonnet" in DEFAULT_MODEL
     assert ModelClient().model == DEFAULT_MODEL
@@ -396,6 +397,7 @@ def test_model_from_flag_environment_or_default(api, tmp_path, monkeypatch):
 
 
 def test_the_sdk_is_used_without_its_own_retries(api, tmp_path):
+    import anthropic  # here, not at the top (see test_model_from_flag_environment_or_default)
     with client_for(api, tmp_path) as client:
         client.complete("rederive-merge", MERGE)
         assert isinstance(client._sdk, anthropic.Anthropic) and client._sdk.max_retries == 0
