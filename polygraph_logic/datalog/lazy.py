@@ -161,6 +161,36 @@ class LazyPart:
         return json.dumps({"declared": self.declared, "patterns": self.patterns.to_json(),
                            "rules": [str(rule) for rule in self.rules]}, ensure_ascii=False)
 
+    def goal_rules(self) -> list[Rule]:
+        """The rules as on-demand derivation runs them: each specialized to every pattern its head
+        meets (its head's variables bound to the pattern's constants throughout), since only
+        facts inside the patterns are derived on demand."""
+        found: dict[str, Rule] = {}
+        for rule in self.rules:
+            for pattern in self.patterns.meeting(rule.head.relation, atom_pattern(rule.head)):
+                binding = unify(rule.head, pattern)
+                if binding is not None:
+                    special = _substituted(rule, binding)
+                    found.setdefault(str(special), special)
+        return list(found.values())
+
+    def read_filters(self, rules: list[Rule]) -> dict[str, tuple[int, frozenset]]:
+        """For each relation ``rules`` read whose every body atom (and every lazy pattern) holds a
+        constant at one argument: that argument and the constants, the only facts of it they read."""
+        atoms: dict[str, list[Pattern]] = {}
+        for rule in rules:
+            for literal in rule.body:
+                if isinstance(literal, Atom):
+                    atoms.setdefault(literal.relation, []).append(atom_pattern(literal))
+        filters = {}
+        for relation, patterns in atoms.items():
+            patterns = patterns + self.patterns.of(relation)
+            for k in range(len(patterns[0])):
+                if all(p[k] is not None for p in patterns):
+                    filters[relation] = (k, frozenset(p[k] for p in patterns))
+                    break
+        return filters
+
     @classmethod
     def from_json(cls, text: str) -> "LazyPart":
         from polygraph_logic.datalog.source import parse_source  # the stored rules are parsed only when asked
@@ -168,6 +198,20 @@ class LazyPart:
         rules = [c for c in parse_source("\n".join(data["rules"]), "(stored lazy rules)").clauses
                  if isinstance(c, Rule)]
         return cls(data["declared"], Patterns.from_json(data["patterns"]), rules)
+
+
+def _substituted(rule: Rule, binding: dict) -> Rule:
+    """``rule`` with the variables of ``binding`` replaced by their values."""
+    def term(t):
+        return Constant(binding[t.name]) if isinstance(t, Variable) and t.name in binding else t
+
+    def literal(item):
+        if isinstance(item, Atom):
+            return replace(item, args=tuple(map(term, item.args)))
+        if isinstance(item, Comparison):
+            return replace(item, left=term(item.left), right=term(item.right))
+        return item
+    return replace(rule, head=literal(rule.head), body=tuple(map(literal, rule.body)))
 
 
 def _check_positive(rule: Rule, pattern: Pattern) -> None:

@@ -44,7 +44,7 @@ class OnDemand:
         self.part = part
         self.stored = stored
         self.by_head: dict[str, list[Rule]] = {}
-        for rule in part.rules:
+        for rule in part.goal_rules():
             self.by_head.setdefault(rule.head.relation, []).append(rule)
         self.tables: dict[tuple[str, Pattern], set[tuple]] = {}
         self.nodes: dict[tuple[str, tuple], Ref] = {}

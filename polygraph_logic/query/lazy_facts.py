@@ -52,10 +52,13 @@ class LazyFacts:
         self.store = None
         self.engine = None
         if self.part is not None:
-            read = {atom.relation for rule in self.part.rules for atom in rule.body if isinstance(atom, Atom)}
+            rules = self.part.goal_rules()
+            read = {atom.relation for rule in rules for atom in rule.body if isinstance(atom, Atom)}
             read |= set(self.part.patterns.by_relation)
             self.store = Store({relation: 0 for relation in read})
-            for relation, args, num, background in graph.relation_facts(read):
+            # only the facts the rules can read: at x40, the edges of a few predicates of a million
+            filters = {r: f for r, f in self.part.read_filters(rules).items() if r in read}
+            for relation, args, num, background in graph.relation_facts(read, filters):
                 self.store.relations[relation][args] = None if background else num
             self.engine = OnDemand(self.part, self._stored)
 

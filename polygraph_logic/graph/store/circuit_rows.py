@@ -103,12 +103,19 @@ class CircuitReads:
         return [(num, relation, self.args(args)) for num, relation, args in
                 self.query("SELECT num, relation, args FROM facts WHERE NOT exact ORDER BY num")]
 
-    def relation_facts(self, relations: Iterable[str]) -> Iterable[tuple[str, tuple, int, bool]]:
+    def relation_facts(self, relations: Iterable[str], only: dict[str, tuple[int, Iterable]] | None = None
+                       ) -> Iterable[tuple[str, tuple, int, bool]]:
         """``(relation, args, num, background)`` of every stored fact of ``relations`` (one scan;
-        ``background``: its label is 1)."""
+        ``background``: its label is 1); ``only``: for some of them, an argument and the values
+        it must hold (``{"edge": (1, ["BFO:0000050"])}``)."""
+        only = only or {}
+        whole = sorted(set(relations) - set(only))
+        where, parameters = ["relation IN (SELECT value FROM json_each(?))"], [json.dumps(whole)]
+        for relation, (k, values) in sorted(only.items()):
+            where.append(f"(relation = ? AND args->>'$[{int(k)}]' IN (SELECT value FROM json_each(?)))")
+            parameters += [relation, json.dumps(sorted(values, key=str))]
         for num, relation, args, label in self.query(
-                "SELECT num, relation, args, label FROM facts WHERE relation IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted(set(relations))),)):
+                f"SELECT num, relation, args, label FROM facts WHERE {' OR '.join(where)}", tuple(parameters)):
             yield relation, self.args(args), num, label in _ONE
 
     def fact_numbers(self, relation: str, args_keys: list[str]) -> dict[str, tuple[int, str | bytes]]:
