@@ -18,6 +18,7 @@ from typing import Callable, Iterable, Iterator
 
 from polygraph_logic.datalog.join_plan import Plan, Store
 from polygraph_logic.datalog.program import body_atoms
+from polygraph_logic.datalog.syntax import Constant, Variable
 from polygraph_logic.graph.store.circuit_rows import Row, write_file_circuit, write_folder_circuit
 from polygraph_logic.graph.store.folder_layout import is_folder
 from polygraph_logic.graph.store.graph_file import Graph
@@ -56,7 +57,7 @@ def derivations(graph: Graph, facts: Iterable[tuple[int, str, tuple]],
     rules = graph.rules_numbered(sorted({n for numbers in candidates for n in numbers}))
     read = {atom.relation for rule in rules.values() for atom in body_atoms(rule.body)}
     store = Store({relation: 0 for relation in read})
-    for relation, args, num, background in graph.relation_facts(read):
+    for relation, args, num, background in graph.relation_facts(read, read_filters(rules, facts, candidates)):
         store.relations[relation][args] = _NONE if background else frozenset((num,))
     found: list[frozenset] = []
     goal: list = [None]
@@ -81,6 +82,35 @@ def derivations(graph: Graph, facts: Iterable[tuple[int, str, tuple]],
             progress(done)
     if progress is not None:
         progress(len(facts))
+
+
+def read_filters(rules: dict, facts: list, candidates: list) -> dict[str, tuple[int, set]]:
+    """For each relation the rules read, an argument every body atom over it fixes (a constant,
+    or a head variable, whose values are the capped facts' there) and those values: the only
+    facts of it a proof can read (at x40, the edges of the predicates the capped facts' rules
+    name, not every edge)."""
+    head_values: dict[int, dict[str, set]] = {}
+    for (_, _, args), numbers in zip(facts, candidates):
+        for number in numbers:
+            seen = head_values.setdefault(number, {})
+            for arg, value in zip(rules[number].head.args, args):
+                if isinstance(arg, Variable):
+                    seen.setdefault(arg.name, set()).add(value)
+    allowed: dict[str, list[dict[int, set]]] = {}
+    for number, rule in rules.items():
+        bound = head_values.get(number, {})
+        for atom in body_atoms(rule.body):
+            fixed = {k: {arg.value} if isinstance(arg, Constant) else bound[arg.name]
+                     for k, arg in enumerate(atom.args)
+                     if isinstance(arg, Constant) or (isinstance(arg, Variable) and arg.name in bound)}
+            allowed.setdefault(atom.relation, []).append(fixed)
+    filters = {}
+    for relation, atoms in allowed.items():
+        common = set.intersection(*(set(fixed) for fixed in atoms))
+        if common:
+            k = min(common, key=lambda k: len(set().union(*(fixed[k] for fixed in atoms))))
+            filters[relation] = (k, set().union(*(fixed[k] for fixed in atoms)))
+    return filters
 
 
 def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None = None) -> int:
