@@ -13,7 +13,8 @@ child process of its own (its peak RSS its own), one after the other in this run
 
 - ``--hubs`` at ``--copies`` (default x40 with 0, 20, 40 and 80 hubs): facts, the two chains'
   edges, monomials, capped (inexact) labels and the derivations their circuit stores, seconds
-  (the circuit's among them) and peak RSS, each against the disjoint graph;
+  (the circuit's among them) and peak RSS, each against the disjoint graph, and a whole-process
+  single-source what-if on the folder built;
 - ``--copies-series`` at ``--series-hubs`` (default x10, x20, x40 with 20 hubs): how the chains'
   edges grow with the copies, as the exponent of a doubling (1: linear, 2: quadratic).
 
@@ -21,7 +22,7 @@ child process of its own (its peak RSS its own), one after the other in this run
                               [--series-hubs 20] [--memory-limit SIZE] [--lazy]
 
 With ``--lazy`` the two chains are declared ``.lazy`` (datalog/lazy.py): the build leaves them,
-and what follows from them, to ``ask``; each row then adds a whole-process what-if and ask.
+and what follows from them, to ``ask``; each row then adds a whole-process ``ask``.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | N
         built = child_run(directory, "tables", 8, memory_limit, timeout)
         if isinstance(built, list):  # what the build said last
             return "; ".join(built)
-        queries = _queries(directory, graph) if lazy else {}
+        queries = _queries(directory, graph, lazy)
         facts = str(table_path(directory / "direct.tables", "facts")).replace("'", "''")
         derivations = str(table_path(directory / "direct.tables", "derivations")).replace("'", "''")
         # one scan of the facts file: its counts, and each chain's edges (an edge's args: [s, p, o])
@@ -83,13 +84,15 @@ def _cli(*arguments) -> list[str]:
     return [sys.executable, "-m", "polygraph_logic.cli", *map(str, arguments)]
 
 
-def _queries(directory: Path, graph) -> dict:
-    """Whole-process seconds of ``whatif --retract-source`` (the first retracted source) and of
-    ``ask`` for the lazy overlaps of the subject of the first part_of assertion."""
+def _queries(directory: Path, graph, lazy: bool) -> dict:
+    """Whole-process seconds of ``whatif --retract-source`` (the first retracted source) and,
+    with ``lazy``, of ``ask`` for the lazy overlaps of the subject of the first part_of assertion."""
     folder = directory / "direct.tables"
     source = graph.retracted[0]
-    subject = next(a.subject for a in graph.assertions if a.predicate == "BFO:0000050")
     whatif = run(_cli("whatif", folder, "--retract-source", source, "--json")).check("whatif")
+    if not lazy:
+        return {"whatif_s": whatif.seconds}
+    subject = next(a.subject for a in graph.assertions if a.predicate == "BFO:0000050")
     asked = run(_cli("ask", folder, f'edge("{subject}", "RO:0002131", _)', "--json")).check("ask")
     return {"whatif_s": whatif.seconds, "ask_s": asked.seconds, "asked": len(json.loads(asked.stdout)["answers"])}
 
@@ -105,8 +108,8 @@ def _row(m: dict | str, base: dict | None, copies: int, hubs: int) -> str:
             f"{m['seconds']:6.2f} s{grown('seconds')} (evaluate {m['evaluate']:.2f} s, {m['rounds']} rounds, "
             f"circuit {m['circuit']:.2f} s), "
             f"peak {m['rss_mb']:.0f} MB{grown('rss_mb')}"
-            + (f"; whatif {m['whatif_s']:.2f} s, ask {m['ask_s']:.2f} s ({m['asked']} lazy facts)"
-               if m.get("lazy") else ""))
+            + f"; whatif {m['whatif_s']:.2f} s"
+            + (f", ask {m['ask_s']:.2f} s ({m['asked']} lazy facts)" if m.get("lazy") else ""))
 
 
 def exponent(small: int, large: int, copies_small: int, copies_large: int) -> float:
