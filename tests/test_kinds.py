@@ -154,19 +154,124 @@ def test_resting_is_what_falls_only_for_the_distrusted_kinds(variant):
         assert "distrust-kind model_hypothesis" in record["deletion"]
 
 
-def test_rests_on_lists_exactly_the_artifacts_every_support_set_of_which_holds_the_kind(variant):
-    assertions, _, path = variant
+def check_rests_on(graph, assertions, receipts, kinds) -> dict:
+    """rests_on against brute force: the artifacts every support set of which holds an assertion of
+    ``kinds`` (read from each exact label), and independently those a from-scratch Boolean evaluation
+    without those assertions does not derive; a still-entailed claim is one whose triple that
+    evaluation still derives as an edge; a summary with sentences is listed when any sentence is."""
+    result = rests_on(graph, kinds)
+    listed = [e["id"] for e in result["artifacts"]]
+    assert len(listed) == len(set(listed))
     kind = {a.id: a.kind for a in assertions}
+    standing = truth(assertions, receipts, {a.id for a in assertions if a.kind in kinds})
+    artifacts = list(graph.artifacts())
+    assert set(listed) == {a.id for a in artifacts if a.fact not in standing}
+    for a in artifacts:
+        if a.exact:  # its stored support sets are all of them: the help text's rule, read off the label
+            assert (a.id in listed) == all(any(kind[x] in kinds for x in s) for s in a.support), a.id
+    claims = {a.id: a.fact[1] for a in artifacts if a.layer == "claim"}
+    entailed = {i for i in listed if i in claims and ("edge", claims[i]) in standing}
+    assert {e["artifact"] for e in result["still_entailed"]} == entailed
+    expected = {}
+    for receipt in receipts:
+        sentences = [receipt.sentence_id(i) for i in range(1, len(receipt.sentences) + 1)]
+        resting = sorted(s for s in sentences if ("sentence", (s,)) not in standing)
+        if resting:
+            expected[receipt.artifact] = {"sentences": len(sentences), "resting_sentences": resting,
+                                          "under_trust_all": "removed" if resting == sorted(sentences) else "trimmed"}
+            assert receipt.artifact in listed and set(resting) <= set(listed)
+    assert result["summaries"] == expected
+    layers = {a.id: a.layer for a in artifacts}
+    assert result["by_layer"] == {layer: sum(layers[i] == layer for i in listed) for layer in result["by_layer"]}
+    assert sum(result["by_layer"].values()) == len(listed)
+    return result
+
+
+@pytest.mark.parametrize("kinds", [("model_hypothesis",), ("tool_observation",), ("source_claim",),
+                                   ("model_hypothesis", "tool_observation")])
+def test_rests_on_lists_exactly_the_artifacts_every_support_set_of_which_holds_the_kind(variant, kinds):
+    assertions, receipts, path = variant
     with Graph(path) as graph:
-        result = rests_on(graph, ("model_hypothesis",))
-        expected = [a.id for a in graph.artifacts()
-                    if all(any(kind[x] == "model_hypothesis" for x in support) for support in a.support)]
-        assert sorted(e["id"] for e in result["artifacts"]) == sorted(expected)
-        assert result["assertions"] == 2 and expected
-        assert "merge:mapk-erk" not in expected  # papers A's evidence still supports the merge
+        result = check_rests_on(graph, assertions, receipts, kinds)
+        assert result["assertions"] == sum(a.kind in kinds for a in assertions) and result["artifacts"]
+        if kinds == ("model_hypothesis",):
+            assert "merge:mapk-erk" not in {e["id"] for e in result["artifacts"]}  # paper A's evidence
         with pytest.raises(PolygraphError) as error:
             rests_on(graph, ("hunch",))
         assert error.value.code == "unknown_kind"
+
+
+#: a hypothesis (h1) states a triple a source claim (h2) entails; summary:some has one sentence of two
+#: resting on hypotheses, summary:all both; summary:none cites the hypothesis beside other evidence
+HAND_MADE = [
+    {"id": "h1", "source": "m:1", "subject": "X", "predicate": "RO:0002211", "object": "Y", "kind": "model_hypothesis"},
+    {"id": "h2", "source": "p:2", "subject": "X", "predicate": "RO:0002213", "object": "Y"},
+    {"id": "h3", "source": "m:1", "subject": "Y", "predicate": "RO:0002213", "object": "Z", "kind": "model_hypothesis"},
+    {"id": "h4", "source": "p:3", "subject": "Z", "predicate": "RO:0002213", "object": "W"},
+]
+HAND_MADE_RECEIPTS = [
+    {"artifact": "summary:some", "layer": "summary", "content": {},
+     "sentences": [{"text": "Y raises Z.", "support": [["h3"]]}, {"text": "X regulates Y.", "support": [["h1"], ["h2"]]}]},
+    {"artifact": "summary:all", "layer": "summary", "content": {},
+     "sentences": [{"text": "Y raises Z.", "support": [["h3", "h4"]]}, {"text": "X regulates Y.", "support": [["h1"]]}]},
+    {"artifact": "summary:none", "layer": "summary", "content": {},
+     "sentences": [{"text": "Z raises W.", "support": [["h4"], ["h3", "h2"]]}]},
+]
+
+
+def test_rests_on_a_hand_made_graph_names_still_entailed_claims_and_summaries_by_sentence(tmp_path, capsys):
+    a, r = tmp_path / "a.jsonl", tmp_path / "r.jsonl"
+    a.write_text("".join(json.dumps(x) + "\n" for x in HAND_MADE))
+    r.write_text("".join(json.dumps(x) + "\n" for x in HAND_MADE_RECEIPTS))
+    assertions = load_assertions(a)
+    receipts = load_receipts(r, {x.id for x in assertions})
+    path = tmp_path / "hand.graph"
+    build_graph(assertions, receipts, [RO]).write(path)
+    with Graph(path) as graph:
+        result = check_rests_on(graph, assertions, receipts, ("model_hypothesis",))
+        claim = next(x.id for x in graph.artifacts("claim") if x.fact[1] == ("X", "RO:0002211", "Y"))
+    listed = {e["id"] for e in result["artifacts"]}
+    assert claim in listed and [e["artifact"] for e in result["still_entailed"]] == [claim]
+    assert result["still_entailed"][0]["support"] == [["h2"]]
+    assert {"summary:some", "summary:some#s1", "summary:all", "summary:all#s1", "summary:all#s2"} <= listed
+    assert not {"summary:none", "summary:none#s1", "summary:some#s2"} & listed
+    assert result["summaries"]["summary:some"]["under_trust_all"] == "trimmed"
+    assert result["summaries"]["summary:all"]["under_trust_all"] == "removed"
+    # the what-if's cleanup verdicts, which rests-on explains: the claim is demoted, summary:some trimmed
+    with Graph(path) as graph:
+        outcome = what_if(graph, Deletion(kinds=("model_hypothesis",)))
+    assert claim not in outcome.dead and "summary:some" not in outcome.dead and "summary:all" in outcome.dead
+    assert main(["rests-on", str(path), "--kind", "model_hypothesis"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{len(listed)} artifacts rest only on model_hypothesis")
+    line = {row.split()[1]: row for row in out if row.startswith("  - ")}
+    assert "still entailed by other evidence" in line[claim]
+    assert "1 of 2 sentences rest on model_hypothesis: trust-all keeps it trimmed" in line["summary:some"]
+    assert "2 of 2 sentences rest on model_hypothesis: trust-all removes it" in line["summary:all"]
+    assert "[" not in line["summary:some#s1"] and len(line) == len(listed)
+
+
+def test_rests_on_generated_graphs_matches_brute_force(tmp_path):
+    import dataclasses
+    import random
+    from polygraph_logic.graph.synthetic import generate
+    statuses = []
+    for seed in (1, 2):
+        generated = generate(seed=seed, documents=30, assertions=240, merges=8, summaries=8)
+        rng = random.Random(seed)
+        sources = sorted({a.source for a in generated.assertions})
+        kind_of = {s: rng.choice(["model_hypothesis", "source_claim", "source_claim", "tool_observation"])
+                   for s in sources}
+        assertions = [dataclasses.replace(a, kind=kind_of[a.source]) for a in generated.assertions]
+        path = tmp_path / f"generated{seed}.graph"
+        build_graph(assertions, generated.receipts, [RO]).write(path)  # cap 8: capped labels settled by the circuit
+        with Graph(path) as graph:
+            assert any(not a.exact for a in graph.artifacts())
+            for kinds in (("model_hypothesis",), ("tool_observation",), ("model_hypothesis", "tool_observation")):
+                result = check_rests_on(graph, assertions, generated.receipts, kinds)
+                statuses += [s["under_trust_all"] for s in result["summaries"].values()]
+                statuses += ["unlisted"] * (graph.layer_count("summary") - len(result["summaries"]))
+    assert {"trimmed", "removed", "unlisted"} <= set(statuses)  # every case of a summary met
 
 
 def test_why_shows_kinds_and_marks_sets_resting_on_distrusted_kinds(variant):

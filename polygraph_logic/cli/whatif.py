@@ -123,7 +123,12 @@ def register(commands) -> None:
     rests = commands.add_parser(
         "rests-on", help="the artifacts that rest only on assertions of a kind (e.g. model hypotheses)",
         description="List the artifacts every support set of which holds an assertion of KIND: with that "
-                    "kind distrusted nothing else supports them (a hypothesis-only conclusion).")
+                    "kind distrusted nothing else supports them (a hypothesis-only conclusion). A claim stated "
+                    "only by KIND is listed even when the rules entail its triple from other evidence, and "
+                    "marked so (cleanup keeps the triple as an edge). A summary with sentence-level receipts "
+                    "is the conjunction of its sentences: it is listed when any sentence is, with the "
+                    "sentences listed and what trust-all does with it (trimmed: kept without them; removed: "
+                    "every sentence rests on KIND).")
     add_graph(rests)
     add_at(rests)
     rests.add_argument("--kind", action="append", required=True, metavar="KIND",
@@ -272,11 +277,23 @@ def _run_rests_on(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 0
-    print(f"{len(result['artifacts'])} artifacts rest only on {', '.join(result['kinds'])} "
-          f"({result['assertions']} assertions of that kind)")
+    kinds = ", ".join(result["kinds"])
+    print(f"{len(result['artifacts'])} artifacts rest only on {kinds} ({result['assertions']} assertions of "
+          "that kind): every support set of each holds one")
+    entailed = {entry["artifact"] for entry in result["still_entailed"]}
     for entry in result["artifacts"]:
         triple = f"  {' '.join(map(str, entry['triple']))}" if "triple" in entry else ""
-        print(f"  - {entry['id']} ({entry['layer']}){triple}")
+        note = "  [its triple is still entailed by other evidence: it stands as an edge]" \
+            if entry["id"] in entailed else ""
+        summary = result["summaries"].get(entry["id"])
+        if summary is not None:
+            note = (f"  [{len(summary['resting_sentences'])} of {summary['sentences']} sentences rest on {kinds}: "
+                    + ("trust-all keeps it trimmed, without them]" if summary["under_trust_all"] == "trimmed"
+                       else "trust-all removes it]"))
+        print(f"  - {entry['id']} ({entry['layer']}){triple}{note}")
+    if result["summaries"]:
+        print("a summary with sentence-level receipts is the conjunction of its sentences: it rests on a kind "
+              "when any sentence does")
     if result["uncertain"]:
         print(f"{len(result['uncertain'])} of them rest on capped labels; --exact settles them")
     return 0
