@@ -208,6 +208,74 @@ def test_bad_new_input_is_an_error_at_its_line(tmp_path, figure1_graph):
         assert unchanged.query("SELECT COUNT(*) FROM versions").fetchone()[0] == 1
 
 
+#: an assertions file and a receipts file, each bad on several lines: a12 is already in Figure 1,
+#: merge:mapk-erk too; the last receipt cites n1 (a bad line: not reported again) and a12 (the graph's)
+BAD_ASSERTIONS = [
+    {"id": "a12", "source": "s", "subject": "x", "predicate": "RO:0002211", "object": "y"},
+    {"id": "n1", "source": "s", "subject": "x", "predicate": "regulates", "object": "y"},
+    "not json",
+    {"id": "n2", "source": "s", "subject": "x", "predicate": "RO:0002211", "object": "z"},
+]
+BAD_RECEIPTS = [
+    {"artifact": "merge:mapk-erk", "layer": "merge", "content": {"canonical": "x", "members": ["x", "y"]},
+     "support": [["n2"]]},
+    {"artifact": "merge:new", "layer": "merge", "content": {"canonical": "x", "members": ["x", "y"]},
+     "support": [["nowhere"]]},
+    {"artifact": "merge:fine", "layer": "merge", "content": {"canonical": "x", "members": ["x", "z"]},
+     "support": [["n1"], ["a12"]]},
+]
+#: every problem of both files, worked out by hand: (code, file, line)
+BAD_PROBLEMS = [("duplicate_assertion", "a.jsonl", 1), ("bad_predicate", "a.jsonl", 2), ("invalid_json", "a.jsonl", 3),
+                ("duplicate_artifact", "r.jsonl", 1), ("unknown_assertion", "r.jsonl", 2)]
+
+
+def snapshot(path: Path) -> dict:
+    """Every file of a graph (a file, or a folder's files) with its bytes."""
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    return {str(p.relative_to(path.parent)): p.read_bytes() for p in files}
+
+
+@pytest.mark.parametrize("where", ["file", "folder"])
+def test_an_add_with_both_files_bad_reports_every_problem_and_changes_no_byte(tmp_path, figure1_graph, where, capsys):
+    from polygraph_logic.cli import main
+    from polygraph_logic.graph.records import LoadError, load_inputs
+    graph = tmp_path / "g.graph"
+    if where == "file":
+        shutil.copy(figure1_graph, graph)
+    else:
+        pytest.importorskip("duckdb")
+        graph = tmp_path / "g"
+        assert main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts",
+                     str(FIGURE1 / "receipts.jsonl"), "--rules", "ro", "--engine", "duckdb", "--tables", str(graph)]) == 0
+    a, r = tmp_path / "a.jsonl", tmp_path / "r.jsonl"
+    a.write_text("".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in BAD_ASSERTIONS))
+    r.write_text("".join(json.dumps(x) + "\n" for x in BAD_RECEIPTS))
+    before = snapshot(graph)
+    with pytest.raises(LoadError) as error:
+        add(graph, a, r)
+    found = [(p.code, Path(p.position.file).name, p.position.line) for p in error.value.problems]
+    assert found == BAD_PROBLEMS
+    # what build reports of the same files (it has no graph to clash with), in the same order
+    with pytest.raises(LoadError) as built:
+        load_inputs(a, r)
+    assert [p for p in found if not p[0].startswith("duplicate")] == \
+        [(p.code, Path(p.position.file).name, p.position.line) for p in built.value.problems]
+    capsys.readouterr()
+    assert main(["add", str(graph), "--assertions", str(a), "--receipts", str(r)]) == 2
+    err = capsys.readouterr().err
+    for code, name, line in BAD_PROBLEMS:
+        assert f"{tmp_path / name}:{line}:1: {code}: " in err
+    assert snapshot(graph) == before
+    # each file alone: the receipts now cite n1 and n2 in vain too (line 1 has two problems)
+    alone = {a: [(code, line) for code, name, line in BAD_PROBLEMS if name == "a.jsonl"],
+             r: [("unknown_assertion", 1), ("duplicate_artifact", 1), ("unknown_assertion", 2), ("unknown_assertion", 3)]}
+    for bad, expected in alone.items():
+        with pytest.raises(LoadError) as error:
+            add(graph, *((bad, None) if bad == a else (None, bad)))
+        assert [(p.code, p.position.line) for p in error.value.problems] == expected
+    assert snapshot(graph) == before
+
+
 # --- random programs: the incremental path, the cap, and the fall back to a full evaluation ---
 RULES = """\
 edge(x, "T:1", z) :- edge(x, "T:1", y), edge(y, "T:1", z).

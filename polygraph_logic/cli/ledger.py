@@ -14,8 +14,9 @@ def register(commands) -> None:
     """Adds the ``add``, ``log`` and ``replay`` subcommands."""
     add = commands.add_parser(
         "add", help="append new assertions and receipts to a graph as a new version (evaluated incrementally)",
-        description="Check new assertions and receipts against the graph (the errors of build, at the file's "
-                    "line), update the closure from the new facts only, and append the changed labels and new "
+        description="Check new assertions and receipts against the graph (the errors of build, every problem "
+                    "of both files at once, each at its file and line; nothing is written if there is one), "
+                    "update the closure from the new facts only, and append the changed labels and new "
                     "artifacts as a new version: nothing is overwritten. The result equals a full build from "
                     "the union of the inputs, label for label; where the cap makes labels depend on the order "
                     "derivations arrive, or a rule negates or aggregates over assertions, the union is "

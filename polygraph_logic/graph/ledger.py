@@ -32,7 +32,8 @@ from polygraph_logic.graph.contradiction_layer import content as contradiction_c
 from polygraph_logic.graph.incremental import WatchedWhy, evaluate_seeded
 from polygraph_logic.graph.store.lazy_store import LazyStore
 from polygraph_logic.graph.store.label_codec import encode_label
-from polygraph_logic.graph.records import LoadError, _records, load_assertions, load_receipts
+from polygraph_logic.graph.records import (LoadError, Receipt, _records, _sentence_id_clashes, _stated_ids,
+                                          load_assertions, load_receipts, receipt_records)
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.version_write import VersionWriter, write_version
@@ -107,30 +108,44 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
 
 # --- checking the new records -----------------------------------------------------------
 def _load(graph: Graph, assertions, receipts):
-    new_assertions = load_assertions(assertions) if assertions is not None else []
-    problems = []
+    """Returns the new assertions and receipts, checked alone and against the graph; raises one
+    LoadError listing every problem of both files (the assertions file's first, each in line order),
+    as ``build`` does.  Receipts are checked against every id the assertions file states, on good
+    lines or bad ones, so that a bad assertion line is reported once, not again by each receipt
+    citing it."""
+    problems: list[PolygraphError] = []
+    new_assertions, stated = [], set()
     if assertions is not None:
-        lines = {r.get("id"): n for n, r in _records(Path(assertions), []) if isinstance(r, dict)}
-        for a in new_assertions:
-            if a.id in graph.assertions:
-                problems.append(PolygraphError("duplicate_assertion", f"assertion id {a.id!r} is already in the graph "
-                                               f"{graph.path}", Position(str(assertions), lines.get(a.id, 0), 1)))
-    if problems:
-        raise LoadError(problems)
-    new_receipts = []
+        found: list[PolygraphError] = []
+        try:
+            new_assertions = load_assertions(assertions)
+        except LoadError as error:
+            found.extend(error.problems)
+        stated = _stated_ids(Path(assertions))
+        lines = [(n, r["id"]) for n, r in _records(Path(assertions), [])
+                 if isinstance(r, dict) and isinstance(r.get("id"), str)]
+        present = set(graph.numbers("id", {name for _, name in lines}).values())
+        found += [PolygraphError("duplicate_assertion", f"assertion id {name!r} is already in the graph {graph.path}",
+                                 Position(str(assertions), n, 1)) for n, name in lines if name in present]
+        problems += sorted(found, key=_line)
+    new_receipts: list[Receipt] = []
     if receipts is not None:
-        ids = _KnownIds(graph, {a.id for a in new_assertions}, receipts)
-        new_receipts = load_receipts(receipts, ids)
-        lines = {r.get("artifact"): n for n, r in _records(Path(receipts), []) if isinstance(r, dict)}
-        for r in new_receipts:
-            for artifact in (r.artifact, *(r.sentence_id(i) for i in range(1, len(r.sentences) + 1))):
-                if graph.has_artifact(artifact):
-                    problems.append(PolygraphError("duplicate_artifact", f"artifact {artifact!r} is already in "
-                                                   f"the graph {graph.path}",
-                                                   Position(str(receipts), lines.get(r.artifact, 0), 1)))
+        found = []
+        new_receipts = list(receipt_records(receipts, found, _KnownIds(graph, stated, receipts), {}))
+        found += _sentence_id_clashes(new_receipts)
+        named = [(n, r["artifact"]) for n, r in _records(Path(receipts), [])  # bad lines' ids too
+                 if isinstance(r, dict) and isinstance(r.get("artifact"), str)]
+        named += [(r.position.line, r.sentence_id(i)) for r in new_receipts for i in range(1, len(r.sentences) + 1)]
+        found += [PolygraphError("duplicate_artifact", f"artifact {name!r} is already in the graph {graph.path}",
+                                 Position(str(receipts), n, 1)) for n, name in named if graph.has_artifact(name)]
+        problems += sorted(found, key=_line)
     if problems:
         raise LoadError(problems)
     return new_assertions, new_receipts
+
+
+def _line(problem: PolygraphError) -> int:
+    return problem.position.line if problem.position else 0
 
 
 class _KnownIds(set):
