@@ -147,7 +147,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         for line in report.changed:
             print(f"input changed: {line}")
         if report.identical is None:
-            print(f"not replayed: an input is missing or changed (--force replays with the current files)")
+            print("not replayed: an input is missing or changed (--force replays with the current files)")
         elif report.identical:
             print(f"identical: {report.versions} versions replayed into {args.output}; the label tables match "
                   "row for row")
