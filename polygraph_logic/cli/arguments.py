@@ -154,6 +154,15 @@ def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, polic
     group.add_argument("--assertion", action="append", default=[], metavar="ID",
                        help="delete one assertion by id (repeatable)")
     add_distrust(group)
+    group.add_argument("--as-of", metavar="TIME",
+                       help="read the evidence as known at TIME (ISO 8601, or 'now'): leave out what was acquired "
+                            "later, superseded or retracted by then, or expired (assertions' time, status, "
+                            "invalidated_at, expires)")
+    group.add_argument("--stale-after", metavar="DURATION",
+                       help="leave out evidence acquired longer than DURATION (90d, 12h, 2w, P30D) before the "
+                            "--as-of time (default: now), and expired evidence")
+    group.add_argument("--scope", metavar="S",
+                       help="only evidence authorized for scope S (an assertion without 'scope' serves every scope)")
     if policy:
         add_policy(group, policies=policies)
 
@@ -185,16 +194,37 @@ def deletion_sources(args: argparse.Namespace) -> tuple[str, ...]:
 
 def has_deletion(args: argparse.Namespace) -> bool:
     return bool(args.retract_source or args.retract_source_file or args.revoke_relation or args.assertion
-                or getattr(args, "distrust_kind", None))
+                or getattr(args, "distrust_kind", None) or getattr(args, "as_of", None) is not None
+                or getattr(args, "stale_after", None) is not None or getattr(args, "scope", None) is not None)
 
 
 def deletion(args: argparse.Namespace):
     """The one deletion the flags of ``add_deletion`` name (a ``whatif.Deletion``)."""
     from polygraph_logic.graph.kinds import check_kinds  # noqa: PLC0415
+    from polygraph_logic.query.evidence import EvidenceView  # noqa: PLC0415
     from polygraph_logic.query.whatif import Deletion  # noqa: PLC0415
 
+    view = EvidenceView.parse(getattr(args, "as_of", None), getattr(args, "stale_after", None),
+                              getattr(args, "scope", None))
     return Deletion(deletion_sources(args), tuple(dict.fromkeys(args.revoke_relation)),
-                    tuple(dict.fromkeys(args.assertion)), check_kinds(getattr(args, "distrust_kind", ())))
+                    tuple(dict.fromkeys(args.assertion)), check_kinds(getattr(args, "distrust_kind", ())), view)
+
+
+def add_require(command) -> None:
+    """``--require KIND[,KIND]`` (repeatable): mark what has no support set of only those kinds."""
+    from polygraph_logic.graph.kinds import KINDS  # noqa: PLC0415  (a dict of names: light)
+
+    command.add_argument("--require", action="append", default=[], metavar="KIND[,KIND]",
+                         help="mark the artifacts with no support set made only of these kinds (repeatable; "
+                              "an assertion a verification names in 'verifies' counts as one): "
+                              f"{', '.join(KINDS)}")
+
+
+def requirement(args: argparse.Namespace):
+    """The ``query.evidence.Requirement`` of ``--require`` (None when not given)."""
+    from polygraph_logic.query.evidence import Requirement  # noqa: PLC0415
+
+    return Requirement.parse(getattr(args, "require", None))
 
 
 def read_names(path: str) -> list[str]:

@@ -11,7 +11,8 @@ from polygraph_logic.export import DEFAULT_BASE, EXTENSIONS, FORMATS, export_gra
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.progress import Progress
 from polygraph_logic.cli.ledger import add_at
-from polygraph_logic.cli.arguments import add_deletion, add_graph, add_json, deletion as deletion_of, print_json
+from polygraph_logic.cli.arguments import (add_deletion, add_graph, add_json, add_require, deletion as deletion_of,
+                                          print_json, requirement)
 
 
 def register(commands) -> None:
@@ -37,6 +38,7 @@ def register(commands) -> None:
     export.add_argument("--no-facts", action="store_true",
                         help="leave out the program's non-artifact facts (an import then cannot re-derive)")
     add_deletion(export)
+    add_require(export)
     export.add_argument("--exact", action="store_true",
                         help="with a deletion: settle dead verdicts on capped labels by re-derivation")
     add_json(export, "export")
@@ -59,14 +61,15 @@ def _run_export(args: argparse.Namespace) -> int:
     if args.json and not args.output:
         raise PolygraphError("bad_argument", "--json prints the export's report: give the file to write with -o "
                                              "(standard output carries the RDF)")
-    if not deletion and (args.exact or args.policy != "trust-all"):
+    require = requirement(args)
+    if not deletion and not require and (args.exact or args.policy != "trust-all"):
         raise PolygraphError("bad_argument", "--policy and --exact apply to a deletion: add --retract-source, "
                                              "--revoke-relation or --assertion")
     with Graph(args.graph, at=args.at) as graph:
         progress = Progress("exporting", total=sum(graph.counts().values()), stream=sys.stderr)
         report = export_graph(graph, args.output, _format(args), base=args.base, deletion=deletion,
                               policy=args.policy, exact=args.exact, rdf12=args.rdf12, facts=not args.no_facts,
-                              progress=progress.step)
+                              progress=progress.step, require=require)
         progress.done()
     if args.json:
         print_json({"output": report.path, "format": report.format, "rdf12": report.rdf12,

@@ -22,8 +22,10 @@ from polygraph_logic.cli.arguments import (
     add_graph,
     add_json,
     add_limit,
+    add_require,
     cap_value,
     print_json,
+    requirement,
     shipped_name,
 )
 
@@ -104,6 +106,7 @@ def register(commands) -> None:
     add_at(show)
     show.add_argument("--layer", choices=LAYERS, action="append", help="only this layer (repeatable)")
     add_limit(show, None, "artifacts per layer")
+    add_require(show)
     add_json(show, "show")
     show.set_defaults(run=_run_show)
 
@@ -396,19 +399,37 @@ def _run_import(args: argparse.Namespace) -> int:
 
 
 def _run_show(args: argparse.Namespace) -> int:
+    from polygraph_logic.query.whatif import Deletion, what_if  # start-up time: only with --require
+
+    require = requirement(args)
     with Graph(args.graph, at=args.at) as graph:
         counts = graph.counts()
         layers = [layer for layer in args.layer or LAYERS if counts.get(layer)]
+        unqualified = ({entry["id"] for entry in what_if(graph, Deletion(), require=require).unqualified}
+                       if require else set())
+
+        def marks(artifact, label) -> dict:  # with --require: the artifact's and each listed set's
+            if not require:
+                return {}
+            return {"meets_requirement": artifact.id not in unqualified,
+                    "qualifying_sets": require.qualifying(graph, label.support_sets())}
+
         if args.json:
-            listed = [{"id": artifact.id, "layer": layer, "text": describe(artifact),
-                       "label": str(graph.label(artifact)), "exact": artifact.exact}
-                      for layer in layers for artifact in itertools.islice(graph.artifacts(layer), args.limit)]
-            print_json({"counts": {layer: counts[layer] for layer in layers}, "artifacts": listed})
+            listed = []
+            for layer in layers:
+                for artifact in itertools.islice(graph.artifacts(layer), args.limit):
+                    label = graph.label(artifact)
+                    listed.append({"id": artifact.id, "layer": layer, "text": describe(artifact), "label": str(label),
+                                   "exact": artifact.exact, **marks(artifact, label)})
+            print_json({"counts": {layer: counts[layer] for layer in layers}, "artifacts": listed,
+                        **({"required_kinds": list(require.kinds)} if require else {})})
             return 0
         for layer in layers:
             print(f"{layer} ({counts[layer]})")
             for artifact in itertools.islice(graph.artifacts(layer), args.limit):  # streamed
                 label = graph.label(artifact)
                 marker = "" if artifact.exact else "  [capped]"
+                if require and artifact.id in unqualified:
+                    marker += f"  [no support set of only {'/'.join(require.kinds)}]"
                 print(f"  {artifact.id}  {describe(artifact)}\n      {label}{marker}")
     return 0

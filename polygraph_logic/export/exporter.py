@@ -12,6 +12,7 @@ from typing import BinaryIO, Callable
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
 from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.evidence import Requirement
 from polygraph_logic.query.whatif import Deletion, check_policy, what_if
 from polygraph_logic.export.iris import DEFAULT_BASE, Minter
 from polygraph_logic.export.model import ExportModel, Status
@@ -68,14 +69,15 @@ class _Counting(io.RawIOBase):
 def export_graph(graph: Graph | str | Path, output: str | Path | BinaryIO | None, format: str = "trig", *,
                  base: str = DEFAULT_BASE, deletion: Deletion | None = None, policy: str = "trust-all",
                  exact: bool = False, rdf12: bool = False, facts: bool = True,
-                 progress: Callable[[], None] | None = None) -> ExportReport:
+                 progress: Callable[[], None] | None = None, require: Requirement | None = None) -> ExportReport:
     """Writes a graph as RDF and returns an ExportReport.
 
     ``output``: a path (written atomically: a temporary file renamed once complete), a
     binary stream, or None for standard output. With a ``deletion``, every artifact gets
     its status under ``policy`` (see whatif.py) and the deletion invalidates the dead ones.
     ``rdf12`` writes assertions and claims as triple terms (nquads, trig, turtle only);
-    ``facts`` False leaves out the non-artifact facts that re-derivation needs.
+    ``facts`` False leaves out the non-artifact facts that re-derivation needs. With ``require``
+    (query/evidence.py) every artifact says whether it meets the requirement (``pg:meetsRequirement``).
     """
     if format not in FORMATS:
         raise PolygraphError("bad_argument", f"unknown RDF format {format!r}; choose one of {', '.join(FORMATS)}")
@@ -84,10 +86,11 @@ def export_graph(graph: Graph | str | Path, output: str | Path | BinaryIO | None
     graph = Graph(graph) if own else graph
     try:
         status = None
-        if deletion:
+        if deletion or require:
             check_policy(policy)
-            outcome = what_if(graph, deletion, policy, exact=exact)
-            status = Status(deletion, policy, exact, outcome.deleted, frozenset(outcome.dead))
+            outcome = what_if(graph, deletion or Deletion(), policy, exact=exact, require=require)
+            status = Status(outcome.deletion, policy, exact, outcome.deleted, frozenset(outcome.dead),
+                            require.kinds if require else (), frozenset(u["id"] for u in outcome.unqualified))
         model = ExportModel(graph, Minter(base), status, facts=facts, rdf12=rdf12)
         quads = model.quads(progress)
         write = write_rdf12 if rdf12 else write_quads

@@ -89,6 +89,8 @@ class Status(NamedTuple):
     exact: bool
     deleted: frozenset[str]
     dead: frozenset[str]
+    required: tuple[str, ...] = ()  # --require: the kinds asked of a support set
+    unqualified: frozenset[str] = frozenset()  # standing artifacts with no support set of those kinds
 
 
 class ExportModel:
@@ -172,6 +174,28 @@ class ExportModel:
                 yield node, PG + "text", Literal(a.text), g
             if a.negated:
                 yield node, PG + "negated", TRUE, g
+            if a.evidence is not None:
+                yield from self._evidence(node, a.evidence, g)
+
+    def _evidence(self, node: str, evidence, g: str) -> Iterator[Quad]:
+        """An assertion's evidence metadata: as its record states it (``pg:evidence``, which an
+        import reads back) and in PROV-O's terms and the vocabulary's."""
+        yield node, PG + "evidence", json_literal(evidence.to_json()), g
+        stated = evidence.to_json()
+        for field, predicate in (("time", PROV + "generatedAtTime"), ("invalidated_at", PROV + "invalidatedAtTime"),
+                                 ("expires", PG + "expires")):
+            if field in stated:
+                yield node, predicate, Literal(stated[field], XSD_DATETIME), g
+        if evidence.invalidated_by is not None:
+            by = evidence.invalidated_by
+            yield node, PROV + "wasInvalidatedBy", (self.m.assertion(by) if by in self.graph.assertions
+                                                    else self.term(by, "source")), g
+        if evidence.status != "active":
+            yield node, PG + "evidenceStatus", Literal(evidence.status), g
+        for scope in evidence.scope:
+            yield node, PG + "scope", Literal(scope), g
+        for named in evidence.verifies:
+            yield node, PG + "verifies", self.m.assertion(named), g
 
     def _deletion(self) -> Iterator[Quad]:
         status, g = self.status, self.deletion
@@ -189,6 +213,8 @@ class ExportModel:
         for assertion in self.graph.assertions:
             if assertion in status.deleted:
                 yield node, PG + "deletedAssertion", self.m.assertion(assertion), g
+        if status.required:
+            yield node, PG + "requiredKinds", Literal(",".join(status.required)), g
 
     def _artifact(self, artifact: Artifact, ordinal: int) -> Iterator[Quad]:
         m, id_ = self.m, artifact.id
@@ -230,6 +256,9 @@ class ExportModel:
             yield a, PG + "status", Literal("dead" if dead else "alive"), self.deletion
             if dead:
                 yield self.deletion, PROV + "invalidated", a, self.deletion
+            if self.status.required:
+                meets = not dead and id_ not in self.status.unqualified
+                yield a, PG + "meetsRequirement", TRUE if meets else FALSE, self.deletion
 
     def _statement(self, artifact: Artifact, a: str):
         """Yields the artifact's assertion graph (then new entity labels); returns its triple, if any."""

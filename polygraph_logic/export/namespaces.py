@@ -38,7 +38,8 @@ LAYER_CLASSES = {"claim": PG + "Claim", "merge": PG + "Merge", "edge": PG + "Edg
 CLASS_LAYERS = {iri: layer for layer, iri in LAYER_CLASSES.items()}
 # the class of each assertion kind (kinds.py), a subclass of pg:Assertion; read back on import
 KIND_CLASSES = {"verification": PG + "Verification", "source_claim": PG + "SourceClaim",
-                "tool_observation": PG + "ToolObservation", "user_assertion": PG + "UserAssertion",
+                "tool_observation": PG + "ToolObservation", "policy_decision": PG + "PolicyDecision",
+                "user_assertion": PG + "UserAssertion",
                 "graph_derived": PG + "GraphDerived", "model_hypothesis": PG + "ModelHypothesis"}
 CLASS_KINDS = {iri: kind for kind, iri in KIND_CLASSES.items()}
 

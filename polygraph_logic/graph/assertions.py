@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from polygraph_logic.graph.evidence import Evidence
+
 
 @dataclass(frozen=True)
 class Assertion:
@@ -11,7 +13,8 @@ class Assertion:
 
     ``id`` names the provenance variable; ``source`` is the document (``PMID:39973430``,
     ``GO_REF:0000024``, a URL); ``predicate`` is a CURIE such as ``RO:0002211``; ``kind``
-    is what sort of evidence it is (kinds.py: ``source_claim`` unless stated).
+    is what sort of evidence it is (kinds.py: ``source_claim`` unless stated); ``evidence`` its
+    optional time, scope, freshness and status (evidence.py).
     """
 
     id: str
@@ -22,6 +25,7 @@ class Assertion:
     text: str | None = None
     kind: str = "source_claim"
     negated: bool = False  # it states that the triple does NOT hold (a GPAD/GAF NOT annotation)
+    evidence: Evidence | None = None  # time, scope, freshness, status, verifies (evidence.py)
 
     def to_json(self) -> dict:
         """Returns the JSON Lines record of DESIGN.md (``text`` only when present)."""
@@ -38,6 +42,8 @@ class Assertion:
             record["kind"] = self.kind
         if self.negated:
             record["negated"] = True
+        if self.evidence is not None:
+            record.update(self.evidence.to_json())
         return record
 
     @property

@@ -5,7 +5,10 @@ authority: a model hypothesis can guide a search but cannot support a conclusion
 until it is verified.  The order below runs from most to least authoritative; it is
 documentation and a sort order (``why`` lists a support set's assertions by it), and
 no verdict weighs kinds against each other: a reader states which kinds it distrusts
-(``whatif --distrust-kind``), and what rests only on those falls for that question.
+(``whatif --distrust-kind``), and what rests only on those falls for that question, or
+which kinds a use requires (``--require``, query/evidence.py): an artifact qualifies for it
+when some support set holds only those kinds, an assertion that a verification names
+(its ``verifies``) counting as one of them.
 
 An assertion without ``"kind"`` is a ``source_claim``; a graph built before kinds
 existed reads every assertion as one.
@@ -24,6 +27,7 @@ KINDS: dict[str, str] = {
     "verification": "a check that confirmed a claim (an experiment, a curator's review, a passing test)",
     "source_claim": "a claim stated by a source document (a paper, an annotation file, a database record)",
     "tool_observation": "what a tool observed when run (a query result, a measurement, a log line)",
+    "policy_decision": "a decision taken under a stated policy (a curation rule, an approval, a sign-off)",
     "user_assertion": "something the user stated, not backed by a document",
     "graph_derived": "a relation read off the graph itself (a path, an inferred link) and recorded as evidence",
     "model_hypothesis": "a language model's conjecture: it may guide a search but cannot support a conclusion "

@@ -118,7 +118,7 @@ def _load(graph: Graph, assertions, receipts):
     if assertions is not None:
         found: list[PolygraphError] = []
         try:
-            new_assertions = load_assertions(assertions)
+            new_assertions = load_assertions(assertions, known_ids=graph.assertions)
         except LoadError as error:
             found.extend(error.problems)
         stated = _stated_ids(Path(assertions))

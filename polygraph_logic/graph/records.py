@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS
 from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.evidence import EVIDENCE_FIELDS, evidence_of
 
 #: layers a receipt may declare; claims and edges come from assertions and rules
 RECEIPT_LAYERS = ("merge", "summary")
@@ -170,11 +171,14 @@ def _text_field(record: dict, name: str, where: Position, problems: list, option
     return None
 
 
-def load_assertions(path: str | Path) -> list[Assertion]:
-    """Reads assertions; raises LoadError listing every bad line."""
+def load_assertions(path: str | Path, known_ids=None) -> list[Assertion]:
+    """Reads assertions; raises LoadError listing every bad line.  A verification's ``verifies``
+    may name the file's assertions and those in ``known_ids`` (a container: a graph's assertions,
+    when the file is added to it)."""
     path = Path(path)
     problems: list[PolygraphError] = []
     assertions: list[Assertion] = []
+    verifying: list[tuple[tuple[str, ...], Position]] = []
     seen: dict[str, int] = {}
     for number, record in _records(path, problems):
         where = Position(str(path), number, 1)
@@ -190,6 +194,9 @@ def load_assertions(path: str | Path) -> list[Assertion]:
             problems.append(PolygraphError(
                 "bad_field", f"field 'negated' must be true or false, got {negated!r}", where))
             continue
+        evidence = evidence_of(record, kind, where, problems)
+        if evidence is None and any(record.get(name) is not None for name in EVIDENCE_FIELDS):
+            continue  # its problems are reported
         if any(v is None for v in values):
             continue
         if not _CURIE.match(values[3]):
@@ -203,7 +210,15 @@ def load_assertions(path: str | Path) -> list[Assertion]:
                 where))
             continue
         seen[values[0]] = number
-        assertions.append(Assertion(*values, text=text, kind=kind, negated=negated))
+        if evidence is not None and evidence.verifies:
+            verifying.append((evidence.verifies, where))
+        assertions.append(Assertion(*values, text=text, kind=kind, negated=negated, evidence=evidence))
+    for named, where in verifying:
+        unknown = [i for i in named if i not in seen and (known_ids is None or i not in known_ids)]
+        if unknown:
+            problems.append(PolygraphError(
+                "unknown_assertion", f"field 'verifies' names unknown assertion id(s) {', '.join(map(repr, unknown))}",
+                where))
     if problems:
         raise LoadError(problems)
     return assertions

@@ -35,6 +35,7 @@ from polygraph_logic.export.namespaces import (
     VOID,
 )
 from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.evidence import Evidence, evidence_of
 from polygraph_logic.graph.store.rows import Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.provenance import WhySemiring
@@ -49,7 +50,7 @@ _WANTED = frozenset([RDF_TYPE, RDF + "subject", RDF + "predicate", RDF + "object
                     + [PG + name for name in ("artifactId", "assertionId", "ordinal", "content", "polynomial",
                                               "exact", "index", "member", "text", "format", "graphMeta", "rulesText",
                                               "fact", "artifactCount", "assertionCount", "factsIncluded",
-                                              "status", "policy", "negated")])
+                                              "status", "policy", "negated", "evidence")])
 
 
 @dataclass
@@ -212,7 +213,8 @@ def _assertions(nodes, minter: Minter) -> tuple[list[Assertion], dict[str, str]]
         assertion = Assertion(id_, source, minter.value(triple[0]), minter.value(triple[1]),
                               minter.value(triple[2]), _one(node, PG + "text", what) if texts else None,
                               kind=kinds[0] if kinds else "source_claim",
-                              negated=PG + "negated" in node and _one(node, PG + "negated", what) in ("true", "1"))
+                              negated=PG + "negated" in node and _one(node, PG + "negated", what) in ("true", "1"),
+                              evidence=_evidence(node, kinds[0] if kinds else "source_claim", what))
         rows.append((int(_one(node, PG + "ordinal", what)), assertion))
         by_node[iri] = id_
     rows.sort(key=lambda row: row[0])
@@ -220,6 +222,24 @@ def _assertions(nodes, minter: Minter) -> tuple[list[Assertion], dict[str, str]]
     if len({a.id for a in assertions}) != len(assertions):
         raise PolygraphError("bad_rdf", "two assertion nodes share an assertion id")
     return assertions, by_node
+
+
+def _evidence(node: dict, kind: str, what: str) -> Evidence | None:
+    """An assertion's evidence metadata from its ``pg:evidence`` JSON (validated as a record's)."""
+    if PG + "evidence" not in node:
+        return None
+    text = _one(node, PG + "evidence", what)
+    try:
+        record = json.loads(text)
+    except (TypeError, ValueError):
+        record = None
+    if not isinstance(record, dict):
+        raise PolygraphError("bad_rdf", f"{what}: pg:evidence is not a JSON object: {text!r}")
+    problems: list[PolygraphError] = []
+    evidence = evidence_of(record, kind, None, problems)
+    if problems:
+        raise PolygraphError("bad_rdf", f"{what}: pg:evidence: " + "; ".join(p.message for p in problems))
+    return evidence
 
 
 def _artifacts(nodes, by_node: dict[str, str], order: dict[str, int], semiring: WhySemiring) -> list[Artifact]:

@@ -22,6 +22,11 @@ and ``exact`` settles it by symbolic re-derivation over the surviving facts (red
 A contradiction (contradictions.py) is *resolved* when it falls: its label is the product of
 its two sides, so it falls when the deletion hits every support set; ``contradictions``
 counts those resolved and those remaining.  Nothing is overwritten: a what-if only reports.
+
+A deletion may carry a view of the evidence (``--as-of``, ``--stale-after``, ``--scope``):
+the assertions the view leaves out are deleted with the rest; and a what-if may carry a
+requirement of kinds (``--require``), which marks the artifacts that stand but have no support
+set of the required kinds (``unqualified``) without deleting anything (query/evidence.py).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from functools import cached_property
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS, layer_order
+from polygraph_logic.query.evidence import EvidenceView, Requirement
 from polygraph_logic.query.rederive import as_graph  # noqa: F401  (re-exported)
 from polygraph_logic.query.verdicts import decide
 
@@ -53,6 +59,7 @@ class Deletion:
     relations: tuple[str, ...] = ()
     assertions: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
+    evidence: EvidenceView | None = None  # the evidence a reader may use (query/evidence.py)
 
     def numbers(self, graph) -> dict[int, str]:
         """Returns {assertion number: id} of the deleted assertions; unknown names are an error
@@ -72,7 +79,10 @@ class Deletion:
         if problems:
             raise PolygraphError("unknown_deletion", "; ".join(problems) + "; nothing was evaluated")
         if self.kinds:
-                numbers.update(graph.kind_numbers(self.kinds))
+            numbers.update(graph.kind_numbers(self.kinds))
+        if self.evidence:
+            for left_out in self.evidence.excluded(graph).values():
+                numbers.update(left_out)
         return numbers
 
     def resolve(self, graph) -> frozenset[str]:
@@ -80,18 +90,23 @@ class Deletion:
         return frozenset(self.numbers(graph).values())
 
     def __add__(self, other: "Deletion") -> "Deletion":
+        if self.evidence and other.evidence and self.evidence != other.evidence:
+            raise PolygraphError("bad_argument", f"one deletion reads the evidence one way ({self.evidence}), "
+                                                 f"the other another ({other.evidence}): join them under one view")
         return Deletion(*(tuple(dict.fromkeys(a + b)) for a, b in zip(
             (self.sources, self.relations, self.assertions, self.kinds),
-            (other.sources, other.relations, other.assertions, other.kinds))))
+            (other.sources, other.relations, other.assertions, other.kinds))), self.evidence or other.evidence)
 
     def __bool__(self) -> bool:
-        return bool(self.sources or self.relations or self.assertions or self.kinds)
+        return bool(self.sources or self.relations or self.assertions or self.kinds or self.evidence)
 
     def __str__(self) -> str:
         parts = [f"retract-source {s}" for s in self.sources]
         parts += [f"revoke-relation {r}" for r in self.relations]
         parts += [f"assertion {a}" for a in self.assertions]
         parts += [f"distrust-kind {k}" for k in self.kinds]
+        if self.evidence:
+            parts.append(f"evidence {self.evidence}")
         return ", ".join(parts) or "nothing"
 
 
@@ -128,6 +143,10 @@ class Outcome:
     settled: int = 0  # inexact dead verdicts that the circuit or re-derivation examined
     revived: int = 0  # ... and found alive after all
     settled_by: str | None = None  # "circuit" (the graph's stored circuit) or "rederivation" (its rules)
+    evidence_excluded: dict[str, list[str]] = field(default_factory=dict)  # reason -> ids the view left out
+    require: Requirement | None = None
+    promoted: list[str] = field(default_factory=list)  # assertions of other kinds a verification names
+    unqualified: list[dict] = field(default_factory=list)  # standing, but no support set of the kinds
     elapsed_ms: float = 0.0
 
     @property
@@ -242,7 +261,18 @@ class Outcome:
             "elapsed_ms": round(self.elapsed_ms, 3),
             **({"distrusted_kinds": list(self.deletion.kinds), "distrusted_assertions": sorted(self.distrusted),
                 "rests_on_distrusted_kinds": self.resting} if self.deletion.kinds else {}),
+            **({"evidence": {**self.deletion.evidence.to_json(), "excluded": self.evidence_excluded}}
+               if self.deletion.evidence else {}),
+            **({"require": self.requirement_json()} if self.require else {}),
         }
+
+    def requirement_json(self) -> dict:
+        """What ``require`` found: the kinds, the promoted assertions and the unqualified artifacts."""
+        counts: dict[str, int] = {}
+        for entry in self.unqualified:
+            counts[entry["layer"]] = counts.get(entry["layer"], 0) + 1
+        return {"kinds": list(self.require.kinds), "promoted": self.promoted,
+                "unqualified": self.unqualified, "unqualified_by_layer": counts}
 
 
 def check_policy(policy: str) -> str:
@@ -253,11 +283,12 @@ def check_policy(policy: str) -> str:
 
 
 def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = False,
-            rederiver=None) -> Outcome:
+            rederiver=None, require: Requirement | None = None) -> Outcome:
     """Evaluates a deletion under a policy without changing anything; see the module docstring.
 
     ``graph`` is a Graph (or anything holding one: a GraphIndex, a Session);
-    ``rederiver`` (a rederive.Rederiver) is built on first use when ``exact`` is set.
+    ``rederiver`` (a rederive.Rederiver) is built on first use when ``exact`` is set;
+    ``require`` marks the standing artifacts with no support set of its kinds (``unqualified``).
     """
     check_policy(policy)
     graph = as_graph(graph)
@@ -267,10 +298,44 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     outcome = Outcome(deletion, frozenset(numbers.values()), policy, exact)
     decide(graph, frozenset(numbers), outcome, rederiver)
     outcome.contradictions_total = graph.layer_count("contradiction")
+    if deletion.evidence:
+        outcome.evidence_excluded = {reason: sorted(found.values(), key=lambda a: (len(a), a))
+                                     for reason, found in deletion.evidence.excluded(graph).items()}
+    if require:
+        _mark_unqualified(graph, numbers, outcome, require, rederiver)
     if deletion.kinds:  # what falls only because the distrusted kinds cannot support
-        rest = Deletion(deletion.sources, deletion.relations, deletion.assertions)
+        rest = Deletion(deletion.sources, deletion.relations, deletion.assertions, evidence=deletion.evidence)
         retracted = what_if(graph, rest, policy, exact, rederiver).dead_ranks if rest else set()
         outcome.resting_ranks = outcome.dead_ranks - retracted
         outcome.distrusted = frozenset(graph.kind_numbers(deletion.kinds).values())
     outcome.elapsed_ms = (time.perf_counter() - started) * 1000
     return outcome
+
+
+def _mark_unqualified(graph, numbers: dict[int, str], outcome: Outcome, require: Requirement, rederiver) -> None:
+    """Fills ``outcome``'s requirement: the artifacts standing under its deletion that fall once
+    every assertion of another kind (a verification's named ones excepted) is deleted too."""
+    unacceptable, promoted = require.split(graph, numbers)
+    strict = Outcome(outcome.deletion, frozenset(), outcome.policy, outcome.exact)
+    decide(graph, frozenset(numbers) | frozenset(unacceptable), strict, rederiver)
+    outcome.require = require
+    outcome.promoted = sorted(promoted.values(), key=lambda a: (len(a), a))
+    # a claim demoted by the strict deletion stands only as the edge its triple is (which is marked
+    # on its own): as a claim it has no support set of the kinds
+    fallen = strict.dead_ranks | set(strict.demotions)
+    outcome.unqualified = strict.listing(n for n in strict._ordered if n in fallen and n not in outcome.dead_ranks
+                                         and n not in outcome.demotions)
+
+
+def requirement_marks(graph, result: dict, require: Requirement) -> dict:
+    """For ``why``'s result of one artifact: the required kinds, whether each listed support set
+    meets them (``qualifies``) and whether the artifact does (``meets_requirement``; decided by
+    the what-if, so exact when a capped label lists only some of its sets)."""
+    supports = [{a["id"] for a in support} for support in result["support_sets"]]
+    marks = require.qualifying(graph, supports)
+    if result["exact"] and result.get("expanded") is None:
+        meets = any(marks)
+    else:
+        outcome = what_if(graph, Deletion(), require=require)
+        meets = result["artifact"] not in {entry["id"] for entry in outcome.unqualified}
+    return {"required_kinds": list(require.kinds), "qualifies": marks, "meets_requirement": meets}

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs
 
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.query.evidence import EvidenceView, Requirement
 from polygraph_logic.query.whatif import POLICIES, Deletion
 
 MAX_LIMIT = 1000
@@ -125,5 +127,19 @@ def policies(params: Params) -> list[str]:
 
 def deletion(params: Params) -> Deletion:
     """Returns the deletion the parameters name: ``source``, ``relation``, ``assertion``, each
-    repeatable, one name a value."""
-    return Deletion(**{field: tuple(many(params, name)) for name, field in DELETION_PARAMETERS.items()})
+    repeatable, one name a value; and the view of the evidence of ``as_of``, ``stale_after`` and
+    ``scope`` (as the flags --as-of, --stale-after and --scope take them)."""
+    try:
+        view = EvidenceView.parse(*(one(params, name, "") or None for name in ("as_of", "stale_after", "scope")))
+    except PolygraphError as error:
+        raise ApiError(400, error.code, error.message) from None
+    return Deletion(**{field: tuple(many(params, name)) for name, field in DELETION_PARAMETERS.items()},
+                    evidence=view)
+
+
+def requirement(params: Params) -> Requirement | None:
+    """``require`` (repeatable, each a kind or kinds joined by commas), as ``--require`` takes it."""
+    try:
+        return Requirement.parse(many(params, "require"))
+    except PolygraphError as error:
+        raise ApiError(400, error.code, error.message) from None

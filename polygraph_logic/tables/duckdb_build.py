@@ -246,11 +246,12 @@ class _Writer(ArtifactTables):
             "n_num": list(range(1, len(rows) + 1)), "id": [a.id for a in rows], "source": [a.source for a in rows],
             "subject": [a.subject for a in rows], "predicate": [a.predicate for a in rows],
             "object": [a.object for a in rows], "text": [a.text for a in rows], "kind": [a.kind for a in rows],
-            "n_negated": [int(a.negated) for a in rows], "n_rank": [numbers[a.id] for a in rows]})
+            "n_negated": [int(a.negated) for a in rows], "n_rank": [numbers[a.id] for a in rows],
+            "evidence": [a.evidence.dumps() if a.evidence is not None else None for a in rows]})
         con = self.con
         con.execute(f"CREATE TABLE assertions ({ASSERTIONS})")
         con.execute("INSERT INTO assertions SELECT n_num, id, source, subject, predicate, object, text, kind, "
-                    "n_negated, 1 FROM assertions_in")
+                    "n_negated, CAST(evidence AS VARCHAR), 1 FROM assertions_in")
         con.execute("CREATE TABLE amap AS SELECT CAST(n_rank AS INTEGER) AS rank, CAST(n_num AS INTEGER) AS num "
                     "FROM assertions_in")
         con.unregister("assertions_in")

@@ -206,9 +206,9 @@ class NativeAssertions:
         return f"SELECT v, id FROM a_vals WHERE id >= {self.first}"
 
     def assertions_sql(self) -> str:
-        """The tables folder's assertions (num, id, ..., negated, since), in file order."""
-        return ("SELECT num, id, source, subject, predicate, object, text, kind, CAST(negated AS BIGINT), 1 "
-                "FROM a_in")
+        """The tables folder's assertions (num, id, ..., negated, evidence, since), in file order."""
+        return ("SELECT num, id, source, subject, predicate, object, text, kind, CAST(negated AS BIGINT), "
+                "CAST(NULL AS VARCHAR), 1 FROM a_in")  # no evidence metadata: a line with some is not plain
 
     def release(self) -> None:
         """Drops the tables the assertions were read and numbered in, once the writer has made

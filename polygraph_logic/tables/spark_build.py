@@ -183,7 +183,8 @@ class _Writer:
 
     def _assertions(self) -> None:
         columns = [c.strip().rsplit(" ", 1) for c in ASSERTIONS.split(",")]
-        special = {"num": lambda n, a: n, "negated": lambda n, a: int(a.negated), "since": lambda n, a: 1}
+        special = {"num": lambda n, a: n, "negated": lambda n, a: int(a.negated), "since": lambda n, a: 1,
+                   "evidence": lambda n, a: a.evidence.dumps() if a.evidence is not None else None}
         getters = [special.get(name, lambda n, a, name=name: getattr(a, name)) for name, _ in columns]
         numbers = self.runner.numbers
         rows = [tuple(get(n, a) for get in getters) + (numbers[a.id],)

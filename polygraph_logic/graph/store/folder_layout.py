@@ -4,7 +4,7 @@ The folder (format ``polygraph-tables/1``) holds the graph file's tables as colu
 with their types in both forms, in table_schema.py):
 
 - ``assertions.parquet``: ``num, id, source, subject, predicate, object, text`` and, as the
-  graph has them, ``kind, negated, since``;
+  graph has them, ``kind, negated, evidence, since``;
 - ``facts.parquet``: ``num, relation, args`` (the graph file's JSON key), ``label`` as
   ``list<list<int32>>`` (support sets of assertion numbers, ascending, in stored order),
   ``exact`` and ``sets`` (the number of support sets);

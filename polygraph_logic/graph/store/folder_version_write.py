@@ -151,8 +151,9 @@ class FolderVersionWriter:
     def assertion(self, assertion) -> int:
         """Adds an assertion; returns its number."""
         self._next_assertion += 1
+        evidence = assertion.evidence.dumps() if assertion.evidence is not None else None
         self.new_assertions[self._next_assertion] = {**dataclasses.asdict(assertion), "num": self._next_assertion,
-                                                 "since": self.version}
+                                                     "evidence": evidence, "since": self.version}
         return self._next_assertion
 
     def retire_assertion(self, num: int) -> None:

@@ -34,6 +34,7 @@ from urllib.parse import quote
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.provenance import Polynomial, WhySemiring
 from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.evidence import Evidence
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.schema import file_problem, schema_problem
 from polygraph_logic.graph.store.artifact_reads import ArtifactReads
@@ -141,7 +142,13 @@ class Graph(Questions, ArtifactReads, CircuitReads):
             raise bad_graph(self.path, f"assertion {row[0]!r} has a value that is not text")
         if row[7:] and row[7] not in (0, 1):
             raise bad_graph(self.path, f"assertion {row[0]!r} has negated = {row[7]!r}, not 0 or 1")
-        return Assertion(*row[:7], negated=bool(row[7:] and row[7]))
+        evidence = None
+        if row[8:] and row[8] is not None:
+            try:
+                evidence = Evidence.loads(row[8])
+            except (ValueError, TypeError, AttributeError, PolygraphError):
+                raise bad_graph(self.path, f"assertion {row[0]!r} has evidence that cannot be read") from None
+        return Assertion(*row[:7], negated=bool(row[7:] and row[7]), evidence=evidence)
 
     def names(self, numbers: Iterable[int]) -> dict[int, str]:
         """Returns the ids of assertion numbers."""

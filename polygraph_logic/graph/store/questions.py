@@ -291,6 +291,21 @@ class Questions:
                                 (_json(ids),)))
         return {i: found.get(i) or DEFAULT_KIND for i in ids}
 
+    # --- evidence metadata (graph/evidence.py) ---------------------------------------------
+    @property
+    def has_evidence(self) -> bool:
+        """True when the graph stores evidence metadata (graphs built before it existed: none)."""
+        return "evidence" in self.assertion_columns
+
+    def evidence_rows(self) -> list[tuple[int, str, str, str]]:
+        """Returns ``(number, id, kind, evidence JSON)`` of every assertion with evidence metadata, in
+        number order (few in most graphs: the rest have none)."""
+        if not self.has_evidence:
+            return []
+        kind = "kind" if self.has_kinds else f"'{DEFAULT_KIND}'"
+        return list(self.query(f"SELECT num, id, {kind}, evidence FROM assertions WHERE evidence IS NOT NULL "
+                               "ORDER BY num"))
+
     def kind_counts(self) -> dict[str, int]:
         """Returns how many assertions of each kind the graph holds (kinds in authority order)."""
         if not self.has_kinds:

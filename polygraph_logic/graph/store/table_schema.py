@@ -35,7 +35,8 @@ TABLES: dict[str, tuple[Column, ...]] = {
         ("source", "TEXT NOT NULL", "VARCHAR"), ("subject", "TEXT NOT NULL", "VARCHAR"),
         ("predicate", "TEXT NOT NULL", "VARCHAR"), ("object", "TEXT NOT NULL", "VARCHAR"),
         ("text", "TEXT", "VARCHAR"), ("kind", "TEXT NOT NULL DEFAULT 'source_claim'", "VARCHAR", False),
-        ("negated", "INTEGER NOT NULL DEFAULT 0", "BIGINT", False), ("since", None, "BIGINT", False)),
+        ("negated", "INTEGER NOT NULL DEFAULT 0", "BIGINT", False), ("evidence", "TEXT", "VARCHAR", False),
+        ("since", None, "BIGINT", False)),
     "facts": _columns(
         ("num", "INTEGER PRIMARY KEY", "BIGINT"), ("relation", "TEXT NOT NULL", "VARCHAR"),
         ("args", "TEXT NOT NULL", "VARCHAR"), ("k0", "", None), ("k1", "", None), ("k2", "", None),

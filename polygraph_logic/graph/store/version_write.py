@@ -45,14 +45,16 @@ class VersionWriter:
     # --- rows ------------------------------------------------------------------------
     def _retire(self, table: str, where: str, parameters: tuple) -> None:
         """Copies the matching rows to the table's history (until this version) and deletes them."""
-        self.db.execute(f"INSERT INTO {table}_history SELECT *, ? FROM {table} WHERE {where}",
+        names = ", ".join(columns(self.db, table))  # by name: a column added later sits elsewhere in each
+        self.db.execute(f"INSERT INTO {table}_history({names}, until) SELECT {names}, ? FROM {table} WHERE {where}",
                         (self.version, *parameters))
         self.db.execute(f"DELETE FROM {table} WHERE {where}", parameters)
 
     def assertion(self, assertion) -> int:
         """Adds an assertion; returns its number."""
         self._next_assertion += 1
-        values = {**dataclasses.asdict(assertion), "num": self._next_assertion, "since": self.version}
+        values = {**dataclasses.asdict(assertion), "num": self._next_assertion, "since": self.version,
+                  "evidence": assertion.evidence.dumps() if assertion.evidence is not None else None}
         names = [c for c in self._assertion_columns if c in values]
         self.db.execute(f"INSERT INTO assertions({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
                         [values[c] for c in names])

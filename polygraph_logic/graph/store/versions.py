@@ -55,7 +55,8 @@ def has_ledger(db: sqlite3.Connection) -> bool:
 
 def ensure_ledger(db: sqlite3.Connection, first_record: dict | None = None, stats: str = "{}") -> None:
     """Adds what an older graph file lacks: ``since`` columns (every row is of version 1),
-    the history tables and the versions table with version 1 described by ``first_record``."""
+    the history tables, the assertions' ``evidence`` column and the versions table with version 1
+    described by ``first_record``."""
     fresh = not has_ledger(db)
     for table in VERSIONED:
         if "since" not in columns(db, table):
@@ -65,6 +66,9 @@ def ensure_ledger(db: sqlite3.Connection, first_record: dict | None = None, stat
             db.execute(f"CREATE TABLE {history} AS SELECT * FROM {table} WHERE 0")
             db.execute(f"ALTER TABLE {history} ADD COLUMN until INTEGER NOT NULL DEFAULT 0")
             db.execute(f"CREATE INDEX {history}_by_until ON {history}(since, until)")
+    if "evidence" not in columns(db, "assertions"):  # written before evidence metadata (graph/evidence.py)
+        for table in ("assertions", "assertions_history"):
+            db.execute(f"ALTER TABLE {table} ADD COLUMN evidence TEXT")
     db.execute("CREATE INDEX IF NOT EXISTS facts_history_by_args ON facts_history(relation, args)")
     db.execute("CREATE INDEX IF NOT EXISTS facts_history_by_num ON facts_history(num)")
     db.execute(VERSIONS_TABLE)

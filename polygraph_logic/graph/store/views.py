@@ -26,6 +26,9 @@ class Assertions(Mapping):
         # a graph built before negated assertions existed has none
         self.has_negated = "negated" in columns
         self._COLUMNS += ", negated" if self.has_negated else ", 0"
+        # a graph built before evidence metadata existed has none (graph/evidence.py)
+        self.has_evidence = "evidence" in columns
+        self._COLUMNS += ", evidence" if self.has_evidence else ", NULL"
 
     _COLUMNS = "id, source, subject, predicate, object, text"
 

@@ -169,9 +169,10 @@ class _Writer:
                 if a.id in self.number:
                     raise PolygraphError("duplicate_assertion", f"assertion id {a.id!r} occurs twice")
                 self.number[a.id] = num
-                yield num, a.id, a.source, a.subject, a.predicate, a.object, a.text, a.kind, int(a.negated)
+                yield (num, a.id, a.source, a.subject, a.predicate, a.object, a.text, a.kind, int(a.negated),
+                       a.evidence.dumps() if a.evidence is not None else None)
         self.db.executemany("INSERT INTO assertions(num, id, source, subject, predicate, object, text, kind, "
-                            "negated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
+                            "negated, evidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows())
         self.progress("assertions", len(self.number))
 
     def _label(self, support, what) -> tuple[bytes, list[int], int]:
