@@ -78,7 +78,7 @@ def test_kinds_are_read_with_source_claim_as_the_default(variant):
 def test_the_authority_order_is_total_and_documented():
     assert sorted(KINDS, key=authority) == list(KINDS)
     assert set(KINDS) == {"source_claim", "graph_derived", "tool_observation", "model_hypothesis",
-                          "user_assertion", "verification"}
+                          "user_assertion", "verification", "policy_decision"}
     assert authority("verification") < authority("source_claim") < authority("model_hypothesis")
     concepts = (ROOT / "docs" / "concepts.md").read_text()
     for kind in KINDS:
@@ -291,8 +291,8 @@ def test_robustness_counts_only_trusted_support_sets(variant):
     with Graph(path) as graph:
         full = robustness(graph, "merge:mapk-erk")
         trusted = robustness(graph, "merge:mapk-erk", distrust=("model_hypothesis",))
-    assert (full["n_path"], full["distrusted_kinds"] if "distrusted_kinds" in full else None) == (2, None)
-    assert trusted["n_path"] == 1 and trusted["distrusted_sets"] == 1
+    assert (full["paths"], full["distrusted_kinds"] if "distrusted_kinds" in full else None) == (2, None)
+    assert trusted["paths"] == 1 and trusted["distrusted_sets"] == 1
     assert trusted["sources"] == ["PMID:39973430"]
 
 

@@ -20,6 +20,7 @@ from polygraph_logic.tables.layout import export_tables, import_tables, table_pa
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.evidence import EvidenceView
 from polygraph_logic.query.whatif import Deletion, what_if
 
 duckdb = pytest.importorskip("duckdb")
@@ -259,6 +260,9 @@ def test_sql_what_if_refuses_unknown_names_and_kinds(converted):
         with pytest.raises(PolygraphError) as error:
             sql.what_if(Deletion(kinds=("model_hypothesis",)))
         assert error.value.code == "unsupported"
+        with pytest.raises(PolygraphError) as error:  # nor evidence metadata: refused, never ignored
+            sql.what_if(Deletion(sources=("PMID:39973430",), evidence=EvidenceView.parse("2024-01-01")))
+        assert error.value.code == "unsupported" and "--as-of" in str(error.value)
 
 
 def test_a_foreign_or_damaged_folder_is_refused(tmp_path, converted):

@@ -169,11 +169,14 @@ def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, polic
 
 def separate(one) -> list:
     """``--separately``: each source, relation, assertion and kind of ``one`` deletion as its own
-    deletion, in the order named (``audit``)."""
+    deletion, in the order named (``audit``), each under ``one``'s view of the evidence."""
     from polygraph_logic.query.whatif import Deletion  # noqa: PLC0415
 
-    return ([Deletion(sources=(s,)) for s in one.sources] + [Deletion(relations=(p,)) for p in one.relations]
-            + [Deletion(assertions=(a,)) for a in one.assertions] + [Deletion(kinds=(k,)) for k in one.kinds])
+    view = one.evidence  # each read under the one view of the evidence the flags name
+    return ([Deletion(sources=(s,), evidence=view) for s in one.sources]
+            + [Deletion(relations=(p,), evidence=view) for p in one.relations]
+            + [Deletion(assertions=(a,), evidence=view) for a in one.assertions]
+            + [Deletion(kinds=(k,), evidence=view) for k in one.kinds])
 
 
 def add_distrust(command) -> None:

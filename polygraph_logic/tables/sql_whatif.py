@@ -135,6 +135,9 @@ def deletion_rows(deletion) -> list[tuple[str, str]]:
     if getattr(deletion, "kinds", ()):
         raise PolygraphError("unsupported", "the SQL what-if does not distrust kinds; use `polygraph whatif` "
                                             "on the graph file")
+    if getattr(deletion, "evidence", None):
+        raise PolygraphError("unsupported", "the SQL what-if does not read evidence metadata (--as-of, "
+                                            "--stale-after, --scope); use `polygraph whatif` on the graph")
     rows = [("source", s) for s in deletion.sources] + [("relation", r) for r in deletion.relations]
     rows += [("assertion", a) for a in deletion.assertions]
     if not rows:
