@@ -12,7 +12,8 @@ that ``import polygraph_logic`` (and ``polygraph --version``) loads none of the 
   ``evaluate``, ``Model``; semirings (``provenance``): ``make_semiring``;
 - graphs (``graph``): ``build_graph``, ``Graph`` (a graph file, read in place), ``add``;
 - questions (``query``): ``Deletion``, ``what_if``, ``Session``, ``why``, ``whynot``,
-  ``robustness``, ``top_sources``, ``contradictions``;
+  ``robustness``, ``top_sources``, ``contradictions``; evidence (``query.evidence``):
+  ``EvidenceView``, ``Requirement``;
 - ontologies (``ontology``): ``compile_ontology``; RDF (``export``): ``export_graph``;
 - errors: ``PolygraphError`` and its kinds, each with a code, a message and a position.
 """
@@ -34,6 +35,7 @@ _API = {
     "Deletion": "query.whatif", "what_if": "query.whatif", "Session": "query.session",
     "why": "query.explain", "whynot": "query.explain", "robustness": "query.explain", "top_sources": "query.explain",
     "contradictions": "query.contradictions",
+    "EvidenceView": "query.evidence", "Requirement": "query.evidence",
     "compile_ontology": "ontology.owl", "export_graph": "export.exporter",
 }
 
