@@ -525,3 +525,39 @@ def test_contradictions_at_a_version(tmp_path, capsys):
     assert found["at 2"] == found["latest"] == found["whole"] and found["whole"]["contradictions"] == 3
     assert cli_main(["contradictions", graph, "--at", "3"]) == 2
     assert "no_version" in capsys.readouterr().err
+
+
+def test_contradictions_at_a_version_list_as_a_fresh_build_of_it(tmp_path, capsys):
+    """Two adds whose contradictions interleave by subject: read ``--at`` each version, the listing
+    (and its ``--limit`` prefix) is the one of a graph built fresh from that version's inputs, in
+    the documented order: sorted by subject, object and reason."""
+    third = tmp_path / "third.jsonl"
+    third.write_text("".join(json.dumps(r) + "\n" for r in [  # 'AAA' sorts before AIM2, 'BRAF' after it
+        {"id": "b1", "source": "paper:X", "subject": "AAA kinase", "predicate": POS, "object": "growth"},
+        {"id": "b2", "source": "paper:Y", "subject": "AAA kinase", "predicate": POS, "object": "growth",
+         "negated": True},
+        {"id": "b3", "source": "paper:X", "subject": "BRAF", "predicate": POS, "object": "growth"},
+        {"id": "b4", "source": "paper:Z", "subject": "BRAF", "predicate": NEG, "object": "growth"}]), "utf-8")
+    assertions, receipts = variant_inputs(tmp_path)
+    rules = ["--receipts", str(receipts), "--rules", str(rule_file("contradictions"))]
+    grown = str(tmp_path / "grown.graph")
+    assert cli_main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), *rules, "-o", grown]) == 0
+    assert cli_main(["add", grown, "--assertions", str(FIGURE1 / "contradicting.jsonl")]) == 0
+    assert cli_main(["add", grown, "--assertions", str(third)]) == 0
+    both = tmp_path / "both.jsonl"
+    both.write_text(assertions.read_text("utf-8") + third.read_text("utf-8"), "utf-8")
+    for name, inputs in (("two", assertions), ("three", both)):
+        assert cli_main(["build", "--assertions", str(inputs), *rules, "-o", str(tmp_path / f"{name}.graph")]) == 0
+
+    def listing(*arguments) -> list[dict]:
+        capsys.readouterr()
+        assert cli_main(["contradictions", *arguments, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)["listed"]
+
+    for version, fresh in (("2", "two"), ("3", "three")):
+        found = listing(grown, "--at", version)
+        assert found == listing(str(tmp_path / f"{fresh}.graph"))
+        assert listing(grown, "--at", version, "--limit", "2") == found[:2]
+        keys = [(c["subject"], c["object"], c["reason"]) for c in found]
+        assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert [c["subject"] for c in listing(grown)] == ["AAA kinase", "AIM2", "BRAF", "ERK1/2 cascade", "MAPK/ERK"]

@@ -1,6 +1,7 @@
-"""Evidential origins: derived_from loading (transitive, cycles at file:line), N_path and N_prov,
-the fewest origins to kill, echo flags and top-sources by origin, each checked against brute
-force over subsets (of support sets, of origins) on Figure 1 variants with echoed sources."""
+"""Evidential origins: derived_from loading (transitive, cycles at file:line), paths, distinct
+origins (the design's N_prov), independent supports, the fewest origins to kill, echo flags and
+top-sources by origin, each checked against brute force over subsets (of support sets, of
+origins) on Figure 1 variants with echoed sources and on seeded random graphs."""
 
 import itertools
 import json
@@ -13,6 +14,7 @@ import pytest
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.query.explain import robustness, top_sources
+from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph
@@ -142,18 +144,19 @@ def test_the_graph_stores_its_origins_and_a_file_overrides_them(echoed, tmp_path
     with Graph(path) as graph:
         assert graph_origins(graph).roots(B) == {A}
         echo = robustness(graph, "merge:mapk-erk")
-        assert (echo["n_path"], echo["n_prov"], echo["echo"]) == (2, 1, True)
+        assert (echo["paths"], echo["origins"], echo["independent_supports"], echo["echo"]) == (2, 1, 1, True)
+        assert echo["paths_counted"] == "support_sets" and not echo["lower_bounds"]
         assert echo["independent_sources"] == 2  # two sources, but one origin
-        assert echo["fewest_origins_to_kill"] == [A] and echo["origins"] == {A: [A, B]}
+        assert echo["fewest_origins_to_kill"] == [A] and echo["origin_clusters"] == {A: [A, B]}
         empty = write_jsonl(tmp_path / "none.jsonl", [{"source": "unrelated", "derived_from": "other"}])
         alone = robustness(graph, "merge:mapk-erk", origins=empty)
-        assert (alone["n_path"], alone["n_prov"], alone["echo"]) == (2, 2, False)
+        assert (alone["paths"], alone["origins"], alone["independent_supports"], alone["echo"]) == (2, 2, 2, False)
     with Graph(plain) as graph:
         assert not graph_origins(graph)
-        assert robustness(graph, "merge:mapk-erk")["n_prov"] == 2
+        assert robustness(graph, "merge:mapk-erk")["origins"] == 2
 
 
-def test_n_prov_and_fewest_origins_match_brute_force_for_every_artifact(echoed):
+def test_origin_counts_and_fewest_origins_match_brute_force_for_every_artifact(echoed):
     path, _, _ = echoed
     table = closure(ECHOES)
     with Graph(path) as graph:
@@ -165,9 +168,11 @@ def test_n_prov_and_fewest_origins_match_brute_force_for_every_artifact(echoed):
             packing = max(len(chosen) for size in range(len(origin_sets) + 1)
                           for chosen in itertools.combinations(origin_sets, size)
                           if all(x.isdisjoint(y) for x, y in itertools.combinations(chosen, 2)))
-            assert result["n_prov"] == packing, artifact.id
-            assert result["n_path"] == len(artifact.support)
-            assert result["echo"] == (len(artifact.support) >= 2 and packing == 1)
+            distinct = {o for s in origin_sets for o in s}
+            assert result["independent_supports"] == packing, artifact.id
+            assert result["origins"] == len(distinct), artifact.id
+            assert result["paths"] == len(artifact.support)
+            assert result["echo"] == (len(artifact.support) >= 2 and len(distinct) == 1)
             # the fewest origins whose retraction (with every source derived from them) kills it, by what_if
             origins = sorted(set().union(*origin_sets))
             killing = None
@@ -181,7 +186,7 @@ def test_n_prov_and_fewest_origins_match_brute_force_for_every_artifact(echoed):
                 if killing:
                     break
             assert len(result["fewest_origins_to_kill"]) == killing, artifact.id
-            assert result["n_prov"] <= killing
+            assert result["independent_supports"] <= killing <= result["origins"]
 
 
 def test_echo_with_hypotheses_counts_only_trusted_sets_over_origins(echoed):
@@ -197,8 +202,8 @@ def test_echo_with_hypotheses_counts_only_trusted_sets_over_origins(echoed):
     build.write(directory / "hyp.graph")
     with Graph(directory / "hyp.graph") as graph:
         result = robustness(graph, "merge:mapk-erk", distrust=("model_hypothesis",))
-        assert (result["n_path"], result["n_prov"], result["echo"], result["distrusted_sets"]) == (1, 1, False, 1)
-        assert result["sources"] == [B] and result["origins"] == {A: [B]}
+        assert (result["paths"], result["origins"], result["echo"], result["distrusted_sets"]) == (1, 1, False, 1)
+        assert result["sources"] == [B] and result["origin_clusters"] == {A: [B]}
 
 
 def test_top_sources_by_origin_retracts_each_origin_with_what_derives_from_it(echoed):
@@ -235,10 +240,11 @@ def test_cli_build_robustness_and_top_sources_with_origins(echoed, tmp_path, cap
     capsys.readouterr()
     assert main(["robustness", str(out), "merge:mapk-erk"]) == 0
     text = capsys.readouterr().out
-    assert "N_path 2 support sets, N_prov 1 independent origins" in text and "ECHO" in text
+    assert "paths: 2 (support sets); origins: 1 distinct; independent supports: 1" in text
+    assert "ECHO: 2 paths, one origin" in text
     assert main(["robustness", str(out), "merge:mapk-erk", "--json", "--origins",
                  str(write_jsonl(tmp_path / "none.jsonl", [{"source": "x", "derived_from": "y"}]))]) == 0
-    assert json.loads(capsys.readouterr().out)["n_prov"] == 2
+    assert json.loads(capsys.readouterr().out)["origins"] == 2
     assert main(["top-sources", str(out), "--by", "origin", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {r["origin"] for r in rows} == {A, "press:1"}
@@ -247,3 +253,91 @@ def test_cli_build_robustness_and_top_sources_with_origins(echoed, tmp_path, cap
                  "-o", str(tmp_path / "never.graph")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{bad}:2:1: origin_cycle: ") and not (tmp_path / "never.graph").exists()
+
+
+def minimal(family) -> list[frozenset]:
+    """The inclusion-minimal sets of a family, each once (absorption: x + x·y = x)."""
+    unique = set(map(frozenset, family))
+    return [s for s in unique if not any(o < s for o in unique)]
+
+
+def random_graph(rng: random.Random, directory: Path, cap=None) -> tuple[dict, dict, dict]:
+    """A graph of random claims, receipts and derived_from records (sources derive from studies or
+    from earlier sources: no cycle); returns each artifact's support sets worked out from the
+    inputs (claims: the assertions stating them; summaries: their minimal bundles; no rules, no edge),
+    each assertion's source, and the derived_from records."""
+    studies = [f"study:{i}" for i in range(rng.randint(1, 4))]
+    sources = [f"src:{i}" for i in range(rng.randint(2, 6))]
+    records = []
+    for i, source in enumerate(sources):
+        if rng.random() < 0.6:
+            parents = rng.sample(studies + sources[:i], rng.randint(1, min(2, len(studies) + i)))
+            records.append({"source": source, "derived_from": parents})
+    lines, source_of, stating = [], {}, {}
+    for n in range(rng.randint(3, 12)):
+        triple = (f"x{rng.randint(0, 2)}", "RO:0002213", "t")
+        source_of[f"a{n}"] = rng.choice(sources)
+        stating.setdefault(triple, []).append(f"a{n}")
+        lines.append({"id": f"a{n}", "source": source_of[f"a{n}"], "subject": triple[0], "predicate": triple[1],
+                      "object": triple[2]})
+    expected = {}
+    for triple, ids in stating.items():
+        expected[triple_id("claim", triple)] = minimal([{a} for a in ids])
+    receipts = []
+    for k in range(rng.randint(1, 4)):
+        bundles = [sorted(rng.sample(sorted(source_of), rng.randint(1, min(3, len(source_of)))))
+                   for _ in range(rng.randint(1, 5))]
+        receipts.append({"artifact": f"summary:s{k}", "layer": "summary", "support": bundles})
+        expected[f"summary:s{k}"] = minimal(bundles)
+    assertions = load_assertions(write_jsonl(directory / "a.jsonl", lines))
+    build = build_graph(assertions, load_receipts(write_jsonl(directory / "r.jsonl", receipts),
+                                                  {a.id for a in assertions}), [], cap=cap)
+    build.origins = load_origins(write_jsonl(directory / "o.jsonl", records)) if records else Origins()
+    build.write(directory / "g.graph")
+    return expected, source_of, records
+
+
+def test_origin_counts_match_brute_force_on_random_graphs(tmp_path):
+    """paths, origins (distinct), independent_supports (largest pairwise disjoint subfamily), echo and
+    the fewest origins to kill, against brute force over the support sets worked out from the inputs
+    and the origins by a naive fixpoint (closure)."""
+    rng = random.Random(39)
+    for trial in range(25):
+        directory = tmp_path / str(trial)
+        directory.mkdir()
+        expected, source_of, records = random_graph(rng, directory)
+        table = closure(records) if records else {}
+        with Graph(directory / "g.graph") as graph:
+            assert {a.id for a in graph.artifacts()} == set(expected)
+            for artifact, sets in expected.items():
+                origin_sets = [frozenset().union(*(origins_of(table, source_of[a]) for a in s)) for s in sets]
+                distinct = set().union(*origin_sets)
+                packing = max(len(chosen) for size in range(len(origin_sets) + 1)
+                              for chosen in itertools.combinations(origin_sets, size)
+                              if all(x.isdisjoint(y) for x, y in itertools.combinations(chosen, 2)))
+                hitting = next(size for size in range(len(distinct) + 1)
+                               for chosen in itertools.combinations(sorted(distinct), size)
+                               if all(s & set(chosen) for s in origin_sets))
+                result = robustness(graph, artifact)
+                assert (result["paths"], result["origins"], result["independent_supports"], result["echo"]) == (
+                    len(sets), len(distinct), packing, len(sets) > 1 and len(distinct) == 1), (trial, artifact)
+                assert len(result["fewest_origins_to_kill"]) == hitting, (trial, artifact)
+                assert result["exact"] and not result["lower_bounds"]
+
+
+def test_capped_counts_are_lower_bounds_on_random_graphs(tmp_path):
+    """Under a cap of 1, every count is at most the uncapped one and says it is a lower bound."""
+    for trial in range(10):
+        counts = {}
+        for cap in (None, 1):
+            directory = tmp_path / f"{trial}-{cap}"
+            directory.mkdir()
+            expected, _, _ = random_graph(random.Random(100 + trial), directory, cap=cap)
+            with Graph(directory / "g.graph") as graph:
+                counts[cap] = {a: robustness(graph, a) for a in expected}
+        for artifact, exact in counts[None].items():
+            bound = counts[1][artifact]
+            assert bound["lower_bounds"] == (not bound["exact"])
+            assert bound["lower_bounds"] or exact["paths"] == 1  # two sets cannot fit under a cap of 1
+            for key in ("paths", "origins", "independent_supports"):
+                assert bound[key] <= exact[key], (trial, artifact, key)

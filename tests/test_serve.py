@@ -334,7 +334,7 @@ def test_support_sets_carry_each_assertion_kind_as_its_input_says(ledger_servers
     assert [[a["id"] for a in s] for s in before["support_sets"]] == [["h5"]]
 
 
-def test_robustness_reports_n_path_and_n_prov_with_the_stored_origins(ledger_servers):
+def test_robustness_reports_paths_and_origins_with_the_stored_origins(ledger_servers):
     found = get(ledger_servers[None], "/api/search?q=" + urllib.request.quote("HIF-1α") + "&limit=100")
     claim = next(a for a in found["artifacts"]
                  if a["layer"] == "claim" and a["triple"] == ["HIF-1α", "RO:0002213", "glycolysis"])
@@ -342,7 +342,7 @@ def test_robustness_reports_n_path_and_n_prov_with_the_stored_origins(ledger_ser
     # by hand: h1 (paper-1) and h7 (news-1) state it, and origins.jsonl derives news-1 from paper-1
     origins = {o["source"]: o["derived_from"] for o in _records(LEDGER / "origins.jsonl")}
     assert origins == {"example:news-1": "example:paper-1"}
-    assert (r["n_path"], r["n_prov"], r["echo"]) == (2, 1, True)
+    assert (r["paths"], r["origins"], r["independent_supports"], r["echo"]) == (2, 1, 1, True)
     assert r["fewest_origins_to_kill"] == ["example:paper-1"] and len(r["fewest_sources_to_kill"]) == 2
 
 

@@ -255,8 +255,8 @@ def test_ledger_versions_kinds_origins_and_a_contradiction_resolved(browser, tmp
                             ".map(r => [r.dataset.assertion, r.querySelector('.kind').textContent])")
         assert sorted(kinds) == [["h5", "model_hypothesis"], ["h8", "verification"]]
         show_artifact(browser, echoed)
-        assert browser.run("return [document.getElementById('n-path').textContent, "
-                           "document.getElementById('n-prov').textContent]") == ["2", "1"]
+        assert browser.run("return [document.getElementById('paths').textContent, "
+                           "document.getElementById('origins').textContent]") == ["2", "1"]
         assert "origin example:paper-1: example:news-1, example:paper-1" in browser.run(
             "return document.getElementById('robustness').textContent")
 

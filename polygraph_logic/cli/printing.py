@@ -88,19 +88,25 @@ def print_whynot(result: dict, out=None) -> None:
 def print_robustness(result: dict, out=None) -> None:
     """Prints a robustness() result as text."""
     out = out or sys.stdout
-    inexact = "" if result["exact"] else " (capped label: at least)"
+    paths, origins = result["paths"], result["origins"]
     print(f"{result['artifact']}: {result['support_sets']} support sets over {len(result['sources'])} sources",
           file=out)
-    print(f"  fewest sources whose retraction kills it{inexact}: "
+    print(f"  fewest sources whose retraction kills it: "
           f"{len(result['fewest_sources_to_kill'])} ({', '.join(result['fewest_sources_to_kill'])})", file=out)
     print(f"  independent sources: {result['independent_sources']}", file=out)
-    print(f"  N_path {result['n_path']} support sets, N_prov {result['n_prov']} independent origins"
-          f"{'  ECHO: several support sets, one origin' if result['echo'] else ''}", file=out)
-    print(f"  fewest origins whose retraction kills it{inexact}: {len(result['fewest_origins_to_kill'])} "
+    counted = "support sets" if result["paths_counted"] == "support_sets" else result["paths_counted"]
+    print(f"  paths: {paths} ({counted}); origins: {origins} distinct; independent supports: "
+          f"{result['independent_supports']} (no origin in common)", file=out)
+    if result["echo"]:
+        print(f"  ECHO: {paths} paths, one origin", file=out)
+    print(f"  fewest origins whose retraction kills it: {len(result['fewest_origins_to_kill'])} "
           f"({', '.join(result['fewest_origins_to_kill'])})", file=out)
-    for origin, sources in result["origins"].items():
+    for origin, sources in result["origin_clusters"].items():
         if sources != [origin]:
             print(f"  origin {origin}: {', '.join(sources)}", file=out)
     if result.get("distrusted_kinds"):
         print(f"  not counted: {result['distrusted_sets']} support sets resting on "
               f"{', '.join(result['distrusted_kinds'])}", file=out)
+    if result["lower_bounds"]:
+        print("  capped label: it lists only its smallest support sets, so every count above is a lower bound",
+              file=out)

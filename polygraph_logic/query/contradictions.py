@@ -18,6 +18,23 @@ the smallest support sets: a hitting set of those is necessary, not always suffi
 since a dropped support set may survive it (``whatif --exact`` settles it); the report
 says so in ``note``.
 
+The balance of origins (origins.py): for each contradiction with sides, the distinct
+evidential origins of the evidence for its first side (*supporting*: the assertions of the
+first side's label, the ``edge`` fact) and for its second (*refuting*: the second side's
+``edge``, or ``neg_edge`` for a negated side), and the verdict by balance: ``support`` when
+more distinct origins support than refute, ``refute`` when fewer, ``undecided`` when as many.
+An origin may be on both sides (evidence both need, such as a merge's): it counts on each,
+so it never tips the balance.  With a deletion, the balance after it too: each side keeps
+the support sets the deletion leaves whole (label arithmetic, as the trust-all policy reads
+labels), and ``resolved`` says whether the contradiction falls.  A capped side label makes
+the counts lower bounds (``exact`` false).  A contradiction without sides (``"SWRL: ..."``),
+or whose side facts the graph does not store, has no balance (None).
+
+Order: contradictions are listed sorted by their fact's arguments (subject, object, reason)
+in the engine's order of values (datalog.evaluate.tuple_key), the order a full build writes
+them; so a graph grown by ``add`` (or read ``--at`` a version) lists them as a fresh build of
+the same inputs does.
+
 Nothing is ever resolved by itself: the listing only says what would resolve each. One
 precedence policy is available, opt-in and named: ``prefer:KIND`` (``prefer=KIND``) keeps the
 evidence of kind KIND and of every more authoritative kind (kinds.py) and lists the smallest
@@ -31,14 +48,13 @@ from itertools import islice
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
+from polygraph_logic.datalog.evaluate import tuple_key
 from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.contradiction_layer import sides
 from polygraph_logic.graph.kinds import KINDS, authority, check_kinds
 from polygraph_logic.graph.store.graph_file import Graph
-
-#: hitting sets listed per contradiction, per universe (sources, assertions), by default
-
-from polygraph_logic.graph.store.rows import Artifact
+from polygraph_logic.graph.store.rows import Artifact, fact_key
+from polygraph_logic.query.origins import Balance, Origins, graph_origins
 
 #: hitting sets listed per contradiction, per universe (sources, assertions), by default
 HITTING = 3
@@ -125,6 +141,9 @@ class Contradiction:
     truncated: bool = False  # a listing stopped at the limit or the budget: there may be more
     prefer: str | None = None  # the precedence policy's kind (prefer:KIND), when asked for
     preferred: list[tuple[str, ...]] = field(default_factory=list)  # its resolving assertion sets
+    balance: Balance | None = None  # the balance of origins (None: no sides, or side facts not stored)
+    balance_after: Balance | None = None  # ... after the deletion asked about, if any
+    deletion: str | None = None  # the deletion (as text) balance_after is under
 
     @property
     def note(self) -> str | None:
@@ -139,6 +158,9 @@ class Contradiction:
             "resolve_by_sources": [list(s) for s in self.by_sources],
             "resolve_by_assertions": [list(s) for s in self.by_assertions],
             "truncated": self.truncated, "note": self.note,
+            "balance": None if self.balance is None else self.balance.to_json(),
+            **({} if self.deletion is None else {
+                "balance_after": None if self.balance_after is None else self.balance_after.to_json()}),
         }
 
 
@@ -155,18 +177,65 @@ def sources_of(graph: Graph, assertion_ids: Iterable[str]) -> dict[str, str]:
     return graph.sources_of(assertion_ids)
 
 
+def side_fact(side: dict) -> tuple[str, tuple]:
+    """Returns the fact a side names: ``edge(s, p, o)``, or ``neg_edge(s, p, o)`` when negated."""
+    return ("neg_edge" if side["negated"] else "edge"), (side["subject"], side["predicate"], side["object"])
+
+
+def side_labels(graph: Graph, facts: Iterable[tuple[str, tuple]]) -> dict[tuple, tuple[list[frozenset], bool]]:
+    """Returns ``{fact: (support sets of assertion ids, exact)}`` of the given side facts the graph
+    stores (one read per relation, one for the assertion ids)."""
+    keys: dict[str, set[str]] = {}
+    for relation, args in facts:
+        keys.setdefault(relation, set()).add(fact_key(args))
+    rows = []
+    for relation, wanted in sorted(keys.items()):
+        for args, blob, exact in graph.facts_named(relation, sorted(wanted)):
+            rows.append(((relation, graph.args(args)), graph.decode(blob), bool(exact)))
+    names = graph.names(n for _, groups, _ in rows for group in groups for n in group)
+    return {fact: ([frozenset(names[n] for n in group) for group in groups], exact) for fact, groups, exact in rows}
+
+
+def origin_balance(found_sides: list[dict] | None, labels: dict, source: dict[str, str], origins: Origins,
+                   deleted: frozenset[str] | None = None, support=(), exact: bool = True) -> Balance | None:
+    """Returns the balance of origins of a contradiction's two sides (``labels``: side_labels;
+    ``source``: {assertion id: source} of their assertions); with ``deleted`` (assertion ids), the
+    balance after that deletion: each side keeps the support sets it leaves whole, and
+    ``resolved`` says whether every support set of the contradiction (``support``, ``exact`` or
+    capped) is hit.  The balance is exact when the labels it reads are."""
+    if not found_sides:
+        return None
+    found = [labels.get(side_fact(side)) for side in found_sides]
+    if any(label is None for label in found):
+        return None
+    origin_sets = []
+    for sets, _ in found:
+        kept = sets if deleted is None else [s for s in sets if s.isdisjoint(deleted)]
+        origin_sets.append([origins.origin_set(source[a] for a in s) for s in kept])
+    resolved = None if deleted is None else not any(deleted.isdisjoint(group) for group in support)
+    exact = exact and all(side_exact for _, side_exact in found)
+    return Balance.of(origin_sets[0], origin_sets[1], exact, resolved)
+
+
 def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, budget: int = BUDGET,
-            prefer: str | None = None, source: dict[str, str] | None = None) -> Contradiction:
+            prefer: str | None = None, source: dict[str, str] | None = None, origins: Origins | None = None,
+            deleted: frozenset[str] | None = None, labels: dict | None = None,
+            deletion: str | None = None) -> Contradiction:
     """Returns a contradiction artifact with its smallest resolving source and assertion sets
-    (and, with ``prefer``, those the precedence policy prefer:KIND allows); ``source``: the
-    sources of its assertions when already read ({assertion id: source})."""
+    (and, with ``prefer``, those the precedence policy prefer:KIND allows) and its balance of
+    origins (``origins``: the graph's stored ones unless given), and with ``deleted`` (assertion
+    ids; ``deletion``: its text) the balance after that deletion.  ``source`` ({assertion id:
+    source}) and ``labels`` (side_labels) are what was already read, of its assertions and sides."""
     c = artifact.content
-    found_sides = c.get("sides") or sides(c["subject"], c["object"], c["reason"])
+    found_sides = _sides(artifact)
     for side in found_sides or ():
         if not side["negated"]:
             side["artifact"] = side_artifact(graph, (side["subject"], side["predicate"], side["object"]))
+    if labels is None:
+        labels = side_labels(graph, (side_fact(side) for side in found_sides or ()))
     if source is None:
-        source = sources_of(graph, (a for group in artifact.support for a in group))
+        source = sources_of(graph, _assertions([artifact], labels))
+    origins = graph_origins(graph) if origins is None else origins
     by_assertions, cut_a = minimal_hitting_sets(artifact.support, hitting, budget)
     by_sources, cut_s = minimal_hitting_sets(({source[a] for a in group} for group in artifact.support),
                                              hitting, budget)
@@ -177,7 +246,18 @@ def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, bud
     if prefer is not None:
         found.prefer, found.preferred, cut = _preferred(graph, artifact.support, prefer, hitting, budget)
         found.truncated |= cut
+    found.balance = origin_balance(found_sides, labels, source, origins)
+    if deleted is not None:
+        found.deletion = deletion or f"{len(deleted)} assertions"
+        found.balance_after = origin_balance(found_sides, labels, source, origins, deleted, artifact.support,
+                                             artifact.exact)
     return found
+
+
+def _assertions(artifacts: list[Artifact], labels: dict) -> set[str]:
+    """The assertion ids of the artifacts' labels and of the side labels read."""
+    found = {a for artifact in artifacts for group in artifact.support for a in group}
+    return found.union(*(s for sets, _ in labels.values() for s in sets))
 
 
 def _preferred(graph: Graph, support, prefer: str, hitting, budget) -> tuple[str, list[tuple[str, ...]], bool]:
@@ -191,19 +271,31 @@ def _preferred(graph: Graph, support, prefer: str, hitting, budget) -> tuple[str
 
 
 def contradictions(graph: Graph, limit: int | None = None, hitting: int | None = HITTING,
-                   budget: int = BUDGET, prefer: str | None = None) -> Iterator[Contradiction]:
-    """Yields the graph's contradictions in build order (at most ``limit``), each resolved
-    (``prefer``: the kind of the opt-in precedence policy prefer:KIND, see the module docstring)."""
+                   budget: int = BUDGET, prefer: str | None = None, origins: "Origins | str | None" = None,
+                   deletion=None) -> Iterator[Contradiction]:
+    """Yields the graph's contradictions sorted by (subject, object, reason) (see the module
+    docstring; at most ``limit``), each resolved and with its balance of origins (``prefer``: the
+    kind of the opt-in precedence policy prefer:KIND; ``origins``: derived_from records, a file or
+    an Origins, instead of the graph's).  With ``deletion`` (a whatif.Deletion), each also carries
+    its balance after that deletion (``balance_after``); an unknown name in it is an error
+    before anything is listed."""
     if prefer is not None:
         check_kinds([prefer])  # an unknown kind is an error before anything is read
-    listed = graph.artifacts("contradiction")
-    if limit is not None:
-        listed = islice(listed, limit)
-    # the sources of a batch's assertions in one read (a folder's read costs milliseconds)
+    origins = graph_origins(graph, origins)
+    deleted = None if deletion is None else frozenset(deletion.resolve(graph))
+    listed = iter(sorted(graph.artifacts("contradiction"), key=lambda a: (tuple_key(a.fact[1]), a.id))[:limit])
+    # a batch's sources and side labels in a few reads (a folder's read costs milliseconds)
     while batch := list(islice(listed, 1_000)):
-        source = sources_of(graph, (a for artifact in batch for group in artifact.support for a in group))
+        labels = side_labels(graph, (side_fact(side) for artifact in batch for side in _sides(artifact) or ()))
+        source = sources_of(graph, _assertions(batch, labels))
         for artifact in batch:
-            yield resolve(graph, artifact, hitting, budget, prefer, source)
+            yield resolve(graph, artifact, hitting, budget, prefer, source, origins, deleted, labels,
+                          None if deletion is None else str(deletion))
+
+
+def _sides(artifact: Artifact) -> list[dict] | None:
+    c = artifact.content
+    return c.get("sides") or sides(c["subject"], c["object"], c["reason"])
 
 
 def count(graph: Graph) -> int:
@@ -211,5 +303,5 @@ def count(graph: Graph) -> int:
     return graph.layer_count("contradiction")
 
 
-__all__ = ["BUDGET", "HITTING", "Contradiction", "contradictions", "count", "minimal_hitting_sets", "resolve",
-           "side_artifact", "sources_of"]
+__all__ = ["BUDGET", "HITTING", "Contradiction", "contradictions", "count", "minimal_hitting_sets",
+           "origin_balance", "resolve", "side_artifact", "side_fact", "side_labels", "sources_of"]

@@ -6,10 +6,11 @@
 - ``whynot``: after a deletion, which deleted assertions (and sources) broke each set.
 - ``robustness``: the fewest sources whose retraction kills it (a minimum hitting set
   over the sources of its support sets), how many independent sources back it
-  (support sets with pairwise disjoint sources), N_path and N_prov (support sets, and
-  independent evidential origins once ``derived_from`` collapses sources into origins:
-  see origins.py), and an echo flag when several support sets all rest on one origin:
-  many paths, one origin.
+  (support sets with pairwise disjoint sources), and over evidential origins (``derived_from``
+  collapses sources into origins, see origins.py): its ``paths``, its distinct ``origins``
+  (the design's N_prov), its ``independent_supports`` (support sets with no origin in
+  common), the fewest origins that kill it, and an echo flag when it has several paths and
+  one origin.
 
 ``why`` and ``robustness`` take distrusted kinds (kinds.py): a support set holding an
 assertion of a distrusted kind cannot support; it is listed, marked, and not counted.
@@ -26,7 +27,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import layer_order
 from polygraph_logic.graph.kinds import check_kinds
 from polygraph_logic.query.circuit_support import expanded
-from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, max_disjoint
+from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, max_disjoint, origin_counts
 from polygraph_logic.graph.goal_plans import FactKey, GoalPlans, stated_by
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.query.whatif import Deletion, as_graph, what_if
@@ -217,8 +218,9 @@ def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all
 def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
                distrust: tuple[str, ...] = ()) -> dict:
     """Returns the fewest sources (and origins) whose retraction kills the artifact, its
-    independent sources, N_path and N_prov, and the echo flag (see the module docstring and
-    origins.py); exact within the label's cap.  ``origins`` overrides the graph's stored
+    independent sources, its paths, distinct origins and independent supports, and the echo
+    flag (see the module docstring and origins.py).  On a capped label (``exact`` false) every
+    count is a lower bound (``lower_bounds``).  ``origins`` overrides the graph's stored
     ``derived_from`` mapping; support sets holding a ``distrust`` kind are not counted."""
     graph = as_graph(graph)
     distrust = check_kinds(distrust)
@@ -234,20 +236,22 @@ def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
     source_sets = [frozenset(sources_of[a] for a in support) for support in supports]
     origin_sets = [origins.origin_set(group) for group in source_sets]
     sources = sorted(set().union(*source_sets)) if source_sets else []
-    independent = max_disjoint(source_sets)
-    n_prov = max_disjoint(origin_sets)
+    counts = origin_counts(origin_sets)
     result = {
         "artifact": artifact_id,
         "support_sets": len(source_sets),
         "sources": sources,
         "fewest_sources_to_kill": fewest_to_kill(source_sets),
-        "independent_sources": independent,
-        "n_path": len(source_sets),
-        "n_prov": n_prov,
-        "origins": origins.clusters(sources),
+        "independent_sources": max_disjoint(source_sets),
+        "paths": counts["paths"],
+        "paths_counted": "support_sets",  # why-provenance keeps no derivation multiplicity
+        "origins": counts["origins"],
+        "independent_supports": counts["independent_supports"],
+        "origin_clusters": origins.clusters(sources),
         "fewest_origins_to_kill": fewest_to_kill(origin_sets),
-        "echo": len(source_sets) >= 2 and n_prov == 1,
-        "exact": label.exact,  # inexact: the true minimum may be larger
+        "echo": counts["echo"],
+        "exact": label.exact,
+        "lower_bounds": not label.exact,  # a capped label lists only its smallest support sets
     }
     if distrust:
         result.update(distrusted_kinds=list(distrust), distrusted_sets=distrusted)

@@ -11,21 +11,28 @@ source's *origins* are the sources it derives from that derive from nothing (its
 when it derives from nothing): its evidential origins.  A support set's origins are
 the union of its sources' origins.
 
-Per artifact (explain.robustness):
+Per artifact (explain.robustness), over its support sets (the paths to it):
 
-- ``N_path``: its support sets (the paths to it; several may rest on one origin);
-- ``N_prov``: its distinct evidential origins, counted as the largest number of support
-  sets whose origin sets are pairwise disjoint: how many independent lines of evidence
-  back it.  This is the count the echo study (GraphEcho) measures: there every path
-  maps to one origin, N_prov is the number of distinct origins, and a path that
-  repeats an origin adds nothing.  With one origin per set the packing is exactly
-  that count; with several origins a set (a conjunction) it counts a set once, and two
-  sets sharing any origin are not independent.
-- ``fewest_origins_to_kill``: the fewest origins whose retraction kills it (retracting
-  an origin retracts every source derived from it).  It is never smaller than N_prov
-  and equals it when every set has one origin.
+- ``paths``: how many paths reach it.  The why-provenance of a label keeps no derivation
+  multiplicity (two derivations from one set of assertions are one support set), so the
+  graph counts its minimal support sets, and ``paths_counted`` says so (``"support_sets"``);
+- ``origins``: its distinct evidential origins, the union over its support sets (GraphEcho's
+  N_prov: every path maps to its origins, and a path that repeats an origin adds none);
+- ``independent_supports``: the largest number of support sets whose origin sets are
+  pairwise disjoint: how many lines of evidence share no origin.  When every set rests on
+  one origin it equals ``origins``; a set resting on several origins (a conjunction) counts
+  once, and two sets sharing an origin are not independent, so it may be smaller;
+- ``fewest_origins_to_kill``: the fewest origins whose retraction kills it (retracting an
+  origin retracts every source derived from it); never smaller than ``independent_supports``.
 
-The echo flag is N_path >= 2 with N_prov == 1: many paths, one origin.
+The echo flag is the design's rule: ``paths > 1`` and exactly one origin (many paths, one
+origin).  Under the cap a label lists only its smallest support sets, so every count is a
+lower bound (and an echo is one as far as the listed sets show).
+
+For a contradiction (contradictions.py), the *balance of origins*: the distinct origins of
+the evidence for its first side (supporting) and for its second (refuting), and the verdict
+by balance: ``support`` when more distinct origins support than refute, ``refute`` when
+fewer, ``undecided`` when as many (``verdict``).
 """
 
 from __future__ import annotations
@@ -174,6 +181,62 @@ def max_disjoint(groups: Iterable[frozenset]) -> int:
 
     search(unique, 0)
     return best
+
+
+def origin_counts(origin_sets: list[frozenset[str]]) -> dict:
+    """Returns ``paths``, ``origins``, ``independent_supports`` and ``echo`` of an artifact whose
+    support sets rest on ``origin_sets`` (one origin set a support set; see the module docstring)."""
+    distinct = frozenset().union(*origin_sets) if origin_sets else frozenset()
+    paths = len(origin_sets)
+    return {"paths": paths, "origins": len(distinct), "independent_supports": max_disjoint(origin_sets),
+            "echo": paths > 1 and len(distinct) == 1}
+
+
+#: the verdicts by balance of origins, in the order support, refute, undecided
+VERDICTS = ("support", "refute", "undecided")
+
+
+def verdict(supporting: int, refuting: int) -> str:
+    """Returns the verdict by balance: ``support`` when more distinct origins support than
+    refute, ``refute`` when fewer, ``undecided`` when as many."""
+    return VERDICTS[0] if supporting > refuting else VERDICTS[1] if supporting < refuting else VERDICTS[2]
+
+
+@dataclass(frozen=True)
+class Balance:
+    """The distinct evidential origins for and against a claim, and the verdict by their balance.
+
+    ``exact``: both sides' labels are exact (else the counts are lower bounds and the verdict may
+    differ); ``resolved``: after a deletion, whether the contradiction falls (None: no deletion)."""
+
+    supporting: tuple[str, ...]
+    refuting: tuple[str, ...]
+    exact: bool = True
+    resolved: bool | None = None
+
+    @classmethod
+    def of(cls, supporting: Iterable[frozenset[str]], refuting: Iterable[frozenset[str]],
+           exact: bool = True, resolved: bool | None = None) -> "Balance":
+        """Returns the balance of two sides given as the origin sets of their support sets."""
+        union = lambda sets: tuple(sorted(frozenset().union(*sets)))  # noqa: E731
+        return cls(union(supporting), union(refuting), exact, resolved)
+
+    @property
+    def verdict(self) -> str:
+        return verdict(len(self.supporting), len(self.refuting))
+
+    @property
+    def shared(self) -> tuple[str, ...]:
+        """The origins on both sides (they count on each, so they never tip the balance)."""
+        return tuple(sorted(set(self.supporting) & set(self.refuting)))
+
+    def to_json(self) -> dict:
+        out = {"supporting": len(self.supporting), "refuting": len(self.refuting), "verdict": self.verdict,
+               "supporting_origins": list(self.supporting), "refuting_origins": list(self.refuting),
+               "shared_origins": list(self.shared), "exact": self.exact}
+        if self.resolved is not None:
+            out["resolved"] = self.resolved
+        return out
 
 
 def fewest_to_kill(groups: list[frozenset]) -> list[str]:

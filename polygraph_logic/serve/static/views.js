@@ -331,11 +331,15 @@ function robustnessCard(r) {
     h("p", {}, `Fewest sources whose retraction kills it${r.exact ? "" : " (capped label: at least)"}: `,
       h("b", {}, r.fewest_sources_to_kill.length), ` (${r.fewest_sources_to_kill.join(", ")}); `,
       `independent sources: ${r.independent_sources}; ${plural(r.support_sets, "support set")} over ${plural(r.sources.length, "source")}`,
-      r.echo ? h("span", {class: "badge dead"}, "echo: several support sets, one origin") : ""),
-    h("p", {id: "provenance"}, "N_path ", h("b", {id: "n-path"}, r.n_path), " support sets, N_prov ",
-      h("b", {id: "n-prov"}, r.n_prov), " independent origins; fewest origins whose retraction kills it: ",
-      h("b", {}, r.fewest_origins_to_kill.length), ` (${r.fewest_origins_to_kill.join(", ")})`),
-    Object.entries(r.origins || {}).filter(([o, members]) => members.length > 1).map(([o, members]) =>
+      r.echo ? h("span", {class: "badge dead"}, "echo: several paths, one origin") : ""),
+    h("p", {id: "provenance"}, "paths ", h("b", {id: "paths"}, r.paths),
+      r.paths_counted === "support_sets" ? " (support sets)" : ` (${r.paths_counted})`, ", origins ",
+      h("b", {id: "origins"}, r.origins), " distinct, independent supports ",
+      h("b", {id: "independent-supports"}, r.independent_supports),
+      " (no origin in common); fewest origins whose retraction kills it: ",
+      h("b", {}, r.fewest_origins_to_kill.length), ` (${r.fewest_origins_to_kill.join(", ")})`,
+      r.lower_bounds ? " (capped label: every count is a lower bound)" : ""),
+    Object.entries(r.origin_clusters || {}).filter(([o, members]) => members.length > 1).map(([o, members]) =>
       h("p", {class: "muted origin"}, `origin ${o}: ${members.join(", ")}`)));
 }
 
