@@ -25,6 +25,14 @@ def print_outcome(outcome, listing: bool = False, out=None, graph=None) -> None:
         print(f"{len(outcome.distrusted)} assertions of {', '.join(outcome.deletion.kinds)} distrusted (none "
               f"retracted); {len(outcome.resting)} of the dead rest only on them: no other evidence supports them",
               file=out)
+    if outcome.deletion.evidence:
+        left = ", ".join(f"{len(ids)} {reason.replace('_', ' ')}" for reason, ids in outcome.evidence_excluded.items()
+                         if ids) or "none"
+        print(f"evidence read {outcome.deletion.evidence}: assertions left out: {left}", file=out)
+    if outcome.require:
+        promoted = f"; {len(outcome.promoted)} promoted by a verification" if outcome.promoted else ""
+        print(f"required kinds {', '.join(outcome.require.kinds)}: {len(outcome.unqualified)} standing artifacts "
+              f"have no support set of only those kinds{promoted}", file=out)
     if outcome.uncertain:
         print(f"{len(outcome.uncertain)} dead verdicts rest on capped labels; --exact settles them", file=out)
     if outcome.settled:
@@ -39,6 +47,8 @@ def print_outcome(outcome, listing: bool = False, out=None, graph=None) -> None:
             triple = f"  {' '.join(map(str, entry['triple']))}" if "triple" in entry else ""
             mark = f"  (rests only on {', '.join(outcome.deletion.kinds)})" if entry["id"] in resting else ""
             print(f"  - {entry['id']}{triple}{mark}", file=out)
+        for entry in outcome.unqualified:
+            print(f"  ? {entry['id']}  (stands, but not on {', '.join(outcome.require.kinds)} alone)", file=out)
         for entry in outcome.demoted:
             print(f"  ~ {entry['artifact']}  {' '.join(map(str, entry['triple']))}  (demoted to an edge)", file=out)
         if graph is not None and outcome.contradictions_total:
@@ -53,8 +63,15 @@ def print_why(result: dict, out=None) -> None:
     print(f"{result['artifact']} ({result['layer']}{triple}): {result['label']}"
           f"{'' if result['exact'] else '  [capped]'}", file=out)
     marks = result.get("distrusted") or [False] * len(result["support_sets"])
-    for i, (support, distrusted) in enumerate(zip(result["support_sets"], marks), 1):
+    qualifies = result.get("qualifies") or [None] * len(result["support_sets"])
+    required = "/".join(result.get("required_kinds", ()))
+    if required:
+        print(f"  {'meets' if result['meets_requirement'] else 'does not meet'} the requirement {required}: "
+              f"{'some' if result['meets_requirement'] else 'no'} support set holds only those kinds "
+              "(or assertions a verification names)", file=out)
+    for i, (support, distrusted, good) in enumerate(zip(result["support_sets"], marks, qualifies), 1):
         note = f"  [rests on {'/'.join(result['distrusted_kinds'])}: cannot support]" if distrusted else ""
+        note += "" if good is None else f"  [{'meets' if good else 'not only'} {required}]"
         print(f"  support set {i}:{note}", file=out)
         for a in support:
             s, p, o = a["triple"]

@@ -10,7 +10,7 @@ from polygraph_logic.graph.store.folder_layout import is_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS
 from polygraph_logic.graph.kinds import KINDS
-from polygraph_logic.query.whatif import what_if
+from polygraph_logic.query.whatif import requirement_marks, what_if
 from polygraph_logic.cli.arguments import (
     add_deletion,
     add_distrust,
@@ -18,10 +18,12 @@ from polygraph_logic.cli.arguments import (
     add_json,
     add_limit,
     add_policy,
+    add_require,
     deletion,
     has_deletion,
     natural,
     print_json,
+    requirement,
 )
 from polygraph_logic.cli.ledger import add_at
 from polygraph_logic.cli.printing import print_outcome, print_robustness, print_why, print_whynot
@@ -36,6 +38,7 @@ def register(commands) -> None:
     add_graph(whatif)
     add_at(whatif)
     add_deletion(whatif)
+    add_require(whatif)
     whatif.add_argument("--exact", action="store_true",
                         help="on a graph written before circuits: settle dead verdicts on capped labels by symbolic "
                         "re-derivation (a graph with a circuit settles every verdict without it)")
@@ -63,6 +66,7 @@ def register(commands) -> None:
                          help="list at most N support sets, the smallest first; a capped label's are "
                               "expanded from the graph's circuit (all of them, not only the cap's)")
     add_distrust(explain)
+    add_require(explain)
     add_json(explain, "why")
     explain.set_defaults(run=_run_why)
 
@@ -197,7 +201,8 @@ def _reader(args: argparse.Namespace) -> Graph:
 def _run_whatif(args: argparse.Namespace) -> int:
     with _reader(args) as graph:
         rederiver = shown_rederiver(graph) if args.exact else None
-        outcome = what_if(graph, deletion(args), args.policy, exact=args.exact, rederiver=rederiver)
+        outcome = what_if(graph, deletion(args), args.policy, exact=args.exact, rederiver=rederiver,
+                          require=requirement(args))
         if args.json:
             print_json(outcome.to_json(listing=args.list, graph=graph))
             return 0
@@ -211,6 +216,9 @@ def _run_why(args: argparse.Namespace) -> int:
     _require(graph, args.artifact)
     result = why(graph, args.artifact, Explainer(graph), trees=args.trees, distrust=tuple(args.distrust_kind),
                  sets=args.sets)
+    require = requirement(args)
+    if require:
+        result.update(requirement_marks(graph, result, require))
     if args.json:
         result["derivations"] = [t.lines() if t else None for t in result["derivations"]]
         print_json(result)

@@ -155,15 +155,16 @@ class GraphApi:
             return {"name": name, **{layer: [_brief(named[i]) for i in ids] for layer, ids in found.items()}}
 
     # --- what-if -----------------------------------------------------------------------
-    def outcome(self, deletion: Deletion, policy: str, exact: bool) -> Outcome:
-        """Returns the what-if outcome of a deletion (the last few are cached: undo is free)."""
-        key = (deletion, policy, exact)
+    def outcome(self, deletion: Deletion, policy: str, exact: bool, require=None) -> Outcome:
+        """Returns the what-if outcome of a deletion (the last few are cached: undo is free); with
+        ``require`` (a query.evidence.Requirement) it marks what does not meet it."""
+        key = (deletion, policy, exact, require)
         with self.lock:
             if key in self._outcomes:
                 self._outcomes.move_to_end(key)
                 return self._outcomes[key]
             try:
-                outcome = what_if(self.graph, deletion, policy, exact=exact)
+                outcome = what_if(self.graph, deletion, policy, exact=exact, require=require)
             except PolygraphError as error:
                 raise ApiError(400, error.code, error.message) from None
             self._outcomes[key] = outcome
@@ -175,11 +176,11 @@ class GraphApi:
                     self._jsons.pop((old, kind), None)
             return outcome
 
-    def _json_of(self, deletion: Deletion, policy: str, exact: bool, kind: str) -> dict:
+    def _json_of(self, deletion: Deletion, policy: str, exact: bool, kind: str, require=None) -> dict:
         """Returns an outcome's JSON (``full``: as ``whatif --json`` prints it; ``brief``: counts),
         made once per cached outcome: a policy shown again, or an undo, costs no serialising."""
-        outcome = self.outcome(deletion, policy, exact)
-        key = ((deletion, policy, exact), kind)
+        outcome = self.outcome(deletion, policy, exact, require)
+        key = ((deletion, policy, exact, require), kind)
         with self.lock:
             data = self._jsons.get(key)
             if data is None or data["_outcome"] is not outcome:
@@ -192,15 +193,15 @@ class GraphApi:
         first in full, with the first ``shown`` touched artifacts described (dead first) and each
         touched summary's sentences; the others (for a side-by-side) as counts only. ``lean=1``
         leaves ``triples`` and ``kept`` out of the first (the page reads neither)."""
-        deletion, exact = P.deletion(params), P.flag(params, "exact")
+        deletion, exact, require = P.deletion(params), P.flag(params, "exact"), P.requirement(params)
         shown = P.integer(params, "shown", 2000, 0, 10**6)
         lean = P.flag(params, "lean")
         outcomes = []
         for i, policy in enumerate(P.policies(params)):
             if i:
-                outcomes.append(self._json_of(deletion, policy, exact, "brief"))
+                outcomes.append(self._json_of(deletion, policy, exact, "brief", require))
                 continue
-            data = dict(self._json_of(deletion, policy, exact, "full"))
+            data = dict(self._json_of(deletion, policy, exact, "full", require))
             if lean:
                 for field in _LEAN_OMITS:
                     data.pop(field, None)
@@ -221,7 +222,7 @@ class GraphApi:
     def whatif_download(self, params: Params) -> dict:
         """Returns one policy's what-if as ``polygraph whatif --json --list`` prints it."""
         outcome = self.outcome(P.deletion(params), P.policy(P.one(params, "policy", "trust-all")),
-                               P.flag(params, "exact"))
+                               P.flag(params, "exact"), P.requirement(params))
         return outcome.to_json(listing=True)
 
     def _outcome_json(self, data: dict, shown: int) -> dict:
@@ -254,7 +255,8 @@ class GraphApi:
         with self.lock:
             try:
                 deletion.numbers(self.graph)
-                export_graph(self.graph, buffer, fmt, deletion=deletion or None, policy=policy, exact=exact)
+                export_graph(self.graph, buffer, fmt, deletion=deletion or None, policy=policy, exact=exact,
+                             require=P.requirement(params))
             except PolygraphError as error:
                 raise ApiError(400, error.code, error.message) from None
         content_type, extension = FORMATS[fmt]
