@@ -98,10 +98,11 @@ def register(commands) -> None:
     broken.set_defaults(run=_run_whynot)
 
     robust = commands.add_parser(
-        "robustness", help="fewest sources that kill an artifact; echo flag",
+        "robustness", help="fewest sources that kill an artifact; its paths, origins and echo flag",
         description="The fewest sources (and the fewest evidential origins) whose retraction kills the "
-                    "artifact (a minimum hitting set of its support sets), its independent sources, and the "
-                    "echo flag: several support sets that all trace back to one origin.")
+                    "artifact (a minimum hitting set of its support sets), its paths (support sets), its "
+                    "distinct evidential origins, its independent supports (support sets with no origin in "
+                    "common), and the echo flag: more than one path and one origin.")
     add_graph(robust)
     add_at(robust)
     robust.add_argument("artifact", metavar="ARTIFACT", help="an artifact id")
