@@ -3,7 +3,6 @@ file:line, kept in both graph forms, `add` and the RDF export; --as-of, --stale-
 checked against a from-scratch Boolean evaluation of the evidence the test itself keeps (its own
 reading of the records, not the package's); --require against brute force over support sets."""
 
-import functools
 import json
 import random
 from datetime import datetime, timedelta, timezone
@@ -13,14 +12,12 @@ import pyoxigraph as ox
 import pytest
 import rdflib
 
-from polygraph_logic import evaluate
+from recompute import truth
 from polygraph_logic.cli import main
-from polygraph_logic.datalog.program import load_program
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.export import export_graph, vocabulary_path
 from polygraph_logic.export.namespaces import PG, PROV
 from polygraph_logic.graph.build import build_graph
-from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.evidence import parse_duration, parse_time
 from polygraph_logic.graph.records import LoadError, load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph
@@ -33,18 +30,6 @@ FIGURE1 = ROOT / "examples" / "figure1"
 RO = ROOT / "rules" / "ro.dl"
 UTC = timezone.utc
 YEARS = range(2019, 2026)
-
-
-@functools.cache
-def ro_program():
-    return load_program(RO)
-
-
-def truth(assertions, receipts, deleted):
-    """Facts a from-scratch Boolean evaluation derives from the assertions not in ``deleted``."""
-    surviving = [a for a in assertions if a.id not in deleted]
-    model = evaluate(compile_inputs(surviving, receipts).program(ro_program()), "boolean")
-    return {(name, tup) for name, rows in model.boolean().items() for tup in rows}
 
 
 def day(year: int, month: int = 1, number: int = 1) -> str:

@@ -1,7 +1,6 @@
 """Assertion kinds: validated at file:line, stored, shown by why, exported to RDF, and distrusted
 kinds checked against a from-scratch Boolean evaluation without those assertions."""
 
-import functools
 import json
 import sqlite3
 from pathlib import Path
@@ -10,7 +9,7 @@ import pyoxigraph as ox
 import pytest
 import rdflib
 
-from polygraph_logic import evaluate
+from recompute import truth
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.query.explain import Explainer, rests_on, robustness, why
@@ -18,11 +17,9 @@ from polygraph_logic.export import export_graph, vocabulary_path
 from polygraph_logic.export.namespaces import KIND_CLASSES, PG
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.build import build_graph
-from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, authority
-from polygraph_logic.datalog.program import load_program
 from polygraph_logic.query.whatif import Deletion, what_if
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,19 +49,6 @@ def variant(tmp_path_factory):
     path = directory / "kinds.graph"
     build_graph(assertions, receipts, [RO]).write(path)
     return assertions, receipts, path
-
-
-@functools.cache
-def ro_program():
-    """rules/ro.dl parsed once for this module's evaluations (``program`` only reads it): never modify it."""
-    return load_program(RO)
-
-
-def truth(assertions, receipts, deleted):
-    """Facts a from-scratch Boolean evaluation derives from the assertions not in ``deleted``."""
-    surviving = [a for a in assertions if a.id not in deleted]
-    model = evaluate(compile_inputs(surviving, receipts).program(ro_program()), "boolean")
-    return {(name, tup) for name, rows in model.boolean().items() for tup in rows}
 
 
 def test_kinds_are_read_with_source_claim_as_the_default(variant):

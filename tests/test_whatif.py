@@ -4,19 +4,17 @@ evaluation on the surviving assertions."""
 
 import random
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import pytest
 
-from polygraph_logic import evaluate
+from recompute import truth
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.datalog.program import load_program
 from polygraph_logic.query.whatif import Deletion, what_if
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -37,19 +35,6 @@ def built(tmp_path, directory, cap, rules=(RO,), circuit=True):
     if not circuit:
         path = without_circuit(path, tmp_path / f"old{cap}.graph")
     return assertions, receipts, GraphIndex(Graph(path))
-
-
-@lru_cache(maxsize=None)
-def rule_program(rules):
-    return load_program(*rules)
-
-
-def truth(assertions, receipts, deleted, rules=(RO,)):
-    """The facts a from-scratch Boolean evaluation derives from the surviving assertions."""
-    surviving = [a for a in assertions if a.id not in deleted]
-    program = compile_inputs(surviving, receipts).program(rule_program(tuple(rules)))
-    model = evaluate(program, "boolean")
-    return {(name, tup) for name, rows in model.boolean().items() for tup in rows}
 
 
 @pytest.fixture(scope="module")
