@@ -378,3 +378,35 @@ def test_round_trip_at_scale(browser, tmp_path, scale):
             print(f"  {what}: {ms:.0f} ms (request {request:.0f} ms, drawing {draw:.0f} ms)")
     finally:
         server.stop()
+
+
+def test_the_evidence_read_as_of_a_time_for_a_scope_and_a_requirement(browser, tmp_path):
+    """The sidebar's "Read the evidence": --require, --as-of and --scope as the page asks them, its
+    dead rows and status the same as `polygraph whatif` with those flags."""
+    graph = tmp_path / "evidence.graph"
+    folder = ROOT / "examples" / "ledger"
+    polygraph("build", "--assertions", str(folder / "evidence.jsonl"), "--receipts",
+              str(folder / "evidence-receipts.jsonl"), "-o", str(graph))
+    server = Server(graph)
+    try:
+        open_app(browser, server.url)
+        browser.run("document.querySelector('#deletion details').open = true")
+
+        def enter(css: str, text: str) -> None:
+            before = updates(browser)
+            browser.run("const input = document.querySelector(arguments[0]); input.value = arguments[1]; "
+                        "input.dispatchEvent(new Event('change'))", css, text)
+            browser.wait(f"return Number(document.body.dataset.updates) > {before}")
+
+        enter("#require", "source_claim")
+        required = json.loads(polygraph("whatif", str(graph), "--require", "source_claim", "--json"))["require"]
+        status = browser.run("return document.getElementById('status').textContent")
+        assert f"{len(required['unqualified'])} standing artifact without a support set of only source_claim" in status
+        enter("#as-of", "2024-06-01")
+        enter("#scope", "team:genomics")
+        assert marked_dead(browser) == dead_listed(graph, "--as-of", "2024-06-01", "--scope", "team:genomics")
+        status = browser.run("return document.getElementById('status').textContent")
+        assert status.startswith("evidence as-of 2024-06-01T00:00:00Z, scope team:genomics: 3 assertions deleted")
+        browser.screenshot(SHOTS / "evidence-view.png")
+    finally:
+        server.stop()

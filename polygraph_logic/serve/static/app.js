@@ -3,7 +3,7 @@
 
 const App = {
   info: null,
-  state: {sources: [], relations: [], assertions: [], policy: "trust-all", exact: false},
+  state: {sources: [], relations: [], assertions: [], policy: "trust-all", exact: false, asOf: "", scope: "", require: ""},
   past: [], future: [],
   outcomes: {},          // policy -> outcome JSON of the current state
   sequence: 0,           // the latest what-if request; older answers are dropped
@@ -23,7 +23,9 @@ const App = {
   },
   deletionParams() {
     const s = this.state;
-    return {source: s.sources, relation: s.relations, assertion: s.assertions, exact: s.exact ? "1" : ""};
+    // the view of the evidence (--as-of, --scope) and the kinds required (--require), when set
+    return {source: s.sources, relation: s.relations, assertion: s.assertions, exact: s.exact ? "1" : "",
+            as_of: s.asOf || "", scope: s.scope || "", require: s.require || ""};
   },
   // a new state from a user action: pushed on the undo stack, then the views update
   change(update, started) {
@@ -77,7 +79,10 @@ const App = {
       const o = this.main();
       clear(document.getElementById("status"),
             o ? `${o.deletion}: ${plural(o.deleted_assertions.length, "assertion")} deleted; policy ${o.policy}` +
-                `${o.exact ? " (exact)" : ""}; what-if ${o.elapsed_ms.toFixed(1)} ms; updated in ${this.lastRoundTrip.toFixed(0)} ms` : "");
+                `${o.exact ? " (exact)" : ""}` +
+                (o.require ? `; ${plural(o.require.unqualified.length, "standing artifact")} without a support set of ` +
+                             `only ${o.require.kinds.join(", ")}` : "") +
+                `; what-if ${o.elapsed_ms.toFixed(1)} ms; updated in ${this.lastRoundTrip.toFixed(0)} ms` : "");
     }, 0));
   },
 };
@@ -144,6 +149,10 @@ function renderControls() {
   const s = App.state;
   document.getElementById("policy").value = s.policy;
   document.getElementById("exact").checked = s.exact;
+  for (const [id, key] of [["as-of", "asOf"], ["scope", "scope"], ["require", "require"]]) {
+    const input = document.getElementById(id);
+    if (document.activeElement !== input && input.value !== (s[key] || "")) input.value = s[key] || "";
+  }
   document.getElementById("undo").disabled = !App.past.length;
   document.getElementById("redo").disabled = !App.future.length;
   syncChecklist("source");
@@ -255,6 +264,9 @@ async function start() {
   clear(policy, App.info.policies.map(p => h("option", {value: p}, p)));
   policy.addEventListener("change", e => App.change({policy: policy.value}, e.timeStamp));
   document.getElementById("exact").addEventListener("change", e => App.change({exact: e.target.checked}, e.timeStamp));
+  for (const [id, key] of [["as-of", "asOf"], ["scope", "scope"], ["require", "require"]]) {
+    document.getElementById(id).addEventListener("change", e => App.change({[key]: e.target.value.trim()}, e.timeStamp));
+  }
   document.getElementById("undo").addEventListener("click", e => App.undo(e.timeStamp));
   document.getElementById("redo").addEventListener("click", e => App.redo(e.timeStamp));
   document.getElementById("clear").addEventListener("click",
