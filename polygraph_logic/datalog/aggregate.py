@@ -5,7 +5,10 @@ rule binds outside it) and reduces the distinct bindings of the body's own varia
 a one-atom body counts every matching tuple (the parser names its wildcards). An
 empty body gives count 0 and sum 0; min, max and mean of nothing make the rule not
 fire. Results are cached per outer binding: the body reads only lower strata, which
-are complete when the aggregate runs.
+are complete when the aggregate runs. A sum or mean over floats adds its rows one
+after another in the order of their values (column by column, the body's variables
+in the order they first occur), so a result that rounding makes depend on the order
+is the same every run.
 
 Under a provenance semiring a derived fact's label says which source assertions
 support it; a count has no such label, so ``Program.check_provenance_negation``
@@ -18,7 +21,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from polygraph_logic.errors import EvaluationError
-from polygraph_logic.datalog.syntax import Aggregate
+from polygraph_logic.datalog.safety import term_variables
+from polygraph_logic.datalog.syntax import Aggregate, Atom
 
 _MISSING = object()
 _EMPTY = object()
@@ -29,11 +33,20 @@ class NoValue(Exception):
 
 
 def aggregate_variables(aggregate: Aggregate, collect: Callable[[Any], set[str]]) -> list[str]:
-    """Returns the aggregate's own variables (in its body, not outer), sorted."""
+    """Returns the aggregate's own variables (in its body, not outer): those of its atoms in the
+    order they first occur there (the order a sum over floats adds its rows in), then the rest sorted."""
     names: set[str] = set()
     for literal in aggregate.body:
         names |= collect(literal)
-    return sorted(names - set(aggregate.outer))
+    names -= set(aggregate.outer)
+    ordered = dict.fromkeys(v.name for literal in aggregate.body if isinstance(literal, Atom)
+                            for arg in literal.args for v in term_variables(arg) if v.name in names)
+    return [*ordered, *sorted(names - set(ordered))]
+
+
+def _row_key(row: tuple) -> tuple:
+    """Rows of an aggregate's body in order: numbers by value before symbols by code point, column by column."""
+    return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, v) for v in row)
 
 
 def aggregate_getter(aggregate: Aggregate, slots: dict[str, int], inner: list[str], target,
@@ -63,7 +76,10 @@ def aggregate_getter(aggregate: Aggregate, slots: dict[str, int], inner: list[st
         if value is _MISSING:
             rows.clear()
             run(b)
-            value = cache[key] = reduce(op, list(rows.values()), position)
+            values = list(rows.values())
+            if op in ("sum", "mean") and any(type(v) is float for v in values):
+                values = [rows[k] for k in sorted(rows, key=_row_key)]  # floats add in a fixed order
+            value = cache[key] = reduce(op, values, position)
         if value is _EMPTY:
             raise NoValue
         return value
@@ -80,12 +96,13 @@ def reduce(op: str, values: list, position) -> Any:
     if not values:
         return _EMPTY
     try:
-        if op == "sum":
-            return sum(values)
+        if op in ("sum", "mean"):
+            total = 0
+            for v in values:  # one addition after another, as Souffle adds (Python 3.12's sum compensates)
+                total = total + v
+            return total if op == "sum" else total / len(values)
         if op == "min":
             return min(values)
-        if op == "max":
-            return max(values)
-        return sum(values) / len(values)  # mean
+        return max(values)
     except TypeError:
         raise EvaluationError("type_error", f"{op} needs numbers, got {values[:3]!r}...", position) from None

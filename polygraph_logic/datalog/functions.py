@@ -8,10 +8,12 @@ conversions ``to_float to_unsigned``, and the constraints ``contains(sub, s)`` a
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 from typing import Callable
 
+from polygraph_logic.datalog.regex import PatternError, compile_pattern
 from polygraph_logic.errors import EvaluationError, Position
 
 # name -> (fewest arguments, most arguments or None for any number)
@@ -67,15 +69,26 @@ def _too_large(op: str, left, right, position) -> None:
 
 
 def _compute(op: str, left, right, position):
-    if op == "+":
-        return left + right
-    if op == "-":
-        return left - right
-    if op == "*":
-        return left * right
-    if op == "^":
-        result = left ** right
-        return int(result) if isinstance(left, int) and isinstance(right, int) else result
+    floats = isinstance(left, float) or isinstance(right, float)
+    try:
+        if op == "+":
+            return left + right
+        if op == "-":
+            return left - right
+        if op == "*":
+            return left * right
+        if op == "^":
+            if floats:
+                return _float_power(float(left), float(right))
+            if left == 0 and right < 0:
+                raise EvaluationError("division_by_zero", f"0 ^ {right} divides by zero", position)
+            result = left ** right
+            return int(result)
+    except OverflowError:
+        raise EvaluationError("too_large", f"'{op}' on {_shown(left)} and {_shown(right)} makes a number "
+                              "too large for a float", position) from None
+    if right == 0 and floats and op == "/":
+        return _float_quotient_by_zero(float(left), float(right))
     if right == 0:
         raise EvaluationError("division_by_zero", f"division by zero ({_shown(left)} {op} 0)", position)
     if op == "%":
@@ -83,6 +96,37 @@ def _compute(op: str, left, right, position):
     if isinstance(left, int) and isinstance(right, int):
         return left // right
     return left / right
+
+
+# Floats follow C's double arithmetic, as Souffle computes them: a quotient by zero is an
+# infinity (or NaN for 0 / 0), pow overflows to an infinity and has no real value (NaN) for
+# a negative base and a fractional exponent. A NaN is made by the hardware (inf - inf), so
+# its sign is the one C's would have on this machine.
+
+def _float_quotient_by_zero(left: float, zero: float) -> float:
+    if left != left or left == 0:
+        return left if left != left else math.inf - math.inf
+    return math.copysign(math.inf, math.copysign(1.0, left) * math.copysign(1.0, zero))
+
+
+def _float_power(base: float, exponent: float) -> float:
+    odd = exponent.is_integer() and abs(exponent) < 2 ** 53 and int(exponent) % 2 == 1
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return -math.inf if base < 0 and odd else math.inf
+    except ValueError:
+        if base == 0:  # a pole: 0 ^ negative
+            return -math.inf if math.copysign(1.0, base) < 0 and odd else math.inf
+        return math.inf - math.inf
+
+
+def c_float(value: float, spec: str) -> str:
+    """Returns ``value`` as C's printf writes it with ``spec`` (``.17g``, ``f``): a NaN keeps
+    its sign (glibc writes ``-nan``), which Python's format drops."""
+    if value != value:
+        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
+    return format(value, spec)
 
 
 def _shown(value) -> str:
@@ -105,15 +149,28 @@ def _to_number(text, position):
 
 def _to_string(value, position):
     if isinstance(value, float):
-        return f"{value:f}"  # as Souffle's std::to_string
+        return c_float(value, "f")  # as Souffle's std::to_string: six decimals
     return str(value)
+
+
+# Souffle's strings are bytes (UTF-8): strlen counts bytes and substr cuts bytes (a cut inside
+# a character keeps its bytes, carried as surrogate escapes and written back unchanged).
+
+def _strlen(text, position) -> int:
+    text = _string(text, "strlen", position)
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogateescape"))
 
 
 def _substr(text, start, length, position):
     text = _string(text, "substr", position)
-    if not isinstance(start, int) or not isinstance(length, int) or start < 0 or start > len(text) or length < 0:
-        return ""  # Souffle warns and yields the empty string
-    return text[start:start + length]
+    if not isinstance(start, int) or not isinstance(length, int):
+        return ""
+    data = text if text.isascii() else text.encode("utf-8", "surrogateescape")
+    if start < 0 or start > len(data):
+        return ""  # std::string::substr throws: Souffle warns and yields the empty string
+    # a negative length is a huge size_t to std::string::substr: the rest of the string
+    part = data[start:] if length < 0 else data[start:start + length]
+    return part if isinstance(part, str) else part.decode("utf-8", "surrogateescape")
 
 
 def call(name: str, args: list, position: Position | None):
@@ -121,7 +178,7 @@ def call(name: str, args: list, position: Position | None):
     if name == "cat":
         return "".join(_string(a, "cat", position) for a in args)
     if name == "strlen":
-        return len(_string(args[0], "strlen", position))
+        return _strlen(args[0], position)
     if name == "substr":
         return _substr(*args, position)
     if name == "to_number":
@@ -145,8 +202,8 @@ def call(name: str, args: list, position: Position | None):
 @lru_cache(maxsize=256)
 def _regex(pattern: str, position) -> re.Pattern:
     try:
-        return re.compile(pattern)
-    except re.error as error:
+        return compile_pattern(pattern)
+    except (re.error, PatternError) as error:
         raise EvaluationError("type_error", f"match: bad regular expression {pattern!r}: {error}",
                               position) from None
 
@@ -160,7 +217,7 @@ def constraint(name: str, position: Position | None) -> Callable[[object, object
         return contains
 
     def match(pattern, text):
-        return _regex(_string(pattern, "match", position), position).fullmatch(
-            _string(text, "match", position)) is not None
+        text = _string(text, "match", position).encode("utf-8", "surrogateescape")
+        return _regex(_string(pattern, "match", position), position).fullmatch(text) is not None
 
     return match

@@ -7,20 +7,22 @@ one list, so a step writes its slots and the steps after it only read them.
 
 from __future__ import annotations
 
+from itertools import count
 from typing import Any, Callable
 
-from polygraph_logic.datalog.safety import term_variables
 from polygraph_logic.datalog.join_steps import (
     ONE_MARK,
     AtomMatch,
     compile_steps,
+    computable,
     Next,
     getter,
     literal_names,
     order,
     term_variables_of,
 )
-from polygraph_logic.datalog.syntax import Atom, Constant, Rule, Variable
+from polygraph_logic.datalog.safety import term_variables
+from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
 
 
 class Store:
@@ -112,27 +114,25 @@ class Plan:
     def __init__(self, rule: Rule, store: Store, semiring, emit: Callable[[str, tuple, Any], None],
                  delta_atom: int | None = None, goal: bool = False):
         self.rule = rule
-        self.slots = _slots(rule)
-        self.size = len(self.slots)
-        atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
         bound: set[str] = set()
         if goal:  # the head is given (see prove): its variables are bound before the body runs
+            bound = {arg.name for arg in rule.head.args if isinstance(arg, Variable)}
+        self.body, steps = _planned(rule.body, delta_atom, bound, store)
+        self.slots = _slots(Rule(rule.head, self.body, rule.position))
+        self.size = len(self.slots)
+        if goal:
             self.head_slots = [
                 (pos, self.slots[arg.name]) if isinstance(arg, Variable) else (pos, arg)
                 for pos, arg in enumerate(rule.head.args)
                 if isinstance(arg, (Variable, Constant))
             ]
-            bound = {arg.name for arg in rule.head.args if isinstance(arg, Variable)}
         self.driver: AtomMatch | None = None
         if delta_atom is not None:
-            driver = atoms[delta_atom]
+            driver = [lit for lit in self.body if isinstance(lit, Atom)][delta_atom]
             self.driver = AtomMatch.build(driver, self.slots, bound)
             # the driver's known positions hold constants: the delta is looked up by them
             self.driver_positions = tuple(pos for pos, _ in self.driver.key)
             self.driver_key = tuple(get([]) for _, get in self.driver.key)
-            bound |= {v.name for v in term_variables_of(driver)}
-            atoms = atoms[:delta_atom] + atoms[delta_atom + 1:]
-        steps = order(rule.body, atoms, bound, store)
         self.run = self._chain(steps, store, semiring, emit)
 
     def _chain(self, steps, store, semiring, emit) -> Next:
@@ -144,7 +144,7 @@ class Plan:
         def final(b, label):
             emit(relation, tuple(get(b) for get in getters), one if label is ONE_MARK else label)
 
-        return compile_steps(steps, self.slots, store, semiring, final, self.rule.body)
+        return compile_steps(steps, self.slots, store, semiring, final, self.body)
 
     def prove(self, tup: tuple) -> None:
         """Runs the body with the head bound to ``tup`` (a plan built with ``goal=True``);
@@ -188,6 +188,54 @@ class Plan:
         for tup in index.get(self.driver_key, ()):
             if matches(tup, b):
                 run(b, delta[tup])
+
+
+def _planned(body: tuple, delta_atom: int | None, bound: set[str], store) -> tuple[tuple, list]:
+    """Returns the body to run and its ordered steps (the driver of a delta left out).
+
+    An atom's expression argument (``r(y + 1, b)``) is a lookup key once ``y`` is bound. An
+    atom that must be matched before (the driver of a delta, or one of two atoms that each
+    bind the other's variable: ``a(x + 1, y), b(y + 1, x)``) has those arguments lifted
+    into fresh variables (``lift_expressions``) and is planned again.
+    """
+    atoms = [lit for lit in body if isinstance(lit, Atom)]
+    if delta_atom is not None and not computable(atoms[delta_atom], bound):
+        body = lift_expressions(body, {id(atoms[delta_atom])})
+    while True:
+        atoms = [lit for lit in body if isinstance(lit, Atom)]
+        known = set(bound)
+        if delta_atom is not None:
+            known |= {v.name for v in term_variables_of(atoms[delta_atom])}
+            atoms = atoms[:delta_atom] + atoms[delta_atom + 1:]
+        steps = order(body, atoms, known, store)
+        stuck = {id(lit) for kind, lit, before in steps if kind == "atom" and not computable(lit, before)}
+        if not stuck:
+            return body, steps
+        body = lift_expressions(body, stuck)
+
+
+def lift_expressions(body: tuple, which: set[int]) -> tuple:
+    """Returns the body with every expression argument of the atoms in ``which`` (by ``id``)
+    replaced by a fresh variable that a comparison equates with it: ``r(y + 1, b)`` becomes
+    ``r(_#e0, b), _#e0 = y + 1``, which can be matched before ``y`` is bound."""
+    fresh = count(sum(1 for lit in body if isinstance(lit, Comparison)
+                      and isinstance(lit.left, Variable) and lit.left.name.startswith("_#e")))
+    out: list = []
+    for literal in body:
+        if not isinstance(literal, Atom) or id(literal) not in which:
+            out.append(literal)
+            continue
+        args, equations = [], []
+        for arg in literal.args:
+            if isinstance(arg, (Variable, Wildcard, Constant)):
+                args.append(arg)
+                continue
+            variable = Variable(f"_#e{next(fresh)}", getattr(arg, "position", None))
+            args.append(variable)
+            equations.append(Comparison("=", variable, arg, literal.position))
+        out.append(Atom(literal.relation, tuple(args), literal.position))
+        out.extend(equations)
+    return tuple(out)
 
 
 def _slots(rule: Rule) -> dict[str, int]:

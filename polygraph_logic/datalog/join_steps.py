@@ -205,7 +205,7 @@ def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
 
     def rank(i: int) -> tuple:
         atom = atoms[i]
-        ready = 0 if _computable(atom, bound) else 1  # computable atoms before the others
+        ready = 0 if computable(atom, bound) else 1  # computable atoms before the others
         if estimate is None:
             return (ready, -_bound_args(atom, bound), i)
         return (ready, *_fanout(atom, bound, estimate), i)
@@ -249,7 +249,7 @@ def _ready(literal, bound: set[str]) -> bool:
     return all(v.name in bound for t in literal_terms(literal) for v in term_variables(t))
 
 
-def _computable(atom: Atom, bound: set[str]) -> bool:
+def computable(atom: Atom, bound: set[str]) -> bool:
     """True when every argument that is an expression can be computed from bound variables."""
     return all(
         all(v.name in bound for v in term_variables(arg))

@@ -10,6 +10,7 @@ from polygraph_logic.datalog.declarations import Declarations
 from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
 from polygraph_logic.errors import ProgramError
 from polygraph_logic.files import read_utf8
+from polygraph_logic.datalog.float_constants import float_constants
 from polygraph_logic.datalog.fact_table import FactTable, FactView, merge_tables, tables_from_facts
 from polygraph_logic.datalog.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
 from polygraph_logic.datalog.safety import (
@@ -58,11 +59,17 @@ class Program:
             else:
                 directives.append(clause)
         declarations = Declarations.collect(directives)
+        floats = any("float" in declarations.kinds(name) for name in declarations.relations)
+        if floats:  # integer constants in float places are floats, as Souffle types them
+            facts = [f if all(isinstance(a, Constant) for a in f.atom.args)
+                     else float_constants(f, declarations.kinds) for f in facts]
         tables = dict(tables or {})  # the tables are taken over, not copied
         merge_tables(tables, tables_from_facts(_ground(f) for f in facts))
         defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
         rules = [_with_constraints(rule, defined) for rule in rules]
         rules += _eqrel_rules(declarations, rules)
+        if floats:
+            rules = [float_constants(rule, declarations.kinds) for rule in rules]
         program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
         program.arities = _check_arities(tables, rules, declarations)
         declarations.check(tables, rules)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 
 from polygraph_logic.datalog.declarations import Declarations, article
@@ -120,7 +121,12 @@ def _convert(records: list[tuple], kinds: tuple[str, ...], table: FactTable, dec
     for i in numeric:
         kind = kinds[i]
         try:
-            columns[i] = list(map(_CONVERT[kind], columns[i]))
+            if kind == "float" and any("_" in v or v[-1:].isspace() for v in columns[i]):
+                raise ValueError  # Python's float reads 1_000 and a trailing space, C's strtod does not
+            converted = list(map(_CONVERT[kind], columns[i]))
+            if kind == "float" and (_INF in converted or -_INF in converted):
+                raise ValueError  # read again by c_float_text, which refuses an overflow
+            columns[i] = converted
         except ValueError:
             columns[i] = [_slow(kind, value, row, i, table, declaration) for row, value in enumerate(columns[i])]
         if kind == "unsigned" and any(v < 0 for v in columns[i]):
@@ -130,6 +136,11 @@ def _convert(records: list[tuple], kinds: tuple[str, ...], table: FactTable, dec
 
 
 def _slow(kind: str, value: str, row: int, column: int, table: FactTable, declaration):
+    if kind == "float":
+        number = c_float_text(value)
+        if number is None:
+            _bad(kind, value, row, column, table, declaration)
+        return number
     try:
         return _CONVERT[kind](value)
     except ValueError:
@@ -141,6 +152,30 @@ def _slow(kind: str, value: str, row: int, column: int, table: FactTable, declar
     except ValueError:
         pass
     _bad(kind, value, row, column, table, declaration)
+
+
+_INF = float("inf")
+_HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?")
+
+
+def c_float_text(text: str) -> float | None:
+    """Returns the float C's ``strtod`` reads from the whole of ``text`` (Souffle's
+    RamFloatFromString, every character consumed), or None: leading blanks, ``inf``,
+    ``infinity``, ``nan`` and hexadecimal floats (``0x1.8p1``) are read; underscores and
+    trailing blanks are not."""
+    if "_" in text or not text or text[-1].isspace():
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        pass
+    else:  # strtod reports an overflow (ERANGE): Souffle refuses 1e400 rather than read inf
+        return None if number in (_INF, -_INF) and "inf" not in text.lower() else number
+    body = text.lstrip(" \t\n\v\f\r")
+    if _HEX_FLOAT.fullmatch(body):
+        sign, digits = (-1.0, body[1:]) if body[0] == "-" else (1.0, body.lstrip("+"))
+        return sign * float.fromhex(digits)
+    return None
 
 
 def _bad(kind, value, row, column, table: FactTable, declaration):

@@ -7,16 +7,19 @@ from pathlib import Path
 from typing import TextIO
 
 from polygraph_logic.datalog.evaluate import Model, tuple_key
+from polygraph_logic.datalog.functions import c_float
 from polygraph_logic.datalog.souffle_input import io_path
 
 
 def format_row(tup: tuple, delimiter: str) -> str:
-    """Writes one tuple as Souffle does: symbols raw, integers in decimal, floats like C++ streams;
-    the tuple of a nullary relation that holds as ``()`` (Souffle's writeNullary: an empty line
-    would read as no row)."""
+    """Writes one tuple as Souffle does: symbols raw, integers in decimal, floats as its
+    writers' stream writes a double (precision ``max_digits10``, that is printf ``%.17g``:
+    ``0.0009765625``, ``0.10000000000000001``, ``1e+20``, ``3``, ``-0``, ``inf``, ``-nan``);
+    the tuple of a nullary relation that holds as ``()`` (Souffle's writeNullary: an empty
+    line would read as no row)."""
     if not tup:
         return "()"
-    return delimiter.join(f"{v:g}" if isinstance(v, float) else str(v) for v in tup)
+    return delimiter.join(c_float(v, ".17g") if isinstance(v, float) else str(v) for v in tup)
 
 
 def write_outputs(model: Model, output_dir: str | Path, stdout: TextIO | None = None) -> list[Path]:
@@ -36,7 +39,8 @@ def write_outputs(model: Model, output_dir: str | Path, stdout: TextIO | None = 
             continue
         path = io_path(directive, output_dir, ".csv")
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as out:
+        # surrogate escapes: the bytes of a substr that cut a character, written back as they were
+        with open(path, "w", encoding="utf-8", errors="surrogateescape", newline="") as out:
             if directive.get("headers", "false") == "true":
                 declared = model.program.declarations.relations.get(directive.relation)
                 names = [a.name for a in declared.attributes] if declared else []
