@@ -21,7 +21,7 @@ from polygraph_logic.datalog import join_steps as steps
 from polygraph_logic.cli import main
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.datalog.safety import assignment_target, existential
-from polygraph_logic.datalog.join_steps import _KIND, _bound_args, _computable, _fanout, _ready, term_variables_of
+from polygraph_logic.datalog.join_steps import _KIND, _bound_args, _fanout, computable, _ready, term_variables_of
 from polygraph_logic.datalog.syntax import Atom, Negation
 
 PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.dl"))
@@ -99,7 +99,7 @@ def quadratic_order(body, atoms, bound, estimate):
 
     place_filters()
     while pending:
-        ready = [i for i in pending if _computable(atoms[i], bound)] or pending
+        ready = [i for i in pending if computable(atoms[i], bound)] or pending
         if estimate is None:
             best = max(ready, key=lambda i: (_bound_args(atoms[i], bound), -i))
         else:

@@ -184,7 +184,7 @@ def test_synthetic_pasted_retractions_summaries_and_entity(browser, graphs):
         browser.wait("return document.getElementById('entity-name')?.textContent === 'KRAS'")
         assert browser.run("return document.querySelectorAll('#view-entity tr[data-id]').length") > 0
 
-        browser.run("document.querySelector('#deletion details').open = true")
+        browser.run("document.querySelector('#paste-box').open = true")
         browser.type("#paste", ", ".join(retracted) + "\nPMID:00000000")
         took = act(browser, "#paste-apply")
         print(f"\nsynthetic: paste {len(retracted)} retracted sources, click -> updated view: {took:.1f} ms")
@@ -368,7 +368,7 @@ def test_round_trip_at_scale(browser, tmp_path, scale):
         times["exact on"] = act_timed(browser, "#exact")
         times["undo"] = act_timed(browser, "#undo")
         if retracted:
-            browser.run("document.querySelector('#deletion details').open = true")
+            browser.run("document.querySelector('#paste-box').open = true")
             browser.type("#paste", "\n".join(retracted))
             times[f"paste {len(retracted)} retracted sources"] = act_timed(browser, "#paste-apply")
             browser.screenshot(SHOTS / f"{scale}-whatif.png")
@@ -390,7 +390,7 @@ def test_the_evidence_read_as_of_a_time_for_a_scope_and_a_requirement(browser, t
     server = Server(graph)
     try:
         open_app(browser, server.url)
-        browser.run("document.querySelector('#deletion details').open = true")
+        browser.run("document.querySelector('#evidence-box').open = true")
 
         def enter(css: str, text: str) -> None:
             before = updates(browser)
