@@ -47,8 +47,8 @@ def test_declaration_errors_name_file_line_and_column(text, code, line, column, 
 
 def test_unsupported_directives_are_named():
     with pytest.raises(PolygraphError) as caught:
-        parse_program(".decl e(x: symbol)\n.comp Graph {}", "p.dl")
-    assert caught.value.code == "unsupported_directive" and "'.comp'" in caught.value.message
+        parse_program(".decl e(x: symbol)\n.import graph", "p.dl")
+    assert caught.value.code == "unsupported_directive" and "'.import'" in caught.value.message
 
 
 def test_types_resolve_through_subtypes_and_unions_and_floats_accept_integers():

@@ -15,6 +15,7 @@ from functools import lru_cache
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from polygraph_logic.datalog.component_syntax import ComponentSyntax
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.functions import FUNCTIONS
@@ -79,7 +80,7 @@ def _expand(conjunction) -> list[list]:
     return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
 
 
-class _ToAst(Transformer):
+class _ToAst(ComponentSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
     def __init__(self, file: str):
@@ -161,6 +162,9 @@ class _ToAst(Transformer):
 
     def variable(self, children):
         (token,) = children
+        if "." in token:
+            raise ParseError("syntax_error", f"'{token}' is no variable: a name with dots names a relation "
+                             "of a component instance and is followed by '('", self._at(token))
         return Variable(str(token), self._at(token))
 
     @v_args(meta=True)
@@ -373,7 +377,8 @@ def _expected(error: UnexpectedInput) -> str:
 
 
 _DIRECTIVE = re.compile(r"\.([A-Za-z_]+)")
-_SUPPORTED = ".decl, .type, .input, .output, .printsize, .limitsize, .plan, .pragma, .lazy"
+_SUPPORTED = (".decl, .type, .input, .output, .printsize, .limitsize, .plan, .pragma, .lazy, .comp, .init, "
+              ".override")
 
 
 def parse_clauses(text: str, file: str = "<string>") -> list:

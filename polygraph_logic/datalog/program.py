@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from polygraph_logic.datalog.components import expand_components
 from polygraph_logic.datalog.declarations import Declarations
 from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
 from polygraph_logic.errors import ProgramError
@@ -51,7 +52,7 @@ class Program:
 
         ``tracked``: relations whose tracked facts are loaded by an engine, not held here."""
         facts, rules, directives = [], [], []
-        for clause in clauses:
+        for clause in expand_components(list(clauses)):
             if isinstance(clause, Fact):
                 facts.append(clause)
             elif isinstance(clause, Rule):
@@ -159,6 +160,7 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None) -> Prog
         source = parse_source(read_utf8(path), str(path))
         clauses.extend(source.clauses)
         merge_tables(tables, source.tables)
+    clauses = expand_components(clauses)
     if fact_dir is not None:
         declarations = Declarations.collect(c for c in clauses if isinstance(c, (Declaration, TypeDeclaration, IODirective)))
         merge_tables(tables, read_inputs(declarations, fact_dir))

@@ -34,8 +34,10 @@ _FACT = re.compile(
 _ARGUMENT = re.compile(rf"{_STRING}|{_NUMBER}")
 _NEWLINE = re.compile("\n")
 _SKIP = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.S)
-# one statement that is not a ground fact: a rule up to its final '.', or a directive
-_RULE = re.compile(r"(?:" + _STRING + r"|//[^\n]*|/\*.*?\*/|[0-9]+\.[0-9]" + r"|[^.\"/]|/(?![/*]))*\.", re.S)
+# one statement that is not a ground fact: a rule up to its final '.', or a directive (a dot
+# between two name characters, as in inst.rel, does not end it)
+_RULE = re.compile(r"(?:" + _STRING + r"|//[^\n]*|/\*.*?\*/|[0-9]+\.[0-9]" + r"|[^.\"/]|/(?![/*])"
+                   r"|(?<=[A-Za-z0-9_])\.(?=[A-Za-z_]))*\.", re.S)
 # a plain rule: head :- atom, ..., atom.  (arguments: variables, strings, decimal integers)
 _PLAIN_ARG = rf"(?:{_STRING}|[0-9]+|[A-Za-z][A-Za-z0-9_]*)"
 _PLAIN_ATOM = rf"{_NAME}[ \t]*\([ \t]*{_PLAIN_ARG}(?:[ \t]*,[ \t]*{_PLAIN_ARG})*[ \t]*\)"
@@ -44,6 +46,9 @@ _PLAIN_PART = re.compile(rf"({_NAME})[ \t]*\(|({_STRING})|([0-9]+)|([A-Za-z][A-Z
 # names the grammar reads otherwise in argument position (aggregates), or never as a variable
 _NOT_PLAIN = frozenset({"count", "sum", "min", "max", "mean", "not"})
 _DIRECTIVE = re.compile(r"\.[A-Za-z_]+(?:" + _STRING + r"|\([^()]*\)|\[[^\]]*\]|[^\n\"(\[])*")
+# a component, .comp Name { ... }, is one statement for the grammar, up to its closing brace
+_COMPONENT = re.compile(r"\.comp\b")
+_BRACES = re.compile(_STRING + r"|//[^\n]*|/\*.*?\*/|([{}])", re.S)
 
 
 @dataclass
@@ -102,8 +107,11 @@ def _scan(text: str, file: str, tables: dict[str, FactTable], plain: list) -> li
                     plain.append((pos, made))
                     pos = simple.end()
                     continue
-            other = (directive if text[pos] == "." else rule)(text, pos)
-            stop = other.end() if other is not None and other.end() > pos else end
+            if text[pos] == "." and _COMPONENT.match(text, pos):
+                stop = _component_end(text, pos)
+            else:
+                other = (directive if text[pos] == "." else rule)(text, pos)
+                stop = other.end() if other is not None and other.end() > pos else end
             spans.append((pos, stop))
             pos = stop
             continue
@@ -124,6 +132,21 @@ def _scan(text: str, file: str, tables: dict[str, FactTable], plain: list) -> li
     for name, batch in batches.items():
         batch.flush(tables)
     return spans
+
+
+def _component_end(text: str, start: int) -> int:
+    """The offset just after the brace that closes the component starting at ``start`` (braces
+    in strings and comments do not count); the end of the text if none does."""
+    depth = 0
+    for found in _BRACES.finditer(text, start):
+        brace = found.group(1)
+        if brace == "{":
+            depth += 1
+        elif brace == "}":
+            depth -= 1
+            if depth == 0:
+                return found.end()
+    return len(text)
 
 
 def _plain(text: str, start: int, stop: int, file: str, line: int, line_start: int) -> Rule | None:
