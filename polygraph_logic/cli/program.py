@@ -40,6 +40,11 @@ def register(commands) -> None:
     ev.add_argument("-D", "--output-dir", metavar="DIR",
                     help="write the .output relations to DIR/REL.csv as Souffle does ('-': stdout) and "
                     "print .printsize lines, instead of printing every relation")
+    ev.add_argument("-I", "--include-dir", action="append", default=[], metavar="DIR",
+                    help="look for #include files in DIR too (repeatable; blanks separate several, as "
+                    "Souffle's -I; default: the current directory)")
+    ev.add_argument("-M", "--macro", action="append", default=[], metavar="'NAME=VALUE ...'",
+                    help="define preprocessor macros, as Souffle's -M (repeatable; NAME alone is 1)")
     ev.add_argument("--max-facts", type=positive_int, default=DEFAULT_MAX_FACTS, metavar="N",
                     help=f"stop when a relation passes N facts (default {DEFAULT_MAX_FACTS:,})")
     ev.add_argument("--timeout", type=float, metavar="SECONDS", help="stop evaluating after SECONDS")
@@ -47,7 +52,8 @@ def register(commands) -> None:
 
 
 def _run_eval(args: argparse.Namespace) -> int:
-    program = load_program(*args.files, fact_dir=args.fact_dir)
+    include_dirs = [d for value in args.include_dir for d in value.split()]
+    program = load_program(*args.files, fact_dir=args.fact_dir, include_dirs=include_dirs, macros=args.macro)
     for warning in program.warnings:
         print(warning, file=sys.stderr)
     progress = _print_stats if args.stats else None

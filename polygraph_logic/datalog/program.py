@@ -22,7 +22,8 @@ from polygraph_logic.datalog.safety import (
     literal_terms,
     term_variables,
 )
-from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.preprocess import needs_preprocessing, parse_preprocessed
+from polygraph_logic.datalog.source import Source, parse_source
 from polygraph_logic.datalog.souffle_input import read_inputs
 from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
@@ -141,23 +142,28 @@ class Program:
         return "\n".join(str(c) for c in [*self.directives(), *self.facts, *self.rules])
 
 
-def parse_program(text: str, file: str = "<string>") -> Program:
-    """Parses and checks program text."""
-    source = parse_source(text, file)
+def parse_program(text: str, file: str = "<string>", include_dirs: Sequence[str | Path] = (),
+                  macros: Sequence[str] = ()) -> Program:
+    """Parses and checks program text (through the C preprocessor when it has ``#`` lines or
+    ``macros``, Soufflé's ``-M`` values, are given; ``include_dirs`` are its ``-I``)."""
+    source = _parse_text(text, file, include_dirs, macros)
     return Program.from_clauses(source.clauses, source.tables)
 
 
-def load_program(*paths: str | Path, fact_dir: str | Path | None = None) -> Program:
+def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
+                 include_dirs: Sequence[str | Path] = (), macros: Sequence[str] = ()) -> Program:
     """Reads, parses and checks one or more rule files as a single program.
 
     With ``fact_dir``, the relations named by ``.input`` directives are read from it
-    (``REL.facts``, tab-separated, as Souffle's ``-F``).
+    (``REL.facts``, tab-separated, as Souffle's ``-F``). A file with ``#`` lines, or any
+    file when ``macros`` are given, goes through the C preprocessor first, as Soufflé's
+    do (``include_dirs``: its ``-I``; ``macros``: its ``-M``, such as ``"N=3 DEBUG"``).
     """
     clauses: list[Clause] = []
     tables: dict[str, FactTable] = {}
     for path in paths:
         path = Path(path)
-        source = parse_source(read_utf8(path), str(path))
+        source = _parse_text(read_utf8(path), str(path), include_dirs, macros)
         clauses.extend(source.clauses)
         merge_tables(tables, source.tables)
     clauses = expand_components(clauses)
@@ -167,6 +173,10 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None) -> Prog
     return Program.from_clauses(clauses, tables)
 
 
+def _parse_text(text: str, file: str, include_dirs: Sequence[str | Path], macros: Sequence[str]) -> Source:
+    if needs_preprocessing(text, macros):
+        return Source(parse_preprocessed(text, file, include_dirs, macros))
+    return parse_source(text, file)
 
 
 def _ground(fact: Fact) -> Fact:
