@@ -8,7 +8,8 @@ Usable without the rest of the package (it imports only the ground floor and
     'a1'
 
 The pipeline, one module a stage: ``syntax`` (dataclasses) <- ``parser`` (lark tree to
-syntax) <- ``source`` (fast reading of program text) -> ``program`` (checks:
+syntax) <- ``source`` (fast reading of program text; ``preprocess``, the C preprocessor, for a
+text with ``#`` lines) -> ``components`` (instances expanded) -> ``program`` (checks:
 ``declarations``, ``safety``, ``stratify``; Soufflé's ``directives`` and ``souffle_io``)
 -> ``join_plan``/``join_steps`` (rule bodies as chained closures) -> ``evaluate``
 (stratified semi-naive; ``functions``, ``aggregate``, ``budget``, ``fact_table``).

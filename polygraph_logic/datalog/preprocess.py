@@ -45,6 +45,15 @@ def macro_definitions(values: Iterable[str]) -> list[tuple[str, str]]:
     return found
 
 
+def check_include_dirs(include_dirs: Sequence[str | Path]) -> list[Path]:
+    """Returns the ``-I`` directories as paths; raises ``file_error`` for one that does not exist."""
+    directories = [Path(d) for d in include_dirs]
+    for directory in directories:
+        if not directory.is_dir():
+            raise PolygraphError("file_error", f"include directory {directory} does not exist")
+    return directories
+
+
 @dataclass
 class Preprocessed:
     """The program text after preprocessing, and where each of its lines came from."""
@@ -99,10 +108,7 @@ def preprocess(text: str, file: str = "<string>", include_dirs: Sequence[str | P
                              "#include, #define, #undef, #if, #ifdef, #ifndef, #elif, #else, #endif, "
                              "#error, #warning, #pragma)", position)
 
-    directories = [Path(d) for d in include_dirs] or [Path(".")]
-    for directory in directories:
-        if not directory.is_dir():
-            raise PolygraphError("file_error", f"include directory {directory} does not exist")
+    directories = check_include_dirs(include_dirs) or [Path(".")]
     processor = _Preprocessor()
     processor.line_directive = "#line"
     for directory in directories:

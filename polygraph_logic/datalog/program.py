@@ -22,7 +22,7 @@ from polygraph_logic.datalog.safety import (
     literal_terms,
     term_variables,
 )
-from polygraph_logic.datalog.preprocess import needs_preprocessing, parse_preprocessed
+from polygraph_logic.datalog.preprocess import check_include_dirs, needs_preprocessing, parse_preprocessed
 from polygraph_logic.datalog.source import Source, parse_source
 from polygraph_logic.datalog.souffle_input import read_inputs
 from polygraph_logic.datalog.stratify import stratify
@@ -174,6 +174,7 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
 
 
 def _parse_text(text: str, file: str, include_dirs: Sequence[str | Path], macros: Sequence[str]) -> Source:
+    check_include_dirs(include_dirs)
     if needs_preprocessing(text, macros):
         return Source(parse_preprocessed(text, file, include_dirs, macros))
     return parse_source(text, file)
