@@ -186,3 +186,10 @@ def test_a_name_with_dots_is_no_variable():
     with pytest.raises(Exception) as caught:
         parse_program(".decl r(x: number)\nr(x) :- r(y), x = a.b.", "p.dl")
     assert "'a.b' is no variable" in str(caught.value) and ":2:19:" in str(caught.value)
+
+
+def test_two_instances_of_one_name_are_an_error_at_the_second():
+    with pytest.raises(ProgramError) as caught:
+        parse_program(".comp A { .decl r(x: number) }\n.init a = A\n.init a = A", "p.dl")
+    assert caught.value.code == "duplicate_declaration" and caught.value.position.line == 3
+    assert "instance a is made twice (first at p.dl:2:7)" in caught.value.message

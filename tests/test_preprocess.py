@@ -139,3 +139,9 @@ def test_preprocessing_a_text_without_directives_changes_no_clause_and_no_positi
     assert sorted(map(repr, found)) == sorted(map(repr, expected))
     positions = sorted(str(c.position) for c in through if not hasattr(c, "atom"))
     assert positions == sorted(str(c.position) for c in direct.clauses)
+
+
+def test_predefined_macros_are_expanded_even_without_directive_lines():
+    """Soufflé's preprocessor defines RAM_DOMAIN_SIZE (64 here, as values are 64-bit) and __LINE__."""
+    text = ".decl r(n: number)\nr(RAM_DOMAIN_SIZE).\nr(__LINE__).\n"
+    assert set(evaluate(parse_program(text, "p.dl"), "boolean").facts("r")) == {(64,), (3,)}

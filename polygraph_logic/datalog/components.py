@@ -34,6 +34,7 @@ def expand_components(clauses: list) -> list:
     if not any(isinstance(c, ComponentItem) for c in clauses):
         return clauses
     scopes = _Scopes([c for c in clauses if isinstance(c, Component)])
+    _check_instances([c for c in clauses if isinstance(c, ComponentInit)])
     out = []
     for clause in clauses:
         if isinstance(clause, Override):
@@ -145,6 +146,7 @@ class _Expansion:
                                "levels deep (does a component instantiate itself?)", init.position)
         component = self.scopes.lookup(scope, init.type, binding)
         active = _bind(binding, component.type.parameters, init.type.parameters)
+        _check_instances(_items(component, ComponentInit))
         content = _Content()
         for nested in _items(component, ComponentInit):
             content.add(self.instantiate(nested, component, active, overridden, depth - 1))
@@ -216,6 +218,16 @@ class _Expansion:
                 raise ProgramError("override_error", f"component {component.name} overrides {name}, which is not "
                                    f"overridable: declare it '{declared} overridable' ({declared.position})",
                                    override.position)
+
+
+def _check_instances(inits: list[ComponentInit]) -> None:
+    """Two instances of one name in one place would declare every relation twice."""
+    seen: dict[str, ComponentInit] = {}
+    for init in inits:
+        earlier = seen.setdefault(init.instance, init)
+        if earlier is not init:
+            raise ProgramError("duplicate_declaration", f"instance {init.instance} is made twice (first at "
+                               f"{earlier.position}): name the second one otherwise", init.position)
 
 
 def _items(component: Component, kind) -> list:

@@ -2,7 +2,8 @@
 
 Soufflé runs every program through a C preprocessor (mcpp) before reading it; here the
 pure-Python ``pcpp`` does it, only for a text that has a line starting with ``#`` or
-when macros are given (any other text is read exactly as before, at the same speed).
+when macros are given or a predefined one is named (any other text is read exactly as
+before, at the same speed).
 The preprocessor's ``#line`` markers map every line back to its file and line, so an
 error in an included file names that file and its line. A column on a line where a
 macro was expanded counts in the expanded line.
@@ -27,9 +28,18 @@ _LINE_MARKER = re.compile(r'#line (\d+)(?: "(.*)")?\Z')
 _MACRO = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, .]*\))?)(?:=(.*))?\Z", re.S)
 
 
+# Soufflé defines RAM_DOMAIN_SIZE (32 or 64, its build's value size); here values are 64-bit,
+# as the floats are (see docs/rule-language.md)
+PREDEFINED = (("RAM_DOMAIN_SIZE", "64"),)
+_PREDEFINED_NAMES = ("RAM_DOMAIN_SIZE", "__LINE__", "__FILE__")
+
+
 def needs_preprocessing(text: str, macros: Sequence[str] = ()) -> bool:
-    """True when ``text`` has a preprocessor line (``#`` first on a line) or macros are given."""
-    return bool(macros) or ("#" in text and _DIRECTIVE_LINE.search(text) is not None)
+    """True when ``text`` has a preprocessor line (``#`` first on a line), names a predefined
+    macro (``RAM_DOMAIN_SIZE``, ``__LINE__``, ``__FILE__``) or macros are given."""
+    if macros or any(name in text for name in _PREDEFINED_NAMES):
+        return True
+    return "#" in text and _DIRECTIVE_LINE.search(text) is not None
 
 
 def macro_definitions(values: Iterable[str]) -> list[tuple[str, str]]:
@@ -113,7 +123,7 @@ def preprocess(text: str, file: str = "<string>", include_dirs: Sequence[str | P
     processor.line_directive = "#line"
     for directory in directories:
         processor.add_path(str(directory))
-    for name, body in macro_definitions(macros):
+    for name, body in [*PREDEFINED, *macro_definitions(macros)]:
         processor.define(f"{name} {body}")
     processor.parse(text, file)
     out = io.StringIO()
