@@ -16,6 +16,7 @@ from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from polygraph_logic.datalog.component_syntax import ComponentSyntax
+from polygraph_logic.datalog.include_syntax import IncludeSyntax
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.functions import FUNCTIONS
@@ -80,7 +81,7 @@ def _expand(conjunction) -> list[list]:
     return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
 
 
-class _ToAst(ComponentSyntax, Transformer):
+class _ToAst(ComponentSyntax, IncludeSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
     def __init__(self, file: str):
@@ -378,7 +379,7 @@ def _expected(error: UnexpectedInput) -> str:
 
 _DIRECTIVE = re.compile(r"\.([A-Za-z_]+)")
 _SUPPORTED = (".decl, .type, .input, .output, .printsize, .limitsize, .plan, .pragma, .lazy, .comp, .init, "
-              ".override")
+              ".override, .include, .once")
 
 
 def parse_clauses(text: str, file: str = "<string>") -> list:

@@ -22,8 +22,7 @@ from polygraph_logic.datalog.safety import (
     literal_terms,
     term_variables,
 )
-from polygraph_logic.datalog.preprocess import check_include_dirs, needs_preprocessing, parse_preprocessed
-from polygraph_logic.datalog.source import Source, parse_source
+from polygraph_logic.datalog.includes import read_source
 from polygraph_logic.datalog.souffle_input import read_inputs
 from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
@@ -146,7 +145,7 @@ def parse_program(text: str, file: str = "<string>", include_dirs: Sequence[str 
                   macros: Sequence[str] = ()) -> Program:
     """Parses and checks program text (through the C preprocessor when it has ``#`` lines or
     ``macros``, Soufflé's ``-M`` values, are given; ``include_dirs`` are its ``-I``)."""
-    source = _parse_text(text, file, include_dirs, macros)
+    source = read_source(text, file, include_dirs, macros)
     return Program.from_clauses(source.clauses, source.tables)
 
 
@@ -157,13 +156,14 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
     With ``fact_dir``, the relations named by ``.input`` directives are read from it
     (``REL.facts``, tab-separated, as Souffle's ``-F``). A file with ``#`` lines, or any
     file when ``macros`` are given, goes through the C preprocessor first, as Soufflé's
-    do (``include_dirs``: its ``-I``; ``macros``: its ``-M``, such as ``"N=3 DEBUG"``).
+    do (``include_dirs``: its ``-I``; ``macros``: its ``-M``, such as ``"N=3 DEBUG"``);
+    ``.include "file"`` reads another file in place.
     """
     clauses: list[Clause] = []
     tables: dict[str, FactTable] = {}
     for path in paths:
         path = Path(path)
-        source = _parse_text(read_utf8(path), str(path), include_dirs, macros)
+        source = read_source(read_utf8(path), str(path), include_dirs, macros)
         clauses.extend(source.clauses)
         merge_tables(tables, source.tables)
     clauses = expand_components(clauses)
@@ -171,13 +171,6 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
         declarations = Declarations.collect(c for c in clauses if isinstance(c, (Declaration, TypeDeclaration, IODirective)))
         merge_tables(tables, read_inputs(declarations, fact_dir))
     return Program.from_clauses(clauses, tables)
-
-
-def _parse_text(text: str, file: str, include_dirs: Sequence[str | Path], macros: Sequence[str]) -> Source:
-    check_include_dirs(include_dirs)
-    if needs_preprocessing(text, macros):
-        return Source(parse_preprocessed(text, file, include_dirs, macros))
-    return parse_source(text, file)
 
 
 def _ground(fact: Fact) -> Fact:
