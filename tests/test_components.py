@@ -193,3 +193,18 @@ def test_two_instances_of_one_name_are_an_error_at_the_second():
         parse_program(".comp A { .decl r(x: number) }\n.init a = A\n.init a = A", "p.dl")
     assert caught.value.code == "duplicate_declaration" and caught.value.position.line == 3
     assert "instance a is made twice (first at p.dl:2:7)" in caught.value.message
+
+
+def test_a_chain_of_base_components_deeper_than_the_limit_is_an_error_not_a_crash():
+    chain = "".join(f".comp A{i} : A{i + 1} {{ }}\n" for i in range(150)) + ".comp A150 { .decl r(x: number) }\n"
+    with pytest.raises(ProgramError) as caught:
+        parse_program(chain + ".init a = A0", "p.dl")
+    assert caught.value.code == "component_depth" and caught.value.position.line == 100
+    shallow = "".join(f".comp A{i} : A{i + 1} {{ }}\n" for i in range(50)) + ".comp A50 { .decl r(x: number) r(1). }\n"
+    assert boolean(shallow + ".init a = A0", "a.r") == {(1,)}
+
+
+def test_a_tracked_fact_in_a_component_is_one_assertion_for_every_instance():
+    text = ".comp C { .decl e(x: number) a1 :: e(1). }\n.init one = C\n.init two = C\n"
+    model = evaluate(parse_program(text, "p.dl"), "why")
+    assert str(model.label("one.e", (1,))) == str(model.label("two.e", (1,))) == "a1"

@@ -145,3 +145,15 @@ def test_predefined_macros_are_expanded_even_without_directive_lines():
     """Soufflé's preprocessor defines RAM_DOMAIN_SIZE (64 here, as values are 64-bit) and __LINE__."""
     text = ".decl r(n: number)\nr(RAM_DOMAIN_SIZE).\nr(__LINE__).\n"
     assert set(evaluate(parse_program(text, "p.dl"), "boolean").facts("r")) == {(64,), (3,)}
+
+
+@pytest.mark.parametrize("expression, value", [
+    ("-" * 1991 + "x", -7),
+    ("(" * 1900 + "x" + " + ONE)" * 1900, 7 + 1900),
+    ("x" + " * ONE" * 900, 7),
+])
+def test_deep_expressions_pass_through_the_preprocessor(tmp_path, capsys, expression, value):
+    """Positions are mapped back over the whole clause, however deep (parser.MAX_DEPTH levels)."""
+    path = write(tmp_path, "deep.dl", f"#define ONE 1\np(7).\nq(y) :- p(x),\n  y = {expression}.\n")
+    assert main(["eval", str(path), "--semiring", "boolean", "--relation", "q"]) == 0
+    assert capsys.readouterr().out.split() == ["q", "(1", "fact)", f"q({value})"]

@@ -167,6 +167,9 @@ class _Expansion:
             self._check_overrides(component, own_overrides, binding, lineage)
         for wanted in component.bases:
             base = self.scopes.lookup(outer, wanted, binding)
+            if len(lineage) >= MAX_DEPTH:
+                raise ProgramError("component_depth", f"component {component.name} inherits through more than "
+                                   f"{MAX_DEPTH} levels of base components", wanted.position)
             if any(base is c for c in lineage):
                 cycle = " : ".join(c.name for c in (*lineage, base))
                 raise ProgramError("inheritance_cycle", f"component {base.name} inherits from itself ({cycle})",

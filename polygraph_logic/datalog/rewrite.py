@@ -14,11 +14,17 @@ from typing import Callable
 def rewrite(node, change: Callable):
     """Returns ``node`` with ``change`` applied to every dataclass in it, its children first
     (tuples and lists are walked; other values are left alone)."""
-    if isinstance(node, tuple):
-        items = tuple(rewrite(item, change) for item in node)
-        return node if all(a is b for a, b in zip(items, node)) else items
-    if isinstance(node, list):
-        return [rewrite(item, change) for item in node]
+    # loops, not comprehensions: a clause may nest 2,000 levels (parser.MAX_DEPTH), and each
+    # comprehension would add a frame a level
+    if isinstance(node, (tuple, list)):
+        items, changed = [], False
+        for item in node:
+            new = rewrite(item, change)
+            changed = changed or new is not item
+            items.append(new)
+        if isinstance(node, list):
+            return items
+        return tuple(items) if changed else node
     if not is_dataclass(node) or isinstance(node, type):
         return node
     updates = {}
