@@ -75,6 +75,11 @@ def test_clauses_keep_the_lines_of_their_files(tmp_path):
         ("\n#ifdef X\n.decl a(x: number)\n", 2, "Unterminated #ifdef X"),
         ("#frobnicate\n", 1, "unknown preprocessor directive #frobnicate"),
         ("#define F(a) a\n.decl r(x: number)\nr(F(1, 2)).\n", 3, "Macro F requires 1 arguments but was passed 2"),
+        ("a(1).\n#if\n#endif\n", 2, "#if needs an expression"),
+        ("#define\n", 1, "#define needs a macro name"),
+        ("\n\n#ifdef // nothing\n#endif\n", 3, "#ifdef needs a macro name"),
+        ("#include\n", 1, "#include needs a file"),
+        ("#line abc\n", 1, "#line abc: write #line NUMBER"),
     ],
 )
 def test_preprocessor_errors_name_file_and_line(text, line, fragment):
@@ -157,3 +162,11 @@ def test_deep_expressions_pass_through_the_preprocessor(tmp_path, capsys, expres
     path = write(tmp_path, "deep.dl", f"#define ONE 1\np(7).\nq(y) :- p(x),\n  y = {expression}.\n")
     assert main(["eval", str(path), "--semiring", "boolean", "--relation", "q"]) == 0
     assert capsys.readouterr().out.split() == ["q", "(1", "fact)", f"q({value})"]
+
+
+@pytest.mark.parametrize("marker", ['#line 10 "x.dl"', '# 10 "x.dl"', '# 10 "x.dl" 1'])
+def test_line_markers_in_the_program_move_its_positions_as_cpp_does(marker):
+    with pytest.raises(ParseError) as caught:
+        parse_program(f"#define Y 1\n{marker}\n\nfoo(.\n", "p.dl")
+    position = caught.value.position
+    assert (position.file, position.line, position.column) == ("x.dl", 11, 5)

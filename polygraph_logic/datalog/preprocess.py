@@ -24,7 +24,13 @@ from polygraph_logic.datalog.rewrite import rewrite
 from polygraph_logic.errors import ParseError, PolygraphError, Position
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.M)
-_LINE_MARKER = re.compile(r'#line (\d+)(?: "(.*)")?\Z')
+# the markers pcpp writes (#line N "file"), and those a program writes itself (#line N, # N "file" ...)
+_LINE_MARKER = re.compile(r'[ \t]*#[ \t]*(?:line[ \t]+)?(\d+)(?:[ \t]+"((?:[^"\\]|\\.)*)")?[ \t\d]*\Z')
+# a directive that needs an argument, written without one (pcpp would fail on it)
+_BARE = re.compile(r"^[ \t]*#[ \t]*(ifdef|ifndef|if|elif|define|undef|include|line)[ \t]*(?://[^\n]*)?$", re.M)
+_NEEDS = {"if": "an expression", "elif": "an expression", "ifdef": "a macro name", "ifndef": "a macro name",
+          "define": "a macro name", "undef": "a macro name", "include": 'a file ("file" or <file>)',
+          "line": "a line number"}
 _MACRO = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, .]*\))?)(?:=(.*))?\Z", re.S)
 
 
@@ -114,11 +120,20 @@ def preprocess(text: str, file: str = "<string>", include_dirs: Sequence[str | P
                 return True
             if directive.value == "pragma":
                 return True
+            if directive.value == "line" or directive.value.isdigit():  # kept: _mapped reads it
+                if _LINE_MARKER.match(f"#{directive.value} {text}") is None:
+                    raise ParseError("preprocessor_error", f"#line {text}: write #line NUMBER \"file\"", position)
+                return None
             raise ParseError("preprocessor_error", f"unknown preprocessor directive #{directive.value} (known: "
                              "#include, #define, #undef, #if, #ifdef, #ifndef, #elif, #else, #endif, "
                              "#error, #warning, #pragma)", position)
 
     directories = check_include_dirs(include_dirs) or [Path(".")]
+    bare = _BARE.search(text)
+    if bare is not None:
+        line = text.count("\n", 0, bare.start()) + 1
+        raise ParseError("preprocessor_error", f"#{bare.group(1)} needs {_NEEDS[bare.group(1)]}",
+                         Position(file, line, 1))
     processor = _Preprocessor()
     processor.line_directive = "#line"
     for directory in directories:
@@ -127,7 +142,11 @@ def preprocess(text: str, file: str = "<string>", include_dirs: Sequence[str | P
         processor.define(f"{name} {body}")
     processor.parse(text, file)
     out = io.StringIO()
-    processor.write(out)
+    try:
+        processor.write(out)
+    except (IndexError, KeyError, TypeError, ValueError, AttributeError) as error:  # pcpp's own failures
+        raise ParseError("preprocessor_error", f"the preprocessor could not read this text ({error!r}); "
+                         "check its # lines", Position(file, 1, 1)) from None
     return _mapped(out.getvalue(), file)
 
 
