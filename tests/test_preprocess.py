@@ -93,7 +93,7 @@ def test_preprocessor_errors_name_file_and_line(text, line, fragment):
 def test_bad_macros_and_missing_include_dirs_are_errors(tmp_path):
     with pytest.raises(PolygraphError) as caught:
         parse_program("a(1).", "p.dl", macros=["1N=3"])
-    assert caught.value.code == "usage_error" and "NAME=VALUE" in caught.value.message
+    assert caught.value.code == "bad_argument" and "NAME=VALUE" in caught.value.message
     with pytest.raises(PolygraphError) as caught:
         parse_program("a(1).", "p.dl", include_dirs=[tmp_path / "nowhere"])
     assert caught.value.code == "file_error" and "does not exist" in caught.value.message

@@ -56,7 +56,7 @@ def macro_definitions(values: Iterable[str]) -> list[tuple[str, str]]:
         for word in value.split():
             match = _MACRO.match(word)
             if match is None:
-                raise PolygraphError("usage_error", f"-M {word!r}: write NAME=VALUE, NAME or F(x)=BODY")
+                raise PolygraphError("bad_argument", f"-M {word!r}: write NAME=VALUE, NAME or F(x)=BODY")
             found.append((match.group(1), "1" if match.group(2) is None else match.group(2)))
     return found
 
