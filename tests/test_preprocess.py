@@ -170,3 +170,10 @@ def test_line_markers_in_the_program_move_its_positions_as_cpp_does(marker):
         parse_program(f"#define Y 1\n{marker}\n\nfoo(.\n", "p.dl")
     position = caught.value.position
     assert (position.file, position.line, position.column) == ("x.dl", 11, 5)
+
+
+def test_comments_and_strings_keep_their_meaning_under_the_preprocessor():
+    text = ('#define A 1\n.decl r(s: symbol, n: number)\nr("http://x/*y*/ A", A). // don\'t\n'
+            'r("it\'s", 2). /* it\'s\n a comment */ r("z", 3).\n')
+    assert set(evaluate(parse_program(text, "p.dl"), "boolean").facts("r")) == {
+        ("http://x/*y*/ A", 1), ("it's", 2), ("z", 3)}

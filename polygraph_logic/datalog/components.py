@@ -178,9 +178,10 @@ class _Expansion:
             for nested in _items(base, ComponentInit):
                 content.add(self.instantiate(nested, base, active, frozenset(), depth - 1))
             self.collect(base, active, content, overridden | set(own_overrides), depth, (*lineage, base))
-        content.types += [_bound_type(t, binding) for t in _items(component, TypeDeclaration)]
-        content.relations += [_bound_declaration(d, binding) for d in _items(component, Declaration)]
-        content.directives += [d for d in component.body if isinstance(d, (IODirective, LazyDeclaration))]
+        content.types += [_bound(t, binding) for t in _items(component, TypeDeclaration)]
+        content.relations += [_bound(d, binding) for d in _items(component, Declaration)]
+        # I/O and .lazy directives, and any other item a component may hold (bound and renamed too)
+        content.directives += [_bound(d, binding) for d in component.body if not isinstance(d, _KNOWN)]
         declared = {d.relation for d in content.relations}
         for clause in _items(component, (Rule, Fact)):
             head = _head(clause)
@@ -247,16 +248,22 @@ def _bind(binding: dict[str, str], formal: tuple[str, ...], actual: tuple[str, .
     return {f: binding.get(a, a) for f, a in zip(formal, actual)}
 
 
-def _bound_type(declared: TypeDeclaration, binding: dict[str, str]) -> TypeDeclaration:
-    parts = tuple(binding.get(p, p) for p in declared.parts)
-    return replace(declared, parts=parts) if parts != declared.parts else declared
+_KNOWN = (Component, ComponentInit, Override, TypeDeclaration, Declaration, Rule, Fact)
 
 
-def _bound_declaration(declared: Declaration, binding: dict[str, str]) -> Declaration:
-    if not any(a.type in binding for a in declared.attributes):
-        return declared
-    attributes = tuple(replace(a, type=binding.get(a.type, a.type)) for a in declared.attributes)
-    return replace(declared, attributes=attributes)
+def _bound(item, binding: dict[str, str]):
+    """The item with each type parameter in it (an attribute's type, a part of a type) bound."""
+    if not binding:
+        return item
+
+    def change(node):
+        if isinstance(node, Attribute) and node.type in binding:
+            return replace(node, type=binding[node.type])
+        if isinstance(node, TypeDeclaration) and any(p in binding for p in node.parts):
+            return replace(node, parts=tuple(binding.get(p, p) for p in node.parts))
+        return node
+
+    return rewrite(item, change)
 
 
 def _renamed(items: list, relations: dict[str, str], types: dict[str, str]) -> list:
