@@ -60,12 +60,15 @@ def test_a_syntax_error_in_an_included_file_names_that_file_and_line(tmp_path):
 
 
 def test_clauses_keep_the_lines_of_their_files(tmp_path):
-    write(tmp_path, "rules.dl", "\n\n.decl p(x: number)\np(x) :- e(x).\n")
+    write(tmp_path, "rules.dl", "\n\n.decl p(x: number)\np(x) :- e(x).\n  e(5).\n")
     program = write(tmp_path, "main.dl", '.decl e(x: number)\n#include "rules.dl"\n#define ONE 1\ne(ONE).\n')
     loaded = load_program(program)
     (rule,) = loaded.rules
     assert Path(rule.position.file).name == "rules.dl" and rule.position.line == 4
-    assert loaded.fact_tables()["e"].position(0).line == 4
+    table = loaded.fact_tables()["e"]
+    where = {row: table.position(i) for i, row in enumerate(table.rows)}
+    assert (Path(where[(5,)].file).name, where[(5,)].line, where[(5,)].column) == ("rules.dl", 5, 3)
+    assert (where[(1,)].file, where[(1,)].line, where[(1,)].column) == (str(program), 4, 1)
 
 
 @pytest.mark.parametrize(
@@ -132,18 +135,13 @@ def test_preprocessing_a_text_without_directives_changes_no_clause_and_no_positi
     text = "\n".join(picked) + "\n"
     direct = parse_source(text, "p.dl")
     through = parse_preprocessed(text, "p.dl", macros=["UNUSED"])
-    expected = list(direct.clauses)
-    for table in direct.tables.values():
-        expected += [(table.relation, row, table.position(i)) for i, row in enumerate(table.rows)]
-    found = []
-    for clause in through:
-        if hasattr(clause, "atom"):
-            found.append((clause.atom.relation, tuple(a.value for a in clause.atom.args), clause.position))
-        else:
-            found.append(clause)
-    assert sorted(map(repr, found)) == sorted(map(repr, expected))
-    positions = sorted(str(c.position) for c in through if not hasattr(c, "atom"))
-    assert positions == sorted(str(c.position) for c in direct.clauses)
+    assert through.clauses == direct.clauses
+    assert [str(c.position) for c in through.clauses] == [str(c.position) for c in direct.clauses]
+    assert set(through.tables) == set(direct.tables)
+    for name, table in direct.tables.items():
+        other = through.tables[name]
+        assert other.rows == table.rows and other.variables == table.variables
+        assert [other.position(i) for i in range(len(other.rows))] == [table.position(i) for i in range(len(table.rows))]
 
 
 def test_predefined_macros_are_expanded_even_without_directive_lines():

@@ -50,7 +50,7 @@ class _Reader:
                 text = text[: once.start()]
             self.passed.add(key)
         if needs_preprocessing(text, macros):
-            source = Source(parse_preprocessed(text, file, self.directories, macros))
+            source = parse_preprocessed(text, file, self.directories, macros)
         else:
             source = parse_source(text, file)
         if not any(isinstance(c, Include) for c in source.clauses):

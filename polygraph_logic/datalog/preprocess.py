@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.fact_table import FactTable, Origins
 from polygraph_logic.datalog.rewrite import rewrite
+from polygraph_logic.datalog.source import Source, parse_source
 from polygraph_logic.errors import ParseError, PolygraphError, Position
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.M)
@@ -175,12 +176,37 @@ def _name(source: str | None, file: str) -> str:
 
 
 def parse_preprocessed(text: str, file: str = "<string>", include_dirs: Sequence[str | Path] = (),
-                       macros: Sequence[str] = ()) -> list:
-    """Preprocesses and parses program text; clauses and errors carry the original files and lines."""
+                       macros: Sequence[str] = ()) -> Source:
+    """Preprocesses and parses program text (ground facts through the fast reader, as without the
+    preprocessor); clauses, fact tables and errors carry the original files and lines."""
     result = preprocess(text, file, include_dirs, macros)
     try:
-        clauses = parse_clauses(result.text, file)
+        source = parse_source(result.text, file)
     except PolygraphError as error:
         raise type(error)(error.code, error.message, result.position(error.position)) from None
-    return [rewrite(clause, lambda node: result.position(node) if isinstance(node, Position) else node)
-            for clause in clauses]
+    source.clauses = [rewrite(clause, lambda node: result.position(node) if isinstance(node, Position) else node)
+                      for clause in source.clauses]
+    for table in source.tables.values():
+        table.origins = _mapped_origins(table, result)
+    return source
+
+
+def _mapped_origins(table: FactTable, result: Preprocessed) -> Origins:
+    """The table's row positions mapped back to their files, a segment for each run of one file."""
+    mapped = Origins()
+    old = table.origins
+    ends = [*old.starts[1:], len(table.rows)]
+    for start, end, (_, lines, columns) in zip(old.starts, ends, old.segments):
+        run_file, run_first, run_lines, run_columns = None, start, [], []
+        for offset in range(end - start):
+            line = lines + offset if isinstance(lines, int) else lines[offset]
+            origin_file, origin_line = result.origins[min(max(line, 1), len(result.origins)) - 1]
+            if origin_file != run_file and run_lines:
+                mapped.add(run_first, run_file, run_lines, run_columns)
+                run_first, run_lines, run_columns = start + offset, [], []
+            run_file = origin_file
+            run_lines.append(origin_line)
+            run_columns.append(columns[offset] if columns is not None else 1)
+        if run_lines:
+            mapped.add(run_first, run_file, run_lines, run_columns)
+    return mapped
