@@ -175,3 +175,13 @@ def test_comments_and_strings_keep_their_meaning_under_the_preprocessor():
             'r("it\'s", 2). /* it\'s\n a comment */ r("z", 3).\n')
     assert set(evaluate(parse_program(text, "p.dl"), "boolean").facts("r")) == {
         ("http://x/*y*/ A", 1), ("it's", 2), ("z", 3)}
+
+
+def test_without_pcpp_a_text_that_needs_it_says_how_to_install_it(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pcpp", None)  # import pcpp now raises ImportError
+    with pytest.raises(PolygraphError) as caught:
+        parse_program("#define X 1\na(X).\n", "p.dl")
+    assert caught.value.code == "missing_dependency" and "pip install pcpp" in caught.value.message
+    assert set(evaluate(parse_program("a(1).\n", "p.dl"), "boolean").facts("a")) == {(1,)}

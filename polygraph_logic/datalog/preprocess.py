@@ -91,7 +91,11 @@ def preprocess(text: str, file: str = "<string>", include_dirs: Sequence[str | P
     """Runs the C preprocessor over ``text`` (read from ``file``); ``#include "f"`` is looked
     for beside the including file, then in ``include_dirs`` (default: the current directory);
     ``macros`` are ``-M`` values. Raises ParseError (``preprocessor_error``) with a position."""
-    from pcpp import Preprocessor  # the preprocessor is loaded only for a text that needs it
+    try:
+        from pcpp import Preprocessor  # the preprocessor is loaded only for a text that needs it
+    except ImportError:
+        raise PolygraphError("missing_dependency", f"{file} needs the C preprocessor (it has # lines or -M "
+                             "macros), and pcpp is not installed: pip install pcpp") from None
 
     class _Preprocessor(Preprocessor):
         including = None
