@@ -168,6 +168,12 @@ def test_components_carry_no_provenance_of_their_own():
         (".comp A : C { }\n.comp B : A { }\n.comp C : B { }\n.init a = A", "inheritance_cycle", 2, 11,
          "component A inherits from itself (A : C : B : A)"),
         (".decl r(x: number)\n.override r", "syntax_error", 2, 11, "belongs inside a .comp"),
+        # checked even when nothing instantiates them, as Soufflé's component checker does
+        (".comp A : Missing { }", "unknown_component", 1, 11, "component Missing is not declared"),
+        (".comp A { .init x = Missing }", "unknown_component", 1, 21, "component Missing is not declared"),
+        (".comp A<T> { }\n.comp B { .init x = A }", "arity_mismatch", 2, 21, "takes 1 type argument(s)"),
+        (".comp A : B { }\n.comp B : A { }", "inheritance_cycle", 2, 11, "component A inherits from itself (A : B : A)"),
+        (".comp D<Base> : Base<number> { }\n.init d = D<D>", "inheritance_cycle", 1, 17, "component D inherits from itself"),
         (".comp A { }\n.comp A { }", "duplicate_declaration", 2, 7, "component A is declared twice"),
         (".comp A { .init again = A }\n.init a = A", "component_depth", 1, 17, "more than 100 levels deep"),
         (".comp A { .decl r(x: number) }\n.init a = A\n.init b = A\n.decl c(x: number)\nc(x) :- a.r(x), b.r(x, x).",

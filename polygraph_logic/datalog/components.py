@@ -34,6 +34,7 @@ def expand_components(clauses: list) -> list:
     if not any(isinstance(c, ComponentItem) for c in clauses):
         return clauses
     scopes = _Scopes([c for c in clauses if isinstance(c, Component)])
+    scopes.check()
     _check_instances([c for c in clauses if isinstance(c, ComponentInit)])
     out = []
     for clause in clauses:
@@ -76,13 +77,44 @@ class _Scopes:
         self.top = _declared(top)
         self.enclosing: dict[int, Component | None] = {}
         self.nested: dict[int, dict[str, Component]] = {}
-        stack = [(c, None) for c in top]
+        self.every: list[Component] = []
+        stack = [(c, None) for c in reversed(top)]
         while stack:
             component, outer = stack.pop()
+            self.every.append(component)
             self.enclosing[id(component)] = outer
             inner = [c for c in component.body if isinstance(c, Component)]
             self.nested[id(component)] = _declared(inner)
-            stack.extend((c, component) for c in inner)
+            stack.extend((c, component) for c in reversed(inner))
+
+    def check(self) -> None:
+        """Checks every component, instantiated or not, as Soufflé's component checker does: the
+        components its bases and instances name exist and take that many type arguments, and
+        none inherits from itself (a name that is one of its type parameters is not checked)."""
+        for component in self.every:
+            parameters = set(component.type.parameters)
+            for wanted in component.bases:
+                if wanted.name not in parameters:
+                    self.lookup(self.enclosing[id(component)], wanted, {})
+            for init in component.body:
+                if isinstance(init, ComponentInit) and init.type.name not in parameters:
+                    self.lookup(component, init.type, {})
+            self._check_cycle(component)
+
+    def _check_cycle(self, start: Component) -> None:
+        stack, visited = [(start, (start,))], set()
+        while stack:
+            current, path = stack.pop()
+            parameters = set(current.type.parameters)
+            for wanted in current.bases:
+                base = None if wanted.name in parameters else self._find(self.enclosing[id(current)], wanted.name)
+                if base is start:
+                    cycle = " : ".join(c.name for c in (*path, base))
+                    raise ProgramError("inheritance_cycle", f"component {start.name} inherits from itself "
+                                       f"({cycle})", wanted.position)
+                if base is not None and id(base) not in visited:
+                    visited.add(id(base))
+                    stack.append((base, (*path, base)))
 
     def lookup(self, scope: Component | None, wanted: ComponentType, binding: dict[str, str]) -> Component:
         """The component ``wanted`` names, seen from inside ``scope`` (None: the top); raises ProgramError."""
