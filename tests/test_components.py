@@ -172,8 +172,10 @@ def test_components_carry_no_provenance_of_their_own():
         (".comp A : Missing { }", "unknown_component", 1, 11, "component Missing is not declared"),
         (".comp A { .init x = Missing }", "unknown_component", 1, 21, "component Missing is not declared"),
         (".comp A<T> { }\n.comp B { .init x = A }", "arity_mismatch", 2, 21, "takes 1 type argument(s)"),
-        (".comp A : B { }\n.comp B : A { }", "inheritance_cycle", 2, 11, "component A inherits from itself (A : B : A)"),
-        (".comp D<Base> : Base<number> { }\n.init d = D<D>", "inheritance_cycle", 1, 17, "component D inherits from itself"),
+        (".comp A : B { }\n.comp B : A { }", "inheritance_cycle", 2, 11,
+         "component A inherits from itself (A : B : A)"),
+        (".comp D<Base> : Base<number> { }\n.init d = D<D>", "inheritance_cycle", 1, 17,
+         "component D inherits from itself"),
         (".comp A { }\n.comp A { }", "duplicate_declaration", 2, 7, "component A is declared twice"),
         (".comp A { .init again = A }\n.init a = A", "component_depth", 1, 17, "more than 100 levels deep"),
         (".comp A { .decl r(x: number) }\n.init a = A\n.init b = A\n.decl c(x: number)\nc(x) :- a.r(x), b.r(x, x).",
@@ -214,3 +216,15 @@ def test_a_tracked_fact_in_a_component_is_one_assertion_for_every_instance():
     text = ".comp C { .decl e(x: number) a1 :: e(1). }\n.init one = C\n.init two = C\n"
     model = evaluate(parse_program(text, "p.dl"), "why")
     assert str(model.label("one.e", (1,))) == str(model.label("two.e", (1,))) == "a1"
+
+
+@pytest.mark.parametrize("text, line, fragment", [
+    (".decl A(x: number)\n.comp A { }", 2, "component A has the name of '.decl A(x: number)' (p.dl:1:7)"),
+    (".comp A { }\n.init A = A", 2, "instance A has the name of '.comp A { ... }' (p.dl:1:7)"),
+    (".type T <: number\n.comp C { }\n.init T = C", 3, "instance T has the name of '.type T <: number'"),
+])
+def test_a_component_or_instance_named_like_a_type_or_relation_is_an_error(text, line, fragment):
+    with pytest.raises(ProgramError) as caught:
+        parse_program(text, "p.dl")
+    assert caught.value.code == "duplicate_declaration" and caught.value.position.line == line
+    assert fragment in caught.value.message

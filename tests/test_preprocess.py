@@ -56,7 +56,8 @@ def test_a_syntax_error_in_an_included_file_names_that_file_and_line(tmp_path):
     write(tmp_path, "defs.dl", ".decl e(x: number)\n")
     with pytest.raises(ParseError) as caught:
         load_program(program)
-    assert (caught.value.position.file, caught.value.position.line, caught.value.position.column) == (str(program), 5, 3)
+    position = caught.value.position
+    assert (position.file, position.line, position.column) == (str(program), 5, 3)
 
 
 def test_clauses_keep_the_lines_of_their_files(tmp_path):
@@ -141,7 +142,8 @@ def test_preprocessing_a_text_without_directives_changes_no_clause_and_no_positi
     for name, table in direct.tables.items():
         other = through.tables[name]
         assert other.rows == table.rows and other.variables == table.variables
-        assert [other.position(i) for i in range(len(other.rows))] == [table.position(i) for i in range(len(table.rows))]
+        rows = range(len(table.rows))
+        assert [other.position(i) for i in rows] == [table.position(i) for i in rows]
 
 
 def test_predefined_macros_are_expanded_even_without_directive_lines():

@@ -36,6 +36,7 @@ def expand_components(clauses: list) -> list:
     scopes = _Scopes([c for c in clauses if isinstance(c, Component)])
     scopes.check()
     _check_instances([c for c in clauses if isinstance(c, ComponentInit)])
+    _check_names(clauses)
     out = []
     for clause in clauses:
         if isinstance(clause, Override):
@@ -264,6 +265,23 @@ def _check_instances(inits: list[ComponentInit]) -> None:
         if earlier is not init:
             raise ProgramError("duplicate_declaration", f"instance {init.instance} is made twice (first at "
                                f"{earlier.position}): name the second one otherwise", init.position)
+
+
+def _check_names(clauses: list) -> None:
+    """A component or an instance at the top may not share its name with a type, a relation or
+    each other (Soufflé's name clash)."""
+    taken: dict[str, object] = {}
+    for clause in clauses:
+        if isinstance(clause, (TypeDeclaration, Declaration)):
+            taken.setdefault(clause.name if isinstance(clause, TypeDeclaration) else clause.relation, clause)
+    named = [c for c in clauses if isinstance(c, Component)] + [c for c in clauses if isinstance(c, ComponentInit)]
+    for clause in named:
+        name = clause.name if isinstance(clause, Component) else clause.instance
+        earlier = taken.setdefault(name, clause)
+        if earlier is not clause and not isinstance(earlier, ComponentInit):
+            what = "component" if isinstance(clause, Component) else "instance"
+            raise ProgramError("duplicate_declaration", f"{what} {name} has the name of '{earlier}' "
+                               f"({earlier.position}); rename one of them", clause.position)
 
 
 def _items(component: Component, kind) -> list:
