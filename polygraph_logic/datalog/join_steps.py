@@ -16,6 +16,8 @@ from typing import Any, Callable, Sequence
 from polygraph_logic.datalog.aggregate import NoValue, aggregate_getter, aggregate_variables
 from polygraph_logic.errors import EvaluationError
 from polygraph_logic.datalog.functions import arithmetic, call, constraint
+from polygraph_logic.datalog.records import STRUCTURED, NoMatch, structured_getter
+from polygraph_logic.datalog.records import is_function as is_record_function
 from polygraph_logic.datalog.safety import assignment_target, existential, literal_terms, term_variables
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -52,6 +54,8 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
     if isinstance(term, Functor):
         args = [getter(arg, slots, context) for arg in term.args]
         name, position = term.name, term.position
+        if is_record_function(name):
+            return structured_getter(name, args, position)
         return lambda b: call(name, [get(b) for get in args], position)
     if isinstance(term, Aggregate):
         store, semiring = context
@@ -373,11 +377,13 @@ def _compare_step(literal: Comparison, before, slots, store, semiring, then: Nex
     def compare(b, label):
         try:
             lv, rv = left(b), right(b)
-        except NoValue:
+        except (NoValue, NoMatch):
             return
-        if op not in ("=", "!=") and isinstance(lv, str) != isinstance(rv, str):
+        if op not in ("=", "!=") and (isinstance(lv, str) != isinstance(rv, str)
+                                      or isinstance(lv, STRUCTURED) or isinstance(rv, STRUCTURED)):
             raise EvaluationError(
-                "type_error", f"cannot compare {lv!r} {op} {rv!r} (a string and a number)", position
+                "type_error", f"cannot compare {lv} {op} {rv} (only numbers with numbers and strings with "
+                "strings; records and ADT values only with = and !=)", position
             )
         if test(lv, rv):
             then(b, label)
@@ -405,7 +411,7 @@ def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next
     def assign(b, label):
         try:
             b[slot] = get(b)
-        except NoValue:
+        except (NoValue, NoMatch):
             return
         then(b, label)
 

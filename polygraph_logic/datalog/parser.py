@@ -18,6 +18,9 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.functions import FUNCTIONS
+from polygraph_logic.datalog.record_patterns import destructure
+from polygraph_logic.datalog.record_syntax import RecordSyntax
+from polygraph_logic.datalog.records import NIL
 from polygraph_logic.resources import resource_path
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -79,7 +82,7 @@ def _expand(conjunction) -> list[list]:
     return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
 
 
-class _ToAst(Transformer):
+class _ToAst(RecordSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
     def __init__(self, file: str):
@@ -128,7 +131,7 @@ class _ToAst(Transformer):
     def rule(self, children):
         *heads, body = children
         return [
-            _resolve_aggregates(Rule(head, tuple(alternative), head.position))
+            _resolve_aggregates(destructure(Rule(head, tuple(alternative), head.position)))
             for alternative in _expand([body])
             for head in heads
         ]
@@ -161,6 +164,8 @@ class _ToAst(Transformer):
 
     def variable(self, children):
         (token,) = children
+        if token == "nil":  # the empty record, a keyword as in Souffle
+            return Constant(NIL)
         return Variable(str(token), self._at(token))
 
     @v_args(meta=True)
@@ -344,7 +349,7 @@ _READABLE = {
     "COMPARE": "a comparison", "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "DOT": "'.'",
     "SEMICOLON": "';'", "IF": "':-'", "_": "'_'", "$END": "end of input",
     "AGGREGATOR": "an aggregate", "QUALIFIER": "a qualifier", "IO_KIND": "a directive",
-    "BASE_TYPE": "a directive",
+    "BASE_TYPE": "a directive", "CONSTRUCTOR": "a constructor ($Name)", "LSQB": "'['", "RSQB": "']'",
 }
 
 

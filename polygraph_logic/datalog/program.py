@@ -72,7 +72,7 @@ class Program:
             rules = [float_constants(rule, declarations.kinds) for rule in rules]
         program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
         program.arities = _check_arities(tables, rules, declarations)
-        declarations.check(tables, rules)
+        declarations.check(tables, rules, facts)
         for rule in rules:
             check_safety(rule)
         program.strata = stratify(rules, program.arities)

@@ -26,6 +26,8 @@ from polygraph_logic.datalog.syntax import (
     Wildcard,
 )
 from polygraph_logic.datalog.functions import call
+from polygraph_logic.datalog.records import call as record_call
+from polygraph_logic.datalog.records import is_function as is_record_function
 
 
 def term_variables(term: Term) -> Iterator[Variable]:
@@ -64,8 +66,10 @@ def ground_value(term: Term) -> Value:
     if isinstance(term, Arithmetic):
         return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position)
     if isinstance(term, Functor):
-
-        return call(term.name, [ground_value(a) for a in term.args], term.position)
+        args = [ground_value(a) for a in term.args]
+        if is_record_function(term.name):
+            return record_call(term.name, args, term.position)
+        return call(term.name, args, term.position)
     what = "wildcard" if isinstance(term, Wildcard) else "variable" if isinstance(term, Variable) else "aggregate"
     raise ProgramError("unbound_variable", f"a fact must be ground, but {term} is a {what}",
                        getattr(term, "position", None))
