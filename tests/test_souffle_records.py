@@ -1,0 +1,264 @@
+"""Records and ADTs as Souffle defines them: values, patterns, fact files, output, errors, provenance.
+
+The programs tests/souffle/records and tests/souffle/adts run in test_souffle_programs.py;
+here their expected files are computed again by plain Python (souffle_oracles.py), and
+the parts are checked one by one: the text of values read and written back (hypothesis
+round trips), lists walked by rules against Python, errors with file, line and column,
+provenance under why, JSON and the SQL engines' refusal.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from tempfile import TemporaryDirectory
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polygraph_logic.cli import main
+from polygraph_logic.datalog.declarations import Declarations
+from polygraph_logic.datalog.evaluate import evaluate, tuple_key
+from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.program import parse_program
+from polygraph_logic.datalog.record_text import RecordTextError, read_value
+from polygraph_logic.datalog.records import NIL, Branch, Record
+from polygraph_logic.datalog.souffle_input import c_float_text
+from polygraph_logic.errors import PolygraphError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import souffle_oracles  # noqa: E402
+
+FOLDER = Path(__file__).parent / "souffle"
+
+
+@pytest.mark.parametrize("name", ["records", "adts"])
+def test_expected_files_equal_a_plain_python_computation(name, tmp_path, capsys):
+    here = FOLDER / name
+    computed = getattr(souffle_oracles, name)(here / "facts")
+    sizes = {k.split()[0]: v for k, v in computed.items() if k.endswith(" size")}
+    files = {k: v for k, v in computed.items() if not k.endswith(" size")}
+    assert files == {p.stem: p.read_text() for p in (here / "expected").iterdir()}
+    assert main(["eval", str(here / f"{name}.dl"), "-F", str(here / "facts"), "-D", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert printed == "".join(f"{rel}\t{n}\n" for rel, n in sizes.items())
+
+
+def test_records_print_to_stdout_as_souffle_writes_them(capsys):
+    here = FOLDER / "records"
+    assert main(["eval", str(here / "records.dl"), "-F", str(here / "facts"), "-D", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "---------------\nfull\n===============\n[1, [2, [3, [4, [5, nil]]]]]\n===============\n" in out
+    assert "[[0, 0], [3, 0]]\t0\n" in out and "[bob , nil]\n" in out and "\nsuffix\t6\n" in out
+
+
+# --- values: read, written, compared -------------------------------------------------------
+TYPES = """
+.type Pair = [left: number, right: symbol]
+.type Tree = Leaf {value: float} | Node {left: Tree, right: Tree} | Empty {}
+.type Box = [pair: Pair, tree: Tree, next: Box, count: unsigned]
+"""
+
+
+def _structures():
+    return Declarations.collect(c for c in parse_clauses(TYPES) if not hasattr(c, "head")).structures
+
+
+symbols = st.text(st.characters(blacklist_characters='"\\,])\t\n\r\x0b\x0c\x1c\x1d\x1e\x1f\x85\xa0',
+                                blacklist_categories=("Cs", "Zs", "Cc")), min_size=1, max_size=6)
+floats = st.floats(allow_nan=False, allow_infinity=False)
+trees = st.recursive(st.just(Branch("Empty")) | floats.map(lambda f: Branch("Leaf", (f,))),
+                     lambda inner: st.tuples(inner, inner).map(lambda lr: Branch("Node", lr)), max_leaves=6)
+pairs = st.just(NIL) | st.tuples(st.integers(-10 ** 12, 10 ** 12), symbols).map(Record)
+boxes = st.recursive(st.just(NIL), lambda inner: st.tuples(pairs, trees, inner, st.integers(0, 2 ** 40)).map(Record),
+                     max_leaves=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(boxes)
+def test_a_value_written_reads_back_equal(box):
+    """Round trip: the text a value is written as (Souffle's) is read back to the same value."""
+    assert read_value(str(box), "Box", _structures(), c_float_text) == box
+
+
+@settings(max_examples=100, deadline=None)
+@given(boxes, boxes)
+def test_records_are_equal_when_their_structure_is_and_sort_consistently(a, b):
+    def plain(v):  # an independent model: nested Python lists, None for nil
+        if v is NIL:
+            return None
+        if isinstance(v, Branch):
+            return ["$" + v.name, [plain(x) for x in v.args]]
+        if isinstance(v, Record):
+            return [plain(x) for x in v]
+        return v
+
+    assert (a == b) == (plain(a) == plain(b)) == (str(a) == str(b))
+    assert (hash(a) == hash(b)) or a != b
+    ka, kb = tuple_key((a,)), tuple_key((b,))
+    assert (ka == kb) == (a == b)
+
+
+@pytest.mark.parametrize("text, kind, value", [
+    ("nil", "Box", NIL),
+    ("  [ 7 ,  a b ]", "Pair", Record((7, "a b "))),
+    ('[-3, "x, \\"y\\"]"]', "Pair", Record((-3, 'x, "y"]'))),
+    ("$Node($Leaf(0.5), $Empty)", "Tree", Branch("Node", (Branch("Leaf", (0.5,)), Branch("Empty")))),
+    ("$Leaf( 1e3 )", "Tree", Branch("Leaf", (1000.0,))),
+])
+def test_fact_text_is_read_as_souffle_reads_it(text, kind, value):
+    assert read_value(text, kind, _structures(), c_float_text) == value
+
+
+@pytest.mark.parametrize("text, kind, fragment", [
+    ("[1, a", "Pair", "not closed"),
+    ("[1]", "Pair", "','"),
+    ("[1, a, b]", "Pair", "after the 2 field(s)"),
+    ("$Twig(1)", "Tree", "no constructor of Tree"),
+    ("$Empty()", "Tree", "unexpected '()'"),
+    ("[x, a]", "Pair", "is not a number"),
+])
+def test_bad_fact_text_says_what_was_expected(text, kind, fragment):
+    with pytest.raises(RecordTextError) as error:
+        read_value(text, kind, _structures(), c_float_text)
+    assert fragment in str(error.value)
+
+
+def test_a_bad_record_in_a_fact_file_is_an_error_with_file_and_line(tmp_path, capsys):
+    (tmp_path / "p.dl").write_text(".type P = [x: number, y: number]\n.decl p(a: P)\n.input p\n.output p\n")
+    (tmp_path / "p.facts").write_text("[1, 2]\n[1, 2, 3]\n")
+    assert main(["eval", str(tmp_path / "p.dl"), "-F", str(tmp_path), "-D", str(tmp_path)]) != 0
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'p.facts'}:2:1: type_error: '[1, 2, 3]' is not a value of P" in err
+    assert "Traceback" not in err
+
+
+# --- lists walked by rules, against Python --------------------------------------------------
+LIST_PROGRAM = """
+.type List = [head: number, tail: List]
+.decl list(name: symbol, l: List)
+.input list
+.decl suffix(name: symbol, l: List)
+suffix(n, l) :- list(n, l).
+suffix(n, t) :- suffix(n, [_, t]).
+.decl total(name: symbol, l: List, s: number)
+total(n, nil, 0) :- list(n, _).
+total(n, l, h + s) :- suffix(n, l), l = [h, t], total(n, t, s).
+.decl summed(name: symbol, s: number)
+.output summed
+summed(n, s) :- list(n, l), total(n, l, s).
+.decl reversed(name: symbol, rest: List, acc: List)
+reversed(n, l, nil) :- list(n, l).
+reversed(n, t, [h, acc]) :- reversed(n, [h, t], acc).
+.decl reverse(name: symbol, r: List)
+.output reverse
+reverse(n, r) :- reversed(n, nil, r).
+"""
+
+
+def _as_record(items):
+    value = NIL
+    for item in reversed(items):
+        value = Record((item, value))
+    return value
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.integers(-100, 100), max_size=6), min_size=1, max_size=4))
+def test_lists_walked_by_rules_sum_and_reverse_as_python_does(lists):
+    text = "".join(f"l{i}\t{_as_record(items)}\n" for i, items in enumerate(lists))
+    with TemporaryDirectory() as folder:
+        (Path(folder) / "list.facts").write_text(text)
+        (Path(folder) / "prog.dl").write_text(LIST_PROGRAM)
+        assert main(["eval", str(Path(folder) / "prog.dl"), "-F", folder, "-D", folder]) == 0
+        sums = (Path(folder) / "summed.csv").read_text()
+        reverses = (Path(folder) / "reverse.csv").read_text()
+    expected_sums = sorted((f"l{i}", sum(items)) for i, items in enumerate(lists))
+    assert sums == "".join(f"{n}\t{s}\n" for n, s in expected_sums)
+    expected = sorted(f"l{i}\t{_souffle_list(list(reversed(items)))}" for i, items in enumerate(lists))
+    assert reverses == "".join(line + "\n" for line in expected)
+
+
+def _souffle_list(items) -> str:
+    text = "nil"
+    for item in reversed(items):
+        text = f"[{item}, {text}]"
+    return text
+
+
+# --- errors with file, line and column ------------------------------------------------------
+ERRORS = [
+    ('.type P = [x: number, y: number]\n.decl p(a: P)\n.decl q(x: number)\nq(x) :- p([x]).\n',
+     "4:11", "arity_mismatch", "the record [x] has 1 field(s), but P has 2"),
+    ('.type P = [x: number, y: Nope]\n.decl p(a: P)\n', "1:26", "type_error", "type Nope is not declared"),
+    ('.type E = A {x: number} | B {}\n.decl p(a: E)\n.decl q(a: E)\nq(x) :- p(x), x = $C(1).\n',
+     "4:19", "type_error", "unknown constructor $C (constructors: $A, $B)"),
+    ('.type E = A {x: number} | B {}\n.decl p(a: E)\np($C(1)).\n', "3:3", "type_error", "unknown constructor $C"),
+    ('p($A(1)).\n', "1:3", "type_error", "unknown constructor $A (constructors: none is declared)"),
+    ('.type E = A {x: number} | B {}\n.decl p(a: E)\n.decl q(x: number)\nq(x) :- p($A(x, 2)).\n',
+     "4:11", "arity_mismatch", "$A takes 1 argument(s) (A {x: number}), not 2"),
+    ('.decl p(a: number)\n.decl q(a: number)\nq(1) :- p([1]).\n', "3:11", "type_error",
+     "the record [1] stands where a number is expected"),
+    ('.type P = [x: number]\n.decl p(a: P)\n.decl q(a: P)\nq(a) :- p(a), p(b), a < b.\n', "4:23", "type_error",
+     "records and ADT values compare only with = and !=, not <"),
+    ('.type P = [x: number]\n.decl p(a: P)\n.decl q(a: P)\nq([_]) :- p(a).\n', "4:4", "unsupported_pattern",
+     "'_' inside a record or ADT value in a rule head"),
+    ('.type P = [x: number, y: number]\n.decl p(a: P)\n.decl q(a: number)\nq(x) :- q(x), !p([x, _]).\n',
+     "4:22", "unsupported_pattern", "define a relation of the pattern's matches and negate that"),
+    ('.type P = [x: number, y: number]\n.decl p(a: P)\n.decl q(a: number)\nq(x) :- q(x), !p([x, y]).\n',
+     "4:18", "unsupported_pattern", "variable y, bound nowhere else"),
+    ('.type P = [x: number, y: symbol]\n.decl p(a: P)\n.decl q(a: number)\nq(y) :- p([_, y]).\n',
+     "4:15", "type_error", "variable y is a symbol in [_, y] but a number in q(y)"),
+    ('.type E = A {x: number}\n.type F = C {}\n.decl p(a: E)\np($C).\n', "4:1", "type_error",
+     "$C is not a value of E"),
+    ('.decl p(a: number)\np(nil).\n', "2:1", "type_error", "nil is not a number"),
+    ('.type P = [x: number, x: number]\n', "1:26", "syntax_error", "field x is named twice"),
+    ('.type E = A {}\n.type F = A {}\n', "2:11", "duplicate_declaration", "constructor A is declared twice"),
+    ('.type E = A {} | B\n', "1:18", "syntax_error", "expected '{'"),
+    ('.type P = [x: number]\n.decl p(a: P)\np([1, 2]).\n', "3:1", "type_error",
+     "the record [1, 2] has 2 field(s), but P has 1"),
+]
+
+
+@pytest.mark.parametrize("text, where, code, message", ERRORS)
+def test_bad_programs_are_errors_with_a_position(text, where, code, message, tmp_path, capsys):
+    path = tmp_path / "bad.dl"
+    path.write_text(text)
+    assert main(["eval", str(path), "-D", "-"]) != 0
+    err = capsys.readouterr().err
+    assert f"{path}:{where}: {code}: " in err and message in err, err
+    assert "Traceback" not in err
+
+
+# --- provenance, JSON, engines --------------------------------------------------------------
+def test_a_fact_holding_a_record_has_the_provenance_of_its_derivation():
+    program = parse_program('a :: p([1, "x"]).\nb :: p([2, "y"]).\nc :: r(2).\n'
+                            "q([y, n]) :- p([n, y]).\ns(y) :- p([n, y]), r(n).\n")
+    model = evaluate(program, "why")
+    assert model.label("q", (Record(("x", 1)),)).support_sets() == [frozenset({"a"})]
+    assert model.label("s", ("y",)).support_sets() == [frozenset({"b", "c"})]
+    assert model.label("p", (Record((2, "y")),)).support_sets() == [frozenset({"b"})]
+
+
+def test_json_writes_records_and_adt_values_as_souffle_text(capsys, tmp_path):
+    path = tmp_path / "j.dl"
+    path.write_text(".type T = L {n: number} | E {}\n.type R = [n: number, r: R]\n.decl t(x: T, y: T)\n"
+                    "t($L(1), $E).\n.decl p(r: R)\np([1, nil]).\n")
+    assert main(["eval", str(path), "--json", "--semiring", "boolean"]) == 0
+    out = capsys.readouterr().out
+    assert '"$L(1)"' in out and '"$E"' in out and '"[1, nil]"' in out
+
+
+def test_the_sql_engine_refuses_records_by_name():
+    pytest.importorskip("duckdb")
+    from polygraph_logic.engines import make_plan
+
+    for text, fragment in [
+        ('s1 :: e("a", "b").\nf([X, Y]) :- e(X, Y).\n', "records and ADT values ([a, b], $Name(...)) are not planned"),
+        ('.type P = [a: symbol]\n.decl e(x: P)\n.decl f(x: P)\ns1 :: e(["a"]).\nf(X) :- e(X).\n',
+         "its column x: P holds records or ADT values"),
+    ]:
+        with pytest.raises(PolygraphError) as error:
+            make_plan(parse_program(text), 8)
+        assert error.value.code == "engine_unsupported" and fragment in error.value.message
