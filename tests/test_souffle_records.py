@@ -262,3 +262,28 @@ def test_the_sql_engine_refuses_records_by_name():
         with pytest.raises(PolygraphError) as error:
             make_plan(parse_program(text), 8)
         assert error.value.code == "engine_unsupported" and fragment in error.value.message
+
+
+def test_a_long_list_is_built_walked_and_written_without_deep_recursion(tmp_path, capsys):
+    """A list of 5,000 records nests 5,000 deep: built in linear time (hashes are kept), its
+    suffixes walked, and written (the writer and the sort key do not recurse)."""
+    (tmp_path / "long.dl").write_text(
+        ".type List = [head: number, tail: List]\n.decl down(l: List)\ndown([5000, nil]).\n"
+        "down([n - 1, [n, t]]) :- down([n, t]), n > 1.\n.decl full(l: List)\n.output full\n"
+        "full(l) :- down(l), l = [1, _].\n.decl suffix(l: List)\nsuffix(l) :- full(l).\n"
+        "suffix(t) :- suffix([_, t]).\n.printsize suffix\n")
+    assert main(["eval", str(tmp_path / "long.dl"), "-D", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "suffix\t5001\n"
+    written = (tmp_path / "full.csv").read_text()
+    assert written == "".join(f"[{i}, " for i in range(1, 5001)) + "nil" + "]" * 5000 + "\n"
+
+
+def test_a_fact_nested_deeper_than_the_reader_follows_is_an_error_not_a_crash(tmp_path, capsys):
+    text = "nil"
+    for i in range(6000):
+        text = f"[{i}, {text}]"
+    (tmp_path / "l.facts").write_text(text + "\n")
+    (tmp_path / "p.dl").write_text(".type L = [h: number, t: L]\n.decl l(x: L)\n.input l\n.printsize l\n")
+    assert main(["eval", str(tmp_path / "p.dl"), "-F", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "l.facts:1:1: type_error: " in err and "nests deeper than this reader follows" in err

@@ -15,6 +15,8 @@ for that binding (``NoMatch``), as a pattern that does not match.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from polygraph_logic.datalog.functions import c_float
 from polygraph_logic.errors import EvaluationError, Position
 
@@ -28,15 +30,25 @@ class NoMatch(Exception):
 
 
 class Record(tuple):
-    """A record value: its fields, in order."""
+    """A record value: its fields, in order. Its hash is kept (a list of n records nests n
+    deep: hashing it again at every step would make building it quadratic)."""
 
-    __slots__ = ()
+    def __new__(cls, fields=()):
+        self = tuple.__new__(cls, fields)
+        self._hash = tuple.__hash__(self)
+        return self
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def __str__(self) -> str:
-        return "[" + ", ".join(map(text, self)) + "]"
+        return text(self)
 
     def __repr__(self) -> str:
         return f"Record({tuple.__repr__(self)})"
+
+    def __reduce__(self):
+        return Record, (tuple(self),)
 
 
 class Nil:
@@ -59,10 +71,13 @@ NIL = Nil()
 class Branch(tuple):
     """An ADT value: ``(constructor name, arguments)``, written ``$Name(a, b)`` or ``$Name``."""
 
-    __slots__ = ()
-
     def __new__(cls, name: str, args: tuple = ()):
-        return tuple.__new__(cls, (name, tuple(args)))
+        self = tuple.__new__(cls, (name, tuple(args)))
+        self._hash = tuple.__hash__(self)
+        return self
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def name(self) -> str:
@@ -73,39 +88,100 @@ class Branch(tuple):
         return self[1]
 
     def __str__(self) -> str:
-        if not self[1]:
-            return f"${self[0]}"
-        return f"${self[0]}(" + ", ".join(map(text, self[1])) + ")"
+        return text(self)
 
     def __repr__(self) -> str:
         return f"Branch({self[0]!r}, {self[1]!r})"
 
-    def __getnewargs__(self):
-        return self[0], self[1]
+    def __reduce__(self):
+        return Branch, (self[0], self[1])
 
 
 STRUCTURED = (Record, Nil, Branch)
 
 
-def text(value) -> str:
-    """Writes a value inside a record or an ADT as Souffle does: symbols raw, floats ``%.17g``."""
-    if isinstance(value, float):
-        return c_float(value, ".17g")
-    return str(value)
+class _Piece(str):
+    """Punctuation pushed on the writer's stack (a symbol value is a plain str)."""
+
+
+_CLOSE, _SEPARATOR, _RIGHT = _Piece("]"), _Piece(", "), _Piece(")")
+
+
+def _plain_text(value) -> str:
+    return c_float(value, ".17g") if isinstance(value, float) else str(value)
+
+
+def text(value, leaf: Callable[[object], str] = _plain_text) -> str:
+    """Writes a value as Souffle does inside a record or an ADT (``leaf`` writes the plain
+    values: by default symbols raw and floats ``%.17g``). Iterative: a list a hundred
+    thousand long is written without deep recursion."""
+    if not isinstance(value, STRUCTURED):
+        return leaf(value)
+    out: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is _Piece:
+            out.append(item)
+        elif kind is Record:
+            out.append("[")
+            _push(stack, item, _CLOSE)
+        elif kind is Branch:
+            if item[1]:
+                out.append(f"${item[0]}(")
+                _push(stack, item[1], _RIGHT)
+            else:
+                out.append(f"${item[0]}")
+        elif item is NIL:
+            out.append("nil")
+        else:
+            out.append(leaf(item))
+    return "".join(out)
+
+
+def _push(stack: list, items, close: _Piece) -> None:
+    stack.append(close)
+    for i in range(len(items) - 1, -1, -1):
+        stack.append(items[i])
+        if i:
+            stack.append(_SEPARATOR)
+
+
+_END = (-1, 0)
 
 
 def sort_key(value) -> tuple:
     """Returns a key ordering values of one column: numbers, symbols, then nil, records and ADT
-    values (records field by field, ADT values by constructor name, then argument by argument)."""
+    values (records field by field, ADT values by constructor name, then argument by argument).
+    Flat (a record's fields in pre-order between a start and an end mark), so deep values
+    compare without deep recursion."""
     if isinstance(value, (int, float)):
         return (0, value, "")
     if isinstance(value, str):
         return (1, 0, value)
-    if value is NIL:
-        return (2, 0, ())
-    if isinstance(value, Branch):
-        return (4, value[0], tuple(map(sort_key, value[1])))
-    return (3, 0, tuple(map(sort_key, value)))
+    tokens = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is Record:
+            tokens.append((3, 0))
+            stack.append(_END)
+            stack.extend(reversed(item))
+        elif kind is Branch:
+            tokens.append((4, item[0]))
+            stack.append(_END)
+            stack.extend(reversed(item[1]))
+        elif item is NIL:
+            tokens.append((2, 0))
+        elif item is _END:
+            tokens.append(_END)
+        elif isinstance(item, str):
+            tokens.append((1, item))
+        else:
+            tokens.append((0, item))
+    return (2, 0, tuple(tokens))
 
 
 def is_function(name: str) -> bool:

@@ -149,9 +149,12 @@ def _structured(value: str, kind: str, structures: Structures, row: int, column:
                 declaration):
     try:
         return read_value(value, kind, structures, c_float_text)
-    except RecordTextError as error:
+    except (RecordTextError, RecursionError) as error:
+        if isinstance(error, RecursionError):
+            error = "it nests deeper than this reader follows (a few thousand levels)"
         where = table.position(row)
-        raise ProgramError("type_error", f"{value!r} is not a value of {kind}: {error} (column {column + 1}, "
+        shown = value if len(value) <= 80 else value[:60] + "..."
+        raise ProgramError("type_error", f"{shown!r} is not a value of {kind}: {error} (column {column + 1}, "
                            f"{declaration.attributes[column]} of {table.relation})",
                            Position(where.file, where.line, 1) if where else None) from None
 

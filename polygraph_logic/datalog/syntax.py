@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
-from polygraph_logic.datalog.records import NIL, Branch, Record
+from polygraph_logic.datalog.records import STRUCTURED, text
 from polygraph_logic.errors import Position
 
 Value = Union[str, int, float]
@@ -198,13 +198,8 @@ def format_value(value: Value) -> str:
     """Writes a constant the way the rule language reads it back."""
     if isinstance(value, (int, float)):
         return repr(value)
-    if isinstance(value, Record):
-        return "[" + ", ".join(map(format_value, value)) + "]"
-    if isinstance(value, Branch):
-        args = "(" + ", ".join(map(format_value, value.args)) + ")" if value.args else ""
-        return f"${value.name}{args}"
-    if value is NIL:
-        return "nil"
+    if isinstance(value, STRUCTURED):
+        return text(value, format_value)  # symbols inside quoted, so the rule language reads it back
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     return f'"{escaped}"'
