@@ -287,3 +287,86 @@ def test_a_fact_nested_deeper_than_the_reader_follows_is_an_error_not_a_crash(tm
     assert main(["eval", str(tmp_path / "p.dl"), "-F", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "l.facts:1:1: type_error: " in err and "nests deeper than this reader follows" in err
+
+
+# --- pattern matching against a Python unifier -----------------------------------------------
+# values: integers and records of them (tuples), nil as None; patterns add variables
+# ("x", "y", "z", repeated at will), "_" and integer constants
+values = st.recursive(st.integers(0, 2) | st.just(None),
+                      lambda inner: st.lists(inner, max_size=3).map(tuple), max_leaves=6)
+_parts = st.recursive(st.sampled_from(["x", "y", "z", "_"]) | st.integers(0, 2) | st.just(None),
+                      lambda inner: st.lists(inner, min_size=1, max_size=3).map(tuple), max_leaves=6)
+patterns = st.lists(_parts, min_size=1, max_size=3).map(tuple)  # a record pattern at the top
+
+
+def _unify(pattern, value, binding: dict) -> bool:
+    if pattern == "_":
+        return True
+    if isinstance(pattern, str):
+        if pattern in binding:
+            return binding[pattern] == value
+        binding[pattern] = value
+        return True
+    if isinstance(pattern, tuple):
+        return (isinstance(value, tuple) and len(value) == len(pattern)
+                and all(_unify(p, v, binding) for p, v in zip(pattern, value)))
+    return pattern == value and type(pattern) is type(value)
+
+
+def _dl(term) -> str:
+    if term is None:
+        return "nil"
+    if isinstance(term, tuple):
+        return "[" + ", ".join(map(_dl, term)) + "]"
+    return str(term)
+
+
+def _to_python(value):
+    if value is NIL:
+        return None
+    if isinstance(value, Record):
+        return tuple(map(_to_python, value))
+    return value
+
+
+def _names_in(pattern) -> list[str]:
+    if isinstance(pattern, tuple):
+        return [n for p in pattern for n in _names_in(p)]
+    return [pattern] if isinstance(pattern, str) and pattern != "_" else []
+
+
+def _instance(pattern, binding: dict, draw):
+    """A value the pattern matches (``binding`` fixes its variables), or, now and then, one
+    that differs from it in one place."""
+    if pattern == "_":
+        return draw(values)
+    if isinstance(pattern, str):
+        return binding[pattern] if draw(st.integers(0, 9)) else draw(values)
+    if isinstance(pattern, tuple):
+        return tuple(_instance(p, binding, draw) for p in pattern)
+    return pattern
+
+
+@settings(max_examples=120, deadline=None)
+@given(patterns, st.data())
+def test_patterns_match_as_a_python_unifier_does_in_atoms_and_in_equalities(pattern, data):
+    instances = st.fixed_dictionaries({n: values for n in "xyz"}).map(
+        lambda binding: _instance(pattern, binding, data.draw))
+    facts = data.draw(st.lists(values | instances, min_size=1, max_size=6))
+    names = sorted(set(_names_in(pattern)))
+    expected = set()
+    for value in facts:
+        binding: dict = {}
+        if _unify(pattern, value, binding):
+            expected.add(tuple(binding[n] for n in names))
+    head = f"m({', '.join(names)})" if names else "m()"
+    text = "".join(f"f({_dl(v)}).\n" for v in facts)
+    rules = [f"{head} :- f({_dl(pattern)}).", f"{head} :- f(r), r = {_dl(pattern)}.",
+             f"{head} :- f(r), {_dl(pattern)} = r."]
+    if names and "_" not in repr(pattern):  # every variable bound first: the record is built, then looked up
+        rules.append(f"{head} :- b({', '.join(names)}), f({_dl(pattern)}).")
+        text += "".join(f"b({', '.join(_dl(v) for v in row)}).\n" for row in expected)
+    for rule in rules:
+        model = evaluate(parse_program(text + rule + "\n"), "boolean")
+        found = {tuple(map(_to_python, t)) for t in model.facts("m")} if "m" in model.relations() else set()
+        assert found == expected, rule

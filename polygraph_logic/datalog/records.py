@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable
 
 from polygraph_logic.datalog.functions import c_float
-from polygraph_logic.errors import EvaluationError, Position
+from polygraph_logic.errors import Position
 
 RECORD = "$record"
 FIELD = "$field"  # $field(r, i): field i of record r
@@ -197,9 +197,7 @@ def call(name: str, args: list, position: Position | None):
     if name == FIELD:
         record, index = args
         if type(record) is not Record or index >= len(record):
-            if record is NIL or isinstance(record, Record):
-                raise NoMatch
-            raise EvaluationError("type_error", f"{record!r} is not a record", position)
+            raise NoMatch  # nil, or (in a program without declarations) a value of another shape
         return record[index]
     if name == ARG:
         value, constructor, index = args

@@ -140,6 +140,9 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
                     _require(arg, bound, f"the negation {literal}")
         elif isinstance(literal, (Comparison, Constraint)):
             for term in literal_terms(literal):
+                if isinstance(term, Wildcard):
+                    raise ProgramError("unbound_variable", f"'_' has no value to compare in {literal}: "
+                                       "name a variable bound in the body", term.position)
                 _require(term, bound, f"the {'comparison' if isinstance(literal, Comparison) else 'test'} {literal}")
         else:
             for arg in literal.args:
