@@ -370,3 +370,17 @@ def test_patterns_match_as_a_python_unifier_does_in_atoms_and_in_equalities(patt
         model = evaluate(parse_program(text + rule + "\n"), "boolean")
         found = {tuple(map(_to_python, t)) for t in model.facts("m")} if "m" in model.relations() else set()
         assert found == expected, rule
+
+
+def test_integers_in_float_fields_are_floats_as_souffle_types_them(tmp_path, capsys):
+    """``[1, 2]`` of ``[v: float, n: number]`` holds 1.0: ``v / 2`` is 0.5, not 0 (written ``1``
+    all the same, as %.17g writes 1.0), in facts, heads, ADT arguments and ``r = [1, n]``."""
+    (tmp_path / "f.dl").write_text(
+        ".type F = [v: float, n: number]\n.type G = W {f: F} | K {x: float}\n.decl p(a: F)\n.output p\n"
+        "p([1, 2]).\np([3, 4]) :- p([1, _]).\n.decl g(a: G)\ng($W([5, 1])).\ng($K(7)).\n"
+        ".decl half(x: float)\n.output half\nhalf(y) :- p([x, _]), y = x / 2.\nhalf(y) :- g($K(x)), y = x / 2.\n"
+        "half(y) :- g($W([x, _])), y = x / 2.\n.decl eq(n: number)\n.output eq\neq(n) :- p(r), r = [1, n].\n")
+    assert main(["eval", str(tmp_path / "f.dl"), "-D", str(tmp_path)]) == 0
+    assert (tmp_path / "half.csv").read_text() == "0.5\n1.5\n2.5\n3.5\n"
+    assert (tmp_path / "p.csv").read_text() == "[1, 2]\n[3, 4]\n"
+    assert (tmp_path / "eq.csv").read_text() == "2\n"

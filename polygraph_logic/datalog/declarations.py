@@ -193,6 +193,10 @@ def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration
                 if problem:
                     raise ProgramError("type_error", f"{problem} (column {column + 1}, {declared.attributes[column]} "
                                        f"of {table.relation})", table.position(row))
+            floaty = structures.floaty()
+            if kind in floaty:  # integers in float fields are floats, as Souffle types them
+                table.rows = rows = [row[:column] + (structures.coerce(row[column], kind, floaty),) + row[column + 1:]
+                                     for row in rows]
             continue
         allowed = _PYTHON_TYPES[kind]
         types = set(map(type, (row[column] for row in rows)))

@@ -9,6 +9,7 @@ variable keeps one type: a field's variable is checked against the field's type.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from polygraph_logic.datalog.directives import Constructor, TypeDeclaration
@@ -16,11 +17,14 @@ from polygraph_logic.datalog.records import ARG, FIELD, NIL, Branch, Record
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
+    Atom,
     BranchTerm,
     Comparison,
     Constant,
     Functor,
+    Negation,
     RecordTerm,
+    Rule,
     Variable,
     Wildcard,
 )
@@ -57,6 +61,45 @@ class Structures:
                     raise ProgramError("duplicate_declaration", f"constructor {constructor.name} is declared twice "
                                        f"(in {earlier.type} at {earlier.position})", constructor.position)
                 self.constructors[constructor.name] = constructor
+
+    def floaty(self) -> set[str]:
+        """The record and ADT types that hold a float, in a field or deeper."""
+        found: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for name, declared in self.types.items():
+                fields = [*declared.fields, *(f for c in declared.constructors for f in c.fields)]
+                if name not in found and any(self.base(f.type) in found | {"float"} for f in fields):
+                    found.add(name)
+                    changed = True
+        return found
+
+    def coerce(self, value, kind: str, floaty: set[str]):
+        """Returns a checked value with its integers in float fields made floats, as Souffle types them."""
+        if kind == "float":
+            return float(value) if type(value) is int else value
+        if kind not in floaty or value is NIL:
+            return value
+        if isinstance(value, Record):
+            return Record([self.coerce(v, self.base(f.type), floaty) for v, f in zip(value, self.types[kind].fields)])
+        fields = self.constructors[value[0]].fields
+        return Branch(value[0], tuple(self.coerce(v, self.base(f.type), floaty) for v, f in zip(value[1], fields)))
+
+    def coerce_term(self, term, kind: str, floaty: set[str]):
+        """Returns a term with its integer constants in float fields made floats (a checked term)."""
+        if kind == "float":
+            return Constant(float(term.value)) if isinstance(term, Constant) and type(term.value) is int else term
+        if kind not in floaty:
+            return term
+        if isinstance(term, RecordTerm) and self.types[kind].kind == "record":
+            fields = self.types[kind].fields
+        elif isinstance(term, BranchTerm) and term.name[1:] in self.constructors:
+            fields = self.constructors[term.name[1:]].fields
+        else:
+            return term
+        return replace(term, args=tuple(self.coerce_term(a, self.base(f.type), floaty)
+                                        for a, f in zip(term.args, fields)))
 
     def fields(self, kind: str) -> tuple | None:
         declared = self.types.get(kind)
@@ -183,3 +226,32 @@ def structured_terms(term):
         elif isinstance(node, Arithmetic):
             stack += [node.left, node.right]
 
+
+
+def float_fields(rule: Rule, structures: Structures, kinds_of: Callable, floaty: set[str]) -> Rule:
+    """Returns the rule with the integer constants of its records and ADT values that stand in
+    float fields made floats (``[1, 2]`` of ``[x: float, y: float]`` is ``[1.0, 2.0]``), in
+    atoms and in ``v = [..]`` where ``v`` is a column of such a type."""
+    variables: dict[str, str] = {}
+
+    def atom(found: Atom) -> Atom:
+        kinds = kinds_of(found.relation)
+        if kinds is None:
+            return found
+        for arg, kind in zip(found.args, kinds):
+            if isinstance(arg, Variable):
+                variables[arg.name] = kind
+        return replace(found, args=tuple(structures.coerce_term(a, k, floaty) for a, k in zip(found.args, kinds)))
+
+    head = atom(rule.head)
+    body = [atom(lit) if isinstance(lit, Atom) else replace(lit, atom=atom(lit.atom))
+            if isinstance(lit, Negation) else lit for lit in rule.body]
+    for i, literal in enumerate(body):
+        if isinstance(literal, Comparison) and literal.op in ("=", "!="):
+            left, right = literal.left, literal.right
+            if isinstance(left, Variable) and left.name in variables:
+                right = structures.coerce_term(right, variables[left.name], floaty)
+            if isinstance(right, Variable) and right.name in variables:
+                left = structures.coerce_term(left, variables[right.name], floaty)
+            body[i] = replace(literal, left=left, right=right)
+    return replace(rule, head=head, body=tuple(body))
