@@ -138,6 +138,7 @@ def records(folder: Path) -> dict[str, str]:
                                and s[1] is not NIL and s[0][1] == s[1][1]})
     out["lonely"] = table(point - endpoint)
     out["shared"] = table(point & endpoint)
+    out["starts_none"] = table({p for p in point if not any(s is not NIL and s[0] == p for s in segment)})
     out["apart"] = table({Row((a, b)) for s in segment if s is not NIL for a, b in [s] if a != b and a != (0, 0)})
     out["on_axis"] = table({n for n, p in place if p is not NIL and (p[0] == 0 or p[1] == 0)})
     out["at"] = table({Row((n, p[0], p[1])) for n, p in place if p is not NIL})

@@ -203,11 +203,9 @@ ERRORS = [
     ('.type P = [x: number]\n.decl p(a: P)\n.decl q(a: P)\nq(a) :- p(a), p(b), a < b.\n', "4:23", "type_error",
      "records and ADT values compare only with = and !=, not <"),
     ('.type P = [x: number]\n.decl p(a: P)\n.decl q(a: P)\nq([_]) :- p(a).\n', "4:4", "unsupported_pattern",
-     "'_' inside a record or ADT value in a rule head"),
-    ('.type P = [x: number, y: number]\n.decl p(a: P)\n.decl q(a: number)\nq(x) :- q(x), !p([x, _]).\n',
-     "4:22", "unsupported_pattern", "define a relation of the pattern's matches and negate that"),
-    ('.type P = [x: number, y: number]\n.decl p(a: P)\n.decl q(a: number)\nq(x) :- q(x), !p([x, y]).\n',
-     "4:18", "unsupported_pattern", "variable y, bound nowhere else"),
+     "'_' inside a record or ADT value in a rule head: the value is built there"),
+    ('.type P = [x: number, y: number]\n.decl p(a: P)\n.decl q(a: number)\nq(x) :- q(x), !p([x + y, _]).\n',
+     "4:23", "unbound_variable", "variable y in the negation !p([(x + y), _]) is not bound"),
     ('.type P = [x: number, y: symbol]\n.decl p(a: P)\n.decl q(a: number)\nq(y) :- p([_, y]).\n',
      "4:15", "type_error", "variable y is a symbol in [_, y] but a number in q(y)"),
     ('.type E = A {x: number}\n.type F = C {}\n.decl p(a: E)\np($C).\n', "4:1", "type_error",
@@ -384,3 +382,39 @@ def test_integers_in_float_fields_are_floats_as_souffle_types_them(tmp_path, cap
     assert (tmp_path / "half.csv").read_text() == "0.5\n1.5\n2.5\n3.5\n"
     assert (tmp_path / "p.csv").read_text() == "[1, 2]\n[3, 4]\n"
     assert (tmp_path / "eq.csv").read_text() == "2\n"
+
+
+@settings(max_examples=100, deadline=None)
+@given(patterns, st.data())
+def test_negated_patterns_hold_when_no_fact_unifies_as_python_says(pattern, data):
+    """``k(x) :- d(x), !f(PATTERN).``: x comes from d; _, y and z inside the pattern stand for any
+    value (the same one where they repeat); k(x) holds when no fact unifies with the pattern."""
+    if "x" not in _names_in(pattern):
+        pattern = pattern + ("x",)
+    instances = st.fixed_dictionaries({n: values for n in "xyz"}).map(
+        lambda binding: _instance(pattern, binding, data.draw))
+    facts = data.draw(st.lists(values | instances, min_size=1, max_size=6))
+    domain = data.draw(st.lists(values, min_size=1, max_size=4))
+    expected = {x for x in domain if not any(_unify(pattern, f, {"x": x}) for f in facts)}
+    text = "".join(f"f({_dl(v)}).\n" for v in facts) + "".join(f"d({_dl(v)}).\n" for v in domain)
+    model = evaluate(parse_program(text + f"k(x) :- d(x), !f({_dl(pattern)}).\n"), "boolean")
+    found = {_to_python(t[0]) for t in model.facts("k")} if "k" in model.relations() else set()
+    assert found == expected
+
+
+def test_an_open_pattern_in_a_negation_runs_under_why(tmp_path):
+    program = parse_program(".type P = [x: number, y: number]\n.decl p(a: P)\n.decl n(x: number)\n"
+                            ".decl k(x: number)\na :: n(1).\nb :: n(2).\np([1, 5]).\nk(x) :- n(x), !p([x, _]).\n")
+    model = evaluate(program, "why")
+    assert set(model.facts("k")) == {(2,)}
+    assert model.label("k", (2,)).support_sets() == [frozenset({"b"})]
+
+
+def test_a_free_variable_repeated_in_a_negated_pattern_must_repeat_in_the_value():
+    program = parse_program("p([1, 2, 3]).\np([2, 4, 4]).\nn(1).\nn(2).\nn(3).\n"
+                            "k(x) :- n(x), !p([x, y, y]).\nj(x) :- n(x), !p([x, _, _]).\n"
+                            "i(x) :- n(x), !p([y, x, y]).\n")
+    model = evaluate(program, "boolean")
+    assert set(model.facts("k")) == {(1,), (3,)}
+    assert set(model.facts("j")) == {(3,)}
+    assert set(model.facts("i")) == {(1,), (2,), (3,)}

@@ -11,8 +11,8 @@ another branch, has no value (``records.NoMatch``): that binding does not match.
 
 A negated atom may hold a record whose variables are bound elsewhere in the rule
 (``!seen([x, y])``): it is built, then looked up. One with ``_`` or a variable found
-only there is refused by name (``unsupported_pattern``): a relation of the pattern's
-matches, negated, says the same.
+only there (``!edge([x, _])``: no record with first field ``x``) stays an open pattern,
+matched against the candidate tuples by ``open_pattern``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
-from polygraph_logic.datalog.records import ARG, FIELD
+from polygraph_logic.datalog.records import ARG, FIELD, Branch, Record
 from polygraph_logic.datalog.safety import literal_terms, term_variables
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -80,26 +80,76 @@ def _argument(arg, fresh, extra: list):
 
 
 def _negation(literal: Negation, fresh, rule: Rule) -> list:
+    """A record or ADT value in a negated atom: built first when all its variables are bound
+    elsewhere (then looked up whole), else left in place as an open pattern that
+    ``open_pattern`` matches against each candidate tuple (``_`` and the variables found
+    only here stand for any value)."""
     structured = [a for a in literal.atom.args if isinstance(a, STRUCTURED)]
     if not structured:
         return [literal]
     elsewhere = _names_outside(literal, rule)
-    for arg in structured:
-        _no_wildcard(arg, f"the negation {literal}", negated=True)
-        alone = sorted(v.name for v in term_variables(arg) if v.name not in elsewhere)
-        if alone:
-            raise ParseError("unsupported_pattern", f"the negation {literal} matches a record or ADT value with "
-                             f"variable {alone[0]}, bound nowhere else; negation only looks up whole values: "
-                             "define a relation of the pattern's matches and negate that", arg.position)
     before: list = []
     args = []
     for arg in literal.atom.args:
-        if isinstance(arg, STRUCTURED):
+        if isinstance(arg, STRUCTURED) and not _is_open(arg, elsewhere):
             value = _fresh("r", fresh, arg)
             before.append(Comparison("=", value, arg, arg.position))
             arg = value
         args.append(arg)
     return [*before, replace(literal, atom=replace(literal.atom, args=tuple(args)))]
+
+
+def _is_open(term, bound_elsewhere: set[str]) -> bool:
+    if isinstance(term, Wildcard):
+        return True
+    if isinstance(term, Variable):
+        return term.name not in bound_elsewhere
+    if isinstance(term, STRUCTURED):
+        return any(_is_open(a, bound_elsewhere) for a in term.args)
+    return False
+
+
+def open_pattern(term, free: set[str], make_getter):
+    """Returns ``(value, b, local) -> bool``: does ``value`` match the pattern ``term`` of a
+    negated atom? ``free`` names its variables found nowhere else (bound in ``local``, the same
+    value wherever they repeat in one tuple); the others are read from the binding ``b`` by
+    getters ``make_getter(term)`` builds."""
+    if isinstance(term, Wildcard):
+        return lambda value, b, local: True
+    if isinstance(term, Variable) and term.name in free:
+        name = term.name
+
+        def variable(value, b, local):
+            if name in local:
+                return local[name] == value
+            local[name] = value
+            return True
+
+        return variable
+    if isinstance(term, STRUCTURED):
+        parts = [open_pattern(a, free, make_getter) for a in term.args]
+        size = len(parts)
+        if isinstance(term, RecordTerm):
+            return lambda value, b, local: (type(value) is Record and len(value) == size
+                                            and all(m(v, b, local) for m, v in zip(parts, value)))
+        name = term.name[1:]
+        return lambda value, b, local: (type(value) is Branch and value[0] == name and len(value[1]) == size
+                                        and all(m(v, b, local) for m, v in zip(parts, value[1])))
+    get = make_getter(term)
+    return lambda value, b, local: value == get(b)
+
+
+def is_open_pattern(term, free: set[str]) -> bool:
+    """True for a record or ADT term of a negated atom holding ``_`` or a variable in ``free``."""
+    return isinstance(term, STRUCTURED) and _is_open(term, set(_all_names(term)) - free)
+
+
+def _all_names(term):
+    if isinstance(term, Variable):
+        yield term.name
+    elif isinstance(term, STRUCTURED):
+        for arg in term.args:
+            yield from _all_names(arg)
 
 
 def _comparison(literal: Comparison, fresh) -> list:
@@ -179,16 +229,16 @@ def _in_aggregates(term, fresh, rule: Rule):
     return term
 
 
-def _no_wildcard(term, where: str, negated: bool = False) -> None:
+def _no_wildcard(term, where: str) -> None:
+    """Refuses ``_`` inside a record or ADT value that is built, not matched (a head, ``!=``)."""
     if not _mentions(term):
         return
     stack = [term]
     while stack:
         node = stack.pop()
         if isinstance(node, Wildcard):
-            hint = ("negation only looks up whole values: define a relation of the pattern's matches "
-                    "and negate that") if negated else "name a variable bound in the body"
-            raise ParseError("unsupported_pattern", f"'_' inside a record or ADT value in {where}: {hint}",
+            raise ParseError("unsupported_pattern", f"'_' inside a record or ADT value in {where}: the value is "
+                             "built there, so name a variable bound in the body",
                              node.position or getattr(term, "position", None))
         if isinstance(node, Functor):
             stack.extend(node.args)

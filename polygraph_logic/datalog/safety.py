@@ -14,11 +14,13 @@ from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
     Atom,
+    BranchTerm,
     Comparison,
     Constant,
     Constraint,
     Functor,
     Negation,
+    RecordTerm,
     Rule,
     Term,
     Value,
@@ -102,8 +104,18 @@ def existential(literal: Negation, rule_literals: Iterable, head: Atom | None) -
             elsewhere |= {v.name for v in term_variables(term)}
             if isinstance(term, Aggregate):
                 elsewhere |= {v.name for lit in term.body for t in literal_terms(lit) for v in term_variables(t)}
-    mine = {v.name for arg in literal.atom.args for v in term_variables(arg) if isinstance(arg, Variable)}
+    mine = {v.name for arg in literal.atom.args for v in pattern_variables(arg)}
     return mine - elsewhere
+
+
+def pattern_variables(term) -> Iterator[Variable]:
+    """Yields a term's variables that stand as a value or as a field of a record or ADT
+    pattern (``x`` in ``x``, ``[x, [y, _]]``, ``$A(x)``), not those inside expressions."""
+    if isinstance(term, Variable):
+        yield term
+    elif isinstance(term, (RecordTerm, BranchTerm)):
+        for arg in term.args:
+            yield from pattern_variables(arg)
 
 
 def check_safety(rule: Rule) -> None:
@@ -136,8 +148,8 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
         if isinstance(literal, Negation):
             free = existential(literal, body, head)
             for arg in literal.atom.args:
-                if not (isinstance(arg, Variable) and arg.name in free):
-                    _require(arg, bound, f"the negation {literal}")
+                here = {v.name for v in pattern_variables(arg)} & free
+                _require(arg, bound | here, f"the negation {literal}")
         elif isinstance(literal, (Comparison, Constraint)):
             for term in literal_terms(literal):
                 if isinstance(term, Wildcard):
