@@ -253,9 +253,9 @@ def test_the_sql_engine_refuses_records_by_name():
     from polygraph_logic.engines import make_plan
 
     for text, fragment in [
-        ('s1 :: e("a", "b").\nf([X, Y]) :- e(X, Y).\n', "records and ADT values ([a, b], $Name(...)) are not planned"),
+        ('s1 :: e("a", "b").\nf([X, Y]) :- e(X, Y).\n', "it builds or matches records or ADT values"),
         ('.type P = [a: symbol]\n.decl e(x: P)\n.decl f(x: P)\ns1 :: e(["a"]).\nf(X) :- e(X).\n',
-         "its column x: P holds records or ADT values"),
+         "its relation e has a column of records or ADT values (x: P)"),
     ]:
         with pytest.raises(PolygraphError) as error:
             make_plan(parse_program(text), 8)
@@ -418,3 +418,16 @@ def test_a_free_variable_repeated_in_a_negated_pattern_must_repeat_in_the_value(
     assert set(model.facts("k")) == {(1,), (3,)}
     assert set(model.facts("j")) == {(3,)}
     assert set(model.facts("i")) == {(1,), (2,), (3,)}
+
+
+@pytest.mark.parametrize("rules, fragment", [
+    ('pair([s, o]) :- edge(s, "RO:0002211", o).\n', "1:1: engine_unsupported: a graph stores symbols and numbers"),
+    ("p([1, 2]).\n", "the fact p([1, 2]) holds a record or ADT value"),
+])
+def test_a_graph_build_refuses_records_by_name(rules, fragment, tmp_path, capsys):
+    (tmp_path / "r.dl").write_text(rules)
+    assertions = Path(__file__).resolve().parent.parent / "examples" / "figure1" / "assertions.jsonl"
+    status = main(["build", "--assertions", str(assertions), "--rules", str(tmp_path / "r.dl"),
+                   "-o", str(tmp_path / "g.pg")])
+    err = capsys.readouterr().err
+    assert status == 2 and fragment in err and "internal_error" not in err

@@ -255,3 +255,38 @@ def float_fields(rule: Rule, structures: Structures, kinds_of: Callable, floaty:
                 left = structures.coerce_term(left, variables[right.name], floaty)
             body[i] = replace(literal, left=left, right=right)
     return replace(rule, head=head, body=tuple(body))
+
+
+def record_use(rules, declarations) -> tuple[str, object] | None:
+    """Returns where a program builds or matches a record or ADT value, or declares a column of
+    a record or ADT type, as (what, the rule or declaration), or None (engines that store
+    only symbols and numbers refuse such a program by name)."""
+    for rule in rules:
+        terms = [*rule.head.args, *(t for literal in rule.body for t in _terms(literal))]
+        if any(isinstance(f, Functor) and f.name[:1] == "$" for t in terms for f in _functors(t)):
+            return "it builds or matches records or ADT values ([a, b], $Name(...))", rule
+    structured = set(declarations.structures.types) if declarations.structures else set()
+    for name, declared in declarations.relations.items():
+        for attribute in declared.attributes:
+            if declarations.base(attribute.type) in structured:
+                return f"its relation {name} has a column of records or ADT values ({attribute})", declared
+    return None
+
+
+def _terms(literal):
+    if isinstance(literal, Negation):
+        return literal.atom.args
+    if isinstance(literal, Comparison):
+        return (literal.left, literal.right)
+    return literal.args
+
+
+def _functors(term):
+    stack = [term]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Functor):
+            yield node
+            stack.extend(node.args)
+        elif isinstance(node, Arithmetic):
+            stack += [node.left, node.right]

@@ -31,9 +31,8 @@ from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.datalog.records import is_function as is_record_function
-from polygraph_logic.datalog.safety import literal_terms
-from polygraph_logic.datalog.syntax import Arithmetic, Atom, Comparison, Constant, Functor, Rule, Variable, Wildcard
+from polygraph_logic.datalog.record_types import record_use
+from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
 from polygraph_logic.engines import sql_labels as labels, pairs
 from polygraph_logic.engines.dialect import Dialect
 
@@ -320,29 +319,11 @@ def _lift(rule: Rule) -> tuple[tuple, list]:
 def _refuse_records(program: Program) -> None:
     """Records and ADT values are not planned: a rule that builds or matches one, or a
     relation with a column of a record or ADT type, is refused by name."""
-    for rule in program.rules:
-        terms = [*rule.head.args, *(t for literal in rule.body for t in literal_terms(literal))]
-        if any(isinstance(f, Functor) and is_record_function(f.name) for t in terms for f in _functors(t)):
-            _unsupported(rule, "records and ADT values ([a, b], $Name(...)) are not planned")
-    declarations = program.declarations
-    structured = set(declarations.structures.types) if declarations.structures else set()
-    for name, declared in declarations.relations.items():
-        for attribute in declared.attributes:
-            if declarations.base(attribute.type) in structured:
-                raise PolygraphError("engine_unsupported", f"the SQL engine cannot hold {name}: its column "
-                                     f"{attribute} holds records or ADT values; use --engine python",
-                                     declared.position)
-
-
-def _functors(term):
-    stack = [term]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Functor):
-            yield node
-            stack.extend(node.args)
-        elif isinstance(node, Arithmetic):
-            stack += [node.left, node.right]
+    found = record_use(program.rules, program.declarations)
+    if found is not None:
+        what, where = found
+        raise PolygraphError("engine_unsupported", f"the SQL engine cannot evaluate '{where}': {what}; "
+                             "use --engine python", where.position)
 
 
 def _is_exclusion(literal) -> bool:
