@@ -431,3 +431,12 @@ def test_a_graph_build_refuses_records_by_name(rules, fragment, tmp_path, capsys
                    "-o", str(tmp_path / "g.pg")])
     err = capsys.readouterr().err
     assert status == 2 and fragment in err and "internal_error" not in err
+
+
+def test_records_holding_the_delimiter_are_read_whole_as_souffle_reads_them(tmp_path, capsys):
+    (tmp_path / "r.csv").write_text("[1, 2],a,$S([3, 4], x y)\n[5,6],b,$N\n")
+    (tmp_path / "r.dl").write_text(".type P = [x: number, y: number]\n.type T = S {p: P, s: symbol} | N {}\n"
+                                   ".decl r(p: P, name: symbol, t: T)\n"
+                                   '.input r(filename="r.csv", delimiter=",")\n.output r(delimiter=",")\n')
+    assert main(["eval", str(tmp_path / "r.dl"), "-F", str(tmp_path), "-D", str(tmp_path)]) == 0
+    assert (tmp_path / "r.csv").read_text() == "[1, 2],a,$S([3, 4], x y)\n[5, 6],b,$N\n"

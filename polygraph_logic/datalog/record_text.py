@@ -39,6 +39,30 @@ def read_value(text: str, kind: str, structures: Structures, read_float: Callabl
     return value
 
 
+def split_fields(line: str, delimiter: str, kinds: tuple[str, ...], structures: Structures,
+                 read_float: Callable[[str], float | None]) -> tuple[str, ...] | None:
+    """Splits a fact file line whose records or ADT values hold the delimiter (``[1, 2]`` under
+    ``delimiter=","``) as Souffle's reader does: a value of a record or ADT column is read whole,
+    then the delimiter is looked for. None when the line does not split into ``kinds``."""
+    fields, pos, last = [], 0, len(kinds) - 1
+    for i, kind in enumerate(kinds):
+        start = pos
+        if kind in structures.types:
+            reader = _Reader(line, structures, read_float)
+            reader.pos = pos
+            try:
+                reader.value(kind, "")
+            except (RecordTextError, RecursionError):
+                return None
+            pos = reader.pos
+        end = len(line) if i == last else line.find(delimiter, pos)
+        if end < 0:
+            return None
+        fields.append(line[start:end])
+        pos = end + len(delimiter)
+    return tuple(fields)
+
+
 class _Reader:
     def __init__(self, text: str, structures: Structures, read_float):
         self.text, self.pos, self.structures, self.read_float = text, 0, structures, read_float

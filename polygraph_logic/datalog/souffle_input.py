@@ -25,7 +25,7 @@ from polygraph_logic.datalog.declarations import Declarations, article
 from polygraph_logic.datalog.directives import IODirective
 from polygraph_logic.datalog.fact_table import FactTable, merge_tables
 from polygraph_logic.datalog.parser import parse_int
-from polygraph_logic.datalog.record_text import RecordTextError, read_value
+from polygraph_logic.datalog.record_text import RecordTextError, read_value, split_fields
 from polygraph_logic.datalog.record_types import Structures
 from polygraph_logic.errors import Position, ProgramError
 
@@ -83,6 +83,10 @@ def read_facts(directive: IODirective, kinds: tuple[str, ...], declaration, fact
             records.pop()
     header = records[0] if headers and records else None
     records = records[1:] if headers else records
+    width = len(kinds) + bool(directive.get("provenance"))
+    if structures is not None and not directive.get("provenance") and any(k in structures.types for k in kinds):
+        records = [r if len(r) == width else split_fields(delimiter.join(r), delimiter, kinds, structures,
+                                                          c_float_text) or r for r in records]
     lines: int | list[int] = first_line
     if ("",) in records and len(kinds) + bool(directive.get("provenance")) != 1:  # skip blank lines
         lines = [i + first_line for i, r in enumerate(records) if r != ("",)]
