@@ -440,3 +440,4 @@ def test_records_holding_the_delimiter_are_read_whole_as_souffle_reads_them(tmp_
                                    '.input r(filename="r.csv", delimiter=",")\n.output r(delimiter=",")\n')
     assert main(["eval", str(tmp_path / "r.dl"), "-F", str(tmp_path), "-D", str(tmp_path)]) == 0
     assert (tmp_path / "r.csv").read_text() == "[1, 2],a,$S([3, 4], x y)\n[5, 6],b,$N\n"
+

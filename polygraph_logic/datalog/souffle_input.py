@@ -83,10 +83,9 @@ def read_facts(directive: IODirective, kinds: tuple[str, ...], declaration, fact
             records.pop()
     header = records[0] if headers and records else None
     records = records[1:] if headers else records
-    width = len(kinds) + bool(directive.get("provenance"))
-    if structures is not None and not directive.get("provenance") and any(k in structures.types for k in kinds):
-        records = [r if len(r) == width else split_fields(delimiter.join(r), delimiter, kinds, structures,
-                                                          c_float_text) or r for r in records]
+    if structures is not None and any(k in structures.types for k in kinds) and not directive.get("provenance"):
+        # a record or ADT value may hold the delimiter: each is read whole, then the delimiter
+        records = [split_fields(delimiter.join(r), delimiter, kinds, structures, c_float_text) or r for r in records]
     lines: int | list[int] = first_line
     if ("",) in records and len(kinds) + bool(directive.get("provenance")) != 1:  # skip blank lines
         lines = [i + first_line for i, r in enumerate(records) if r != ("",)]
