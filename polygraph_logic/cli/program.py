@@ -9,7 +9,7 @@ from typing import Sequence
 
 from polygraph_logic.datalog.budget import DEFAULT_MAX_FACTS
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key, what_if
+from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, json_row, tuple_key, what_if
 from polygraph_logic.datalog.program import load_program
 from polygraph_logic.provenance import SEMIRINGS
 from polygraph_logic.datalog.souffle_output import write_outputs
@@ -86,10 +86,10 @@ def _print_deletion(model: Model, names: Sequence[str], deleted: list[str], as_j
         json.dump(
             {
                 "deleted": sorted(set(deleted)),
-                "alive": {n: [{"tuple": list(t), "provenance": model.semiring.to_json(l), "exact": l.exact}
+                "alive": {n: [{"tuple": json_row(t), "provenance": model.semiring.to_json(l), "exact": l.exact}
                               for t, l in sorted(outcome.alive[n].items(), key=lambda i: tuple_key(i[0]))]
                           for n in names},
-                "dead": {n: [list(t) for t in sorted(outcome.dead[n], key=tuple_key)] for n in names},
+                "dead": {n: [json_row(t) for t in sorted(outcome.dead[n], key=tuple_key)] for n in names},
             },
             sys.stdout, indent=2, ensure_ascii=False,
         )

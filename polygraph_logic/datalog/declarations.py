@@ -15,8 +15,10 @@ from typing import Iterable
 from polygraph_logic.datalog.directives import BASE_TYPES, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
+from polygraph_logic.datalog.records import NIL
+from polygraph_logic.datalog.record_types import Structures, article, fits, structured_terms
 from polygraph_logic.datalog.safety import aggregates_in, literal_terms
-from polygraph_logic.datalog.syntax import Atom, Constant, Negation, Rule, Variable
+from polygraph_logic.datalog.syntax import Atom, BranchTerm, Comparison, Constant, Negation, RecordTerm, Rule, Variable
 
 _PYTHON_TYPES = {"symbol": (str,), "number": (int,), "unsigned": (int,), "float": (float, int)}
 
@@ -29,6 +31,7 @@ class Declarations:
     types: dict[str, TypeDeclaration] = field(default_factory=dict)
     io: list[IODirective] = field(default_factory=list)
     lazy: list[LazyDeclaration] = field(default_factory=list)
+    structures: Structures | None = None  # the record and ADT types, set by collect
 
     @classmethod
     def collect(cls, directives: Iterable) -> "Declarations":
@@ -56,6 +59,10 @@ class Declarations:
                 found.io.append(item)
         for type_declaration in found.types.values():
             found.base(type_declaration.name, type_declaration.position)
+            fields = [*type_declaration.fields, *(f for c in type_declaration.constructors for f in c.fields)]
+            for attribute in fields:  # a record's fields may name its own type (a list)
+                found.base(attribute.type, attribute.position)
+        found.structures = Structures(found.types, found.base)
         for declaration in found.relations.values():
             if "eqrel" in declaration.qualifiers and declaration.arity != 2:
                 raise ProgramError("type_error", f"eqrel relation {declaration.relation} must be binary",
@@ -74,6 +81,8 @@ class Declarations:
         if type_name in BASE_TYPES:
             return type_name
         declared = self.types.get(type_name)
+        if declared is not None and declared.kind in ("record", "adt"):
+            return type_name  # a record or ADT type is its own base (see record_types.py)
         if declared is None or type_name in seen:
             known = ", ".join([*BASE_TYPES, *sorted(self.types)])
             why = "is defined in terms of itself" if declared else "is not declared"
@@ -89,19 +98,39 @@ class Declarations:
         declared = self.relations.get(relation)
         return None if declared is None else tuple(self.base(a.type) for a in declared.attributes)
 
-    def check(self, tables: dict[str, FactTable], rules: list[Rule]) -> None:
-        """Checks facts and rules against the declarations; raises ProgramError."""
+    def check(self, tables: dict[str, FactTable], rules: list[Rule], facts: Iterable = ()) -> None:
+        """Checks facts and rules against the declarations; raises ProgramError. ``facts``: the
+        program text's facts, whose constructors are checked even without declarations."""
+        structures = self.structures or Structures(self.types, self.base)
+        for fact in facts:
+            for arg in fact.atom.args:
+                for term in structured_terms(arg):
+                    structures.constructor(term)
+        for rule in rules:  # constructors are global: known and of the right arity, declared or not
+            for atom in _rule_atoms(rule):
+                for arg in atom.args:
+                    for term in structured_terms(arg):
+                        structures.constructor(term)
+            for literal in rule.body:
+                if isinstance(literal, Comparison):
+                    for term in (*structured_terms(literal.left), *structured_terms(literal.right)):
+                        structures.constructor(term)
         if not self.relations:
             return
         for table in tables.values():
             declared = self._declared(table.relation, table.arity, table.position(0))
-            _check_table(table, self.kinds(table.relation), declared)
+            _check_table(table, self.kinds(table.relation), declared, structures)
         for rule in rules:
             variables: dict[str, tuple[str, Variable]] = {}
             for atom in _rule_atoms(rule):
                 self._declared(atom.relation, atom.arity, atom.position)
                 for kind, arg in zip(self.kinds(atom.relation), atom.args):
-                    _check_argument(kind, arg, atom, variables)
+                    _check_argument(kind, arg, atom, variables, structures)
+            kinds = {name: kind for name, (kind, _) in variables.items()}
+
+            for literal in rule.body:
+                if isinstance(literal, Comparison):
+                    structures.check_comparison(literal, kinds, lambda v, k, at=literal: _note(v, k, at, variables, kinds))
 
     def _declared(self, relation: str, arity: int, position: Position | None) -> Declaration:
         declared = self.relations.get(relation)
@@ -128,41 +157,54 @@ def _rule_atoms(rule: Rule):
                 stack.extend(aggregate.body)
 
 
-def _check_argument(kind: str, arg, atom: Atom, variables: dict) -> None:
-    if isinstance(arg, Constant):
-        if not _fits(kind, arg.value):
+def _check_argument(kind: str, arg, atom: Atom, variables: dict, structures: Structures) -> None:
+    if kind in structures.types or isinstance(arg, (RecordTerm, BranchTerm)) or (
+            isinstance(arg, Constant) and not isinstance(arg.value, (str, int, float))):
+        structures.check_term(arg, kind, atom.position, lambda v, k: _check_variable(k, v, atom, variables))
+    elif isinstance(arg, Constant):
+        if not fits(kind, arg.value):
             raise ProgramError("type_error", f"{arg} is not {article(kind)} (argument {atom.args.index(arg) + 1} "
                                f"of {atom.relation})", atom.position)
     elif isinstance(arg, Variable):
-        group = "symbol" if kind == "symbol" else "number"
-        seen = variables.setdefault(arg.name, (group, atom))
-        if seen[0] != group:
-            raise ProgramError("type_error", f"variable {arg.name} is a {group} in {atom} but a {seen[0]} "
-                               f"in {seen[1]} ({seen[1].position})", arg.position or atom.position)
+        _check_variable(kind, arg, atom, variables)
 
 
-def article(kind: str) -> str:
-    """Returns "a number", "an unsigned"."""
-    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+def _note(variable: Variable, kind: str, where, variables: dict, kinds: dict) -> None:
+    _check_variable(kind, variable, where, variables)
+    kinds[variable.name] = variables[variable.name][0]
 
 
-def _fits(kind: str, value) -> bool:
-    if kind == "unsigned":
-        return isinstance(value, int) and value >= 0
-    return isinstance(value, _PYTHON_TYPES[kind]) and not isinstance(value, bool)
+def _check_variable(kind: str, arg: Variable, where, variables: dict) -> None:
+    """A variable is a symbol, a number (signed, unsigned or float) or a value of one record or ADT type."""
+    group = "symbol" if kind == "symbol" else "number" if kind in _PYTHON_TYPES else kind
+    seen = variables.setdefault(arg.name, (group, where))
+    if seen[0] != group:
+        raise ProgramError("type_error", f"variable {arg} is {article(group)} in {where} but {article(seen[0])} "
+                           f"in {seen[1]} ({seen[1].position})", arg.position or where.position)
 
 
-def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration) -> None:
+def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration, structures: Structures) -> None:
     """Checks every column of a fact table; floats declared ``float`` accept integers."""
     rows = table.rows
     for column, kind in enumerate(kinds):
+        if kind in structures.types or any(isinstance(row[column], tuple) or row[column] is NIL for row in rows):
+            for row, values in enumerate(rows):
+                problem = structures.problem(values[column], kind)
+                if problem:
+                    raise ProgramError("type_error", f"{problem} (column {column + 1}, {declared.attributes[column]} "
+                                       f"of {table.relation})", table.position(row))
+            floaty = structures.floaty()
+            if kind in floaty:  # integers in float fields are floats, as Souffle types them
+                table.rows = rows = [row[:column] + (structures.coerce(row[column], kind, floaty),) + row[column + 1:]
+                                     for row in rows]
+            continue
         allowed = _PYTHON_TYPES[kind]
         types = set(map(type, (row[column] for row in rows)))
         bad = types - set(allowed)
         if not bad and kind == "unsigned":
             bad = {int} if any(row[column] < 0 for row in rows) else set()
         if bad:
-            row = next(i for i, r in enumerate(rows) if not _fits(kind, r[column]))
+            row = next(i for i, r in enumerate(rows) if not fits(kind, r[column]))
             attribute = declared.attributes[column]
             raise ProgramError("type_error", f"{rows[row][column]!r} is not {article(kind)} (column {column + 1}, "
                                f"{attribute} of {table.relation})", table.position(row))

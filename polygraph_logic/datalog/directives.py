@@ -49,14 +49,33 @@ class TypeDeclaration:
     """``.type T <: symbol`` (subtype), ``.type U = A | B`` (union) or ``.number_type T``."""
 
     name: str
-    kind: str  # "subtype" or "union"
+    kind: str  # "subtype", "union", "record" or "adt"
     parts: tuple[str, ...]
     position: Position | None = field(default=None, compare=False, repr=False)
+    fields: tuple[Attribute, ...] = ()  # a record's fields
+    constructors: tuple["Constructor", ...] = ()  # an ADT's branches
 
     def __str__(self) -> str:
         if self.kind == "subtype":
             return f".type {self.name} <: {self.parts[0]}"
+        if self.kind == "record":
+            return f".type {self.name} = [{', '.join(map(str, self.fields))}]"
+        if self.kind == "adt":
+            return f".type {self.name} = {' | '.join(map(str, self.constructors))}"
         return f".type {self.name} = {' | '.join(self.parts)}"
+
+
+@dataclass(frozen=True)
+class Constructor:
+    """One branch of an ADT, ``Name {field: type, ...}``: built and matched as ``$Name(...)``."""
+
+    name: str
+    type: str  # the ADT it belongs to
+    fields: tuple[Attribute, ...]
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"{self.name} {{{', '.join(map(str, self.fields))}}}"
 
 
 @dataclass(frozen=True)

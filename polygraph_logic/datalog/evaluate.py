@@ -20,6 +20,7 @@ from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.errors import NotFound, PolygraphError
 from polygraph_logic.datalog.join_plan import Plan, Store
 from polygraph_logic.datalog.program import Program
+from polygraph_logic.datalog.records import STRUCTURED, sort_key
 from polygraph_logic.provenance import Semiring, make_semiring
 from polygraph_logic.datalog.syntax import Atom, Rule, Value, format_value
 
@@ -80,14 +81,14 @@ class Model:
             if self.semiring.tracks_provenance:
                 out[name] = [
                     {
-                        "tuple": list(tup),
+                        "tuple": json_row(tup),
                         "provenance": self.semiring.to_json(rows[tup]),
                         "exact": rows[tup].exact,
                     }
                     for tup in sorted(rows, key=tuple_key)
                 ]
             else:
-                out[name] = [list(tup) for tup in sorted(rows, key=tuple_key)]
+                out[name] = [json_row(tup) for tup in sorted(rows, key=tuple_key)]
         return out
 
     def write_json(self, out: TextIO, names: Sequence[str] | None = None, chunk: int = 2000) -> None:
@@ -111,7 +112,7 @@ class Model:
                 for start in range(0, len(ordered), chunk):
                     part = ordered[start:start + chunk]
                     if tracks:
-                        texts = [_json_block({"tuple": list(tup), "provenance": self.semiring.to_json(rows[tup]),
+                        texts = [_json_block({"tuple": json_row(tup), "provenance": self.semiring.to_json(rows[tup]),
                                               "exact": rows[tup].exact}) for tup in part]
                     else:
                         texts = [_json_row(tup) for tup in part]
@@ -181,7 +182,14 @@ def _json_value(value) -> str:
         return _json_string(value)
     if type(value) is int:
         return int.__repr__(value)
+    if isinstance(value, STRUCTURED):
+        return _json_string(str(value))  # a record or ADT value as Souffle writes it
     return json.dumps(value)
+
+
+def json_row(tup: tuple) -> list:
+    """Returns a tuple as a JSON list: a record or ADT value as the text Souffle writes for it."""
+    return [str(v) if isinstance(v, STRUCTURED) else v for v in tup]
 
 
 def _json_row(tup: tuple) -> str:
@@ -197,8 +205,10 @@ def _json_block(value) -> str:
 
 
 def tuple_key(tup: tuple) -> tuple:
-    """Sort key for tuples mixing integers and strings: integers first, then strings."""
-    return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, v) for v in tup)
+    """Sort key for tuples mixing integers and strings: integers first, then strings (then
+    nil, records and ADT values, see ``records.sort_key``)."""
+    return tuple((0, v, "") if isinstance(v, (int, float)) else (1, 0, v) if isinstance(v, str) else sort_key(v)
+                 for v in tup)
 
 
 def evaluate(

@@ -16,6 +16,9 @@ from typing import Any, Callable, Sequence
 from polygraph_logic.datalog.aggregate import NoValue, aggregate_getter, aggregate_variables
 from polygraph_logic.errors import EvaluationError
 from polygraph_logic.datalog.functions import arithmetic, call, constraint
+from polygraph_logic.datalog.record_patterns import is_open_pattern, open_pattern
+from polygraph_logic.datalog.records import STRUCTURED, NoMatch, structured_getter
+from polygraph_logic.datalog.records import is_function as is_record_function
 from polygraph_logic.datalog.safety import assignment_target, existential, literal_terms, term_variables
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -52,6 +55,8 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
     if isinstance(term, Functor):
         args = [getter(arg, slots, context) for arg in term.args]
         name, position = term.name, term.position
+        if is_record_function(name):
+            return structured_getter(name, args, position)
         return lambda b: call(name, [get(b) for get in args], position)
     if isinstance(term, Aggregate):
         store, semiring = context
@@ -329,9 +334,12 @@ def _negation_step(literal: Negation, before, slots, store, semiring, then: Next
     atom = literal.atom
     free = existential(literal, body, None) if body else set()
     context = (store, semiring)
-    known, repeats, first = [], [], {}
+    known, repeats, first, patterns = [], [], {}, []
     for pos, arg in enumerate(atom.args):
         if isinstance(arg, Wildcard):
+            continue
+        if is_open_pattern(arg, free):
+            patterns.append((pos, open_pattern(arg, free, lambda t: getter(t, slots, context))))
             continue
         if isinstance(arg, Variable) and arg.name in free:
             if arg.name in first:
@@ -342,6 +350,8 @@ def _negation_step(literal: Negation, before, slots, store, semiring, then: Next
         known.append((pos, getter(arg, slots, context)))
     rows = store.relations[atom.relation]
     getters = [get for _, get in known]
+    if patterns:
+        return _open_negation(store, atom.relation, known, repeats, first, patterns, then)
     if len(known) == len(atom.args):
         def absent(b, label):
             if tuple(get(b) for get in getters) not in rows:
@@ -365,6 +375,26 @@ def _negation_step(literal: Negation, before, slots, store, semiring, then: Next
     return absent_any
 
 
+def _open_negation(store, relation: str, known, repeats, first, patterns, then: Next) -> Next:
+    """``!p([x, _])``: no candidate tuple (looked up by its known positions) matches the
+    open record or ADT patterns, with free variables the same wherever they repeat."""
+    rows = store.relations[relation]
+    getters = [get for _, get in known]
+    index = store.index(relation, tuple(pos for pos, _ in known)) if known else None
+
+    def absent_match(b, label):
+        candidates = index.get(tuple(get(b) for get in getters), ()) if index is not None else rows
+        for tup in candidates:
+            if repeats and not all(tup[p] == tup[q] for p, q in repeats):
+                continue
+            local = {name: tup[pos] for name, pos in first.items()}
+            if all(match(tup[pos], b, local) for pos, match in patterns):
+                return
+        then(b, label)
+
+    return absent_match
+
+
 def _compare_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
     context = (store, semiring)
     left, right = getter(literal.left, slots, context), getter(literal.right, slots, context)
@@ -373,11 +403,13 @@ def _compare_step(literal: Comparison, before, slots, store, semiring, then: Nex
     def compare(b, label):
         try:
             lv, rv = left(b), right(b)
-        except NoValue:
+        except (NoValue, NoMatch):
             return
-        if op not in ("=", "!=") and isinstance(lv, str) != isinstance(rv, str):
+        if op not in ("=", "!=") and (isinstance(lv, str) != isinstance(rv, str)
+                                      or isinstance(lv, STRUCTURED) or isinstance(rv, STRUCTURED)):
             raise EvaluationError(
-                "type_error", f"cannot compare {lv!r} {op} {rv!r} (a string and a number)", position
+                "type_error", f"cannot compare {lv} {op} {rv} (only numbers with numbers and strings with "
+                "strings; records and ADT values only with = and !=)", position
             )
         if test(lv, rv):
             then(b, label)
@@ -405,7 +437,7 @@ def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next
     def assign(b, label):
         try:
             b[slot] = get(b)
-        except NoValue:
+        except (NoValue, NoMatch):
             return
         then(b, label)
 

@@ -20,6 +20,9 @@ from polygraph_logic.datalog.include_syntax import IncludeSyntax
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.functions import FUNCTIONS
+from polygraph_logic.datalog.record_patterns import destructure
+from polygraph_logic.datalog.record_syntax import RecordSyntax
+from polygraph_logic.datalog.records import NIL
 from polygraph_logic.resources import resource_path
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -81,7 +84,7 @@ def _expand(conjunction) -> list[list]:
     return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
 
 
-class _ToAst(ComponentSyntax, IncludeSyntax, Transformer):
+class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
     def __init__(self, file: str):
@@ -130,7 +133,7 @@ class _ToAst(ComponentSyntax, IncludeSyntax, Transformer):
     def rule(self, children):
         *heads, body = children
         return [
-            _resolve_aggregates(Rule(head, tuple(alternative), head.position))
+            _resolve_aggregates(destructure(Rule(head, tuple(alternative), head.position)))
             for alternative in _expand([body])
             for head in heads
         ]
@@ -163,6 +166,8 @@ class _ToAst(ComponentSyntax, IncludeSyntax, Transformer):
 
     def variable(self, children):
         (token,) = children
+        if token == "nil":  # the empty record, a keyword as in Souffle
+            return Constant(NIL)
         if "." in token:
             raise ParseError("syntax_error", f"'{token}' is no variable: a name with dots names a relation "
                              "of a component instance and is followed by '('", self._at(token))
@@ -349,7 +354,7 @@ _READABLE = {
     "COMPARE": "a comparison", "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "DOT": "'.'",
     "SEMICOLON": "';'", "IF": "':-'", "_": "'_'", "$END": "end of input",
     "AGGREGATOR": "an aggregate", "QUALIFIER": "a qualifier", "IO_KIND": "a directive",
-    "BASE_TYPE": "a directive",
+    "BASE_TYPE": "a directive", "CONSTRUCTOR": "a constructor ($Name)", "LSQB": "'['", "RSQB": "']'",
 }
 
 

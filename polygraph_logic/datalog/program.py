@@ -12,6 +12,7 @@ from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDec
 from polygraph_logic.errors import ProgramError
 from polygraph_logic.files import read_utf8
 from polygraph_logic.datalog.float_constants import float_constants
+from polygraph_logic.datalog.record_types import float_fields
 from polygraph_logic.datalog.fact_table import FactTable, FactView, merge_tables, tables_from_facts
 from polygraph_logic.datalog.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
 from polygraph_logic.datalog.safety import (
@@ -73,7 +74,10 @@ class Program:
             rules = [float_constants(rule, declarations.kinds) for rule in rules]
         program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
         program.arities = _check_arities(tables, rules, declarations)
-        declarations.check(tables, rules)
+        declarations.check(tables, rules, facts)
+        floaty = declarations.structures.floaty() if declarations.structures else set()
+        if floaty:  # integer constants in float fields of records and ADTs are floats
+            rules = program.rules = [float_fields(r, declarations.structures, declarations.kinds, floaty) for r in rules]
         for rule in rules:
             check_safety(rule)
         program.strata = stratify(rules, program.arities)

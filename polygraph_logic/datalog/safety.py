@@ -14,11 +14,13 @@ from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
     Atom,
+    BranchTerm,
     Comparison,
     Constant,
     Constraint,
     Functor,
     Negation,
+    RecordTerm,
     Rule,
     Term,
     Value,
@@ -26,6 +28,8 @@ from polygraph_logic.datalog.syntax import (
     Wildcard,
 )
 from polygraph_logic.datalog.functions import call
+from polygraph_logic.datalog.records import call as record_call
+from polygraph_logic.datalog.records import is_function as is_record_function
 
 
 def term_variables(term: Term) -> Iterator[Variable]:
@@ -64,8 +68,10 @@ def ground_value(term: Term) -> Value:
     if isinstance(term, Arithmetic):
         return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position)
     if isinstance(term, Functor):
-
-        return call(term.name, [ground_value(a) for a in term.args], term.position)
+        args = [ground_value(a) for a in term.args]
+        if is_record_function(term.name):
+            return record_call(term.name, args, term.position)
+        return call(term.name, args, term.position)
     what = "wildcard" if isinstance(term, Wildcard) else "variable" if isinstance(term, Variable) else "aggregate"
     raise ProgramError("unbound_variable", f"a fact must be ground, but {term} is a {what}",
                        getattr(term, "position", None))
@@ -98,8 +104,18 @@ def existential(literal: Negation, rule_literals: Iterable, head: Atom | None) -
             elsewhere |= {v.name for v in term_variables(term)}
             if isinstance(term, Aggregate):
                 elsewhere |= {v.name for lit in term.body for t in literal_terms(lit) for v in term_variables(t)}
-    mine = {v.name for arg in literal.atom.args for v in term_variables(arg) if isinstance(arg, Variable)}
+    mine = {v.name for arg in literal.atom.args for v in pattern_variables(arg)}
     return mine - elsewhere
+
+
+def pattern_variables(term) -> Iterator[Variable]:
+    """Yields a term's variables that stand as a value or as a field of a record or ADT
+    pattern (``x`` in ``x``, ``[x, [y, _]]``, ``$A(x)``), not those inside expressions."""
+    if isinstance(term, Variable):
+        yield term
+    elif isinstance(term, (RecordTerm, BranchTerm)):
+        for arg in term.args:
+            yield from pattern_variables(arg)
 
 
 def check_safety(rule: Rule) -> None:
@@ -132,10 +148,13 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
         if isinstance(literal, Negation):
             free = existential(literal, body, head)
             for arg in literal.atom.args:
-                if not (isinstance(arg, Variable) and arg.name in free):
-                    _require(arg, bound, f"the negation {literal}")
+                here = {v.name for v in pattern_variables(arg)} & free
+                _require(arg, bound | here, f"the negation {literal}")
         elif isinstance(literal, (Comparison, Constraint)):
             for term in literal_terms(literal):
+                if isinstance(term, Wildcard):
+                    raise ProgramError("unbound_variable", f"'_' has no value to compare in {literal}: "
+                                       "name a variable bound in the body", term.position)
                 _require(term, bound, f"the {'comparison' if isinstance(literal, Comparison) else 'test'} {literal}")
         else:
             for arg in literal.args:

@@ -25,6 +25,8 @@ from polygraph_logic.datalog.declarations import Declarations, article
 from polygraph_logic.datalog.directives import IODirective
 from polygraph_logic.datalog.fact_table import FactTable, merge_tables
 from polygraph_logic.datalog.parser import parse_int
+from polygraph_logic.datalog.record_text import RecordTextError, read_value, split_fields
+from polygraph_logic.datalog.record_types import Structures
 from polygraph_logic.errors import Position, ProgramError
 
 _CONVERT = {"number": int, "unsigned": int, "float": float}
@@ -40,7 +42,8 @@ def read_inputs(declarations: Declarations, fact_dir: str | Path) -> dict[str, F
         if kinds is None:
             raise ProgramError("undeclared_relation", f".input {directive.relation} needs a .decl "
                                "(its columns and types)", directive.position)
-        table = read_facts(directive, kinds, declarations.relations[directive.relation], fact_dir)
+        table = read_facts(directive, kinds, declarations.relations[directive.relation], fact_dir,
+                           declarations.structures)
         if directive.relation in tables:
             merge_tables(tables, {directive.relation: table})
         else:
@@ -57,8 +60,10 @@ def io_path(directive: IODirective, folder: str | Path, suffix: str) -> Path:
     return Path(name) if Path(name).is_absolute() else Path(folder) / name
 
 
-def read_facts(directive: IODirective, kinds: tuple[str, ...], declaration, fact_dir: str | Path) -> FactTable:
-    """Reads one ``.input`` file into a fact table, columns converted to their declared types."""
+def read_facts(directive: IODirective, kinds: tuple[str, ...], declaration, fact_dir: str | Path,
+               structures: Structures | None = None) -> FactTable:
+    """Reads one ``.input`` file into a fact table, columns converted to their declared types
+    (``structures``: the program's record and ADT types, for columns of those types)."""
     path = io_path(directive, fact_dir, ".facts")
     try:
         text = path.read_text(encoding="utf-8")
@@ -78,6 +83,9 @@ def read_facts(directive: IODirective, kinds: tuple[str, ...], declaration, fact
             records.pop()
     header = records[0] if headers and records else None
     records = records[1:] if headers else records
+    if structures is not None and any(k in structures.types for k in kinds) and not directive.get("provenance"):
+        # a record or ADT value may hold the delimiter: each is read whole, then the delimiter
+        records = [split_fields(delimiter.join(r), delimiter, kinds, structures, c_float_text) or r for r in records]
     lines: int | list[int] = first_line
     if ("",) in records and len(kinds) + bool(directive.get("provenance")) != 1:  # skip blank lines
         lines = [i + first_line for i, r in enumerate(records) if r != ("",)]
@@ -94,7 +102,7 @@ def read_facts(directive: IODirective, kinds: tuple[str, ...], declaration, fact
     if column is not None:
         variables = [r[column] for r in records]
         records = [r[:column] + r[column + 1:] for r in records]
-    table.extend(_convert(records, kinds, table, declaration), variables)
+    table.extend(_convert(records, kinds, table, declaration, structures), variables)
     return table
 
 
@@ -112,14 +120,19 @@ def _provenance_column(directive: IODirective, header, arity: int, file: str) ->
                        directive.position)
 
 
-def _convert(records: list[tuple], kinds: tuple[str, ...], table: FactTable, declaration) -> list[tuple]:
-    """Converts the numeric columns, a column at a time; raises type_error at the first bad field."""
+def _convert(records: list[tuple], kinds: tuple[str, ...], table: FactTable, declaration,
+             structures: Structures | None = None) -> list[tuple]:
+    """Converts the numeric, record and ADT columns, a column at a time; raises type_error at the first bad field."""
     numeric = [i for i, kind in enumerate(kinds) if kind != "symbol"]
     if not numeric or not records:
         return records
     columns = list(zip(*records))
     for i in numeric:
         kind = kinds[i]
+        if structures is not None and kind in structures.types:
+            columns[i] = [_structured(value, kind, structures, row, i, table, declaration)
+                          for row, value in enumerate(columns[i])]
+            continue
         try:
             if kind == "float" and any("_" in v or v[-1:].isspace() for v in columns[i]):
                 raise ValueError  # Python's float reads 1_000 and a trailing space, C's strtod does not
@@ -133,6 +146,20 @@ def _convert(records: list[tuple], kinds: tuple[str, ...], table: FactTable, dec
             row = next(r for r, v in enumerate(columns[i]) if v < 0)
             _bad(kind, columns[i][row], row, i, table, declaration)
     return list(zip(*columns))
+
+
+def _structured(value: str, kind: str, structures: Structures, row: int, column: int, table: FactTable,
+                declaration):
+    try:
+        return read_value(value, kind, structures, c_float_text)
+    except (RecordTextError, RecursionError) as error:
+        if isinstance(error, RecursionError):
+            error = "it nests deeper than this reader follows (a few thousand levels)"
+        where = table.position(row)
+        shown = value if len(value) <= 80 else value[:60] + "..."
+        raise ProgramError("type_error", f"{shown!r} is not a value of {kind}: {error} (column {column + 1}, "
+                           f"{declaration.attributes[column]} of {table.relation})",
+                           Position(where.file, where.line, 1) if where else None) from None
 
 
 def _slow(kind: str, value: str, row: int, column: int, table: FactTable, declaration):

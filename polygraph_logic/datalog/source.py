@@ -43,8 +43,8 @@ _PLAIN_ARG = rf"(?:{_STRING}|[0-9]+|[A-Za-z][A-Za-z0-9_]*)"
 _PLAIN_ATOM = rf"{_NAME}[ \t]*\([ \t]*{_PLAIN_ARG}(?:[ \t]*,[ \t]*{_PLAIN_ARG})*[ \t]*\)"
 _PLAIN_RULE = re.compile(rf"{_PLAIN_ATOM}[ \t]*:-[ \t\n]*{_PLAIN_ATOM}(?:[ \t]*,[ \t\n]*{_PLAIN_ATOM})*[ \t]*\.")
 _PLAIN_PART = re.compile(rf"({_NAME})[ \t]*\(|({_STRING})|([0-9]+)|([A-Za-z][A-Za-z0-9_]*)")
-# names the grammar reads otherwise in argument position (aggregates), or never as a variable
-_NOT_PLAIN = frozenset({"count", "sum", "min", "max", "mean", "not"})
+# names the grammar reads otherwise in argument position (aggregates, nil), or never as a variable
+_NOT_PLAIN = frozenset({"count", "sum", "min", "max", "mean", "not", "nil"})
 _DIRECTIVE = re.compile(r"\.[A-Za-z_]+(?:" + _STRING + r"|\([^()]*\)|\[[^\]]*\]|[^\n\"(\[])*")
 # a component, .comp Name { ... }, is one statement for the grammar, up to its closing brace
 _COMPONENT = re.compile(r"\.comp\b")

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
+from polygraph_logic.datalog.records import STRUCTURED, text
 from polygraph_logic.errors import Position
 
 Value = Union[str, int, float]
@@ -89,6 +90,22 @@ class Aggregate:
     def __str__(self) -> str:
         target = f" {self.target}" if self.target is not None else ""
         return f"{self.op}{target} : {{ {', '.join(map(str, self.body))} }}"
+
+
+@dataclass(frozen=True)
+class RecordTerm(Functor):
+    """A record built or matched: ``[a, b]``, the functor named ``$record`` (``nil`` is a Constant)."""
+
+    def __str__(self) -> str:
+        return f"[{', '.join(map(str, self.args))}]"
+
+
+@dataclass(frozen=True)
+class BranchTerm(Functor):
+    """An ADT value built or matched: ``$Name(a, b)`` or ``$Name`` (the functor ``$Name``)."""
+
+    def __str__(self) -> str:
+        return f"{self.name}({', '.join(map(str, self.args))})" if self.args else self.name
 
 
 Term = Union[Variable, Wildcard, Constant, Arithmetic, Functor, Aggregate]
@@ -181,6 +198,8 @@ def format_value(value: Value) -> str:
     """Writes a constant the way the rule language reads it back."""
     if isinstance(value, (int, float)):
         return repr(value)
+    if isinstance(value, STRUCTURED):
+        return text(value, format_value)  # symbols inside quoted, so the rule language reads it back
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')
     escaped = escaped.replace("\n", "\\n").replace("\t", "\\t").replace("\r", "\\r")
     return f'"{escaped}"'

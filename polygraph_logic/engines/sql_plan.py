@@ -31,6 +31,7 @@ from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.program import Program
+from polygraph_logic.datalog.record_types import record_use
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
 from polygraph_logic.engines import sql_labels as labels, pairs
 from polygraph_logic.engines.dialect import Dialect
@@ -251,6 +252,7 @@ def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
 
 def make_plan(program: Program, cap: int | None) -> Plan:
     """Plans ``program``; raises PolygraphError(engine_unsupported) naming a rule it cannot plan."""
+    _refuse_records(program)
     plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))})
     by_head: dict[str, list[Rule]] = {}
     for rule in program.rules:
@@ -312,6 +314,16 @@ def _lift(rule: Rule) -> tuple[tuple, list]:
         params.append(constant.value)
     head = (rule.head.relation, pattern(rule.head, True))
     return (head, tuple(body), tuple(filters)), params
+
+
+def _refuse_records(program: Program) -> None:
+    """Records and ADT values are not planned: a rule that builds or matches one, or a
+    relation with a column of a record or ADT type, is refused by name."""
+    found = record_use(program.rules, program.declarations)
+    if found is not None:
+        what, where = found
+        raise PolygraphError("engine_unsupported", f"the SQL engine cannot evaluate '{where}': {what}; "
+                             "use --engine python", where.position)
 
 
 def _is_exclusion(literal) -> bool:

@@ -16,6 +16,9 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key
 from polygraph_logic.datalog.lazy import LazyPart, split
 from polygraph_logic.datalog.program import Program, load_program
+from polygraph_logic.datalog.record_types import record_use
+from polygraph_logic.datalog.records import STRUCTURED
+from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.artifact_ids import triple_id
@@ -213,12 +216,31 @@ def rule_programs(rule_files: list[str]) -> list[Program]:
     and checked once per process (rules/ro.dl: 0.1-0.2 s): a notebook, the ledger and the
     tests build again and again from the same rules.  Builds only read the program."""
     extra = [_rule_program(_file_keys(rule_files))] if rule_files else []
+    if extra:
+        _refuse_records(extra[0])
     for fact in extra[0].facts if extra else ():
         if fact.variable:
             raise PolygraphError(
                 "tracked_fact_in_rules", f"rule files may hold background facts only; '{fact}' is tracked: "
                 "state it as an assertion (assertions.jsonl) so that it has a source", fact.position)
     return extra
+
+
+def _refuse_records(program: Program) -> None:
+    """A graph stores symbols and numbers: rule files that build records or ADT values are refused by name."""
+    found = record_use(program.rules, program.declarations)
+    what, position = (f"'{found[1]}': {found[0]}", found[1].position) if found else (None, None)
+    for table in program.fact_tables().values() if found is None else ():
+        for i, row in enumerate(table.rows):
+            if any(isinstance(v, STRUCTURED) for v in row):
+                what = f"the fact {table.relation}({', '.join(map(format_value, row))}) holds a record or ADT value"
+                position = table.position(i)
+                break
+        if what:
+            break
+    if what:
+        raise PolygraphError("engine_unsupported", f"a graph stores symbols and numbers, not records or ADT "
+                             f"values: {what}; evaluate the rules with polygraph eval", position)
 
 
 def _file_keys(rule_files: list[str]) -> tuple:
