@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 from polygraph_logic.datalog.budget import Budget
+from polygraph_logic.datalog.choice import Choice, refuse_order_dependent
 from polygraph_logic.errors import NotFound, PolygraphError
 from polygraph_logic.datalog.join_plan import Plan, Store
 from polygraph_logic.datalog.program import Program
@@ -222,8 +223,10 @@ def evaluate(
         semiring = make_semiring(semiring, cap)
     if semiring.tracks_provenance:
         program.check_provenance_negation()
+        refuse_order_dependent(program)
     store = Store(program.arities)
-    _load_facts(program, semiring, store)
+    choice = Choice.of(program.declarations)
+    _load_facts(program, semiring, store, choice)
     by_head: dict[str, list[Rule]] = defaultdict(list)
     for rule in program.rules:
         by_head[rule.head.relation].append(rule)
@@ -233,7 +236,7 @@ def evaluate(
         if not rules:
             continue
         started = time.perf_counter()
-        rounds = _fixpoint(stratum, rules, store, semiring, budget)
+        rounds = _fixpoint(stratum, rules, store, semiring, budget, choice)
         stats = StratumStats(
             tuple(sorted(stratum)),
             rounds,
@@ -247,13 +250,14 @@ def evaluate(
     return model
 
 
-def _load_facts(program: Program, semiring: Semiring, store: Store) -> None:
+def _load_facts(program: Program, semiring: Semiring, store: Store, choice: Choice | None = None) -> None:
     plus, one = semiring.plus, semiring.one()
     for relation, table in program.fact_tables().items():
         rows = store.relations[relation]
         if table.variables is None or not semiring.tracks_provenance:
             if not rows:  # no index exists yet: one bulk insert, duplicates folded (plus(1, 1) = 1)
-                rows.update(dict.fromkeys(table.rows, one))
+                kept = table.rows if choice is None else [t for t in table.rows if choice.admits(relation, t)]
+                rows.update(dict.fromkeys(kept, one))
                 continue
             variables = [None] * len(table.rows)
         else:
@@ -268,7 +272,7 @@ def _load_facts(program: Program, semiring: Semiring, store: Store) -> None:
 
 
 def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring,
-              budget: Budget) -> int:
+              budget: Budget, choice: Choice | None = None) -> int:
     """Runs one stratum to its fixpoint; returns the number of rounds."""
     plus = semiring.plus
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
@@ -280,7 +284,7 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
 
     for rule in rules:
         Plan(rule, store, semiring, emit).evaluate()
-    delta = merge_round(pending, store, plus, budget, rules)
+    delta = merge_round(pending, store, plus, budget, rules, choice)
 
     def plan_variants():
         return [
@@ -307,15 +311,16 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
             if changed:
                 budget.check_time(plan.rule.head.relation, rules)
                 plan.evaluate(changed, indexes[relation])
-        delta = merge_round(pending, store, plus, budget, rules)
+        delta = merge_round(pending, store, plus, budget, rules, choice)
         rounds += 1
     return rounds
 
 
 def merge_round(pending, store: Store, plus, budget: Budget | None = None,
-                rules: list[Rule] = ()) -> dict[str, dict[tuple, Any]]:
+                rules: list[Rule] = (), choice: Choice | None = None) -> dict[str, dict[tuple, Any]]:
     """Adds a round's derivations to the store (``plus`` of a fact's old label and its new
-    one); returns the facts whose label changed.  With a ``budget``, checks each relation's size."""
+    one); returns the facts whose label changed.  With a ``budget``, checks each relation's
+    size; with a ``choice``, drops a new tuple whose choice-domain key is taken."""
     delta = {}
     for relation, bucket in pending.items():
         rows = store.relations[relation]
@@ -323,6 +328,8 @@ def merge_round(pending, store: Store, plus, budget: Budget | None = None,
         for tup, label in bucket.items():
             old = rows.get(tup)
             if old is None:
+                if choice is not None and not choice.admits(relation, tup):
+                    continue
                 store.add(relation, tup, label)
                 changed[tup] = label
             else:

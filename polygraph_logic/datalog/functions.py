@@ -1,9 +1,12 @@
 """Built-in functions and constraints of the rule language, with Souffle's meaning.
 
-Arithmetic on numbers (``+ - * / % ^``, ``+`` also joins strings), the string
-functions ``cat strlen substr to_number to_string``, ``min``/``max`` of numbers, the
-conversions ``to_float to_unsigned``, and the constraints ``contains(sub, s)`` and
-``match(regex, s)`` (the regex must match all of ``s``).
+Arithmetic on numbers (``+ - * / % ^``, ``+`` also joins strings; ``/`` and ``%`` on
+integers truncate toward zero, as C does), the bitwise and logical operators on
+integers (``band bor bxor bshl bshr bshru bnot``, ``land lor lxor lnot``, in 32-bit
+two's complement as Souffle's default build), the string functions ``cat strlen
+substr ord to_number to_string``, ``min``/``max``, the conversions ``to_float
+to_unsigned``, and the constraints ``contains(sub, s)`` and ``match(regex, s)`` (the
+regex must match all of ``s``). ``autoinc()`` is compiled by the evaluator (a counter).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "to_unsigned": (1, 1),
     "min": (1, None),
     "max": (1, None),
+    "ord": (1, 1),
+    "autoinc": (0, 0),
 }
 CONSTRAINTS = {"contains": 2, "match": 2}
 
@@ -38,9 +43,11 @@ def _number(value, op: str, position) -> int | float:
 
 
 def arithmetic(op: str, left, right, position: Position | None):
-    """Applies an arithmetic operator; on integers ``/`` is floor division, as in Python."""
+    """Applies an arithmetic, bitwise or logical operator; on integers ``/`` and ``%`` truncate toward zero."""
     if op == "+" and isinstance(left, str) and isinstance(right, str):
         return left + right
+    if op in _WORDS:
+        return _word_operator(op, left, right, position)
     if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
         raise EvaluationError(
             "type_error", f"arithmetic '{op}' needs numbers, got {left!r} and {right!r}", position
@@ -91,11 +98,55 @@ def _compute(op: str, left, right, position):
         return _float_quotient_by_zero(float(left), float(right))
     if right == 0:
         raise EvaluationError("division_by_zero", f"division by zero ({_shown(left)} {op} 0)", position)
-    if op == "%":
-        return left % right
     if isinstance(left, int) and isinstance(right, int):
-        return left // right
+        quotient = abs(left) // abs(right)  # C's integer division: toward zero
+        quotient = quotient if (left < 0) == (right < 0) else -quotient
+        return quotient if op == "/" else left - right * quotient
+    if op == "%":
+        return math.fmod(left, right)  # C's fmod: the sign of the dividend
     return left / right
+
+
+# Souffle's bitwise and logical operators, on its default build's 32-bit integers: a shift
+# counts modulo 32, bshl shifts the bits as unsigned and bshru fills with zeros. band, bor,
+# bxor and bshr of two numbers (or of two unsigneds) in range stay in range; a bshl or bnot
+# result is read as a signed number (a number is the default type). The logical ones give 1 or 0.
+_WORDS = {"band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor"}
+_BITS = 0xFFFFFFFF
+
+
+def int32(value: int) -> int:
+    """Returns ``value`` wrapped to a signed 32-bit integer, as C's int32 arithmetic wraps."""
+    value &= _BITS
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _integer(value, op: str, position) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EvaluationError("type_error", f"'{op}' needs integers, got {value!r}", position)
+    return value
+
+
+def _word_operator(op: str, left, right, position):
+    left, right = _integer(left, op, position), _integer(right, op, position)
+    if op == "land":
+        return int(left != 0 and right != 0)
+    if op == "lor":
+        return int(left != 0 or right != 0)
+    if op == "lxor":
+        return int((left != 0) != (right != 0))
+    if op == "band":
+        return left & right
+    if op == "bor":
+        return left | right
+    if op == "bxor":
+        return left ^ right
+    shift = right & 31
+    if op == "bshl":
+        return int32((left & _BITS) << shift)
+    if op == "bshr" or left >= 0:
+        return left >> shift  # Python's >> extends the sign, as C's on a signed int
+    return int32((left & _BITS) >> shift)  # bshru of a negative number: zeros come in
 
 
 # Floats follow C's double arithmetic, as Souffle computes them: a quotient by zero is an
@@ -173,8 +224,25 @@ def _substr(text, start, length, position):
     return part if isinstance(part, str) else part.decode("utf-8", "surrogateescape")
 
 
+def _ord(text, position) -> int:
+    """Souffle's ``ord`` is the symbol's index in its symbol table (the order symbols were first
+    seen); here it is the UTF-8 bytes read as one big-endian number after a 1 byte: equal
+    symbols, equal ordinals, and different symbols, different ordinals."""
+    data = _string(text, "ord", position).encode("utf-8", "surrogateescape")
+    if len(data) > 1700:
+        raise EvaluationError("too_large", f"ord of a symbol of {len(data)} bytes makes an integer of more "
+                              "than 4,300 digits", position)
+    return int.from_bytes(b"\x01" + data, "big")
+
+
 def call(name: str, args: list, position: Position | None):
     """Applies the built-in function ``name`` to evaluated arguments."""
+    if name == "bnot":
+        return int32(~_integer(args[0], name, position))
+    if name == "lnot":
+        return int(_integer(args[0], name, position) == 0)
+    if name == "ord":
+        return _ord(args[0], position)
     if name == "cat":
         return "".join(_string(a, "cat", position) for a in args)
     if name == "strlen":

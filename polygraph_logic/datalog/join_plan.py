@@ -34,6 +34,7 @@ class Store:
             name: {} for name in arities
         }
         self._statistics: dict[str, tuple[int, list[tuple], dict]] = {}  # relation -> (size, sample, counters)
+        self.counter = count()  # autoinc()'s numbers
 
     def index(self, relation: str, positions: tuple[int, ...]) -> dict[tuple, list[tuple]]:
         """Returns (building once, then maintaining) the index of ``relation`` on ``positions``."""

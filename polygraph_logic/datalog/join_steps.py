@@ -50,6 +50,9 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
         op, position = term.op, term.position
         return lambda b: arithmetic(op, left(b), right(b), position)
     if isinstance(term, Functor):
+        if term.name == "autoinc":  # Souffle's counter: 0, 1, 2, ... over the whole evaluation
+            counter = context[0].counter
+            return lambda b: next(counter)
         args = [getter(arg, slots, context) for arg in term.args]
         name, position = term.name, term.position
         return lambda b: call(name, [get(b) for get in args], position)

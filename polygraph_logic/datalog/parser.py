@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.functions import FUNCTIONS
+from polygraph_logic.datalog.souffle_syntax import SouffleSyntax, check_choice
 from polygraph_logic.resources import resource_path
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -79,7 +80,7 @@ def _expand(conjunction) -> list[list]:
     return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
 
 
-class _ToAst(Transformer):
+class _ToAst(SouffleSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
     def __init__(self, file: str):
@@ -197,6 +198,7 @@ class _ToAst(Transformer):
 
     def aggregate(self, children):
         op, target, body = children
+        target = self._term(target) if target is not None else None
         body = [body] if isinstance(body, Atom) else body
         if sum(isinstance(lit, Atom) for lit in body) == 1:
             # one atom: each of its tuples counts, so its wildcards become (distinct) variables
@@ -217,7 +219,9 @@ class _ToAst(Transformer):
         names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
         attributes = tuple(c for c in children if isinstance(c, Attribute))
         qualifiers = tuple(str(c) for c in children if isinstance(c, Token) and c.type == "QUALIFIER")
-        return [Declaration(str(n), attributes, qualifiers, self._at(n)) for n in names]
+        keys = next((c for c in children if isinstance(c, tuple)), ())
+        return [Declaration(str(n), attributes, qualifiers, self._at(n),
+                            check_choice(str(n), attributes, keys, self._at(n))) for n in names]
 
     def attribute(self, children):
         name, type_name = children

@@ -1,0 +1,78 @@
+"""The parser's methods for Souffle's operators, unsigned constants, ``choice-domain`` and subsumption.
+
+A mixin of the parser's transformer (``parser.py``): the bitwise and logical operators
+become ``Arithmetic`` (binary) or ``Functor`` (``bnot``, ``lnot``) terms evaluated by
+``functions.py``; ``12u`` is the integer 12; ``choice-domain`` keys are checked against
+the declaration's attributes; a subsumptive rule ``r(x) <= r(y) :- ...`` is refused by name.
+"""
+
+from __future__ import annotations
+
+from lark import v_args
+
+from polygraph_logic.datalog.syntax import Arithmetic, Constant, Functor
+from polygraph_logic.errors import ParseError, Position
+
+#: Souffle's binary operators written as words, weakest first (see grammar/polygraph.lark)
+WORD_OPERATORS = ("lor", "lxor", "land", "bor", "bxor", "band", "bshl", "bshr", "bshru")
+#: its prefix operators written as words: bitwise and logical not
+PREFIX_OPERATORS = ("bnot", "lnot")
+
+
+def _binary(op):
+    @v_args(meta=True)
+    def build(self, meta, children):
+        left, right = children
+        return Arithmetic(op, self._term(left), self._term(right), Position(self.file, meta.line, meta.column))
+
+    return build
+
+
+def _prefix(op):
+    @v_args(meta=True)
+    def build(self, meta, children):
+        return Functor(op, (self._term(children[0]),), Position(self.file, meta.line, meta.column))
+
+    return build
+
+
+class SouffleSyntax:
+    """Transformer methods; the class that mixes them in provides ``file`` and ``_term``."""
+
+    lor, lxor, land = _binary("lor"), _binary("lxor"), _binary("land")
+    bor, bxor, band = _binary("bor"), _binary("bxor"), _binary("band")
+    bshl, bshr, bshru = _binary("bshl"), _binary("bshr"), _binary("bshru")
+    bnot, lnot = _prefix("bnot"), _prefix("lnot")
+
+    def unsigned(self, children):
+        text = str(children[0])[:-1]
+        base = 16 if text[:2] in ("0x", "0X") else 2 if text[:2] in ("0b", "0B") else 10
+        return Constant(int(text, base))
+
+    def choice_domain(self, children):
+        return tuple(children[1:])
+
+    def choice_key(self, names):
+        return tuple(str(n) for n in names)
+
+    def subsumption(self, children):
+        less, op = children[0], children[1]
+        position = Position(self.file, op.line, op.column)
+        if str(op) != "<=":
+            raise ParseError("syntax_error", f"unexpected '{op}' after the head {less}; expected ',', ':-' "
+                             "or '.'", position)
+        raise ParseError("unsupported_subsumption", f"subsumption ('{less} <= ...') is not supported: it "
+                         "deletes facts as evaluation goes, which no provenance semiring can follow. Keep "
+                         "the dominated facts and select the best with an aggregate or a negation "
+                         "(best(x) :- r(x), !better(x).)", position)
+
+
+def check_choice(relation: str, attributes, keys, position) -> tuple[tuple[str, ...], ...]:
+    """Returns the ``choice-domain`` keys of a declaration; raises ParseError on a key that is no attribute."""
+    names = [a.name for a in attributes]
+    for key in keys:
+        for name in key:
+            if name not in names:
+                raise ParseError("syntax_error", f"choice-domain of {relation} names {name}, which is not one of "
+                                 f"its attributes ({', '.join(names)})", position)
+    return tuple(keys)
