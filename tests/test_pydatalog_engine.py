@@ -100,7 +100,7 @@ def test_arithmetic_binds_and_divides_toward_zero():
     assert result["half"] == {(7, 3), (-7, -3), (0, 0)}  # C division, toward zero: -7 / 2 = -3
     assert result["neg"] == {(7, -7), (-7, 7), (0, 0)}
     assert result["twice"] == {(7,), (-7,), (0,)}
-    assert result["odd"] == {(7,), (-7,)}  # -7 - (-4 * 2) = 1
+    assert result["odd"] == {(7,)}  # toward zero: -7 - (-3 * 2) = -1, not 1
     assert result["below"] == {(7,)}  # -7 + 7 = 0 and 0 + 7 = 7 are in n
     assert result["guarded"] == {(7, -7), (-7, 7)}
 

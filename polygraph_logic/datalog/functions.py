@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 from typing import Callable
 
+from polygraph_logic.datalog.conversions import ordinal, to_float, to_number, to_unsigned
 from polygraph_logic.datalog.regex import PatternError, compile_pattern
 from polygraph_logic.errors import EvaluationError, Position
 
@@ -42,16 +43,24 @@ def _number(value, op: str, position) -> int | float:
     return value
 
 
-def arithmetic(op: str, left, right, position: Position | None):
-    """Applies an arithmetic, bitwise or logical operator; on integers ``/`` and ``%`` truncate toward zero."""
+def arithmetic(op: str, left, right, position: Position | None, width: str | None = None):
+    """Applies an arithmetic, bitwise or logical operator; on integers ``/`` and ``%`` truncate toward zero.
+
+    With ``width`` ``"number"`` or ``"unsigned"`` an integer result wraps to 32 bits, signed or
+    not, as Souffle's default build computes; without it integers are unbounded."""
     if op == "+" and isinstance(left, str) and isinstance(right, str):
         return left + right
     if op in _WORDS:
-        return _word_operator(op, left, right, position)
+        result = _word_operator(op, left, right, position)
+        return wrap(result, width) if width is not None else result
     if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
         raise EvaluationError(
             "type_error", f"arithmetic '{op}' needs numbers, got {left!r} and {right!r}", position
         )
+    if width is not None and isinstance(left, int) and isinstance(right, int):
+        if op == "^":
+            return wrap(_c_power(left, right), width)
+        return wrap(_compute(op, left, right, position), width)
     if op == "^" and isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 \
             and right * (abs(left).bit_length() - 1) > _MAX_BITS:
         _too_large(op, left, right, position)  # refused before it is computed (2 ^ 10^9 would take hours)
@@ -109,8 +118,8 @@ def _compute(op: str, left, right, position):
 
 # Souffle's bitwise and logical operators, on its default build's 32-bit integers: a shift
 # counts modulo 32, bshl shifts the bits as unsigned and bshru fills with zeros. band, bor,
-# bxor and bshr of two numbers (or of two unsigneds) in range stay in range; a bshl or bnot
-# result is read as a signed number (a number is the default type). The logical ones give 1 or 0.
+# bxor and bshr of two numbers (or of two unsigneds) in range stay in range; a bshl result
+# is read as a signed number unless its width says unsigned. The logical ones give 1 or 0.
 _WORDS = {"band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor"}
 _BITS = 0xFFFFFFFF
 
@@ -119,6 +128,23 @@ def int32(value: int) -> int:
     """Returns ``value`` wrapped to a signed 32-bit integer, as C's int32 arithmetic wraps."""
     value &= _BITS
     return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _c_power(left: int, right: int) -> int:
+    """Returns Souffle's integer ``^``: C's pow on doubles, cast to a 64-bit integer (a result out
+    of its range is the x86 cast's INT64_MIN), before the cast to 32 bits."""
+    try:
+        power = math.pow(left, right)
+    except (OverflowError, ValueError):
+        return -(1 << 63)
+    return int(power) if math.isfinite(power) and abs(power) < 2.0 ** 63 else -(1 << 63)
+
+
+def wrap(value, width: str):
+    """Returns an integer wrapped to a ``number`` (signed 32 bits) or an ``unsigned`` (32 bits)."""
+    if not isinstance(value, int):
+        return value
+    return int32(value) if width == "number" else value & _BITS
 
 
 def _integer(value, op: str, position) -> int:
@@ -190,14 +216,6 @@ def _string(value, name: str, position) -> str:
     return value
 
 
-def _to_number(text, position):
-    text = _string(text, "to_number", position)
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise EvaluationError("type_error", f"to_number: {text!r} is not a number", position) from None
-
-
 def _to_string(value, position):
     if isinstance(value, float):
         return c_float(value, "f")  # as Souffle's std::to_string: six decimals
@@ -224,25 +242,12 @@ def _substr(text, start, length, position):
     return part if isinstance(part, str) else part.decode("utf-8", "surrogateescape")
 
 
-def _ord(text, position) -> int:
-    """Souffle's ``ord`` is the symbol's index in its symbol table (the order symbols were first
-    seen); here it is the UTF-8 bytes read as one big-endian number after a 1 byte: equal
-    symbols, equal ordinals, and different symbols, different ordinals."""
-    data = _string(text, "ord", position).encode("utf-8", "surrogateescape")
-    if len(data) > 1700:
-        raise EvaluationError("too_large", f"ord of a symbol of {len(data)} bytes makes an integer of more "
-                              "than 4,300 digits", position)
-    return int.from_bytes(b"\x01" + data, "big")
-
-
 def call(name: str, args: list, position: Position | None):
     """Applies the built-in function ``name`` to evaluated arguments."""
-    if name == "bnot":
-        return int32(~_integer(args[0], name, position))
     if name == "lnot":
         return int(_integer(args[0], name, position) == 0)
     if name == "ord":
-        return _ord(args[0], position)
+        return ordinal(args[0], position)
     if name == "cat":
         return "".join(_string(a, "cat", position) for a in args)
     if name == "strlen":
@@ -250,13 +255,13 @@ def call(name: str, args: list, position: Position | None):
     if name == "substr":
         return _substr(*args, position)
     if name == "to_number":
-        return _to_number(args[0], position)
+        return to_number(args[0], position)
     if name == "to_string":
         return _to_string(args[0], position)
     if name == "to_float":
-        return float(_to_number(args[0], position) if isinstance(args[0], str) else _number(args[0], name, position))
+        return to_float(args[0], position)
     if name == "to_unsigned":
-        return int(_number(args[0], name, position))
+        return to_unsigned(args[0], position)
     if name in ("min", "max"):
         numbers = [_number(a, name, position) if not isinstance(a, str) else a for a in args]
         try:

@@ -47,7 +47,9 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
         return operator.itemgetter(slots[term.name])
     if isinstance(term, Arithmetic):
         left, right = getter(term.left, slots, context), getter(term.right, slots, context)
-        op, position = term.op, term.position
+        op, position, width = term.op, term.position, term.width
+        if width is not None:
+            return lambda b: arithmetic(op, left(b), right(b), position, width)
         return lambda b: arithmetic(op, left(b), right(b), position)
     if isinstance(term, Functor):
         if term.name == "autoinc":  # Souffle's counter: 0, 1, 2, ... over the whole evaluation

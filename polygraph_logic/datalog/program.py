@@ -10,7 +10,7 @@ from polygraph_logic.datalog.declarations import Declarations
 from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
 from polygraph_logic.errors import ProgramError
 from polygraph_logic.files import read_utf8
-from polygraph_logic.datalog.float_constants import float_constants
+from polygraph_logic.datalog.float_constants import float_constants, integer_widths
 from polygraph_logic.datalog.fact_table import FactTable, FactView, merge_tables, tables_from_facts
 from polygraph_logic.datalog.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
 from polygraph_logic.datalog.safety import (
@@ -70,6 +70,8 @@ class Program:
         rules += _eqrel_rules(declarations, rules)
         if floats:
             rules = [float_constants(rule, declarations.kinds) for rule in rules]
+        if declarations.relations:  # Souffle's 32-bit integers where its types say number or unsigned
+            rules = [integer_widths(rule, declarations.kinds) for rule in rules]
         program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
         program.arities = _check_arities(tables, rules, declarations)
         declarations.check(tables, rules)

@@ -1,8 +1,8 @@
 """The parser's methods for Souffle's operators, unsigned constants, ``choice-domain`` and subsumption.
 
 A mixin of the parser's transformer (``parser.py``): the bitwise and logical operators
-become ``Arithmetic`` (binary) or ``Functor`` (``bnot``, ``lnot``) terms evaluated by
-``functions.py``; ``12u`` is the integer 12; ``choice-domain`` keys are checked against
+become ``Arithmetic`` terms (``bnot x`` is ``x bxor -1``) or the ``Functor`` ``lnot``,
+evaluated by ``functions.py``; ``12u`` is the integer 12; ``choice-domain`` keys are checked against
 the declaration's attributes; a subsumptive rule ``r(x) <= r(y) :- ...`` is refused by name.
 """
 
@@ -31,7 +31,10 @@ def _binary(op):
 def _prefix(op):
     @v_args(meta=True)
     def build(self, meta, children):
-        return Functor(op, (self._term(children[0]),), Position(self.file, meta.line, meta.column))
+        operand, position = self._term(children[0]), Position(self.file, meta.line, meta.column)
+        if op == "bnot":  # every bit flipped: x bxor -1 (whose width, once typed, wraps an unsigned)
+            return Arithmetic("bxor", operand, Constant(-1), position)
+        return Functor(op, (operand,), position)
 
     return build
 
