@@ -72,6 +72,23 @@ def refuse_order_dependent(program: Program) -> None:
                                    "number with an aggregate (i = count : { r(y), y < x })", counter.position)
 
 
+def refuse_recursive_autoinc(program: Program) -> None:
+    """Raises ProgramError for ``autoinc()`` in a recursive rule, as Souffle does (its numbers
+    would feed the rule that makes them, without end)."""
+    stratum_of = {name: stratum for stratum in program.strata for name in stratum}
+    for rule in program.rules:
+        counter = next((c for t in (*rule.head.args, *(t for lit in rule.body for t in _terms(lit)))
+                        if (c := _autoinc(t)) is not None), None)
+        if counter is None:
+            continue
+        own = stratum_of.get(rule.head.relation, frozenset())
+        if any(atom.relation in own for atom in body_atoms(rule.body)):
+            raise ProgramError("autoinc_in_recursion", f"autoinc() in a recursive rule for {rule.head.relation}: "
+                               "each new number would make a new fact and the rule would never stop; Souffle "
+                               "refuses it too. Number the facts in a rule outside the recursion",
+                               counter.position)
+
+
 def _terms(literal):
     for term in literal_terms(literal):
         yield term

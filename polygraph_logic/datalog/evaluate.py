@@ -17,7 +17,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 from polygraph_logic.datalog.budget import Budget
-from polygraph_logic.datalog.choice import Choice, refuse_order_dependent
+from polygraph_logic.datalog.choice import Choice, refuse_order_dependent, refuse_recursive_autoinc
 from polygraph_logic.errors import NotFound, PolygraphError
 from polygraph_logic.datalog.join_plan import Plan, Store
 from polygraph_logic.datalog.program import Program
@@ -221,6 +221,7 @@ def evaluate(
     budget = Budget(max_facts, timeout)
     if isinstance(semiring, str):
         semiring = make_semiring(semiring, cap)
+    refuse_recursive_autoinc(program)
     if semiring.tracks_provenance:
         program.check_provenance_negation()
         refuse_order_dependent(program)

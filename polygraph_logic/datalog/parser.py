@@ -18,7 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.functions import FUNCTIONS
-from polygraph_logic.datalog.souffle_syntax import SouffleSyntax, check_choice
+from polygraph_logic.datalog.souffle_syntax import SouffleSyntax, check_choice, refuse_functor
 from polygraph_logic.resources import resource_path
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -397,6 +397,8 @@ def _parsed(text: str, file: str) -> tuple:
         position = Position(file, error.line if error.line != -1 else _last_line(text), max(error.column, 1))
         directive = _DIRECTIVE.match(text, error.token.start_pos or 0) if error.token.type == "DOT" else None
         if directive and not text[: error.token.start_pos].rstrip().endswith(("(", ",")):
+            if directive.group(1) == "functor":
+                refuse_functor(position)
             raise ParseError("unsupported_directive", f"'.{directive.group(1)}' is not supported "
                              f"(directives: {_SUPPORTED})", position) from None
         if error.token.type == "$END":
@@ -408,6 +410,8 @@ def _parsed(text: str, file: str) -> tuple:
         raise ParseError("syntax_error", f"unexpected {found}; expected {_expected(error)}", position) from None
     except UnexpectedCharacters as error:
         char = text[error.pos_in_stream]
+        if char == "@":
+            refuse_functor(Position(file, error.line, error.column))
         what = "unterminated string" if char == '"' else f"unexpected character {char!r}"
         raise ParseError("syntax_error", f"{what}; expected {_expected(error)}",
                          Position(file, error.line, error.column)) from None

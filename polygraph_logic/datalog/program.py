@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -63,6 +63,9 @@ class Program:
         if floats:  # integer constants in float places are floats, as Souffle types them
             facts = [f if all(isinstance(a, Constant) for a in f.atom.args)
                      else float_constants(f, declarations.kinds) for f in facts]
+        if declarations.relations:  # computed facts wrap to 32 bits as rules do (see integer_widths)
+            facts = [f if all(isinstance(a, Constant) for a in f.atom.args)
+                     else replace(f, atom=integer_widths(Rule(f.atom, ()), declarations.kinds).head) for f in facts]
         tables = dict(tables or {})  # the tables are taken over, not copied
         merge_tables(tables, tables_from_facts(_ground(f) for f in facts))
         defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)

@@ -62,7 +62,7 @@ def ground_value(term: Term) -> Value:
     if isinstance(term, Constant):
         return term.value
     if isinstance(term, Arithmetic):
-        return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position)
+        return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position, term.width)
     if isinstance(term, Functor):
 
         return call(term.name, [ground_value(a) for a in term.args], term.position)
@@ -128,6 +128,7 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
             if target is not None:
                 bound.add(target.name)
                 changed = True
+    _check_witnesses(body, bound)
     for literal in body:
         if isinstance(literal, Negation):
             free = existential(literal, body, head)
@@ -147,6 +148,24 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
                 if aggregate.target is not None:
                     _require(aggregate.target, inner, f"the aggregate {aggregate}")
     return bound
+
+
+def _check_witnesses(body: tuple, bound: set[str]) -> None:
+    """Refuses a variable that only an aggregate's body binds but that is used outside it (a
+    witness: which of the rows gave the maximum), as Souffle does."""
+    for literal in body:
+        for term in literal_terms(literal):
+            for aggregate in aggregates_in(term):
+                for name in aggregate.outer:
+                    if name not in bound:
+                        raise ProgramError(
+                            "aggregate_witness",
+                            f"variable {name} is bound only inside the aggregate {aggregate} but used outside "
+                            "it; Souffle refuses such a witness too. Bind it outside the aggregate (an atom "
+                            f"that ranges over {name}), or join the result back: m = max z : {{ r(_, z) }}, "
+                            "r(x, m)",
+                            aggregate.position,
+                        )
 
 
 def aggregates_in(term) -> Iterator[Aggregate]:

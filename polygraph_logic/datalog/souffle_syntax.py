@@ -79,3 +79,13 @@ def check_choice(relation: str, attributes, keys, position) -> tuple[tuple[str, 
                 raise ParseError("syntax_error", f"choice-domain of {relation} names {name}, which is not one of "
                                  f"its attributes ({', '.join(names)})", position)
     return tuple(keys)
+
+
+FUNCTOR_ADVICE = ("user-defined functors are C++ code linked into Souffle, and polygraph runs no "
+                  "foreign code: compute their values into a relation read with .input, or use the "
+                  "built-in functions (cat, substr, strlen, ord, to_number, to_string, min, max, ...)")
+
+
+def refuse_functor(position) -> None:
+    """Raises the ParseError for a ``.functor`` declaration or an ``@name(...)`` call."""
+    raise ParseError("unsupported_functor", f"'.functor' and '@name(...)': {FUNCTOR_ADVICE}", position)
