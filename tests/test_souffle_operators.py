@@ -251,3 +251,11 @@ def test_the_cli_prints_a_refusal_on_one_line(tmp_path, capsys):
 def test_declarations_print_their_choice_domain_back():
     (declaration,) = parse_program(".decl r(x: number, y: number, z: number) choice-domain x, (y, z)\n").directives()
     assert str(declaration) == ".decl r(x: number, y: number, z: number) choice-domain x, (y, z)"
+
+
+def test_a_sum_of_numbers_wraps_as_soufflés_does():
+    text = (".decl n(x: number)\nn(2147483647). n(1). n(5).\n.decl s(t: number)\ns(t) :- t = sum x : n(x).\n"
+            ".decl u(x: unsigned)\nu(4294967295). u(2).\n.decl v(t: unsigned)\nv(t) :- t = sum x : u(x).\n")
+    assert outputs(text, "s") == {(i32(2147483647 + 1 + 5),)}
+    assert outputs(text, "v") == {(u32(4294967295 + 2),)}
+    assert outputs("n(2147483647). n(1). s(t) :- t = sum x : n(x).", "s") == {(2 ** 31,)}  # no declarations

@@ -103,6 +103,8 @@ class _Types:
         elif isinstance(term, Functor):
             self._functor(node, term)
         elif isinstance(term, Aggregate):
+            if term.op == "sum":
+                self.arithmetic.append(node)
             target = self.term(term.target) if term.target is not None else None
             if term.op == "count":
                 self.assign(node, "number")
@@ -147,7 +149,7 @@ class _Types:
         return {node for node in self.constants if self.kind.get(self.find(node)) == "float"}
 
     def widths(self) -> dict[int, str]:
-        """Returns the occurrences of arithmetic whose place is a number or an unsigned, with that type."""
+        """Returns the occurrences of arithmetic (and sums) whose place is a number or an unsigned, with that type."""
         kinds = {node: self.kind.get(self.find(node)) for node in self.arithmetic}
         return {node: kind for node, kind in kinds.items() if kind in ("number", "unsigned")}
 
@@ -170,8 +172,9 @@ class _Rewrite:
         if isinstance(term, Functor):
             return replace(term, args=tuple(self.term(arg) for arg in term.args))
         if isinstance(term, Aggregate):
+            width = self.widths.get(node, term.width)
             target = self.term(term.target) if term.target is not None else None
-            return replace(term, target=target, body=self.body(term.body))
+            return replace(term, target=target, body=self.body(term.body), width=width)
         return term
 
     def atom(self, atom: Atom) -> Atom:

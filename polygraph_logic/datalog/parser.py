@@ -348,7 +348,7 @@ _READABLE = {
     "COMPARE": "a comparison", "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "DOT": "'.'",
     "SEMICOLON": "';'", "IF": "':-'", "_": "'_'", "$END": "end of input",
     "AGGREGATOR": "an aggregate", "QUALIFIER": "a qualifier", "IO_KIND": "a directive",
-    "BASE_TYPE": "a directive",
+    "BASE_TYPE": "a directive", "UNSIGNED": "an unsigned integer",
 }
 
 

@@ -92,6 +92,8 @@ class Aggregate:
     body: tuple["Literal", ...]
     outer: tuple[str, ...] = ()
     position: Position | None = field(default=None, compare=False, repr=False)
+    #: for a sum whose place Souffle's types make a number or an unsigned: it wraps to 32 bits
+    width: str | None = None
 
     def __str__(self) -> str:
         target = f" {self.target}" if self.target is not None else ""
