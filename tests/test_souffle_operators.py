@@ -215,6 +215,7 @@ def _error(text: str, semiring: str = "boolean"):
     (".decl r(x: number, y: number)\nr(1, 2).\n.decl b(x: number, y: number)\n"
      "b(x, y) :- y = max z : { r(x, z) }.\n", "aggregate_witness", 4, 16),
     (".decl r(x: number)\nr(0).\nr(autoinc()) :- r(x), x < 5.\n", "autoinc_in_recursion", 3, 3),
+    (".decl r(x: number)\nr(autoinc()).\n", "autoinc_in_fact", 2, 3),
 ])
 def test_refused_constructs_name_kind_line_and_column(text, code, line, column):
     error = _error(text)

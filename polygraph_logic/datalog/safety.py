@@ -64,7 +64,10 @@ def ground_value(term: Term) -> Value:
     if isinstance(term, Arithmetic):
         return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position, term.width)
     if isinstance(term, Functor):
-
+        if term.name == "autoinc":
+            raise ProgramError("autoinc_in_fact", "autoinc() in a fact: a fact's arguments are constants, as "
+                               "Souffle requires too; write the number, or number facts with a rule "
+                               "(r(autoinc(), x) :- s(x).)", term.position)
         return call(term.name, [ground_value(a) for a in term.args], term.position)
     what = "wildcard" if isinstance(term, Wildcard) else "variable" if isinstance(term, Variable) else "aggregate"
     raise ProgramError("unbound_variable", f"a fact must be ground, but {term} is a {what}",
