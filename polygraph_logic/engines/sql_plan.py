@@ -251,6 +251,10 @@ def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
 
 def make_plan(program: Program, cap: int | None) -> Plan:
     """Plans ``program``; raises PolygraphError(engine_unsupported) naming a rule it cannot plan."""
+    for declared in program.declarations.relations.values():
+        if declared.choice:
+            raise PolygraphError("engine_unsupported", f"{declared.relation} is declared with choice-domain, which "
+                                 "this engine does not keep; evaluate with the default engine", declared.position)
     plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))})
     by_head: dict[str, list[Rule]] = {}
     for rule in program.rules:
