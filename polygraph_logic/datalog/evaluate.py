@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.datalog.choice import Choice, refuse_order_dependent, refuse_recursive_autoinc
+from polygraph_logic.datalog.subsumption import prune, refuse_over_tracked
 from polygraph_logic.errors import NotFound, PolygraphError
 from polygraph_logic.datalog.join_plan import Plan, Store
 from polygraph_logic.datalog.program import Program
@@ -225,6 +226,7 @@ def evaluate(
     if semiring.tracks_provenance:
         program.check_provenance_negation()
         refuse_order_dependent(program)
+        refuse_over_tracked(program.subsumptions, program.tracked)
     store = Store(program.arities)
     choice = Choice.of(program.declarations)
     _load_facts(program, semiring, store, choice)
@@ -234,10 +236,11 @@ def evaluate(
     model = Model(program, semiring, store)
     for stratum in program.strata:
         rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
-        if not rules:
+        subsumptions = [s for s in program.subsumptions if s.relation in stratum]
+        if not rules and not subsumptions:
             continue
         started = time.perf_counter()
-        rounds = _fixpoint(stratum, rules, store, semiring, budget, choice)
+        rounds = _fixpoint(stratum, rules, store, semiring, budget, choice, subsumptions)
         stats = StratumStats(
             tuple(sorted(stratum)),
             rounds,
@@ -273,10 +276,13 @@ def _load_facts(program: Program, semiring: Semiring, store: Store, choice: Choi
 
 
 def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring,
-              budget: Budget, choice: Choice | None = None) -> int:
-    """Runs one stratum to its fixpoint; returns the number of rounds."""
+              budget: Budget, choice: Choice | None = None, subsumptions=()) -> int:
+    """Runs one stratum to its fixpoint; returns the number of rounds. With ``subsumptions``,
+    the tuples they delete go after the facts are loaded and after every round."""
     plus = semiring.plus
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
+    if subsumptions:
+        prune(subsumptions, store, semiring)
 
     def emit(relation: str, tup: tuple, label: Any) -> None:
         bucket = pending[relation]
@@ -286,6 +292,8 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
     for rule in rules:
         Plan(rule, store, semiring, emit).evaluate()
     delta = merge_round(pending, store, plus, budget, rules, choice)
+    if subsumptions:
+        delta = prune(subsumptions, store, semiring, delta)
 
     def plan_variants():
         return [
@@ -313,6 +321,8 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
                 budget.check_time(plan.rule.head.relation, rules)
                 plan.evaluate(changed, indexes[relation])
         delta = merge_round(pending, store, plus, budget, rules, choice)
+        if subsumptions:
+            delta = prune(subsumptions, store, semiring, delta)
         rounds += 1
     return rounds
 

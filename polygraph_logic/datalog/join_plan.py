@@ -108,6 +108,20 @@ class Store:
         for positions, index in self._indexes[relation].items():
             index.setdefault(tuple(tup[p] for p in positions), []).append(tup)
 
+    def remove(self, relation: str, tuples: set[tuple]) -> None:
+        """Removes tuples (those a subsumption deletes) from a relation and its indexes."""
+        rows = self.relations[relation]
+        for tup in tuples:
+            rows.pop(tup, None)
+        for positions, index in self._indexes[relation].items():
+            for tup in tuples:
+                key = tuple(tup[p] for p in positions)
+                bucket = index.get(key)
+                if bucket is not None and tup in bucket:
+                    bucket.remove(tup)
+                    if not bucket:
+                        del index[key]
+
 
 class Plan:
     """One rule compiled for evaluation, optionally driven by the delta of one body atom."""

@@ -22,6 +22,7 @@ from polygraph_logic.datalog.safety import (
     term_variables,
 )
 from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.souffle_syntax import Subsumption, check_subsumptions
 from polygraph_logic.datalog.souffle_input import read_inputs
 from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
@@ -43,6 +44,7 @@ class Program:
     tracked: frozenset[str] = frozenset()
     warnings: list[str] = field(default_factory=list)
     declarations: Declarations = field(default_factory=Declarations)
+    subsumptions: list[Subsumption] = field(default_factory=list)
 
     @classmethod
     def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None,
@@ -50,14 +52,18 @@ class Program:
         """Checks clauses (facts, rules, directives) and fact tables; returns the program or raises ProgramError.
 
         ``tracked``: relations whose tracked facts are loaded by an engine, not held here."""
-        facts, rules, directives = [], [], []
+        facts, rules, directives, subsumptions = [], [], [], []
         for clause in clauses:
             if isinstance(clause, Fact):
                 facts.append(clause)
             elif isinstance(clause, Rule):
                 rules.append(clause)
+            elif isinstance(clause, Subsumption):
+                subsumptions.append(clause)
             else:
                 directives.append(clause)
+        check_subsumptions(subsumptions)
+        deletions = [s.rule() for s in subsumptions]  # checked, typed and stratified as rules
         declarations = Declarations.collect(directives)
         floats = any("float" in declarations.kinds(name) for name in declarations.relations)
         if floats:  # integer constants in float places are floats, as Souffle types them
@@ -71,16 +77,20 @@ class Program:
         defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
         rules = [_with_constraints(rule, defined) for rule in rules]
         rules += _eqrel_rules(declarations, rules)
+        deletions = [_with_constraints(rule, defined) for rule in deletions]
         if floats:
             rules = [float_constants(rule, declarations.kinds) for rule in rules]
+            deletions = [float_constants(rule, declarations.kinds) for rule in deletions]
         if declarations.relations:  # Souffle's 32-bit integers where its types say number or unsigned
             rules = [integer_widths(rule, declarations.kinds) for rule in rules]
-        program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
-        program.arities = _check_arities(tables, rules, declarations)
-        declarations.check(tables, rules)
-        for rule in rules:
+            deletions = [integer_widths(rule, declarations.kinds) for rule in deletions]
+        program = cls(facts=FactView(tables), rules=rules, declarations=declarations,
+                      subsumptions=[Subsumption.from_rule(rule) for rule in deletions])
+        program.arities = _check_arities(tables, rules + deletions, declarations)
+        declarations.check(tables, rules + deletions)
+        for rule in rules + deletions:
             check_safety(rule)
-        program.strata = stratify(rules, program.arities)
+        program.strata = stratify(rules + deletions, program.arities)
         program.tracked = _tracked_relations(tables, rules, tracked)
         program.warnings = _undefined_relations(tables, rules, declarations)
         return program
@@ -101,7 +111,8 @@ class Program:
         tables = merge_tables(merge_tables({}, self.fact_tables(), adopt=False), other.fact_tables(), adopt=False)
         generated = set(_eqrel_rules(self.declarations, [])) | set(_eqrel_rules(other.declarations, []))
         rules = [r for r in [*self.rules, *other.rules] if r not in generated]
-        return Program.from_clauses([*rules, *self.directives(), *other.directives()], tables)
+        return Program.from_clauses([*rules, *self.subsumptions, *other.subsumptions, *self.directives(),
+                                     *other.directives()], tables)
 
     def assertion_ids(self) -> list[str]:
         """Returns the provenance variables of tracked facts, in order of appearance."""
@@ -142,7 +153,7 @@ class Program:
                                 )
 
     def __str__(self) -> str:
-        return "\n".join(str(c) for c in [*self.directives(), *self.facts, *self.rules])
+        return "\n".join(str(c) for c in [*self.directives(), *self.facts, *self.rules, *self.subsumptions])
 
 
 def parse_program(text: str, file: str = "<string>") -> Program:

@@ -3,20 +3,50 @@
 A mixin of the parser's transformer (``parser.py``): the bitwise and logical operators
 become ``Arithmetic`` terms (``bnot x`` is ``x bxor -1``) or the ``Functor`` ``lnot``,
 evaluated by ``functions.py``; ``12u`` is the integer 12; ``choice-domain`` keys are checked against
-the declaration's attributes; a subsumptive rule ``r(x) <= r(y) :- ...`` is refused by name.
+the declaration's attributes; a subsumptive rule ``r(x) <= r(y) :- ...`` becomes a
+``Subsumption`` (evaluated by ``subsumption.py``).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from lark import v_args
 
-from polygraph_logic.datalog.syntax import Arithmetic, Constant, Functor
-from polygraph_logic.errors import ParseError, Position
+from polygraph_logic.datalog.syntax import Arithmetic, Atom, Constant, Functor, Rule, Variable, Wildcard
+from polygraph_logic.errors import ParseError, Position, ProgramError
 
 #: Souffle's binary operators written as words, weakest first (see grammar/polygraph.lark)
 WORD_OPERATORS = ("lor", "lxor", "land", "bor", "bxor", "band", "bshl", "bshr", "bshru")
 #: its prefix operators written as words: bitwise and logical not
 PREFIX_OPERATORS = ("bnot", "lnot")
+
+
+@dataclass(frozen=True)
+class Subsumption:
+    """``dominated <= dominating :- body.``: both atoms name one relation."""
+
+    dominated: Atom
+    dominating: Atom
+    body: tuple
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def relation(self) -> str:
+        return self.dominated.relation
+
+    def rule(self) -> Rule:
+        """Returns the deletion rule ``dominated :- dominated, dominating, body`` (checked and typed as any rule)."""
+        return Rule(self.dominated, (self.dominated, self.dominating, *self.body), self.position)
+
+    @classmethod
+    def from_rule(cls, rule: Rule) -> "Subsumption":
+        """Returns the subsumption a deletion rule (``rule()``, perhaps rewritten) stands for."""
+        dominated, dominating, *body = rule.body
+        return cls(dominated, dominating, tuple(body), rule.position)
+
+    def __str__(self) -> str:
+        return f"{self.dominated} <= {self.dominating} :- {', '.join(map(str, self.body))}."
 
 
 def _binary(op):
@@ -59,15 +89,23 @@ class SouffleSyntax:
         return tuple(str(n) for n in names)
 
     def subsumption(self, children):
-        less, op = children[0], children[1]
+        less, op, greater, body = children
         position = Position(self.file, op.line, op.column)
         if str(op) != "<=":
             raise ParseError("syntax_error", f"unexpected '{op}' after the head {less}; expected ',', ':-' "
                              "or '.'", position)
-        raise ParseError("unsupported_subsumption", f"subsumption ('{less} <= ...') is not supported: it "
-                         "deletes facts as evaluation goes, which no provenance semiring can follow. Keep "
-                         "the dominated facts and select the best with an aggregate or a negation "
-                         "(best(x) :- r(x), !better(x).)", position)
+        # the dominated atom is also the deletion rule's head: its wildcards get names
+        less = Atom(less.relation, tuple(Variable(f"_#{next(self._wildcards)}") if isinstance(a, Wildcard) else a
+                                         for a in less.args), less.position)
+        return [Subsumption(rule.head, greater, rule.body, position) for rule in self.rule([less, body])]
+
+
+def check_subsumptions(subsumptions: list[Subsumption]) -> None:
+    """Raises ProgramError when the two sides of a subsumption name different relations."""
+    for item in subsumptions:
+        if item.dominated.relation != item.dominating.relation or item.dominated.arity != item.dominating.arity:
+            raise ProgramError("subsumption_relations", f"'{item.dominated} <= {item.dominating}': both sides of a "
+                               "subsumption are tuples of one relation", item.position)
 
 
 def check_choice(relation: str, attributes, keys, position) -> tuple[tuple[str, ...], ...]:
