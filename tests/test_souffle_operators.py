@@ -297,3 +297,15 @@ def test_a_sum_of_numbers_wraps_as_soufflés_does():
     assert outputs(text, "s") == {(i32(2147483647 + 1 + 5),)}
     assert outputs(text, "v") == {(u32(4294967295 + 2),)}
     assert outputs("n(2147483647). n(1). s(t) :- t = sum x : n(x).", "s") == {(2 ** 31,)}  # no declarations
+
+
+@pytest.mark.parametrize("text, message", [
+    (".decl r(x: number)\nr(3000000000).\n", "3000000000 is out of a number's 32-bit range"),
+    (".decl r(x: number)\nr(-2147483649).\n", "-2147483649 is out of a number's 32-bit range"),
+    (".decl r(x: unsigned)\nr(4294967296).\n", "4294967296 is out of an unsigned's 32-bit range"),
+    (".decl r(x: unsigned)\nr(-1).\n", "-1 is not an unsigned"),
+])
+def test_constants_out_of_32_bits_are_refused_as_souffle_refuses_them(text, message):
+    error = _error(text)
+    assert error.code == "type_error" and error.position.line == 2 and message in error.message
+    assert outputs(".decl r(x: number)\nr(2147483647). r(-2147483648).\n", "r") == {(2 ** 31 - 1,), (-2 ** 31,)}

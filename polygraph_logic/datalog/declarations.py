@@ -131,7 +131,8 @@ def _rule_atoms(rule: Rule):
 def _check_argument(kind: str, arg, atom: Atom, variables: dict) -> None:
     if isinstance(arg, Constant):
         if not _fits(kind, arg.value):
-            raise ProgramError("type_error", f"{arg} is not {article(kind)} (argument {atom.args.index(arg) + 1} "
+            what = (f"out of {article(kind)}'s 32-bit range" if _fits_type(kind, arg.value) else f"not {article(kind)}")
+            raise ProgramError("type_error", f"{arg} is {what} (argument {atom.args.index(arg) + 1} "
                                f"of {atom.relation})", atom.position)
     elif isinstance(arg, Variable):
         group = "symbol" if kind == "symbol" else "number"
@@ -146,9 +147,19 @@ def article(kind: str) -> str:
     return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
 
 
+# Souffle's default build holds a number in 32 signed bits and an unsigned in 32 bits; a
+# constant out of range is an error there (its parser and its fact reader refuse it)
+_RANGES = {"number": (-2 ** 31, 2 ** 31 - 1), "unsigned": (0, 2 ** 32 - 1)}
+
+
+def _fits_type(kind: str, value) -> bool:
+    return isinstance(value, _PYTHON_TYPES[kind]) and not isinstance(value, bool) and (kind != "unsigned" or value >= 0)
+
+
 def _fits(kind: str, value) -> bool:
-    if kind == "unsigned":
-        return isinstance(value, int) and value >= 0
+    if kind in _RANGES:
+        low, high = _RANGES[kind]
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
     return isinstance(value, _PYTHON_TYPES[kind]) and not isinstance(value, bool)
 
 
@@ -159,12 +170,16 @@ def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration
         allowed = _PYTHON_TYPES[kind]
         types = set(map(type, (row[column] for row in rows)))
         bad = types - set(allowed)
-        if not bad and kind == "unsigned":
-            bad = {int} if any(row[column] < 0 for row in rows) else set()
+        if not bad and kind in _RANGES and rows:
+            values = [row[column] for row in rows]
+            low, high = _RANGES[kind]
+            bad = {int} if min(values) < low or max(values) > high else set()
         if bad:
             row = next(i for i, r in enumerate(rows) if not _fits(kind, r[column]))
             attribute = declared.attributes[column]
-            raise ProgramError("type_error", f"{rows[row][column]!r} is not {article(kind)} (column {column + 1}, "
+            value = rows[row][column]
+            what = f"out of {article(kind)}'s 32-bit range" if _fits_type(kind, value) else f"not {article(kind)}"
+            raise ProgramError("type_error", f"{value!r} is {what} (column {column + 1}, "
                                f"{attribute} of {table.relation})", table.position(row))
         if kind == "float" and int in types:
             table.rows = rows = [row[:column] + (float(row[column]),) + row[column + 1:] for row in rows]
