@@ -309,3 +309,22 @@ def test_constants_out_of_32_bits_are_refused_as_souffle_refuses_them(text, mess
     error = _error(text)
     assert error.code == "type_error" and error.position.line == 2 and message in error.message
     assert outputs(".decl r(x: number)\nr(2147483647). r(-2147483648).\n", "r") == {(2 ** 31 - 1,), (-2 ** 31,)}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(-20, 20), st.integers(-20, 20), st.integers(-7, 7).filter(bool) | st.none())
+def test_range_binds_each_value_as_pythons_range(start, end, step):
+    call = f"range({start}, {end})" if step is None else f"range({start}, {end}, {step})"
+    expected = range(start, end, step if step is not None else (1 if start <= end else -1))
+    assert outputs(f".decl r(x: number)\nr(x) :- x = {call}.\n", "r") == {(x,) for x in expected}
+
+
+def test_range_elsewhere_than_an_assignment_is_refused():
+    error = _error(".decl r(x: number)\nr(x) :- x = range(1, 3) + 1.\n")
+    assert (error.code, error.position.line, error.position.column) == ("range_outside_assignment", 2, 13)
+
+
+def test_range_in_a_long_body_runs_as_a_stage():
+    checks = ", ".join(f"x > {-i}" for i in range(1, 45))  # more steps than a chain of closures holds
+    text = f".decl r(x: number, y: number)\nr(x, y) :- x = range(0, 3), {checks}, y = range(x, 3).\n"
+    assert outputs(text, "r") == {(x, y) for x in range(3) for y in range(x, 3)}

@@ -117,7 +117,7 @@ class _Types:
 
     def _functor(self, node: int, term: Functor) -> None:
         args = [self.term(arg) for arg in term.args]
-        if term.name in ("min", "max"):
+        if term.name in ("min", "max", "range"):
             for arg in args:
                 self.union(node, arg)
             return

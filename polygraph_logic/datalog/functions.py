@@ -33,6 +33,7 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "max": (1, None),
     "ord": (1, 1),
     "autoinc": (0, 0),
+    "range": (2, 3),
 }
 CONSTRAINTS = {"contains": 2, "match": 2}
 
@@ -242,8 +243,23 @@ def _substr(text, start, length, position):
     return part if isinstance(part, str) else part.decode("utf-8", "surrogateescape")
 
 
+def range_values(args: list, position: Position | None):
+    """Yields Souffle's ``range(from, to[, step])``: from, from + step, ... while short of ``to``
+    (a negative step counts down to it); without a step, 1 or -1 toward ``to``; a step of 0,
+    or one pointing away from ``to``, gives nothing."""
+    start, end, *rest = (_number(a, "range", position) for a in args)
+    step = rest[0] if rest else (1 if start <= end else -1)
+    value = start
+    while (step > 0 and value < end) or (step < 0 and end < value):
+        yield value
+        value += step
+
+
 def call(name: str, args: list, position: Position | None):
     """Applies the built-in function ``name`` to evaluated arguments."""
+    if name == "range":
+        raise EvaluationError("type_error", "range(...) gives several values: bind them in a body with "
+                              "x = range(from, to), x unbound", position)
     if name == "lnot":
         return int(_integer(args[0], name, position) == 0)
     if name == "ord":

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from polygraph_logic.datalog.aggregate import NoValue, aggregate_getter, aggregate_variables
 from polygraph_logic.errors import EvaluationError
-from polygraph_logic.datalog.functions import arithmetic, call, constraint
+from polygraph_logic.datalog.functions import arithmetic, call, constraint, range_values
 from polygraph_logic.datalog.safety import assignment_target, existential, literal_terms, term_variables
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -405,6 +405,8 @@ def _constraint_step(literal: Constraint, before, slots, store, semiring, then: 
 def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
     target = assignment_target(literal, set(before))
     expr = literal.right if literal.left is target else literal.left
+    if _is_range(expr):
+        return _range_step(literal, before, slots, store, semiring, then)
     slot, get = slots[target.name], getter(expr, slots, (store, semiring))
 
     def assign(b, label):
@@ -415,6 +417,40 @@ def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next
         then(b, label)
 
     return assign
+
+
+def _is_range(term) -> bool:
+    return isinstance(term, Functor) and term.name == "range"
+
+
+def _range_parts(literal: Comparison, before, slots, store, semiring):
+    target = assignment_target(literal, set(before))
+    expr = literal.right if literal.left is target else literal.left
+    return slots[target.name], [getter(arg, slots, (store, semiring)) for arg in expr.args], expr.position
+
+
+def _range_step(literal: Comparison, before, slots, store, semiring, then: Next) -> Next:
+    """``x = range(from, to[, step])``: binds ``x`` to each value in turn (Souffle's range)."""
+    slot, args, position = _range_parts(literal, before, slots, store, semiring)
+
+    def each(b, label):
+        for value in range_values([get(b) for get in args], position):
+            b[slot] = value
+            then(b, label)
+
+    return each
+
+
+def _range_expander(literal: Comparison, before, slots, store, semiring):
+    """The range step of a long plan: a stage that yields once per value."""
+    slot, args, position = _range_parts(literal, before, slots, store, semiring)
+
+    def stage(b, label):
+        for value in range_values([get(b) for get in args], position):
+            b[slot] = value
+            yield label
+
+    return stage
 
 
 STEP = {"atom": _atom_step, "negation": _negation_step, "compare": _compare_step, "assign": _assign_step,
@@ -454,6 +490,9 @@ def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
         if kind == "atom" and not _is_membership(literal, before, slots):
             close_filters()
             stages.append(_atom_expander(literal, before, slots, store, semiring))
+        elif kind == "assign" and (_is_range(literal.left) or _is_range(literal.right)):
+            close_filters()
+            stages.append(_range_expander(literal, before, slots, store, semiring))
         else:
             filters.append(STEP[kind](literal, before, slots, store, semiring, collect, body))
     close_filters()

@@ -113,6 +113,7 @@ def check_safety(rule: Rule) -> None:
     for arg in rule.head.args:
         if isinstance(arg, Wildcard):
             raise ProgramError("unbound_variable", "'_' cannot appear in a rule head", arg.position)
+    _check_ranges(rule)
     bound = _check_body(rule.body, set(), rule.head)
     for arg in rule.head.args:
         _require(arg, bound, f"the head {rule.head}")
@@ -151,6 +152,43 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
                 if aggregate.target is not None:
                     _require(aggregate.target, inner, f"the aggregate {aggregate}")
     return bound
+
+
+def _check_ranges(rule: Rule) -> None:
+    """Refuses ``range(...)`` anywhere but as one side of ``x = range(...)`` (it gives several values)."""
+    def refuse(term) -> None:
+        if isinstance(term, Functor):
+            if term.name == "range":
+                raise ProgramError("range_outside_assignment", f"'{term}' gives several values: bind them in a "
+                                   "body with x = range(...) and use x", term.position)
+            for arg in term.args:
+                refuse(arg)
+        elif isinstance(term, Arithmetic):
+            refuse(term.left)
+            refuse(term.right)
+        elif isinstance(term, Aggregate):
+            if term.target is not None:
+                refuse(term.target)
+            walk(term.body)
+
+    def walk(body) -> None:
+        for literal in body:
+            if isinstance(literal, Comparison) and literal.op == "=":
+                for one, other in ((literal.left, literal.right), (literal.right, literal.left)):
+                    if isinstance(one, Variable) and isinstance(other, Functor) and other.name == "range":
+                        for arg in other.args:
+                            refuse(arg)
+                        break
+                else:
+                    refuse(literal.left)
+                    refuse(literal.right)
+            else:
+                for term in literal_terms(literal):
+                    refuse(term)
+
+    for arg in rule.head.args:
+        refuse(arg)
+    walk(rule.body)
 
 
 def _check_witnesses(body: tuple, bound: set[str]) -> None:
