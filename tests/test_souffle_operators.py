@@ -328,3 +328,9 @@ def test_range_in_a_long_body_runs_as_a_stage():
     checks = ", ".join(f"x > {-i}" for i in range(1, 45))  # more steps than a chain of closures holds
     text = f".decl r(x: number, y: number)\nr(x, y) :- x = range(0, 3), {checks}, y = range(x, 3).\n"
     assert outputs(text, "r") == {(x, y) for x in range(3) for y in range(x, 3)}
+
+
+def test_range_with_its_variable_bound_tests_membership():
+    text = ".decl q(x: number, n: number)\nq(1, 3). q(5, 3). q(2, 2). q(0, 1).\n.decl r(x: number)\n" \
+           "r(x) :- q(x, n), x = range(0, n).\n"
+    assert outputs(text, "r") == {(1,), (0,)}

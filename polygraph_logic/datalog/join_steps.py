@@ -372,6 +372,8 @@ def _negation_step(literal: Negation, before, slots, store, semiring, then: Next
 
 def _compare_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
     context = (store, semiring)
+    if literal.op == "=" and (_is_range(literal.left) or _is_range(literal.right)):
+        return _range_test(literal, slots, context, then)
     left, right = getter(literal.left, slots, context), getter(literal.right, slots, context)
     test, op, position = _COMPARE[literal.op], literal.op, literal.position
 
@@ -427,6 +429,18 @@ def _range_parts(literal: Comparison, before, slots, store, semiring):
     target = assignment_target(literal, set(before))
     expr = literal.right if literal.left is target else literal.left
     return slots[target.name], [getter(arg, slots, (store, semiring)) for arg in expr.args], expr.position
+
+
+def _range_test(literal: Comparison, slots, context, then: Next) -> Next:
+    """``x = range(...)`` with ``x`` bound already: holds when ``x`` is one of the values."""
+    expr, other = (literal.left, literal.right) if _is_range(literal.left) else (literal.right, literal.left)
+    value, args = getter(other, slots, context), [getter(arg, slots, context) for arg in expr.args]
+
+    def member(b, label):
+        if value(b) in range_values([get(b) for get in args], expr.position):
+            then(b, label)
+
+    return member
 
 
 def _range_step(literal: Comparison, before, slots, store, semiring, then: Next) -> Next:
