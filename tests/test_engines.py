@@ -225,6 +225,14 @@ def test_uncovered_rule_is_refused_by_name():
     assert "f(X, Y) :- e(X, Y), X != Y" in error.value.message
 
 
+def test_choice_domain_is_refused_by_name():
+    program = parse_program('.decl e(x: symbol, y: symbol)\n.decl f(x: symbol, y: symbol) choice-domain x\n'
+                            'e("a", "b").\nf(x, y) :- e(x, y).\n')
+    with pytest.raises(PolygraphError) as error:
+        make_plan(program, 8)
+    assert error.value.code == "engine_unsupported" and "choice-domain" in error.value.message
+
+
 def test_round_statistics_count_the_delta():
     program = parse_program('s1 :: e("a", "b").\ns2 :: e("b", "c").\ns3 :: e("c", "d").\n'
                             "t(X, Y) :- e(X, Y).\nt(X, Z) :- t(X, Y), e(Y, Z).\n")

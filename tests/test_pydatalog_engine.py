@@ -81,7 +81,7 @@ def test_comparisons_on_integers_and_strings():
     assert result["before"] == {("apple", "banana")}
 
 
-def test_arithmetic_binds_and_divides_by_floor():
+def test_arithmetic_binds_and_divides_toward_zero():
     result = run(
         """
         n(7). n(-7). n(0).
@@ -97,10 +97,10 @@ def test_arithmetic_binds_and_divides_by_floor():
     )
     assert result["succ"] == {(7, 8), (-7, -6), (0, 1)}
     assert result["pred"] == {(7, 6), (-7, -8), (0, -1)}
-    assert result["half"] == {(7, 3), (-7, -4), (0, 0)}  # floor division: -7 / 2 = -4
+    assert result["half"] == {(7, 3), (-7, -3), (0, 0)}  # C division, toward zero: -7 / 2 = -3
     assert result["neg"] == {(7, -7), (-7, 7), (0, 0)}
     assert result["twice"] == {(7,), (-7,), (0,)}
-    assert result["odd"] == {(7,), (-7,)}  # -7 - (-4 * 2) = 1
+    assert result["odd"] == {(7,)}  # toward zero: -7 - (-3 * 2) = -1, not 1
     assert result["below"] == {(7,)}  # -7 + 7 = 0 and 0 + 7 = 7 are in n
     assert result["guarded"] == {(7, -7), (-7, 7)}
 

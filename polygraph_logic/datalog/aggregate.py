@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from polygraph_logic.datalog.functions import wrap
 from polygraph_logic.errors import EvaluationError
 from polygraph_logic.datalog.safety import term_variables
 from polygraph_logic.datalog.syntax import Aggregate, Atom
@@ -79,7 +80,7 @@ def aggregate_getter(aggregate: Aggregate, slots: dict[str, int], inner: list[st
             values = list(rows.values())
             if op in ("sum", "mean") and any(type(v) is float for v in values):
                 values = [rows[k] for k in sorted(rows, key=_row_key)]  # floats add in a fixed order
-            value = cache[key] = reduce(op, values, position)
+            value = cache[key] = reduce(op, values, position, aggregate.width)
         if value is _EMPTY:
             raise NoValue
         return value
@@ -87,8 +88,9 @@ def aggregate_getter(aggregate: Aggregate, slots: dict[str, int], inner: list[st
     return get
 
 
-def reduce(op: str, values: list, position) -> Any:
-    """Returns the aggregate of values, or the empty marker where Souffle yields nothing."""
+def reduce(op: str, values: list, position, width: str | None = None) -> Any:
+    """Returns the aggregate of values, or the empty marker where Souffle yields nothing; a sum
+    with a ``width`` wraps to 32 bits as Souffle's does."""
     if op == "count":
         return len(values)
     if op == "sum" and not values:
@@ -100,7 +102,9 @@ def reduce(op: str, values: list, position) -> Any:
             total = 0
             for v in values:  # one addition after another, as Souffle adds (Python 3.12's sum compensates)
                 total = total + v
-            return total if op == "sum" else total / len(values)
+            if op == "mean":
+                return total / len(values)
+            return wrap(total, width) if width is not None else total
         if op == "min":
             return min(values)
         return max(values)

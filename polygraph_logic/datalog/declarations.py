@@ -16,7 +16,7 @@ from polygraph_logic.datalog.directives import BASE_TYPES, Declaration, IODirect
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
 from polygraph_logic.datalog.records import NIL
-from polygraph_logic.datalog.record_types import Structures, article, fits, structured_terms
+from polygraph_logic.datalog.record_types import RANGES, Structures, article, fits, fits_type, structured_terms
 from polygraph_logic.datalog.safety import aggregates_in, literal_terms
 from polygraph_logic.datalog.syntax import Atom, BranchTerm, Comparison, Constant, Negation, RecordTerm, Rule, Variable
 
@@ -163,7 +163,8 @@ def _check_argument(kind: str, arg, atom: Atom, variables: dict, structures: Str
         structures.check_term(arg, kind, atom.position, lambda v, k: _check_variable(k, v, atom, variables))
     elif isinstance(arg, Constant):
         if not fits(kind, arg.value):
-            raise ProgramError("type_error", f"{arg} is not {article(kind)} (argument {atom.args.index(arg) + 1} "
+            what = f"out of {article(kind)}'s 32-bit range" if fits_type(kind, arg.value) else f"not {article(kind)}"
+            raise ProgramError("type_error", f"{arg} is {what} (argument {atom.args.index(arg) + 1} "
                                f"of {atom.relation})", atom.position)
     elif isinstance(arg, Variable):
         _check_variable(kind, arg, atom, variables)
@@ -201,12 +202,16 @@ def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration
         allowed = _PYTHON_TYPES[kind]
         types = set(map(type, (row[column] for row in rows)))
         bad = types - set(allowed)
-        if not bad and kind == "unsigned":
-            bad = {int} if any(row[column] < 0 for row in rows) else set()
+        if not bad and kind in RANGES and rows:
+            values = [row[column] for row in rows]
+            low, high = RANGES[kind]
+            bad = {int} if min(values) < low or max(values) > high else set()
         if bad:
             row = next(i for i, r in enumerate(rows) if not fits(kind, r[column]))
             attribute = declared.attributes[column]
-            raise ProgramError("type_error", f"{rows[row][column]!r} is not {article(kind)} (column {column + 1}, "
+            value = rows[row][column]
+            what = f"out of {article(kind)}'s 32-bit range" if fits_type(kind, value) else f"not {article(kind)}"
+            raise ProgramError("type_error", f"{value!r} is {what} (column {column + 1}, "
                                f"{attribute} of {table.relation})", table.position(row))
         if kind == "float" and int in types:
             table.rows = rows = [row[:column] + (float(row[column]),) + row[column + 1:] for row in rows]

@@ -34,6 +34,8 @@ class Declaration:
     attributes: tuple[Attribute, ...]
     qualifiers: tuple[str, ...] = ()
     position: Position | None = field(default=None, compare=False, repr=False)
+    #: ``choice-domain x, (y, z)``: the keys (attribute names) each naming at most one tuple
+    choice: tuple[tuple[str, ...], ...] = ()
 
     @property
     def arity(self) -> int:
@@ -41,7 +43,9 @@ class Declaration:
 
     def __str__(self) -> str:
         qualifiers = "".join(f" {q}" for q in self.qualifiers)
-        return f".decl {self.relation}({', '.join(map(str, self.attributes))}){qualifiers}"
+        keys = ", ".join(k[0] if len(k) == 1 else f"({', '.join(k)})" for k in self.choice)
+        choice = f" choice-domain {keys}" if keys else ""
+        return f".decl {self.relation}({', '.join(map(str, self.attributes))}){qualifiers}{choice}"
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
 from polygraph_logic.datalog.budget import Budget
+from polygraph_logic.datalog.choice import Choice, refuse_order_dependent, refuse_recursive_autoinc
+from polygraph_logic.datalog.subsumption import prune, refuse_over_tracked
 from polygraph_logic.errors import NotFound, PolygraphError
 from polygraph_logic.datalog.join_plan import Plan, Store
 from polygraph_logic.datalog.program import Program
@@ -230,20 +232,25 @@ def evaluate(
     budget = Budget(max_facts, timeout)
     if isinstance(semiring, str):
         semiring = make_semiring(semiring, cap)
+    refuse_recursive_autoinc(program)
     if semiring.tracks_provenance:
         program.check_provenance_negation()
+        refuse_order_dependent(program)
+        refuse_over_tracked(program.subsumptions, program.tracked)
     store = Store(program.arities)
-    _load_facts(program, semiring, store)
+    choice = Choice.of(program.declarations)
+    _load_facts(program, semiring, store, choice)
     by_head: dict[str, list[Rule]] = defaultdict(list)
     for rule in program.rules:
         by_head[rule.head.relation].append(rule)
     model = Model(program, semiring, store)
     for stratum in program.strata:
         rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
-        if not rules:
+        subsumptions = [s for s in program.subsumptions if s.relation in stratum]
+        if not rules and not subsumptions:
             continue
         started = time.perf_counter()
-        rounds = _fixpoint(stratum, rules, store, semiring, budget)
+        rounds = _fixpoint(stratum, rules, store, semiring, budget, choice, subsumptions)
         stats = StratumStats(
             tuple(sorted(stratum)),
             rounds,
@@ -257,13 +264,14 @@ def evaluate(
     return model
 
 
-def _load_facts(program: Program, semiring: Semiring, store: Store) -> None:
+def _load_facts(program: Program, semiring: Semiring, store: Store, choice: Choice | None = None) -> None:
     plus, one = semiring.plus, semiring.one()
     for relation, table in program.fact_tables().items():
         rows = store.relations[relation]
         if table.variables is None or not semiring.tracks_provenance:
             if not rows:  # no index exists yet: one bulk insert, duplicates folded (plus(1, 1) = 1)
-                rows.update(dict.fromkeys(table.rows, one))
+                kept = table.rows if choice is None else [t for t in table.rows if choice.admits(relation, t)]
+                rows.update(dict.fromkeys(kept, one))
                 continue
             variables = [None] * len(table.rows)
         else:
@@ -278,10 +286,13 @@ def _load_facts(program: Program, semiring: Semiring, store: Store) -> None:
 
 
 def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring,
-              budget: Budget) -> int:
-    """Runs one stratum to its fixpoint; returns the number of rounds."""
+              budget: Budget, choice: Choice | None = None, subsumptions=()) -> int:
+    """Runs one stratum to its fixpoint; returns the number of rounds. With ``subsumptions``,
+    the tuples they delete go after the facts are loaded and after every round."""
     plus = semiring.plus
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
+    if subsumptions:
+        prune(subsumptions, store, semiring)
 
     def emit(relation: str, tup: tuple, label: Any) -> None:
         bucket = pending[relation]
@@ -290,7 +301,9 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
 
     for rule in rules:
         Plan(rule, store, semiring, emit).evaluate()
-    delta = merge_round(pending, store, plus, budget, rules)
+    delta = merge_round(pending, store, plus, budget, rules, choice)
+    if subsumptions:
+        delta = prune(subsumptions, store, semiring, delta)
 
     def plan_variants():
         return [
@@ -317,15 +330,18 @@ def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring
             if changed:
                 budget.check_time(plan.rule.head.relation, rules)
                 plan.evaluate(changed, indexes[relation])
-        delta = merge_round(pending, store, plus, budget, rules)
+        delta = merge_round(pending, store, plus, budget, rules, choice)
+        if subsumptions:
+            delta = prune(subsumptions, store, semiring, delta)
         rounds += 1
     return rounds
 
 
 def merge_round(pending, store: Store, plus, budget: Budget | None = None,
-                rules: list[Rule] = ()) -> dict[str, dict[tuple, Any]]:
+                rules: list[Rule] = (), choice: Choice | None = None) -> dict[str, dict[tuple, Any]]:
     """Adds a round's derivations to the store (``plus`` of a fact's old label and its new
-    one); returns the facts whose label changed.  With a ``budget``, checks each relation's size."""
+    one); returns the facts whose label changed.  With a ``budget``, checks each relation's
+    size; with a ``choice``, drops a new tuple whose choice-domain key is taken."""
     delta = {}
     for relation, bucket in pending.items():
         rows = store.relations[relation]
@@ -333,6 +349,8 @@ def merge_round(pending, store: Store, plus, budget: Budget | None = None,
         for tup, label in bucket.items():
             old = rows.get(tup)
             if old is None:
+                if choice is not None and not choice.admits(relation, tup):
+                    continue
                 store.add(relation, tup, label)
                 changed[tup] = label
             else:

@@ -1,9 +1,12 @@
-"""Integer constants that Soufflé's types make floats, rewritten as floats.
+"""Integer constants that Soufflé's types make floats, rewritten as floats; integer arithmetic given its width.
 
 Soufflé gives a numeric constant the type of its place: in ``.decl r(x: float)``,
 ``r(x) :- x = 7 / 2.`` divides the floats 7 and 2 and derives 3.5, where an integer
 division would give 3. The engine computes with the values it is given, so before
-evaluation each integer constant whose place is float is written as a float.
+evaluation each integer constant whose place is float is written as a float. In the
+same way an arithmetic term whose place is a ``number`` or an ``unsigned`` is given
+that width (``integer_widths``): its result wraps to 32 bits, as Soufflé's default
+build computes (``2147483647 + 1`` is ``-2147483648``, ``0u - 1u`` is ``4294967295``).
 
 The places are found as Soufflé's type inference finds them, by unification: a term and
 the column of a declared relation it stands in, the two sides of a comparison, an
@@ -34,8 +37,11 @@ from polygraph_logic.datalog.syntax import (
 )
 
 _MIXED = "mixed"
+_SHIFTS = {"bshl", "bshr", "bshru"}
+_LOGICAL = {"land", "lor", "lxor"}
 _RESULT = {"cat": "symbol", "substr": "symbol", "to_string": "symbol", "strlen": "number",
-           "to_number": "number", "to_float": "float", "to_unsigned": "unsigned"}
+           "to_number": "number", "to_float": "float", "to_unsigned": "unsigned", "ord": "number",
+           "lnot": "number", "autoinc": "number"}
 _ARGUMENTS = {"cat": None, "strlen": ("symbol",), "substr": ("symbol", "number", "number")}
 
 
@@ -48,6 +54,7 @@ class _Types:
         self.kind: dict = {}
         self.numbers = count()
         self.constants: list[int] = []  # the occurrences of integer constants
+        self.arithmetic: list[int] = []  # the occurrences of arithmetic terms
 
     def find(self, node):
         parent = self.parent.setdefault(node, node)
@@ -82,11 +89,22 @@ class _Types:
             else:
                 self.constants.append(node)
         elif isinstance(term, Arithmetic):
-            self.union(node, self.term(term.left))
-            self.union(node, self.term(term.right))
+            self.arithmetic.append(node)
+            if term.op in _SHIFTS:  # the shift count need not have the shifted value's type
+                self.union(node, self.term(term.left))
+                self.term(term.right)
+            elif term.op in _LOGICAL:  # 0 or 1, a number; operands of any integer type
+                self.assign(node, "number")
+                self.term(term.left)
+                self.term(term.right)
+            else:
+                self.union(node, self.term(term.left))
+                self.union(node, self.term(term.right))
         elif isinstance(term, Functor):
             self._functor(node, term)
         elif isinstance(term, Aggregate):
+            if term.op == "sum":
+                self.arithmetic.append(node)
             target = self.term(term.target) if term.target is not None else None
             if term.op == "count":
                 self.assign(node, "number")
@@ -99,7 +117,7 @@ class _Types:
 
     def _functor(self, node: int, term: Functor) -> None:
         args = [self.term(arg) for arg in term.args]
-        if term.name in ("min", "max"):
+        if term.name in ("min", "max", "range"):
             for arg in args:
                 self.union(node, arg)
             return
@@ -130,12 +148,18 @@ class _Types:
         """Returns the occurrences of integer constants whose place is a float."""
         return {node for node in self.constants if self.kind.get(self.find(node)) == "float"}
 
+    def widths(self) -> dict[int, str]:
+        """Returns the occurrences of arithmetic (and sums) whose place is a number or an unsigned, with that type."""
+        kinds = {node: self.kind.get(self.find(node)) for node in self.arithmetic}
+        return {node: kind for node, kind in kinds.items() if kind in ("number", "unsigned")}
+
 
 class _Rewrite:
     """Walks a rule in the order ``_Types`` numbered it, writing the chosen constants as floats."""
 
-    def __init__(self, floats: set[int]):
+    def __init__(self, floats: set[int], widths: dict[int, str] | None = None):
         self.floats = floats
+        self.widths = widths or {}
         self.numbers = count()
 
     def term(self, term):
@@ -143,12 +167,14 @@ class _Rewrite:
         if isinstance(term, Constant):
             return Constant(float(term.value)) if node in self.floats else term
         if isinstance(term, Arithmetic):
-            return replace(term, left=self.term(term.left), right=self.term(term.right))
+            width = self.widths.get(node, term.width)
+            return replace(term, left=self.term(term.left), right=self.term(term.right), width=width)
         if isinstance(term, Functor):
             return replace(term, args=tuple(self.term(arg) for arg in term.args))
         if isinstance(term, Aggregate):
+            width = self.widths.get(node, term.width)
             target = self.term(term.target) if term.target is not None else None
-            return replace(term, target=target, body=self.body(term.body))
+            return replace(term, target=target, body=self.body(term.body), width=width)
         return term
 
     def atom(self, atom: Atom) -> Atom:
@@ -186,3 +212,16 @@ def float_constants(clause: Rule | Fact, kinds) -> Rule | Fact:
     if isinstance(clause, Fact):
         return replace(clause, atom=head)
     return replace(clause, head=head, body=rewrite.body(clause.body))
+
+
+def integer_widths(rule: Rule, kinds) -> Rule:
+    """Returns the rule with each arithmetic term whose place is a ``number`` or an ``unsigned``
+    given that width (the rule itself when there is none)."""
+    types = _Types(kinds)
+    types.atom(rule.head)
+    types.body(rule.body)
+    widths = types.widths()
+    if not widths:
+        return rule
+    rewrite = _Rewrite(set(), widths)
+    return replace(rule, head=rewrite.atom(rule.head), body=rewrite.body(rule.body))

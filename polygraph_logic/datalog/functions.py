@@ -1,9 +1,12 @@
 """Built-in functions and constraints of the rule language, with Souffle's meaning.
 
-Arithmetic on numbers (``+ - * / % ^``, ``+`` also joins strings), the string
-functions ``cat strlen substr to_number to_string``, ``min``/``max`` of numbers, the
-conversions ``to_float to_unsigned``, and the constraints ``contains(sub, s)`` and
-``match(regex, s)`` (the regex must match all of ``s``).
+Arithmetic on numbers (``+ - * / % ^``, ``+`` also joins strings; ``/`` and ``%`` on
+integers truncate toward zero, as C does), the bitwise and logical operators on
+integers (``band bor bxor bshl bshr bshru bnot``, ``land lor lxor lnot``, in 32-bit
+two's complement as Souffle's default build), the string functions ``cat strlen
+substr ord to_number to_string``, ``min``/``max``, the conversions ``to_float
+to_unsigned``, and the constraints ``contains(sub, s)`` and ``match(regex, s)`` (the
+regex must match all of ``s``). ``autoinc()`` is compiled by the evaluator (a counter).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from functools import lru_cache
 from typing import Callable
 
+from polygraph_logic.datalog.conversions import ordinal, to_float, to_number, to_unsigned
 from polygraph_logic.datalog.regex import PatternError, compile_pattern
 from polygraph_logic.errors import EvaluationError, Position
 
@@ -27,6 +31,9 @@ FUNCTIONS: dict[str, tuple[int, int | None]] = {
     "to_unsigned": (1, 1),
     "min": (1, None),
     "max": (1, None),
+    "ord": (1, 1),
+    "autoinc": (0, 0),
+    "range": (2, 3),
 }
 CONSTRAINTS = {"contains": 2, "match": 2}
 
@@ -37,14 +44,24 @@ def _number(value, op: str, position) -> int | float:
     return value
 
 
-def arithmetic(op: str, left, right, position: Position | None):
-    """Applies an arithmetic operator; on integers ``/`` is floor division, as in Python."""
+def arithmetic(op: str, left, right, position: Position | None, width: str | None = None):
+    """Applies an arithmetic, bitwise or logical operator; on integers ``/`` and ``%`` truncate toward zero.
+
+    With ``width`` ``"number"`` or ``"unsigned"`` an integer result wraps to 32 bits, signed or
+    not, as Souffle's default build computes; without it integers are unbounded."""
     if op == "+" and isinstance(left, str) and isinstance(right, str):
         return left + right
+    if op in _WORDS:
+        result = _word_operator(op, left, right, position)
+        return wrap(result, width) if width is not None else result
     if not isinstance(left, (int, float)) or not isinstance(right, (int, float)):
         raise EvaluationError(
             "type_error", f"arithmetic '{op}' needs numbers, got {left!r} and {right!r}", position
         )
+    if width is not None and isinstance(left, int) and isinstance(right, int):
+        if op == "^":
+            return wrap(_c_power(left, right), width)
+        return wrap(_compute(op, left, right, position), width)
     if op == "^" and isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 \
             and right * (abs(left).bit_length() - 1) > _MAX_BITS:
         _too_large(op, left, right, position)  # refused before it is computed (2 ^ 10^9 would take hours)
@@ -91,11 +108,72 @@ def _compute(op: str, left, right, position):
         return _float_quotient_by_zero(float(left), float(right))
     if right == 0:
         raise EvaluationError("division_by_zero", f"division by zero ({_shown(left)} {op} 0)", position)
-    if op == "%":
-        return left % right
     if isinstance(left, int) and isinstance(right, int):
-        return left // right
+        quotient = abs(left) // abs(right)  # C's integer division: toward zero
+        quotient = quotient if (left < 0) == (right < 0) else -quotient
+        return quotient if op == "/" else left - right * quotient
+    if op == "%":
+        return math.fmod(left, right)  # C's fmod: the sign of the dividend
     return left / right
+
+
+# Souffle's bitwise and logical operators, on its default build's 32-bit integers: a shift
+# counts modulo 32, bshl shifts the bits as unsigned and bshru fills with zeros. band, bor,
+# bxor and bshr of two numbers (or of two unsigneds) in range stay in range; a bshl result
+# is read as a signed number unless its width says unsigned. The logical ones give 1 or 0.
+_WORDS = {"band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor"}
+_BITS = 0xFFFFFFFF
+
+
+def int32(value: int) -> int:
+    """Returns ``value`` wrapped to a signed 32-bit integer, as C's int32 arithmetic wraps."""
+    value &= _BITS
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _c_power(left: int, right: int) -> int:
+    """Returns Souffle's integer ``^``: C's pow on doubles, cast to a 64-bit integer (a result out
+    of its range is the x86 cast's INT64_MIN), before the cast to 32 bits."""
+    try:
+        power = math.pow(left, right)
+    except (OverflowError, ValueError):
+        return -(1 << 63)
+    return int(power) if math.isfinite(power) and abs(power) < 2.0 ** 63 else -(1 << 63)
+
+
+def wrap(value, width: str):
+    """Returns an integer wrapped to a ``number`` (signed 32 bits) or an ``unsigned`` (32 bits)."""
+    if not isinstance(value, int):
+        return value
+    return int32(value) if width == "number" else value & _BITS
+
+
+def _integer(value, op: str, position) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EvaluationError("type_error", f"'{op}' needs integers, got {value!r}", position)
+    return value
+
+
+def _word_operator(op: str, left, right, position):
+    left, right = _integer(left, op, position), _integer(right, op, position)
+    if op == "land":
+        return int(left != 0 and right != 0)
+    if op == "lor":
+        return int(left != 0 or right != 0)
+    if op == "lxor":
+        return int((left != 0) != (right != 0))
+    if op == "band":
+        return left & right
+    if op == "bor":
+        return left | right
+    if op == "bxor":
+        return left ^ right
+    shift = right & 31
+    if op == "bshl":
+        return int32((left & _BITS) << shift)
+    if op == "bshr" or left >= 0:
+        return left >> shift  # Python's >> extends the sign, as C's on a signed int
+    return int32((left & _BITS) >> shift)  # bshru of a negative number: zeros come in
 
 
 # Floats follow C's double arithmetic, as Souffle computes them: a quotient by zero is an
@@ -139,14 +217,6 @@ def _string(value, name: str, position) -> str:
     return value
 
 
-def _to_number(text, position):
-    text = _string(text, "to_number", position)
-    try:
-        return int(text.strip())
-    except ValueError:
-        raise EvaluationError("type_error", f"to_number: {text!r} is not a number", position) from None
-
-
 def _to_string(value, position):
     if isinstance(value, float):
         return c_float(value, "f")  # as Souffle's std::to_string: six decimals
@@ -173,8 +243,27 @@ def _substr(text, start, length, position):
     return part if isinstance(part, str) else part.decode("utf-8", "surrogateescape")
 
 
+def range_values(args: list, position: Position | None):
+    """Yields Souffle's ``range(from, to[, step])``: from, from + step, ... while short of ``to``
+    (a negative step counts down to it); without a step, 1 or -1 toward ``to``; a step of 0,
+    or one pointing away from ``to``, gives nothing."""
+    start, end, *rest = (_number(a, "range", position) for a in args)
+    step = rest[0] if rest else (1 if start <= end else -1)
+    value = start
+    while (step > 0 and value < end) or (step < 0 and end < value):
+        yield value
+        value += step
+
+
 def call(name: str, args: list, position: Position | None):
     """Applies the built-in function ``name`` to evaluated arguments."""
+    if name == "range":
+        raise EvaluationError("type_error", "range(...) gives several values: bind them in a body with "
+                              "x = range(from, to), x unbound", position)
+    if name == "lnot":
+        return int(_integer(args[0], name, position) == 0)
+    if name == "ord":
+        return ordinal(args[0], position)
     if name == "cat":
         return "".join(_string(a, "cat", position) for a in args)
     if name == "strlen":
@@ -182,13 +271,13 @@ def call(name: str, args: list, position: Position | None):
     if name == "substr":
         return _substr(*args, position)
     if name == "to_number":
-        return _to_number(args[0], position)
+        return to_number(args[0], position)
     if name == "to_string":
         return _to_string(args[0], position)
     if name == "to_float":
-        return float(_to_number(args[0], position) if isinstance(args[0], str) else _number(args[0], name, position))
+        return to_float(args[0], position)
     if name == "to_unsigned":
-        return int(_number(args[0], name, position))
+        return to_unsigned(args[0], position)
     if name in ("min", "max"):
         numbers = [_number(a, name, position) if not isinstance(a, str) else a for a in args]
         try:

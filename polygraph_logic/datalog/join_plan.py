@@ -34,6 +34,7 @@ class Store:
             name: {} for name in arities
         }
         self._statistics: dict[str, tuple[int, list[tuple], dict]] = {}  # relation -> (size, sample, counters)
+        self.counter = count()  # autoinc()'s numbers
 
     def index(self, relation: str, positions: tuple[int, ...]) -> dict[tuple, list[tuple]]:
         """Returns (building once, then maintaining) the index of ``relation`` on ``positions``."""
@@ -106,6 +107,20 @@ class Store:
         self.relations[relation][tup] = label
         for positions, index in self._indexes[relation].items():
             index.setdefault(tuple(tup[p] for p in positions), []).append(tup)
+
+    def remove(self, relation: str, tuples: set[tuple]) -> None:
+        """Removes tuples (those a subsumption deletes) from a relation and its indexes."""
+        rows = self.relations[relation]
+        for tup in tuples:
+            rows.pop(tup, None)
+        for positions, index in self._indexes[relation].items():
+            for tup in tuples:
+                key = tuple(tup[p] for p in positions)
+                bucket = index.get(key)
+                if bucket is not None and tup in bucket:
+                    bucket.remove(tup)
+                    if not bucket:
+                        del index[key]
 
 
 class Plan:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from polygraph_logic.datalog.aggregate import NoValue, aggregate_getter, aggregate_variables
 from polygraph_logic.errors import EvaluationError
-from polygraph_logic.datalog.functions import arithmetic, call, constraint
+from polygraph_logic.datalog.functions import arithmetic, call, constraint, range_values
 from polygraph_logic.datalog.record_patterns import is_open_pattern, open_pattern
 from polygraph_logic.datalog.records import STRUCTURED, NoMatch, structured_getter
 from polygraph_logic.datalog.records import is_function as is_record_function
@@ -50,9 +50,14 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
         return operator.itemgetter(slots[term.name])
     if isinstance(term, Arithmetic):
         left, right = getter(term.left, slots, context), getter(term.right, slots, context)
-        op, position = term.op, term.position
+        op, position, width = term.op, term.position, term.width
+        if width is not None:
+            return lambda b: arithmetic(op, left(b), right(b), position, width)
         return lambda b: arithmetic(op, left(b), right(b), position)
     if isinstance(term, Functor):
+        if term.name == "autoinc":  # Souffle's counter: 0, 1, 2, ... over the whole evaluation
+            counter = context[0].counter
+            return lambda b: next(counter)
         args = [getter(arg, slots, context) for arg in term.args]
         name, position = term.name, term.position
         if is_record_function(name):
@@ -397,6 +402,8 @@ def _open_negation(store, relation: str, known, repeats, first, patterns, then: 
 
 def _compare_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
     context = (store, semiring)
+    if literal.op == "=" and (_is_range(literal.left) or _is_range(literal.right)):
+        return _range_test(literal, slots, context, then)
     left, right = getter(literal.left, slots, context), getter(literal.right, slots, context)
     test, op, position = _COMPARE[literal.op], literal.op, literal.position
 
@@ -432,6 +439,8 @@ def _constraint_step(literal: Constraint, before, slots, store, semiring, then: 
 def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next, body=()) -> Next:
     target = assignment_target(literal, set(before))
     expr = literal.right if literal.left is target else literal.left
+    if _is_range(expr):
+        return _range_step(literal, before, slots, store, semiring, then)
     slot, get = slots[target.name], getter(expr, slots, (store, semiring))
 
     def assign(b, label):
@@ -442,6 +451,52 @@ def _assign_step(literal: Comparison, before, slots, store, semiring, then: Next
         then(b, label)
 
     return assign
+
+
+def _is_range(term) -> bool:
+    return isinstance(term, Functor) and term.name == "range"
+
+
+def _range_parts(literal: Comparison, before, slots, store, semiring):
+    target = assignment_target(literal, set(before))
+    expr = literal.right if literal.left is target else literal.left
+    return slots[target.name], [getter(arg, slots, (store, semiring)) for arg in expr.args], expr.position
+
+
+def _range_test(literal: Comparison, slots, context, then: Next) -> Next:
+    """``x = range(...)`` with ``x`` bound already: holds when ``x`` is one of the values."""
+    expr, other = (literal.left, literal.right) if _is_range(literal.left) else (literal.right, literal.left)
+    value, args = getter(other, slots, context), [getter(arg, slots, context) for arg in expr.args]
+
+    def member(b, label):
+        if value(b) in range_values([get(b) for get in args], expr.position):
+            then(b, label)
+
+    return member
+
+
+def _range_step(literal: Comparison, before, slots, store, semiring, then: Next) -> Next:
+    """``x = range(from, to[, step])``: binds ``x`` to each value in turn (Souffle's range)."""
+    slot, args, position = _range_parts(literal, before, slots, store, semiring)
+
+    def each(b, label):
+        for value in range_values([get(b) for get in args], position):
+            b[slot] = value
+            then(b, label)
+
+    return each
+
+
+def _range_expander(literal: Comparison, before, slots, store, semiring):
+    """The range step of a long plan: a stage that yields once per value."""
+    slot, args, position = _range_parts(literal, before, slots, store, semiring)
+
+    def stage(b, label):
+        for value in range_values([get(b) for get in args], position):
+            b[slot] = value
+            yield label
+
+    return stage
 
 
 STEP = {"atom": _atom_step, "negation": _negation_step, "compare": _compare_step, "assign": _assign_step,
@@ -481,6 +536,9 @@ def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
         if kind == "atom" and not _is_membership(literal, before, slots):
             close_filters()
             stages.append(_atom_expander(literal, before, slots, store, semiring))
+        elif kind == "assign" and (_is_range(literal.left) or _is_range(literal.right)):
+            close_filters()
+            stages.append(_range_expander(literal, before, slots, store, semiring))
         else:
             filters.append(STEP[kind](literal, before, slots, store, semiring, collect, body))
     close_filters()

@@ -23,6 +23,7 @@ from polygraph_logic.datalog.functions import FUNCTIONS
 from polygraph_logic.datalog.record_patterns import destructure
 from polygraph_logic.datalog.record_syntax import RecordSyntax
 from polygraph_logic.datalog.records import NIL
+from polygraph_logic.datalog.souffle_syntax import SouffleSyntax, check_choice, refuse_functor
 from polygraph_logic.resources import resource_path
 from polygraph_logic.datalog.syntax import (
     Aggregate,
@@ -84,7 +85,7 @@ def _expand(conjunction) -> list[list]:
     return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
 
 
-class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, Transformer):
+class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
     def __init__(self, file: str):
@@ -207,6 +208,7 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, Transformer):
 
     def aggregate(self, children):
         op, target, body = children
+        target = self._term(target) if target is not None else None
         body = [body] if isinstance(body, Atom) else body
         if sum(isinstance(lit, Atom) for lit in body) == 1:
             # one atom: each of its tuples counts, so its wildcards become (distinct) variables
@@ -227,7 +229,9 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, Transformer):
         names = [c for c in children if isinstance(c, Token) and c.type == "NAME"]
         attributes = tuple(c for c in children if isinstance(c, Attribute))
         qualifiers = tuple(str(c) for c in children if isinstance(c, Token) and c.type == "QUALIFIER")
-        return [Declaration(str(n), attributes, qualifiers, self._at(n)) for n in names]
+        keys = next((c for c in children if isinstance(c, tuple)), ())
+        return [Declaration(str(n), attributes, qualifiers, self._at(n),
+                            check_choice(str(n), attributes, keys, self._at(n))) for n in names]
 
     def attribute(self, children):
         name, type_name = children
@@ -355,6 +359,7 @@ _READABLE = {
     "SEMICOLON": "';'", "IF": "':-'", "_": "'_'", "$END": "end of input",
     "AGGREGATOR": "an aggregate", "QUALIFIER": "a qualifier", "IO_KIND": "a directive",
     "BASE_TYPE": "a directive", "CONSTRUCTOR": "a constructor ($Name)", "LSQB": "'['", "RSQB": "']'",
+    "UNSIGNED": "an unsigned integer",
 }
 
 
@@ -404,6 +409,8 @@ def _parsed(text: str, file: str) -> tuple:
         position = Position(file, error.line if error.line != -1 else _last_line(text), max(error.column, 1))
         directive = _DIRECTIVE.match(text, error.token.start_pos or 0) if error.token.type == "DOT" else None
         if directive and not text[: error.token.start_pos].rstrip().endswith(("(", ",")):
+            if directive.group(1) == "functor":
+                refuse_functor(position)
             raise ParseError("unsupported_directive", f"'.{directive.group(1)}' is not supported "
                              f"(directives: {_SUPPORTED})", position) from None
         if error.token.type == "$END":
@@ -415,6 +422,8 @@ def _parsed(text: str, file: str) -> tuple:
         raise ParseError("syntax_error", f"unexpected {found}; expected {_expected(error)}", position) from None
     except UnexpectedCharacters as error:
         char = text[error.pos_in_stream]
+        if char == "@":
+            refuse_functor(Position(file, error.line, error.column))
         what = "unterminated string" if char == '"' else f"unexpected character {char!r}"
         raise ParseError("syntax_error", f"{what}; expected {_expected(error)}",
                          Position(file, error.line, error.column)) from None

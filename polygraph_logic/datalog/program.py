@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
@@ -11,7 +11,7 @@ from polygraph_logic.datalog.declarations import Declarations
 from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
 from polygraph_logic.errors import ProgramError
 from polygraph_logic.files import read_utf8
-from polygraph_logic.datalog.float_constants import float_constants
+from polygraph_logic.datalog.float_constants import float_constants, integer_widths
 from polygraph_logic.datalog.record_types import float_fields
 from polygraph_logic.datalog.fact_table import FactTable, FactView, merge_tables, tables_from_facts
 from polygraph_logic.datalog.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
@@ -24,6 +24,7 @@ from polygraph_logic.datalog.safety import (
     term_variables,
 )
 from polygraph_logic.datalog.includes import read_source
+from polygraph_logic.datalog.souffle_syntax import Subsumption, check_subsumptions
 from polygraph_logic.datalog.souffle_input import read_inputs
 from polygraph_logic.datalog.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
@@ -45,6 +46,7 @@ class Program:
     tracked: frozenset[str] = frozenset()
     warnings: list[str] = field(default_factory=list)
     declarations: Declarations = field(default_factory=Declarations)
+    subsumptions: list[Subsumption] = field(default_factory=list)
 
     @classmethod
     def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None,
@@ -52,35 +54,48 @@ class Program:
         """Checks clauses (facts, rules, directives) and fact tables; returns the program or raises ProgramError.
 
         ``tracked``: relations whose tracked facts are loaded by an engine, not held here."""
-        facts, rules, directives = [], [], []
+        facts, rules, directives, subsumptions = [], [], [], []
         for clause in expand_components(list(clauses)):
             if isinstance(clause, Fact):
                 facts.append(clause)
             elif isinstance(clause, Rule):
                 rules.append(clause)
+            elif isinstance(clause, Subsumption):
+                subsumptions.append(clause)
             else:
                 directives.append(clause)
+        check_subsumptions(subsumptions)
+        deletions = [s.rule() for s in subsumptions]  # checked, typed and stratified as rules
         declarations = Declarations.collect(directives)
         floats = any("float" in declarations.kinds(name) for name in declarations.relations)
         if floats:  # integer constants in float places are floats, as Souffle types them
             facts = [f if all(isinstance(a, Constant) for a in f.atom.args)
                      else float_constants(f, declarations.kinds) for f in facts]
+        if declarations.relations:  # computed facts wrap to 32 bits as rules do (see integer_widths)
+            facts = [f if all(isinstance(a, Constant) for a in f.atom.args)
+                     else replace(f, atom=integer_widths(Rule(f.atom, ()), declarations.kinds).head) for f in facts]
         tables = dict(tables or {})  # the tables are taken over, not copied
         merge_tables(tables, tables_from_facts(_ground(f) for f in facts))
         defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
         rules = [_with_constraints(rule, defined) for rule in rules]
         rules += _eqrel_rules(declarations, rules)
+        deletions = [_with_constraints(rule, defined) for rule in deletions]
         if floats:
             rules = [float_constants(rule, declarations.kinds) for rule in rules]
-        program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
-        program.arities = _check_arities(tables, rules, declarations)
-        declarations.check(tables, rules, facts)
+            deletions = [float_constants(rule, declarations.kinds) for rule in deletions]
+        if declarations.relations:  # Souffle's 32-bit integers where its types say number or unsigned
+            rules = [integer_widths(rule, declarations.kinds) for rule in rules]
+            deletions = [integer_widths(rule, declarations.kinds) for rule in deletions]
+        program = cls(facts=FactView(tables), rules=rules, declarations=declarations,
+                      subsumptions=[Subsumption.from_rule(rule) for rule in deletions])
+        program.arities = _check_arities(tables, rules + deletions, declarations)
+        declarations.check(tables, rules + deletions, facts)
         floaty = declarations.structures.floaty() if declarations.structures else set()
         if floaty:  # integer constants in float fields of records and ADTs are floats
             rules = program.rules = [float_fields(r, declarations.structures, declarations.kinds, floaty) for r in rules]
-        for rule in rules:
+        for rule in rules + deletions:
             check_safety(rule)
-        program.strata = stratify(rules, program.arities)
+        program.strata = stratify(rules + deletions, program.arities)
         program.tracked = _tracked_relations(tables, rules, tracked)
         program.warnings = _undefined_relations(tables, rules, declarations)
         return program
@@ -101,7 +116,8 @@ class Program:
         tables = merge_tables(merge_tables({}, self.fact_tables(), adopt=False), other.fact_tables(), adopt=False)
         generated = set(_eqrel_rules(self.declarations, [])) | set(_eqrel_rules(other.declarations, []))
         rules = [r for r in [*self.rules, *other.rules] if r not in generated]
-        return Program.from_clauses([*rules, *self.directives(), *other.directives()], tables)
+        return Program.from_clauses([*rules, *self.subsumptions, *other.subsumptions, *self.directives(),
+                                     *other.directives()], tables)
 
     def assertion_ids(self) -> list[str]:
         """Returns the provenance variables of tracked facts, in order of appearance."""
@@ -142,7 +158,7 @@ class Program:
                                 )
 
     def __str__(self) -> str:
-        return "\n".join(str(c) for c in [*self.directives(), *self.facts, *self.rules])
+        return "\n".join(str(c) for c in [*self.directives(), *self.facts, *self.rules, *self.subsumptions])
 
 
 def parse_program(text: str, file: str = "<string>", include_dirs: Sequence[str | Path] = (),

@@ -11,9 +11,11 @@ How the translation keeps pyDatalog's semantics equal to ours:
   wildcards become fresh variables ``W1, W2, ...``;
 - constants keep their Python type (``"1"`` and ``1`` stay different); facts go in
   through ``assert_fact``, constants inside rules are written with ``repr``;
-- ``/`` is floor division (Python ``//``), as in our engine: ``-7 / 2 = -4``;
-  pyDatalog's own ``/`` would be true division. A division by zero inside pyDatalog
-  silently derives nothing (our engine raises an EvaluationError instead);
+- ``/`` and ``%`` on integers truncate toward zero, as C (and Souffle, and our engine)
+  do: ``-7 / 2 = -3``, ``-7 % 2 = -1``; pyDatalog's own ``/`` would be true division and
+  its ``%`` Python's, so both are calls of the plain functions ``c_quotient`` and
+  ``c_remainder`` below. A division by zero inside pyDatalog silently derives nothing
+  (our engine raises an EvaluationError instead);
 - pyDatalog resolves top down, left to right, and insists that comparisons and
   negations see bound variables, so body literals are reordered: atoms keep their
   order, a comparison or negation waits until its variables are bound, and
@@ -119,7 +121,7 @@ def _predicate(relation: str) -> str:
 
 
 def _ground(term: Term) -> Value:
-    """Returns the value of a variable-free term (floor division, as in our engine)."""
+    """Returns the value of a variable-free term (C's division, as in our engine)."""
     if isinstance(term, Constant):
         return term.value
     if isinstance(term, Arithmetic):
@@ -128,7 +130,7 @@ def _ground(term: Term) -> Value:
             raise ValueError(f"arithmetic needs integers: {term}")
         if term.op == "/" and right == 0:
             raise ZeroDivisionError(f"division by zero: {term}")
-        ops = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "/": int.__floordiv__}
+        ops = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__, "/": c_quotient, "%": c_remainder}
         return ops[term.op](left, right)
     raise ValueError(f"not ground: {term}")
 
@@ -247,8 +249,10 @@ class _RuleTranslator:
         if isinstance(term, Constant):
             return _constant(term.value)
         if isinstance(term, Arithmetic):
-            op = "//" if term.op == "/" else term.op
-            return f"({self._expression(term.left)} {op} {self._expression(term.right)})"
+            left, right = self._expression(term.left), self._expression(term.right)
+            if term.op in ("/", "%"):
+                return f"{'c_quotient' if term.op == '/' else 'c_remainder'}({left}, {right})"
+            return f"({left} {term.op} {right})"
         raise ValueError(f"a wildcard cannot appear in a comparison: {self.rule}")
 
     def _term_vars(self, term: Term) -> set[str]:
@@ -266,6 +270,20 @@ class _RuleTranslator:
     @staticmethod
     def _atom_text(relation: str, args: list[str]) -> str:
         return f"{_predicate(relation)}({', '.join(args or [str(_DUMMY)])})"
+
+
+def c_quotient(left: int, right: int) -> int:
+    """Returns C's integer quotient: truncated toward zero."""
+    quotient = abs(left) // abs(right)
+    return quotient if (left < 0) == (right < 0) else -quotient
+
+
+def c_remainder(left: int, right: int) -> int:
+    """Returns C's integer remainder: the sign of the dividend."""
+    return left - right * c_quotient(left, right)
+
+
+pyDatalog.create_terms("c_quotient, c_remainder")
 
 
 def _constant(value: Value) -> str:

@@ -35,11 +35,22 @@ _PYTHON_TYPES = {"symbol": (str,), "number": (int,), "unsigned": (int,), "float"
 NoteVariable = Callable[..., None]  # (variable, type[, the term it stands in])
 
 
+# Souffle's default build holds a number in 32 signed bits and an unsigned in 32 bits; a
+# constant out of range is an error there (its parser and its fact reader refuse it)
+RANGES = {"number": (-2 ** 31, 2 ** 31 - 1), "unsigned": (0, 2 ** 32 - 1)}
+
+
+def fits_type(kind: str, value) -> bool:
+    """True when a plain value is of a base type, whatever its size (an unsigned is a non-negative integer)."""
+    return isinstance(value, _PYTHON_TYPES[kind]) and not isinstance(value, bool) and (kind != "unsigned" or value >= 0)
+
+
 def fits(kind: str, value) -> bool:
-    """True when a plain value is of a base type (an unsigned is a non-negative integer)."""
-    if kind == "unsigned":
-        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return isinstance(value, _PYTHON_TYPES[kind]) and not isinstance(value, bool)
+    """True when a plain value is of a base type and, for a number or an unsigned, within its range."""
+    if kind in RANGES:
+        low, high = RANGES[kind]
+        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+    return fits_type(kind, value)
 
 
 def article(kind: str) -> str:

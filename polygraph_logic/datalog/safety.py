@@ -66,8 +66,12 @@ def ground_value(term: Term) -> Value:
     if isinstance(term, Constant):
         return term.value
     if isinstance(term, Arithmetic):
-        return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position)
+        return arithmetic(term.op, ground_value(term.left), ground_value(term.right), term.position, term.width)
     if isinstance(term, Functor):
+        if term.name == "autoinc":
+            raise ProgramError("autoinc_in_fact", "autoinc() in a fact: a fact's arguments are constants, as "
+                               "Souffle requires too; write the number, or number facts with a rule "
+                               "(r(autoinc(), x) :- s(x).)", term.position)
         args = [ground_value(a) for a in term.args]
         if is_record_function(term.name):
             return record_call(term.name, args, term.position)
@@ -126,6 +130,7 @@ def check_safety(rule: Rule) -> None:
     for arg in rule.head.args:
         if isinstance(arg, Wildcard):
             raise ProgramError("unbound_variable", "'_' cannot appear in a rule head", arg.position)
+    _check_ranges(rule)
     bound = _check_body(rule.body, set(), rule.head)
     for arg in rule.head.args:
         _require(arg, bound, f"the head {rule.head}")
@@ -144,6 +149,7 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
             if target is not None:
                 bound.add(target.name)
                 changed = True
+    _check_witnesses(body, bound)
     for literal in body:
         if isinstance(literal, Negation):
             free = existential(literal, body, head)
@@ -166,6 +172,61 @@ def _check_body(body: tuple, outer: set[str], head: Atom | None) -> set[str]:
                 if aggregate.target is not None:
                     _require(aggregate.target, inner, f"the aggregate {aggregate}")
     return bound
+
+
+def _check_ranges(rule: Rule) -> None:
+    """Refuses ``range(...)`` anywhere but as one side of ``x = range(...)`` (it gives several values)."""
+    def refuse(term) -> None:
+        if isinstance(term, Functor):
+            if term.name == "range":
+                raise ProgramError("range_outside_assignment", f"'{term}' gives several values: bind them in a "
+                                   "body with x = range(...) and use x", term.position)
+            for arg in term.args:
+                refuse(arg)
+        elif isinstance(term, Arithmetic):
+            refuse(term.left)
+            refuse(term.right)
+        elif isinstance(term, Aggregate):
+            if term.target is not None:
+                refuse(term.target)
+            walk(term.body)
+
+    def walk(body) -> None:
+        for literal in body:
+            if isinstance(literal, Comparison) and literal.op == "=":
+                for one, other in ((literal.left, literal.right), (literal.right, literal.left)):
+                    if isinstance(one, Variable) and isinstance(other, Functor) and other.name == "range":
+                        for arg in other.args:
+                            refuse(arg)
+                        break
+                else:
+                    refuse(literal.left)
+                    refuse(literal.right)
+            else:
+                for term in literal_terms(literal):
+                    refuse(term)
+
+    for arg in rule.head.args:
+        refuse(arg)
+    walk(rule.body)
+
+
+def _check_witnesses(body: tuple, bound: set[str]) -> None:
+    """Refuses a variable that only an aggregate's body binds but that is used outside it (a
+    witness: which of the rows gave the maximum), as Souffle does."""
+    for literal in body:
+        for term in literal_terms(literal):
+            for aggregate in aggregates_in(term):
+                for name in aggregate.outer:
+                    if name not in bound:
+                        raise ProgramError(
+                            "aggregate_witness",
+                            f"variable {name} is bound only inside the aggregate {aggregate} but used outside "
+                            "it; Souffle refuses such a witness too. Bind it outside the aggregate (an atom "
+                            f"that ranges over {name}), or join the result back: m = max z : {{ r(_, z) }}, "
+                            "r(x, m)",
+                            aggregate.position,
+                        )
 
 
 def aggregates_in(term) -> Iterator[Aggregate]:

@@ -50,12 +50,19 @@ class Constant:
 
 @dataclass(frozen=True)
 class Arithmetic:
-    """Arithmetic ``left op right`` with op one of ``+ - * / % ^`` (``+`` also joins strings)."""
+    """Arithmetic ``left op right`` with op one of ``+ - * / % ^`` (``+`` also joins strings) or a
+    bitwise or logical word (``band``, ``lor``, ...).
+
+    ``width`` is set where Souffle's types make the result a ``number`` (a signed 32-bit
+    integer) or an ``unsigned`` (32 bits): the integer result wraps as C's does. Without
+    it (no declarations, or a float place) integers are unbounded.
+    """
 
     op: str
     left: "Term"
     right: "Term"
     position: Position | None = field(default=None, compare=False, repr=False)
+    width: str | None = None
 
     def __str__(self) -> str:
         return f"({self.left} {self.op} {self.right})"
@@ -86,6 +93,8 @@ class Aggregate:
     body: tuple["Literal", ...]
     outer: tuple[str, ...] = ()
     position: Position | None = field(default=None, compare=False, repr=False)
+    #: for a sum whose place Souffle's types make a number or an unsigned: it wraps to 32 bits
+    width: str | None = None
 
     def __str__(self) -> str:
         target = f" {self.target}" if self.target is not None else ""

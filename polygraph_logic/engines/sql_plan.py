@@ -253,6 +253,13 @@ def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
 def make_plan(program: Program, cap: int | None) -> Plan:
     """Plans ``program``; raises PolygraphError(engine_unsupported) naming a rule it cannot plan."""
     _refuse_records(program)
+    for item in program.subsumptions:
+        raise PolygraphError("engine_unsupported", f"a subsumption of {item.relation}: this engine does not delete "
+                             "tuples; evaluate with the default engine", item.position)
+    for declared in program.declarations.relations.values():
+        if declared.choice:
+            raise PolygraphError("engine_unsupported", f"{declared.relation} is declared with choice-domain, which "
+                                 "this engine does not keep; evaluate with the default engine", declared.position)
     plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))})
     by_head: dict[str, list[Rule]] = {}
     for rule in program.rules:

@@ -183,6 +183,19 @@ def prepare_build(assertions, receipts=None, rules: Iterable[str | Path] = (), c
         return _prepare_build(assertions, receipts, rules, cap)
 
 
+def _refuse_unkept(program: Program) -> None:
+    """Refuses what a graph cannot keep: it stores its rules to add assertions later, and a
+    subsumption or a choice-domain would not be applied to what is added."""
+    where = [(s.position, f"a subsumption of {s.relation}") for s in program.subsumptions]
+    where += [(d.position, f"{d.relation}'s choice-domain") for d in program.declarations.relations.values()
+              if d.choice]
+    if where:
+        position, what = where[0]
+        raise PolygraphError("unsupported_in_graph", f"{what}: a graph keeps its rules to add assertions later, "
+                             "and would not apply it to them; evaluate the program with polygraph eval",
+                             position)
+
+
 def _prepare_build(assertions, receipts, rules: Iterable[str | Path], cap: int | None) -> PreparedBuild:
     seconds: dict[str, float] = {}
     started = time.perf_counter()
@@ -204,6 +217,7 @@ def _prepare_build(assertions, receipts, rules: Iterable[str | Path], cap: int |
     compiled = compile_inputs(assertions, receipts, cap)
     extra = rule_programs(rule_files)
     program, lazy = without_lazy(compiled.program(*extra), extra)
+    _refuse_unkept(program)
     seconds["compile"] = time.perf_counter() - started
 
     return PreparedBuild(assertions, receipts, cap, rule_files, compiled, program, inputs, seconds, lazy)
