@@ -228,12 +228,14 @@ def evaluate(
     for rule in program.rules:
         by_head[rule.head.relation].append(rule)
     model = Model(program, semiring, store)
+    # every label is one when nothing is tracked: the plans then carry no labels (unit_steps.py)
+    unit = semiring.name == "boolean" or not program.tracked
     for stratum in program.strata:
         rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
         if not rules:
             continue
         started = time.perf_counter()
-        rounds = _fixpoint(stratum, rules, store, semiring, budget)
+        rounds = _fixpoint(stratum, rules, store, semiring, budget, unit)
         stats = StratumStats(
             tuple(sorted(stratum)),
             rounds,
@@ -268,23 +270,30 @@ def _load_facts(program: Program, semiring: Semiring, store: Store) -> None:
 
 
 def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring,
-              budget: Budget) -> int:
-    """Runs one stratum to its fixpoint; returns the number of rounds."""
+              budget: Budget, unit: bool = False) -> int:
+    """Runs one stratum to its fixpoint; returns the number of rounds. ``unit``: every
+    label is one (nothing tracked), so a fact derived again changes nothing."""
     plus = semiring.plus
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
+    relations = store.relations
 
-    def emit(relation: str, tup: tuple, label: Any) -> None:
+    def emit_sum(relation: str, tup: tuple, label: Any) -> None:
         bucket = pending[relation]
         old = bucket.get(tup)
         bucket[tup] = label if old is None else plus(old, label)
 
+    def emit_unit(relation: str, tup: tuple, label: Any) -> None:
+        if tup not in relations[relation]:  # already known: its label is one already
+            pending[relation][tup] = label
+
+    emit = emit_unit if unit else emit_sum
     for rule in rules:
-        Plan(rule, store, semiring, emit).evaluate()
+        Plan(rule, store, semiring, emit, unit=unit).evaluate()
     delta = merge_round(pending, store, plus, budget, rules)
 
     def plan_variants():
         return [
-            (Plan(rule, store, semiring, emit, delta_atom=j), atom.relation)
+            (Plan(rule, store, semiring, emit, delta_atom=j, unit=unit), atom.relation)
             for rule in rules
             for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))
             if atom.relation in stratum

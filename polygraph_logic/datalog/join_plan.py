@@ -22,6 +22,7 @@ from polygraph_logic.datalog.join_steps import (
     term_variables_of,
 )
 from polygraph_logic.datalog.safety import term_variables
+from polygraph_logic.datalog.unit_steps import compile_unit_steps, tuple_getter
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
 
 
@@ -112,8 +113,11 @@ class Plan:
     """One rule compiled for evaluation, optionally driven by the delta of one body atom."""
 
     def __init__(self, rule: Rule, store: Store, semiring, emit: Callable[[str, tuple, Any], None],
-                 delta_atom: int | None = None, goal: bool = False):
+                 delta_atom: int | None = None, goal: bool = False, unit: bool = False):
+        """``unit``: every label is the semiring's one (see unit_steps.py); the plan passes
+        no labels, and emits one."""
         self.rule = rule
+        self.unit = unit
         bound: set[str] = set()
         if goal:  # the head is given (see prove): its variables are bound before the body runs
             bound = {arg.name for arg in rule.head.args if isinstance(arg, Variable)}
@@ -138,8 +142,19 @@ class Plan:
     def _chain(self, steps, store, semiring, emit) -> Next:
         head = self.rule.head
         relation = head.relation
-        getters = [getter(arg, self.slots, (store, semiring)) for arg in head.args]
         one = semiring.one()
+        if self.unit:
+            key = tuple_getter(head.args, self.slots, (store, semiring))
+            rows = store.relations[relation]
+
+            def emit_one(b, label):
+                tup = key(b)
+                if tup not in rows:  # a known fact's label is one already: nothing to add
+                    emit(relation, tup, one)
+
+            keep = {v.name for arg in head.args for v in term_variables(arg)}
+            return compile_unit_steps(steps, self.slots, store, semiring, emit_one, self.body, keep)
+        getters = [getter(arg, self.slots, (store, semiring)) for arg in head.args]
 
         def final(b, label):
             emit(relation, tuple(get(b) for get in getters), one if label is ONE_MARK else label)

@@ -21,6 +21,7 @@ from polygraph_logic.datalog.safety import (
     literal_terms,
     term_variables,
 )
+from polygraph_logic.datalog.souffle_checks import check_souffle_rules
 from polygraph_logic.datalog.source import parse_source
 from polygraph_logic.datalog.souffle_input import read_inputs
 from polygraph_logic.datalog.stratify import stratify
@@ -73,6 +74,7 @@ class Program:
         program = cls(facts=FactView(tables), rules=rules, declarations=declarations)
         program.arities = _check_arities(tables, rules, declarations)
         declarations.check(tables, rules)
+        check_souffle_rules(rules, declarations)
         for rule in rules:
             check_safety(rule)
         program.strata = stratify(rules, program.arities)

@@ -1,0 +1,141 @@
+"""Load-time checks Soufflé makes that the rule language's own checks leave out.
+
+- Every ``match`` whose pattern is a constant compiles (``datalog/regex.py``), in any
+  program: a malformed pattern is an error at its file, line and column, whether or not
+  the rule ever runs. (A pattern computed at run time is checked when it is used.)
+- With ``.decl`` in use (a Soufflé program), a named variable that occurs only inside a
+  negated atom is ungrounded, as Soufflé reads it: ``_`` is how to say "any value".
+  Without declarations the rule language reads such a variable as existential.
+- With ``.decl`` in use, a comparison may not set a symbol against a number (``x = 1``
+  for a symbol column ``x``), as Soufflé's type checker refuses it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Iterator
+
+from polygraph_logic.datalog.declarations import Declarations
+from polygraph_logic.datalog.regex import PatternError, compile_pattern
+from polygraph_logic.datalog.safety import aggregates_in, existential, literal_terms
+from polygraph_logic.datalog.syntax import (
+    Aggregate,
+    Arithmetic,
+    Atom,
+    Comparison,
+    Constant,
+    Constraint,
+    Functor,
+    Negation,
+    Rule,
+    Variable,
+)
+from polygraph_logic.errors import ProgramError
+
+# functors whose result is a symbol, and those whose result is a number, whatever their arguments
+_SYMBOL_FUNCTORS = {"cat", "substr", "to_string"}
+_NUMBER_FUNCTORS = {"strlen", "to_number", "to_float", "to_unsigned"}
+
+
+def check_souffle_rules(rules: Iterable[Rule], declarations: Declarations) -> None:
+    """Raises ProgramError for the first rule that fails one of the module's checks."""
+    declared = bool(declarations.relations)
+    for rule in rules:
+        bodies = list(_bodies(rule.body))
+        for body, _ in bodies:
+            for literal in body:
+                if isinstance(literal, Constraint) and literal.name == "match":
+                    check_pattern(literal)
+        if not declared:
+            continue
+        for body, outer in bodies:
+            _check_grounded_negations(rule, body, outer)
+        _check_comparisons(rule, bodies, declarations)
+
+
+def check_pattern(literal: Constraint) -> None:
+    """Raises ProgramError(bad_pattern) when ``match``'s pattern is a constant that does not compile."""
+    pattern = literal.args[0]
+    if not isinstance(pattern, Constant) or not isinstance(pattern.value, str):
+        return
+    try:
+        compile_pattern(pattern.value)
+    except (re.error, PatternError) as error:
+        raise ProgramError("bad_pattern", f"match: bad regular expression {pattern.value!r}: {error} "
+                           "(the pattern is read as C++ std::regex, ECMAScript grammar)",
+                           literal.position) from None
+
+
+def _bodies(body: tuple) -> Iterator[tuple[tuple, frozenset[str] | None]]:
+    """Yields a rule body and the body of every aggregate in it, however deep, each with the
+    variables bound outside it (None for the rule's own body)."""
+    stack: list[tuple[tuple, frozenset[str] | None]] = [(body, None)]
+    while stack:
+        current, outer = stack.pop()
+        yield current, outer
+        for literal in current:
+            for term in literal_terms(literal):
+                for aggregate in aggregates_in(term):
+                    stack.append((aggregate.body, frozenset(aggregate.outer)))
+
+
+def _check_grounded_negations(rule: Rule, body: tuple, outer: frozenset[str] | None) -> None:
+    for literal in body:
+        if not isinstance(literal, Negation):
+            continue
+        if outer is None:
+            free = existential(literal, body, rule.head)
+        else:  # an aggregate's body: its outer variables are bound outside it
+            free = existential(literal, body, None) - outer
+        for arg in literal.atom.args:
+            if isinstance(arg, Variable) and arg.name in free:
+                raise ProgramError(
+                    "unbound_variable",
+                    f"variable {arg.name} occurs only in the negation !{literal.atom} and is not bound "
+                    f"(Soufflé: ungrounded variable); write _ for any value",
+                    arg.position or literal.position)
+
+
+def _check_comparisons(rule: Rule, bodies: list[tuple], declarations: Declarations) -> None:
+    kinds: dict[str, str] = {}  # variable -> "symbol" or "number", from the atoms that bind it
+    for body, _ in bodies:
+        for literal in body:
+            atom = literal if isinstance(literal, Atom) else None
+            if atom is None:
+                continue
+            columns = declarations.kinds(atom.relation)
+            if columns is None:
+                continue
+            for kind, arg in zip(columns, atom.args):
+                if isinstance(arg, Variable):
+                    kinds.setdefault(arg.name, "symbol" if kind == "symbol" else "number")
+    for body, _ in bodies:
+        for literal in body:
+            if not isinstance(literal, Comparison):
+                continue
+            left, right = _kind(literal.left, kinds), _kind(literal.right, kinds)
+            if left and right and left != right:
+                raise ProgramError(
+                    "type_error",
+                    f"the comparison {literal} sets a {left} against a {right} "
+                    f"(Soufflé refuses it; to_number or to_string converts one side)",
+                    literal.position)
+
+
+def _kind(term, kinds: dict[str, str]) -> str | None:
+    """Returns "symbol" or "number" for a term whose type is known, else None."""
+    if isinstance(term, Constant):
+        return "symbol" if isinstance(term.value, str) else "number"
+    if isinstance(term, Variable):
+        return kinds.get(term.name)
+    if isinstance(term, Arithmetic):  # "+" also joins strings (the rule language's, not Soufflé's)
+        sides = {_kind(term.left, kinds), _kind(term.right, kinds)}
+        return None if "symbol" in sides else "number"
+    if isinstance(term, Functor):
+        if term.name in _SYMBOL_FUNCTORS:
+            return "symbol"
+        if term.name in _NUMBER_FUNCTORS:
+            return "number"
+    if isinstance(term, Aggregate):
+        return "number" if term.op in ("count", "sum", "mean") else None
+    return None
