@@ -153,7 +153,8 @@ class Plan:
                     emit(relation, tup, one)
 
             keep = {v.name for arg in head.args for v in term_variables(arg)}
-            return compile_unit_steps(steps, self.slots, store, semiring, emit_one, self.body, keep)
+            return compile_unit_steps(steps, self.slots, store, semiring, emit_one, self.body, keep,
+                                      (emit, relation, key, rows, one))
         getters = [getter(arg, self.slots, (store, semiring)) for arg in head.args]
 
         def final(b, label):

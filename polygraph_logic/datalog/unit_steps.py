@@ -48,18 +48,23 @@ def tuple_getter(terms: Sequence[Term], slots: dict[str, int], context=None) -> 
     return lambda b: tuple(get(b) for get in getters)
 
 
-def compile_unit_steps(steps, slots, store, semiring, final: Next, body=(), keep: set[str] | None = None) -> Next:
+def compile_unit_steps(steps, slots, store, semiring, final: Next, body=(), keep: set[str] | None = None,
+                       head: tuple | None = None) -> Next:
     """Compiles ordered steps into ``run(b, label)`` for unit labels (the label passed on is
     never read). ``keep``: the names ``final`` reads; an atom binding none of them nor any
-    name a later step reads is an existence test. A long plan is ``join_steps``'s."""
+    name a later step reads is an existence test. ``head``: ``(emit, relation, key, rows,
+    one)``, what ``final`` does, so that a last atom looked up by an index emits the head
+    itself (one call less per derivation). A long plan is ``join_steps``'s."""
     if len(steps) > LONG:
         return compile_steps(steps, slots, store, semiring, final, body)
     needed = set(keep) if keep is not None else None
     chain = final
-    for kind, literal, before in reversed(steps):
+    for n, (kind, literal, before) in enumerate(reversed(steps)):
         if kind == "atom":
             once = needed is not None and not (literal_names(literal) - before) & needed
-            chain = _unit_atom_step(literal, before, slots, store, semiring, chain, once)
+            fused = _emitting_lookup(literal, before, slots, store, semiring, head) \
+                if n == 0 and head is not None and not once else None
+            chain = fused or _unit_atom_step(literal, before, slots, store, semiring, chain, once)
         elif kind == "negation":
             chain = _unit_negation_step(literal, slots, store, semiring, chain, body)
         else:
@@ -120,6 +125,42 @@ def _unit_atom_step(atom: Atom, before, slots, store, semiring, then: Next, once
                 return
 
     return lookup
+
+
+def _emitting_lookup(atom: Atom, before, slots, store, semiring, head: tuple) -> Next | None:
+    """The last atom of a plan, looked up by an index, emitting the head for each match
+    (None when the atom is a scan or a membership test)."""
+    match = AtomMatch.build(atom, slots, set(before), (store, semiring))
+    positions = tuple(pos for pos, _ in match.key)
+    if not positions or len(positions) == len(atom.args):
+        return None
+    key = tuple_getter([atom.args[pos] for pos in positions], slots, (store, semiring))
+    index = store.index(atom.relation, positions)
+    binds, repeats = match.binds, match.repeats
+    emit, relation, head_key, rows, one = head
+    if len(binds) == 1 and not repeats:
+        (pos, slot), = binds
+
+        def lookup_emit_one(b, label):
+            for tup in index.get(key(b), ()):
+                b[slot] = tup[pos]
+                derived = head_key(b)
+                if derived not in rows:  # a known fact's label is one already
+                    emit(relation, derived, one)
+
+        return lookup_emit_one
+
+    def lookup_emit(b, label):
+        for tup in index.get(key(b), ()):
+            if repeats and any(tup[p] != tup[q] for p, q in repeats):
+                continue
+            for pos, slot in binds:
+                b[slot] = tup[pos]
+            derived = head_key(b)
+            if derived not in rows:
+                emit(relation, derived, one)
+
+    return lookup_emit
 
 
 def _unit_negation_step(literal: Negation, slots, store, semiring, then: Next, body=()) -> Next:
