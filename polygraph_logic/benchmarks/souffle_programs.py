@@ -214,7 +214,8 @@ def measure_one(polygraph: Polygraph, before: Polygraph | None, pydatalog: bool,
     entry["output_rows"] = sum(len(rows) for rows in mine.values())
     if before is not None:
         entry["before"] = _summary(timings["before"])
-        entry["before_agree"] = (not entry["before"].get("failed")) and outputs(out.with_name("before")) == mine
+        if "failed" not in entry["before"]:
+            entry["before_agree"] = outputs(out.with_name("before")) == mine
     if pydatalog:
         theirs = _summary([polygraph.python(PYDATALOG_PROCESS, program, facts, out.with_name("pydatalog"))])
         entry["pydatalog"] = theirs
@@ -263,7 +264,7 @@ def measure(before: str | None = None, repeat: int = 3, quick: bool = False, tim
 def _seconds(entry: dict | None) -> str:
     if entry is None:
         return "-"
-    return f"failed ({entry['failed']})" if "failed" in entry else f"{entry['seconds']:.2f}"
+    return f"failed ({entry['failed'][:60]})" if "failed" in entry else f"{entry['seconds']:.2f}"
 
 
 def _print(figures: dict, out: Callable[[str], None]) -> None:
