@@ -87,6 +87,32 @@ CASES = {
 }
 
 
+# patterns Python's re reads and std::regex (ECMAScript) refuses: each a bad_pattern at load
+REFUSED_PATTERNS = ["(?<=a)b", "(?<!a)b", "(?i)abc", "(?P<n>x)", "(?>ab)", "(?#c)x", "a++", "a*+", "a{2}+",
+                    "x{,3}", "x{3", "(a", "a)", "[z-a]", "*a", "[a-"]
+
+
+@pytest.mark.parametrize("pattern", REFUSED_PATTERNS)
+def test_a_constant_pattern_std_regex_refuses_is_refused_at_load(pattern, tmp_path, capsys):
+    program = tmp_path / "prog.dl"
+    program.write_text('.decl a(x: symbol)\n.decl b(x: symbol)\n.output b\nb(x) :- a(x), match("'
+                       + pattern + '", x).\n', encoding="utf-8")
+    assert main(["eval", str(program), "-D", str(tmp_path / "out")]) == 2
+    first = capsys.readouterr().err.strip().splitlines()[0]
+    assert first.startswith(f"{program}:4:15: bad_pattern: match: bad regular expression"), first
+
+
+def test_an_unknown_letter_escape_is_the_letter_and_lazy_repetitions_are_kept(tmp_path, capsys):
+    # std::regex reads \A, \Z, \k as the letters A, Z, k (Python's re would read anchors or refuse)
+    program = tmp_path / "prog.dl"
+    program.write_text('.decl a(x: symbol)\na("xAy").\na("xy").\na("Zk").\na("aab").\n'
+                       '.decl b(x: symbol)\n.output b\n'
+                       'b(x) :- a(x), match("x\\\\Ay", x).\nb(x) :- a(x), match("\\\\Z\\\\k", x).\n'
+                       'b(x) :- a(x), match("a+?b", x).\n', encoding="utf-8")
+    assert main(["eval", str(program), "-D", str(tmp_path)]) == 0
+    assert sorted((tmp_path / "b.csv").read_text(encoding="utf-8").splitlines()) == ["Zk", "aab", "xAy"]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_souffle_error_is_reported_with_its_position(name, tmp_path, capsys):
     text, code, line, column, word = CASES[name]
