@@ -65,6 +65,12 @@ CASES = {
     "string function compared with arithmetic": (
         '.decl a(x: symbol, y: number)\n.decl b(x: symbol)\n.output b\nb(x) :- a(x, y), cat(x, "a") = y + 1.\n',
         "type_error", 4, 30, "a symbol against a number"),
+    "number compared with a float variable": (
+        '.decl a(x: number, y: float)\n.decl b(x: number)\n.output b\nb(x) :- a(x, y), x < y.\n',
+        "type_error", 4, 20, "a number against a float"),
+    "number compared with a float constant": (
+        '.decl a(x: number)\n.decl b(x: number)\n.output b\nb(x) :- a(x), x < 1.5.\n',
+        "type_error", 4, 17, "a number against a float"),
     "number constant in a symbol column": (
         ".decl a(x: symbol)\n.output a\na(1).\n",
         "type_error", 3, 1, "not a symbol"),
@@ -151,7 +157,8 @@ def test_wildcards_in_negations_and_matching_types_are_accepted(tmp_path, capsys
     program = tmp_path / "prog.dl"
     program.write_text('.decl a(x: symbol, n: number)\na("p", 1).\na("q", 2).\n.decl c(x: symbol, y: number)\n'
                        'c("q", 7).\n.decl b(x: symbol)\n.output b\n'
-                       'b(x) :- a(x, n), !c(x, _), x != "z", n < strlen(x) + 1, to_string(n) = "1".\n',
+                       'b(x) :- a(x, n), !c(x, _), x != "z", n < strlen(x) + 1, to_string(n) = "1", '
+                       'to_float(n) < 2.5, n * 2 > 1.\n',
                        encoding="utf-8")
     assert main(["eval", str(program), "-D", str(tmp_path)]) == 0
     assert (tmp_path / "b.csv").read_text(encoding="utf-8") == "p\n"

@@ -7,7 +7,9 @@
   negated atom is ungrounded, as Soufflé reads it: ``_`` is how to say "any value".
   Without declarations the rule language reads such a variable as existential.
 - With ``.decl`` in use, a comparison may not set a symbol against a number (``x = 1``
-  for a symbol column ``x``), as Soufflé's type checker refuses it.
+  for a symbol column ``x``), nor two different numeric types against each other (a float
+  column against a number column, ``n < 1.5`` for a number ``n``), as Soufflé's type checker
+  refuses them; an integer constant fits any numeric type.
 """
 
 from __future__ import annotations
@@ -32,9 +34,9 @@ from polygraph_logic.datalog.syntax import (
 )
 from polygraph_logic.errors import ProgramError
 
-# functors whose result is a symbol, and those whose result is a number, whatever their arguments
-_SYMBOL_FUNCTORS = {"cat", "substr", "to_string"}
-_NUMBER_FUNCTORS = {"strlen", "to_number", "to_float", "to_unsigned"}
+# functors whose result has one type whatever their arguments
+_FUNCTOR_KINDS = {"cat": "symbol", "substr": "symbol", "to_string": "symbol", "strlen": "number",
+                  "to_number": "number", "to_float": "float", "to_unsigned": "unsigned"}
 
 
 def check_souffle_rules(rules: Iterable[Rule], declarations: Declarations) -> None:
@@ -97,7 +99,7 @@ def _check_grounded_negations(rule: Rule, body: tuple, outer: frozenset[str] | N
 
 
 def _check_comparisons(rule: Rule, bodies: list[tuple], declarations: Declarations) -> None:
-    kinds: dict[str, str] = {}  # variable -> "symbol" or "number", from the atoms that bind it
+    kinds: dict[str, str] = {}  # variable -> its base type, from the atoms that bind it
     for body, _ in bodies:
         for literal in body:
             atom = literal if isinstance(literal, Atom) else None
@@ -108,34 +110,52 @@ def _check_comparisons(rule: Rule, bodies: list[tuple], declarations: Declaratio
                 continue
             for kind, arg in zip(columns, atom.args):
                 if isinstance(arg, Variable):
-                    kinds.setdefault(arg.name, "symbol" if kind == "symbol" else "number")
+                    kinds.setdefault(arg.name, kind)
     for body, _ in bodies:
         for literal in body:
             if not isinstance(literal, Comparison):
                 continue
             left, right = _kind(literal.left, kinds), _kind(literal.right, kinds)
-            if left and right and left != right:
+            if left and right and not _comparable(left, right):
+                left, right = (_INTEGER if k == _ANY_NUMBER else k for k in (left, right))
                 raise ProgramError(
                     "type_error",
-                    f"the comparison {literal} sets a {left} against a {right} "
-                    f"(Soufflé refuses it; to_number or to_string converts one side)",
+                    f"the comparison {literal} sets {_article(left)} against {_article(right)} (Soufflé refuses "
+                    "it; to_number, to_string, to_float or to_unsigned converts one side)",
                     literal.position)
 
 
+_ANY_NUMBER = "integer constant"  # an integer constant: a number, an unsigned or a float, as its place needs
+_INTEGER = "number"
+_NUMERIC = {"number", "unsigned", "float", _ANY_NUMBER}
+
+
+def _comparable(left: str, right: str) -> bool:
+    if left == right:
+        return True
+    return left in _NUMERIC and right in _NUMERIC and _ANY_NUMBER in (left, right)
+
+
+def _article(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
 def _kind(term, kinds: dict[str, str]) -> str | None:
-    """Returns "symbol" or "number" for a term whose type is known, else None."""
+    """Returns the base type of a term whose type is known (``_ANY_NUMBER`` for an integer
+    constant), else None."""
     if isinstance(term, Constant):
-        return "symbol" if isinstance(term.value, str) else "number"
+        if isinstance(term.value, str):
+            return "symbol"
+        return "float" if isinstance(term.value, float) else _ANY_NUMBER
     if isinstance(term, Variable):
         return kinds.get(term.name)
     if isinstance(term, Arithmetic):  # "+" also joins strings (the rule language's, not Soufflé's)
-        sides = {_kind(term.left, kinds), _kind(term.right, kinds)}
-        return None if "symbol" in sides else "number"
+        sides = {_kind(term.left, kinds), _kind(term.right, kinds)} - {_ANY_NUMBER}
+        if None in sides or "symbol" in sides or len(sides) > 1:
+            return None
+        return sides.pop() if sides else _ANY_NUMBER
     if isinstance(term, Functor):
-        if term.name in _SYMBOL_FUNCTORS:
-            return "symbol"
-        if term.name in _NUMBER_FUNCTORS:
-            return "number"
+        return _FUNCTOR_KINDS.get(term.name)
     if isinstance(term, Aggregate):
-        return "number" if term.op in ("count", "sum", "mean") else None
+        return {"count": "number", "mean": "float"}.get(term.op)
     return None
