@@ -155,9 +155,9 @@ def _quote(text: str) -> str:
 
 
 def test_a_bad_posix_class_is_an_error_at_the_match():
-    with pytest.raises(EvaluationError) as caught:
+    with pytest.raises(ProgramError) as caught:
         facts('t("a").\nm(s) :- t(s), match("[[:digits:]]", s).', "m")
-    assert caught.value.code == "type_error" and "digits" in caught.value.message
+    assert caught.value.code == "bad_pattern" and "digits" in caught.value.message
     assert caught.value.position.line == 2
     assert translate("[[:digit:]].$") == "[0-9][^\\n\\r]\\Z"
 

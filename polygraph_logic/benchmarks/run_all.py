@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks import (build_graph, distributed, export, go_closure, one_graph, scale, whatif,
-                                        whole_process)
+from polygraph_logic.benchmarks import (build_graph, distributed, export, go_closure, one_graph, scale,
+                                        souffle_programs, whatif, whole_process)
 from polygraph_logic.benchmarks.harness import CHECKOUT, Stopwatch, default_data, run
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import write_text_atomically
@@ -84,6 +84,7 @@ class BenchReport:
             rows.append((f"what-if scaling, graph {scaling['factor']}x larger",
                          f"latency ratio {scaling['ratio']:.2f}x (same touched artifacts: {scaling['same_touched']})"))
         rows += _whole_process_rows(self.figures.get("whole_process", {}))
+        rows += souffle_programs.headline(self.figures.get("souffle_programs", {}))
         rows += _distributed_rows(self.figures.get("distributed", {}))
         rows += _scale_rows(self.figures.get("scale", {}))
         rows += one_graph.headline(self.figures.get("one_graph", {}))
@@ -258,6 +259,8 @@ def run_bench(report_dir: str | Path, quick: bool = False, data: Path | None = N
          lambda out: go_closure.measure(data, repeat=1 if quick else 3, out=out)),
         ("whole_process", "whole processes: polygraph eval vs a pyDatalog process, generated Souffle-suite stand-ins",
          lambda out: whole_process.measure(data, repeat=1 if quick else 3, quick=quick, out=out)),
+        ("souffle_programs", "Soufflé programs with existential negation: polygraph eval vs pyDatalog processes",
+         lambda out: souffle_programs.measure(repeat=1 if quick else 3, quick=quick, out=out)),
         ("build", "building graphs", lambda out: build_graph.measure(data=data, trace=True, trace_go=not quick, out=out)),
         ("whatif", "what-if vs full scan and sympy, exact re-derivation vs recompute",
          lambda out: whatif.measure(quick, data, out=out)),

@@ -244,13 +244,15 @@ def evaluate(
     for rule in program.rules:
         by_head[rule.head.relation].append(rule)
     model = Model(program, semiring, store)
+    # every label is one when nothing is tracked: the plans then carry no labels (unit_steps.py)
+    unit = semiring.name == "boolean" or not program.tracked
     for stratum in program.strata:
         rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
         subsumptions = [s for s in program.subsumptions if s.relation in stratum]
         if not rules and not subsumptions:
             continue
         started = time.perf_counter()
-        rounds = _fixpoint(stratum, rules, store, semiring, budget, choice, subsumptions)
+        rounds = _fixpoint(stratum, rules, store, semiring, budget, choice, subsumptions, unit)
         stats = StratumStats(
             tuple(sorted(stratum)),
             rounds,
@@ -286,28 +288,35 @@ def _load_facts(program: Program, semiring: Semiring, store: Store, choice: Choi
 
 
 def _fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring,
-              budget: Budget, choice: Choice | None = None, subsumptions=()) -> int:
+              budget: Budget, choice: Choice | None = None, subsumptions=(), unit: bool = False) -> int:
     """Runs one stratum to its fixpoint; returns the number of rounds. With ``subsumptions``,
-    the tuples they delete go after the facts are loaded and after every round."""
+    the tuples they delete go after the facts are loaded and after every round. ``unit``:
+    every label is one (nothing tracked), so a fact derived again changes nothing."""
     plus = semiring.plus
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
+    relations = store.relations
     if subsumptions:
         prune(subsumptions, store, semiring)
 
-    def emit(relation: str, tup: tuple, label: Any) -> None:
+    def emit_sum(relation: str, tup: tuple, label: Any) -> None:
         bucket = pending[relation]
         old = bucket.get(tup)
         bucket[tup] = label if old is None else plus(old, label)
 
+    def emit_unit(relation: str, tup: tuple, label: Any) -> None:
+        if tup not in relations[relation]:  # already known: its label is one already
+            pending[relation][tup] = label
+
+    emit = emit_unit if unit else emit_sum
     for rule in rules:
-        Plan(rule, store, semiring, emit).evaluate()
+        Plan(rule, store, semiring, emit, unit=unit).evaluate()
     delta = merge_round(pending, store, plus, budget, rules, choice)
     if subsumptions:
         delta = prune(subsumptions, store, semiring, delta)
 
     def plan_variants():
         return [
-            (Plan(rule, store, semiring, emit, delta_atom=j), atom.relation)
+            (Plan(rule, store, semiring, emit, delta_atom=j, unit=unit), atom.relation)
             for rule in rules
             for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))
             if atom.relation in stratum

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from functools import lru_cache
 from typing import Callable
 
@@ -289,12 +290,17 @@ def call(name: str, args: list, position: Position | None):
 
 
 @lru_cache(maxsize=256)
-def _regex(pattern: str, position) -> re.Pattern:
+def _regex(pattern: str, position) -> re.Pattern | None:
+    """Returns the compiled pattern, or None for a bad one computed at run time (a constant
+    one is refused when the program loads, see souffle_checks.py): as Soufflé does, the
+    match is false and a warning goes to standard error, once per pattern."""
     try:
         return compile_pattern(pattern)
     except (re.error, PatternError) as error:
-        raise EvaluationError("type_error", f"match: bad regular expression {pattern!r}: {error}",
-                              position) from None
+        where = f"{position}: " if position else ""
+        print(f"{where}warning: match: bad regular expression {pattern!r}: {error}; the match is false "
+              "(as Soufflé has it)", file=sys.stderr)
+        return None
 
 
 def constraint(name: str, position: Position | None) -> Callable[[object, object], bool]:
@@ -307,6 +313,7 @@ def constraint(name: str, position: Position | None) -> Callable[[object, object
 
     def match(pattern, text):
         text = _string(text, "match", position).encode("utf-8", "surrogateescape")
-        return _regex(_string(pattern, "match", position), position).fullmatch(text) is not None
+        compiled = _regex(_string(pattern, "match", position), position)
+        return compiled is not None and compiled.fullmatch(text) is not None
 
     return match

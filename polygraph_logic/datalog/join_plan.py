@@ -22,7 +22,8 @@ from polygraph_logic.datalog.join_steps import (
     term_variables_of,
 )
 from polygraph_logic.datalog.safety import term_variables
-from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
+from polygraph_logic.datalog.unit_steps import compile_unit_steps, tuple_getter
+from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
 
 
 class Store:
@@ -123,12 +124,24 @@ class Store:
                         del index[key]
 
 
+def _plain_atoms(rule: Rule) -> bool:
+    """True when every argument of the body's atoms and negations is a variable, a constant
+    or ``_``: the unit steps look such atoms up by key; a record or ADT pattern
+    (``p([x, _])``) is matched by ``join_steps``'s steps."""
+    atoms = (lit.atom if isinstance(lit, Negation) else lit for lit in rule.body)
+    return all(isinstance(arg, (Variable, Constant, Wildcard))
+               for atom in atoms if isinstance(atom, Atom) for arg in atom.args)
+
+
 class Plan:
     """One rule compiled for evaluation, optionally driven by the delta of one body atom."""
 
     def __init__(self, rule: Rule, store: Store, semiring, emit: Callable[[str, tuple, Any], None],
-                 delta_atom: int | None = None, goal: bool = False):
+                 delta_atom: int | None = None, goal: bool = False, unit: bool = False):
+        """``unit``: every label is the semiring's one (see unit_steps.py); the plan passes
+        no labels, and emits one."""
         self.rule = rule
+        self.unit = unit and _plain_atoms(rule)
         bound: set[str] = set()
         if goal:  # the head is given (see prove): its variables are bound before the body runs
             bound = {arg.name for arg in rule.head.args if isinstance(arg, Variable)}
@@ -153,8 +166,20 @@ class Plan:
     def _chain(self, steps, store, semiring, emit) -> Next:
         head = self.rule.head
         relation = head.relation
-        getters = [getter(arg, self.slots, (store, semiring)) for arg in head.args]
         one = semiring.one()
+        if self.unit:
+            key = tuple_getter(head.args, self.slots, (store, semiring))
+            rows = store.relations[relation]
+
+            def emit_one(b, label):
+                tup = key(b)
+                if tup not in rows:  # a known fact's label is one already: nothing to add
+                    emit(relation, tup, one)
+
+            keep = {v.name for arg in head.args for v in term_variables(arg)}
+            return compile_unit_steps(steps, self.slots, store, semiring, emit_one, self.body, keep,
+                                      (emit, relation, key, rows, one))
+        getters = [getter(arg, self.slots, (store, semiring)) for arg in head.args]
 
         def final(b, label):
             emit(relation, tuple(get(b) for get in getters), one if label is ONE_MARK else label)

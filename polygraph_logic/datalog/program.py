@@ -24,6 +24,7 @@ from polygraph_logic.datalog.safety import (
     term_variables,
 )
 from polygraph_logic.datalog.includes import read_source
+from polygraph_logic.datalog.souffle_checks import check_souffle_rules
 from polygraph_logic.datalog.souffle_syntax import Subsumption, check_subsumptions
 from polygraph_logic.datalog.souffle_input import read_inputs
 from polygraph_logic.datalog.stratify import stratify
@@ -90,6 +91,7 @@ class Program:
                       subsumptions=[Subsumption.from_rule(rule) for rule in deletions])
         program.arities = _check_arities(tables, rules + deletions, declarations)
         declarations.check(tables, rules + deletions, facts)
+        check_souffle_rules(rules, declarations)
         floaty = declarations.structures.floaty() if declarations.structures else set()
         if floaty:  # integer constants in float fields of records and ADTs are floats
             rules = program.rules = [float_fields(r, declarations.structures, declarations.kinds, floaty) for r in rules]

@@ -9,7 +9,11 @@ pattern is rewritten before it is compiled:
   pattern with one matched nothing it should); ``[[=a=]]`` and ``[[.a.]]`` are the letter;
 - a ``[`` inside brackets is a literal; ``[]`` matches nothing and ``[^]`` anything;
 - ``.`` matches any byte but ``\\n`` and ``\\r``; ``$`` is the end of the text only;
-  ``\\cX`` is a control character, ``\\uXXXX`` the byte of its low eight bits.
+  ``\\cX`` is a control character, ``\\uXXXX`` the byte of its low eight bits, and an escaped
+  letter ECMAScript gives no meaning is the letter (``\\A`` is ``A``, not Python's anchor);
+- what ``std::regex`` refuses and Python would read is refused (PatternError): groups other
+  than ``(?:``, ``(?=``, ``(?!``; a repetition after a repetition (``a++``, possessive in
+  Python); a brace that is not ``{n}``, ``{n,}`` or ``{n,m}``.
 
 The compiled pattern works on bytes (the text is matched as UTF-8), as ``std::regex`` over
 ``char`` does: ``.`` is one byte, and ``\\d``, ``\\w``, ``\\s`` are ASCII only.
@@ -26,7 +30,8 @@ _POSIX = {
     "punct": "!-/:-@\\[-`{-~", "space": " \\t\\n\\r\\f\\v", "s": " \\t\\n\\r\\f\\v", "upper": "A-Z",
     "w": "a-zA-Z0-9_", "xdigit": "0-9A-Fa-f",
 }
-_SPECIAL_IN_SET = set("[&~|")  # literal in ECMAScript brackets; Python warns or nests on them
+_SPECIAL_IN_SET = set("[&~|")
+_ESCAPES = set("bBdDsSwWcxufnrtv")  # the letters an ECMAScript escape gives a meaning  # literal in ECMAScript brackets; Python warns or nests on them
 
 
 class PatternError(ValueError):
@@ -42,19 +47,55 @@ def compile_pattern(pattern: str) -> re.Pattern:
         return re.compile(translated.encode("utf-8", "surrogateescape"))
 
 
+_BRACE = re.compile(r"\{[0-9]+(,[0-9]*)?\}")
+
+
 def translate(pattern: str) -> str:
-    """Returns the Python spelling of an ECMAScript pattern (see the module's docstring)."""
+    """Returns the Python spelling of an ECMAScript pattern (see the module's docstring);
+    raises PatternError for what ``std::regex`` refuses and Python would read (a group
+    ``(?<=``, ``(?i)``, ``(?P<``, ``(?>``; a quantifier after a quantifier, ``a++``; a brace
+    that is not ``{n}``, ``{n,}`` or ``{n,m}``)."""
     out: list[str] = []
     i, n = 0, len(pattern)
+    last = None  # what the previous item was: "atom", "quantifier", "lazy" or None
     while i < n:
         c = pattern[i]
         if c == "\\":
             escape, i = _escape(pattern, i)
             out.append(escape)
+            last = "atom"
             continue
         if c == "[":
             text, i = _bracket(pattern, i)
             out.append(text)
+            last = "atom"
+            continue
+        if c == "{":
+            brace = _BRACE.match(pattern, i)
+            if brace is None:
+                raise PatternError(f"the brace at {i} is not a repetition {{n}}, {{n,}} or {{n,m}}")
+            if last in ("quantifier", "lazy"):
+                raise PatternError(f"the repetition at {i} follows another one")
+            out.append(brace.group())
+            i, last = brace.end(), "quantifier"
+            continue
+        if c in "*+?":
+            if c == "?" and last == "quantifier":
+                last = "lazy"
+            elif last in ("quantifier", "lazy"):
+                raise PatternError(f"the '{c}' at {i} follows a repetition (std::regex has no possessive "
+                                   "repetitions)")
+            else:
+                last = "quantifier"
+            out.append(c)
+            i += 1
+            continue
+        if c == "(" and pattern.startswith("?", i + 1):
+            if pattern[i + 2:i + 3] not in (":", "=", "!"):
+                raise PatternError(f"the group at {i} opens with '(?{pattern[i + 2:i + 3]}': std::regex "
+                                   "knows only (?:, (?= and (?!")
+            out.append(pattern[i:i + 3])
+            i, last = i + 3, None
             continue
         if c == ".":
             out.append("[^\\n\\r]")
@@ -62,6 +103,7 @@ def translate(pattern: str) -> str:
             out.append("\\Z")
         else:
             out.append(c)
+        last = None if c in "(|^" else "atom"
         i += 1
     return "".join(out)
 
@@ -76,6 +118,8 @@ def _escape(pattern: str, i: int) -> tuple[str, int]:
     if c == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", pattern[i + 2:i + 6]):
         # std::regex over char keeps the low byte of \uXXXX (\u00e9 is the byte e9, not UTF-8 "é")
         return f"\\x{int(pattern[i + 2:i + 6], 16) & 0xFF:02x}", i + 6
+    if c.isascii() and c.isalpha() and c not in _ESCAPES:
+        return re.escape(c), i + 2  # std::regex reads an unknown letter escape as the letter (\\A is "A")
     return pattern[i:i + 2], i + 2
 
 

@@ -1,0 +1,204 @@
+"""Join steps for unit labels: every fact's label is one (the Boolean semiring, or a program
+with no tracked fact), so a plan carries no labels at all.
+
+With nothing to multiply, a step only binds slots and calls the next one, and two things
+follow that ``join_steps`` cannot do for a semiring that counts derivations:
+
+- an atom whose new variables nothing after it reads (``r(x) :- e(x, _), !b(x, _)``:
+  the ``_`` of ``e``; ``unreach(x) :- node(x), !reach(x)``; ``p(x) :- a(x, y), b(y, _)``:
+  ``b``) is an existence test: the first matching tuple is enough, the others would derive
+  the same head again (a semi-join, as Soufflé's existence checks);
+- lookup keys and head tuples are read from the slots by ``operator.itemgetter``, not a
+  generator per tuple.
+
+Long plans, and the steps that are not atoms or negations, are those of ``join_steps``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Callable, Sequence
+
+from polygraph_logic.datalog.join_steps import (
+    LONG,
+    STEP,
+    AtomMatch,
+    Binding,
+    Next,
+    compile_steps,
+    getter,
+    literal_names,
+)
+from polygraph_logic.datalog.safety import existential
+from polygraph_logic.datalog.syntax import Atom, Negation, Term, Variable, Wildcard
+
+
+def tuple_getter(terms: Sequence[Term], slots: dict[str, int], context=None) -> Callable[[Binding], tuple]:
+    """Returns ``b -> tuple of the terms' values``: an itemgetter over the slots when every
+    term is a variable, else one getter per term."""
+    if all(isinstance(t, Variable) for t in terms):
+        indexes = [slots[t.name] for t in terms]
+        if not indexes:
+            return lambda b: ()
+        if len(indexes) == 1:
+            only = indexes[0]
+            return lambda b: (b[only],)
+        return operator.itemgetter(*indexes)
+    getters = [getter(t, slots, context) for t in terms]
+    return lambda b: tuple(get(b) for get in getters)
+
+
+def compile_unit_steps(steps, slots, store, semiring, final: Next, body=(), keep: set[str] | None = None,
+                       head: tuple | None = None) -> Next:
+    """Compiles ordered steps into ``run(b, label)`` for unit labels (the label passed on is
+    never read). ``keep``: the names ``final`` reads; an atom binding none of them nor any
+    name a later step reads is an existence test. ``head``: ``(emit, relation, key, rows,
+    one)``, what ``final`` does, so that a last atom looked up by an index emits the head
+    itself (one call less per derivation). A long plan is ``join_steps``'s."""
+    if len(steps) > LONG:
+        return compile_steps(steps, slots, store, semiring, final, body)
+    needed = set(keep) if keep is not None else None
+    chain = final
+    for n, (kind, literal, before) in enumerate(reversed(steps)):
+        if kind == "atom":
+            once = needed is not None and not (literal_names(literal) - before) & needed
+            fused = _emitting_lookup(literal, before, slots, store, semiring, head) \
+                if n == 0 and head is not None and not once else None
+            chain = fused or _unit_atom_step(literal, before, slots, store, semiring, chain, once)
+        elif kind == "negation":
+            chain = _unit_negation_step(literal, slots, store, semiring, chain, body)
+        else:
+            chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
+        if needed is not None:
+            needed |= literal_names(literal)
+    return chain
+
+
+def _unit_atom_step(atom: Atom, before, slots, store, semiring, then: Next, once: bool) -> Next:
+    match = AtomMatch.build(atom, slots, set(before), (store, semiring))
+    rows = store.relations[atom.relation]
+    if not match.key:
+        matches = match.matches
+
+        def scan(b, label):
+            for tup in rows:
+                if matches(tup, b):
+                    then(b, label)
+                    if once:
+                        return
+
+        return scan
+    positions = tuple(pos for pos, _ in match.key)
+    key = tuple_getter([atom.args[pos] for pos in positions], slots, (store, semiring))
+    if len(positions) == len(atom.args):  # fully bound: a membership test
+        def member(b, label):
+            if key(b) in rows:
+                then(b, label)
+
+        return member
+    index = store.index(atom.relation, positions)
+    binds, repeats = match.binds, match.repeats
+    if once and not repeats:
+        def exists(b, label):
+            if index.get(key(b)):
+                then(b, label)
+
+        return exists
+    if len(binds) == 1 and not repeats:
+        (pos, slot), = binds
+
+        def lookup_one(b, label):
+            for tup in index.get(key(b), ()):
+                b[slot] = tup[pos]
+                then(b, label)
+
+        return lookup_one
+
+    def lookup(b, label):
+        for tup in index.get(key(b), ()):
+            if repeats and any(tup[p] != tup[q] for p, q in repeats):
+                continue
+            for pos, slot in binds:
+                b[slot] = tup[pos]
+            then(b, label)
+            if once:
+                return
+
+    return lookup
+
+
+def _emitting_lookup(atom: Atom, before, slots, store, semiring, head: tuple) -> Next | None:
+    """The last atom of a plan, looked up by an index, emitting the head for each match
+    (None when the atom is a scan or a membership test)."""
+    match = AtomMatch.build(atom, slots, set(before), (store, semiring))
+    positions = tuple(pos for pos, _ in match.key)
+    if not positions or len(positions) == len(atom.args):
+        return None
+    key = tuple_getter([atom.args[pos] for pos in positions], slots, (store, semiring))
+    index = store.index(atom.relation, positions)
+    binds, repeats = match.binds, match.repeats
+    emit, relation, head_key, rows, one = head
+    if len(binds) == 1 and not repeats:
+        (pos, slot), = binds
+
+        def lookup_emit_one(b, label):
+            for tup in index.get(key(b), ()):
+                b[slot] = tup[pos]
+                derived = head_key(b)
+                if derived not in rows:  # a known fact's label is one already
+                    emit(relation, derived, one)
+
+        return lookup_emit_one
+
+    def lookup_emit(b, label):
+        for tup in index.get(key(b), ()):
+            if repeats and any(tup[p] != tup[q] for p, q in repeats):
+                continue
+            for pos, slot in binds:
+                b[slot] = tup[pos]
+            derived = head_key(b)
+            if derived not in rows:
+                emit(relation, derived, one)
+
+    return lookup_emit
+
+
+def _unit_negation_step(literal: Negation, slots, store, semiring, then: Next, body=()) -> Next:
+    """``!atom`` as ``join_steps`` has it (variables only here are existential), with its key
+    read by ``tuple_getter``."""
+    atom = literal.atom
+    free = existential(literal, body, None) if body else set()
+    known, repeats, first = [], [], {}
+    for pos, arg in enumerate(atom.args):
+        if isinstance(arg, Wildcard):
+            continue
+        if isinstance(arg, Variable) and arg.name in free:
+            if arg.name in first:
+                repeats.append((pos, first[arg.name]))
+            else:
+                first[arg.name] = pos
+            continue
+        known.append(pos)
+    rows = store.relations[atom.relation]
+    key = tuple_getter([atom.args[pos] for pos in known], slots, (store, semiring))
+    if len(known) == len(atom.args):
+        def absent(b, label):
+            if key(b) not in rows:
+                then(b, label)
+
+        return absent
+    index = store.index(atom.relation, tuple(known))
+    if repeats:
+        def absent_repeated(b, label):
+            for tup in index.get(key(b), ()):
+                if all(tup[p] == tup[q] for p, q in repeats):
+                    return
+            then(b, label)
+
+        return absent_repeated
+
+    def absent_any(b, label):
+        if not index.get(key(b)):
+            then(b, label)
+
+    return absent_any
