@@ -90,7 +90,7 @@ def aggregate_getter(aggregate: Aggregate, slots: dict[str, int], inner: list[st
 
 def reduce(op: str, values: list, position, width: str | None = None) -> Any:
     """Returns the aggregate of values, or the empty marker where Souffle yields nothing; a sum
-    with a ``width`` wraps to 32 bits as Souffle's does."""
+    with a ``width`` wraps to the domain's width as Souffle's does."""
     if op == "count":
         return len(values)
     if op == "sum" and not values:

@@ -1,0 +1,152 @@
+"""The domain size (32 or 64, Soufflé's SOUFFLE_DOMAIN_64BIT build option) against C computed independently.
+
+Integers are checked against ctypes' ``c_int32``/``c_uint32`` and ``c_int64``/``c_uint64``
+wrapping, with the C operators written out here (shift counts modulo the width), not read
+from the engine.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from polygraph_logic.cli import main
+from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.evaluate import evaluate
+from polygraph_logic.datalog.program import load_program, parse_program
+from polygraph_logic.errors import ProgramError
+
+SIGNED_C = {32: ctypes.c_int32, 64: ctypes.c_int64}
+UNSIGNED_C = {32: ctypes.c_uint32, 64: ctypes.c_uint64}
+
+
+def c_quotient(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def signed_ops(bits: int) -> dict:
+    s, u = (lambda v: SIGNED_C[bits](v).value), (lambda v: UNSIGNED_C[bits](v).value)
+    return {
+        "+": lambda a, b: s(a + b), "-": lambda a, b: s(a - b), "*": lambda a, b: s(a * b),
+        "/": lambda a, b: s(c_quotient(a, b)), "%": lambda a, b: s(a - b * c_quotient(a, b)),
+        "band": lambda a, b: s(a & b), "bor": lambda a, b: s(a | b), "bxor": lambda a, b: s(a ^ b),
+        "bshl": lambda a, b: s(u(a) << (b % bits)), "bshr": lambda a, b: a >> (b % bits),
+        "bshru": lambda a, b: s(u(a) >> (b % bits)),
+    }
+
+
+def unsigned_ops(bits: int) -> dict:
+    u = lambda v: UNSIGNED_C[bits](v).value  # noqa: E731
+    return {
+        "+": lambda a, b: u(a + b), "-": lambda a, b: u(a - b), "*": lambda a, b: u(a * b),
+        "/": lambda a, b: a // b, "%": lambda a, b: a % b, "band": lambda a, b: a & b,
+        "bor": lambda a, b: a | b, "bxor": lambda a, b: a ^ b, "bshl": lambda a, b: u(a << (b % bits)),
+        "bshr": lambda a, b: a >> (b % bits), "bshru": lambda a, b: a >> (b % bits),
+    }
+
+
+def model(text: str, size: int) -> dict:
+    return evaluate(parse_program(text, "t.dl", domain_size=size), "boolean").boolean()
+
+
+def run_operators(kind: str, ops: dict, pairs, size: int) -> None:
+    names = list(ops)
+    text = f".decl p(a: {kind}, b: {kind})\n" + "".join(
+        f".decl o{i}(a: {kind}, b: {kind}, v: {kind})\no{i}(a, b, a {op} b) :- p(a, b)"
+        f"{', b != 0' if op in '/%' else ''}.\n" for i, op in enumerate(names))
+    text += "".join(f"p({a}{'u' if kind == 'unsigned' else ''}, {b}{'u' if kind == 'unsigned' else ''}).\n"
+                    for a, b in pairs)
+    found = model(text, size)
+    for i, op in enumerate(names):
+        expected = {(a, b, ops[op](a, b)) for a, b in pairs if not (op in "/%" and b == 0)}
+        assert found.get(f"o{i}", set()) == expected, (op, size)
+
+
+@pytest.mark.parametrize("size", domain.SIZES)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_number_operators_compute_as_c_at_each_width(size, data):
+    values = st.integers(-2 ** (size - 1), 2 ** (size - 1) - 1) | st.integers(-70, 70)
+    pairs = data.draw(st.lists(st.tuples(values, values), min_size=1, max_size=5))
+    run_operators("number", signed_ops(size), pairs, size)
+
+
+@pytest.mark.parametrize("size", domain.SIZES)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data())
+def test_unsigned_operators_compute_as_c_at_each_width(size, data):
+    values = st.integers(0, 2 ** size - 1) | st.integers(0, 70)
+    pairs = data.draw(st.lists(st.tuples(values, values), min_size=1, max_size=5))
+    run_operators("unsigned", unsigned_ops(size), pairs, size)
+
+
+@pytest.mark.parametrize("size, expression, value", [
+    (32, "2147483647 + 1", -2 ** 31), (64, "2147483647 + 1", 2 ** 31),
+    (64, "9223372036854775807 + 1", -2 ** 63), (32, "1 bshl 32", 1), (64, "1 bshl 32", 2 ** 32),
+    (64, "1 bshl 63", -2 ** 63), (64, "1 bshl 64", 1), (32, "bnot 0", -1), (64, "-1 bshru 1", 2 ** 63 - 1),
+    (32, "-1 bshru 1", 2 ** 31 - 1), (64, "2 ^ 40", 2 ** 40), (32, "2 ^ 40", 0),
+])
+def test_wrapping_and_shifts_follow_the_width(size, expression, value):
+    assert model(f".decl r(v: number)\nr({expression}).\n", size)["r"] == {(value,)}
+
+
+@pytest.mark.parametrize("size", domain.SIZES)
+def test_conversions_and_sums_keep_the_widths_bits(size):
+    text = (".decl r(u: unsigned, n: number)\nr(to_unsigned(-1), to_number(to_unsigned(-2))).\n"
+            ".decl n(x: number)\nn(-1). n(1). n(2).\n.decl s(t: unsigned)\ns(t) :- t = sum to_unsigned(x) : n(x).\n")
+    found = model(text, size)
+    assert found["r"] == {(UNSIGNED_C[size](-1).value, -2)}
+    assert found["s"] == {(UNSIGNED_C[size](UNSIGNED_C[size](-1).value + 3).value,)}
+
+
+@pytest.mark.parametrize("size, text, message", [
+    (32, ".decl r(x: number)\nr(3000000000).\n", "3000000000 is out of a number's 32-bit range"),
+    (64, ".decl r(x: number)\nr(9223372036854775808).\n", "is out of a number's 64-bit range"),
+    (64, ".decl r(x: unsigned)\nr(18446744073709551616).\n", "is out of an unsigned's 64-bit range"),
+])
+def test_constants_out_of_the_widths_range_are_refused_with_their_line(size, text, message):
+    with pytest.raises(ProgramError) as caught:
+        parse_program(text, "t.dl", domain_size=size)
+    assert caught.value.code == "type_error" and caught.value.position.line == 2 and message in caught.value.message
+
+
+def test_a_64_bit_program_holds_what_a_32_bit_one_refuses(tmp_path):
+    (tmp_path / "r.facts").write_text("3000000000\t18446744073709551615\n")
+    path = tmp_path / "p.dl"
+    path.write_text(".decl r(x: number, u: unsigned)\n.input r\nr(-9223372036854775808, 0).\n")
+    program = load_program(path, fact_dir=tmp_path, domain_size=64)
+    assert set(evaluate(program, "boolean").facts("r")) == {(3000000000, 2 ** 64 - 1), (-2 ** 63, 0)}
+    path.write_text(".decl r(x: number, u: unsigned)\n.input r\n")
+    with pytest.raises(ProgramError) as caught:
+        load_program(path, fact_dir=tmp_path)
+    error = caught.value
+    assert "3000000000 is out of a number's 32-bit range" in error.message
+    assert error.position.file.endswith("r.facts") and error.position.line == 1
+
+
+def test_two_widths_in_one_process_do_not_meet():
+    """Each program keeps its width; evaluating one does not change the other's, nor the default."""
+    text = ".decl r(v: number)\nr(RAM_DOMAIN_SIZE + 0).\n.decl w(v: number)\nw(2147483647 + 1).\n"
+    wide, narrow = parse_program(text, "t.dl", domain_size=64), parse_program(text, "t.dl")
+    assert (wide.domain_size, narrow.domain_size) == (64, 32)
+    assert evaluate(wide, "boolean").boolean()["w"] == {(2 ** 31,)}
+    assert evaluate(narrow, "boolean").boolean() == {"r": {(32,)}, "w": {(-2 ** 31,)}}
+    assert evaluate(wide, "boolean").boolean()["r"] == {(64,)} and domain.size() == 32
+
+
+def test_the_setting_refuses_other_widths():
+    with pytest.raises(ValueError):
+        parse_program("p(1).", domain_size=16)
+
+
+def test_the_cli_takes_the_domain_size(tmp_path, capsys):
+    path = tmp_path / "p.dl"
+    path.write_text(".decl r(v: number)\n.output r\nr(RAM_DOMAIN_SIZE). r(2147483647 + 1).\n")
+    assert main(["eval", str(path), "-D", "-", "--domain-size", "64"]) == 0
+    assert capsys.readouterr().out.splitlines()[3:5] == ["64", "2147483648"]
+    assert main(["eval", str(path), "-D", "-"]) == 0
+    assert capsys.readouterr().out.splitlines()[3:5] == ["-2147483648", "32"]
