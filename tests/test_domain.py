@@ -2,12 +2,14 @@
 
 Integers are checked against ctypes' ``c_int32``/``c_uint32`` and ``c_int64``/``c_uint64``
 wrapping, with the C operators written out here (shift counts modulo the width), not read
-from the engine.
+from the engine; floats against ctypes' ``c_float``/``c_double`` and libc's ``strtof`` and
+``snprintf`` (``%.9g``, ``%.17g``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 
 import pytest
 from hypothesis import given, settings
@@ -17,6 +19,7 @@ from polygraph_logic.cli import main
 from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.datalog.program import load_program, parse_program
+from polygraph_logic.datalog.souffle_input import c_float_text
 from polygraph_logic.errors import ProgramError
 
 SIGNED_C = {32: ctypes.c_int32, 64: ctypes.c_int64}
@@ -150,3 +153,119 @@ def test_the_cli_takes_the_domain_size(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[3:5] == ["64", "2147483648"]
     assert main(["eval", str(path), "-D", "-"]) == 0
     assert capsys.readouterr().out.splitlines()[3:5] == ["-2147483648", "32"]
+
+
+# --- floats: C's float at 32, double at 64 (ctypes and libc, not the engine) ----------------
+
+LIBC = ctypes.CDLL(ctypes.util.find_library("c"))
+LIBC.strtof.restype, LIBC.strtof.argtypes = ctypes.c_float, [ctypes.c_char_p, ctypes.c_void_p]
+FLOAT_C = {32: ctypes.c_float, 64: ctypes.c_double}
+
+
+def c_real(size: int, value: float) -> float:
+    return FLOAT_C[size](value).value
+
+
+def c_text(size: int, value: float) -> str:
+    buffer = ctypes.create_string_buffer(64)
+    LIBC.snprintf(buffer, 64, b"%.9g" if size == 32 else b"%.17g", ctypes.c_double(value))
+    return buffer.value.decode()
+
+
+singles = st.floats(width=32, allow_nan=False, allow_infinity=False)
+doubles = st.floats(allow_nan=False, allow_infinity=False)
+
+
+def c_op(size: int, a: float, op: str, b: float) -> float:
+    # +, -, *, / on two floats: the exact result rounded once, which the double result rounded
+    # to float is (a double carries more than twice a float's digits)
+    return c_real(size, {"+": a + b, "-": a - b, "*": a * b, "/": a / b}[op])
+
+
+@pytest.mark.parametrize("size", domain.SIZES)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_float_operators_and_their_text_compute_as_c_at_each_width(size, data, tmp_path_factory):
+    values = singles if size == 32 else doubles
+    pairs = data.draw(st.lists(st.tuples(values, values.filter(bool)), min_size=1, max_size=4))
+    ops = ["+", "-", "*", "/"]
+    folder = tmp_path_factory.mktemp("floats")
+    (folder / "p.facts").write_text("".join(f"{i}\t{c_text(size, a)}\t{c_text(size, b)}\n"
+                                            for i, (a, b) in enumerate(pairs)))
+    program = folder / "p.dl"
+    program.write_text(".decl p(i: number, a: float, b: float)\n.input p\n" + "".join(
+        f".decl o{k}(i: number, v: float)\n.output o{k}\no{k}(i, a {op} b) :- p(i, a, b).\n"
+        for k, op in enumerate(ops)))
+    assert main(["eval", str(program), "-F", str(folder), "-D", str(folder), "--domain-size", str(size)]) == 0
+    for k, op in enumerate(ops):
+        expected = "".join(f"{i}\t{c_text(size, c_op(size, a, op, b))}\n" for i, (a, b) in enumerate(pairs))
+        assert (folder / f"o{k}.csv").read_text() == expected, op
+
+
+@settings(max_examples=200, deadline=None)
+@given(singles)
+def test_a_single_written_at_32_reads_back_as_the_same_single(value):
+    with domain.using(32):
+        text = domain.float_text(value)
+        assert text == "%.9g" % value
+        assert c_float_text(text) == value and LIBC.strtof(text.encode(), None) == value
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.decimals(allow_nan=False, allow_infinity=False, places=None).map(str)
+       | st.floats(allow_nan=False, allow_infinity=False).map(repr))
+def test_fact_texts_read_at_32_as_libc_strtof_reads_them(text):
+    expected = LIBC.strtof(text.encode(), None)
+    with domain.using(32):
+        got = c_float_text(text)
+    if abs(expected) == float("inf"):
+        assert got is None  # strtof's overflow (ERANGE), refused as Souffle refuses it
+    else:
+        assert got == expected and str(got) == str(expected)  # -0.0 too
+
+
+def test_a_decimal_just_past_a_midpoint_is_rounded_once():
+    """1 + 2^-24 (and a little) lies past the midpoint of two singles, but its nearest double is
+    the midpoint itself: rounding the double again would give 1.0; strtof gives the next single."""
+    text = "1.000000059604644775390625000000001"
+    expected = LIBC.strtof(text.encode(), None)
+    assert expected == 1 + 2 ** -23
+    with domain.using(32):
+        assert c_float_text(text) == expected
+    assert float(text) == 1 + 2 ** -24  # the double sits on the midpoint
+
+
+@pytest.mark.parametrize("size", domain.SIZES)
+def test_sums_means_constants_and_to_string_hold_the_widths_floats(size):
+    values = [0.1, 0.2, 0.3, 1e8, -1e8, 0.7]
+    text = (".decl r(i: number, v: float)\n" + "".join(f"r({i}, {v!r})." for i, v in enumerate(values))
+            + "\n.decl s(t: float, m: float, c: float, k: symbol)\n"
+            "s(t, m, 0.1, to_string(to_float(\"0.1\"))) :- t = sum v : r(_, v), m = mean v : r(_, v).\n")
+    (found,) = model(text, size)["s"]
+    total = c_real(size, 0.0)
+    for v in values:  # by r's first column
+        total = c_op(size, total, "+", c_real(size, v))
+    assert found[0] == total
+    assert found[1] == c_op(size, total, "/", float(len(values)))
+    assert found[2] == c_real(size, 0.1)
+    assert found[3] == "%f" % c_real(size, 0.1)
+
+
+def test_a_float_constant_beyond_a_single_is_refused_at_32_with_its_position():
+    text = ".decl r(x: float)\nr(1" + "0" * 39 + ".0).\n"
+    with pytest.raises(ProgramError) as caught:
+        parse_program(text, "t.dl")
+    assert caught.value.code == "type_error" and caught.value.position.line == 2
+    assert "float's 32-bit range" in caught.value.message
+    assert model(text, 64)["r"] == {(1e39,)}
+
+
+def test_fact_files_beyond_a_single_are_refused_at_32(tmp_path):
+    (tmp_path / "v.facts").write_text("3.4028235e38\n3.5e38\n")
+    path = tmp_path / "v.dl"
+    path.write_text(".decl v(x: float)\n.input v\n")
+    with pytest.raises(ProgramError) as caught:
+        load_program(path, fact_dir=tmp_path)
+    assert caught.value.position.line == 2 and "'3.5e38' is not a float" in caught.value.message
+    assert sorted(load_program(path, fact_dir=tmp_path, domain_size=64).fact_tables()["v"].rows) == [
+        (3.4028235e38,), (3.5e38,)]

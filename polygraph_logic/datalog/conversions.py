@@ -60,10 +60,14 @@ def to_float(value, position) -> float:
     value = _value(value, "to_float", position)
     if isinstance(value, str):
         try:
-            return float(value.strip())
+            number = domain.read_float(value.strip(), float(value.strip()))
         except ValueError:
-            raise EvaluationError("type_error", f"to_float: {value!r} is not a number", position) from None
-    return float(value)
+            number = None
+        if number is None:
+            raise EvaluationError("type_error", f"to_float: {value!r} is not a float of the domain's "
+                                  f"{domain.size()}-bit range", position) from None
+        return number
+    return domain.integer_float(value) if isinstance(value, int) else value
 
 
 def ordinal(value, position) -> int:

@@ -216,5 +216,6 @@ def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration
                 else f"not {article(kind)}"
             raise ProgramError("type_error", f"{value!r} is {what} (column {column + 1}, "
                                f"{attribute} of {table.relation})", table.position(row))
-        if kind == "float" and int in types:
-            table.rows = rows = [row[:column] + (float(row[column]),) + row[column + 1:] for row in rows]
+        if kind == "float" and (int in types or domain.size() == 32):  # floats of the width, as Souffle holds them
+            table.rows = rows = [row[:column] + (domain.integer_float(row[column]) if type(row[column]) is int
+                                                 else domain.real(row[column]),) + row[column + 1:] for row in rows]

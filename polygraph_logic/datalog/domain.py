@@ -28,6 +28,8 @@ from contextvars import ContextVar
 from fractions import Fraction
 from typing import Iterator
 
+from polygraph_logic.errors import Position, ProgramError
+
 SIZES = (32, 64)
 DEFAULT = 32
 
@@ -169,3 +171,21 @@ def read_float(text: str, double: float) -> float | None:
     if _SIZE.get() == 64 or double != double or double in (math.inf, -math.inf):
         return double
     return read_single(text, double)
+
+
+def float_constant(text: str, position: Position | None) -> float:
+    """Returns a float constant of a program's text as Soufflé's parser reads it at the width;
+    one beyond a single's range at 32 is a type_error at its position."""
+    value = read_float(text, float(text))
+    if value is None:
+        raise ProgramError("type_error", f"{text} is out of a float's 32-bit range", position)
+    return value
+
+
+def integer_float(value: int) -> float:
+    """Returns C's cast of an integer to the width's float, rounded once (``to_float``, an
+    integer constant in a float place)."""
+    double = float(value)
+    if _SIZE.get() == 64:
+        return double
+    return single(double) if abs(value) <= 1 << 53 else read_single(str(value), double) or single(double)

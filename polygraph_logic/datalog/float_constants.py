@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import count
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
@@ -166,7 +167,7 @@ class _Rewrite:
     def term(self, term):
         node = next(self.numbers)
         if isinstance(term, Constant):
-            return Constant(float(term.value)) if node in self.floats else term
+            return Constant(domain.integer_float(term.value)) if node in self.floats else term
         if isinstance(term, Arithmetic):
             width = self.widths.get(node, term.width)
             return replace(term, left=self.term(term.left), right=self.term(term.right), width=width)

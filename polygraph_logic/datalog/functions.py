@@ -66,7 +66,7 @@ def arithmetic(op: str, left, right, position: Position | None, width: str | Non
     if op == "^" and isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 \
             and right * (abs(left).bit_length() - 1) > _MAX_BITS:
         _too_large(op, left, right, position)  # refused before it is computed (2 ^ 10^9 would take hours)
-    result = _compute(op, left, right, position)
+    result = _float_result(_compute(op, left, right, position))
     if isinstance(result, int) and result.bit_length() >= _MAX_BITS - 4 and abs(result) >= _TOO_LARGE:
         _too_large(op, left, right, position)
     return result
@@ -116,6 +116,11 @@ def _compute(op: str, left, right, position):
     if op == "%":
         return math.fmod(left, right)  # C's fmod: the sign of the dividend
     return left / right
+
+
+def _float_result(result):
+    """A float result as the domain holds it (single precision at 32), an integer as it is."""
+    return domain.real(result) if type(result) is float else result
 
 
 # Souffle's bitwise and logical operators, on integers of the domain's width: a shift
@@ -187,14 +192,6 @@ def _float_power(base: float, exponent: float) -> float:
         return math.inf - math.inf
 
 
-def c_float(value: float, spec: str) -> str:
-    """Returns ``value`` as C's printf writes it with ``spec`` (``.17g``, ``f``): a NaN keeps
-    its sign (glibc writes ``-nan``), which Python's format drops."""
-    if value != value:
-        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
-    return format(value, spec)
-
-
 def _shown(value) -> str:
     return str(value) if not isinstance(value, int) or value.bit_length() < 200 else "a large integer"
 
@@ -207,7 +204,7 @@ def _string(value, name: str, position) -> str:
 
 def _to_string(value, position):
     if isinstance(value, float):
-        return c_float(value, "f")  # as Souffle's std::to_string: six decimals
+        return domain.fixed_text(value)  # as Souffle's std::to_string: six decimals
     return str(value)
 
 
@@ -240,7 +237,7 @@ def range_values(args: list, position: Position | None):
     value = start
     while (step > 0 and value < end) or (step < 0 and end < value):
         yield value
-        value += step
+        value = _float_result(value + step)
 
 
 def call(name: str, args: list, position: Position | None):

@@ -91,7 +91,7 @@ class Structures:
     def coerce(self, value, kind: str, floaty: set[str]):
         """Returns a checked value with its integers in float fields made floats, as Souffle types them."""
         if kind == "float":
-            return float(value) if type(value) is int else value
+            return domain.integer_float(value) if type(value) is int else value
         if kind not in floaty or value is NIL:
             return value
         if isinstance(value, Record):
@@ -102,7 +102,8 @@ class Structures:
     def coerce_term(self, term, kind: str, floaty: set[str]):
         """Returns a term with its integer constants in float fields made floats (a checked term)."""
         if kind == "float":
-            return Constant(float(term.value)) if isinstance(term, Constant) and type(term.value) is int else term
+            return Constant(domain.integer_float(term.value)) if isinstance(term, Constant) and type(term.value) is int \
+                else term
         if kind not in floaty:
             return term
         if isinstance(term, RecordTerm) and self.types[kind].kind == "record":
