@@ -20,7 +20,7 @@ from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.datalog.program import load_program, parse_program
 from polygraph_logic.datalog.souffle_input import c_float_text
-from polygraph_logic.errors import ProgramError
+from polygraph_logic.errors import EvaluationError, ProgramError
 
 SIGNED_C = {32: ctypes.c_int32, 64: ctypes.c_int64}
 UNSIGNED_C = {32: ctypes.c_uint32, 64: ctypes.c_uint64}
@@ -258,6 +258,20 @@ def test_a_float_constant_beyond_a_single_is_refused_at_32_with_its_position():
     assert caught.value.code == "type_error" and caught.value.position.line == 2
     assert "float's 32-bit range" in caught.value.message
     assert model(text, 64)["r"] == {(1e39,)}
+    with pytest.raises(ProgramError) as caught:
+        parse_program(".decl r(x: float)\nr(1" + "0" * 400 + ".0).\n", "t.dl", domain_size=64)
+    assert "float's 64-bit range" in caught.value.message and caught.value.position.line == 2
+
+
+@pytest.mark.parametrize("size, text, message", [
+    (32, "1e39", "out of a float's 32-bit range"), (64, "1e309", "out of a float's 64-bit range"),
+    (32, "abc", "is not a number"),
+])
+def test_to_float_of_a_symbol_refuses_what_strtof_or_strtod_cannot_hold(size, text, message):
+    with pytest.raises(EvaluationError) as caught:
+        model(f'.decl r(x: float)\nr(to_float("{text}")).\n', size)
+    assert caught.value.code == "type_error" and message in caught.value.message
+    assert model('.decl r(x: float)\nr(to_float("1e38")).\n', size)["r"] == {(c_real(size, 1e38),)}
 
 
 def test_fact_files_beyond_a_single_are_refused_at_32(tmp_path):

@@ -62,10 +62,10 @@ def to_float(value, position) -> float:
         try:
             number = domain.read_float(value.strip(), float(value.strip()))
         except ValueError:
-            number = None
+            raise EvaluationError("type_error", f"to_float: {value!r} is not a number", position) from None
         if number is None:
-            raise EvaluationError("type_error", f"to_float: {value!r} is not a float of the domain's "
-                                  f"{domain.size()}-bit range", position) from None
+            raise EvaluationError("type_error", f"to_float: {value!r} is out of a float's {domain.size()}-bit "
+                                  "range", position)
         return number
     return domain.integer_float(value) if isinstance(value, int) else value
 

@@ -167,8 +167,11 @@ def _neighbour(result: float, toward: float) -> float:
 
 def read_float(text: str, double: float) -> float | None:
     """Returns the float a fact file's or a constant's text holds at the width, given the
-    double read from it: ``strtof`` at 32, ``strtod`` (the double itself) at 64."""
-    if _SIZE.get() == 64 or double != double or double in (math.inf, -math.inf):
+    double read from it: ``strtof`` at 32, ``strtod`` (the double itself) at 64; None where
+    the text is a finite number beyond the width's floats (their ERANGE)."""
+    if double in (math.inf, -math.inf):
+        return double if "inf" in text.lower() else None
+    if _SIZE.get() == 64 or double != double:
         return double
     return read_single(text, double)
 
@@ -178,7 +181,7 @@ def float_constant(text: str, position: Position | None) -> float:
     one beyond a single's range at 32 is a type_error at its position."""
     value = read_float(text, float(text))
     if value is None:
-        raise ProgramError("type_error", f"{text} is out of a float's 32-bit range", position)
+        raise ProgramError("type_error", f"{text} is out of a float's {_SIZE.get()}-bit range", position)
     return value
 
 

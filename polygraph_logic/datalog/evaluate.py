@@ -229,6 +229,7 @@ def evaluate(
     ``progress`` is called after each stratum with what it cost.
     ``max_facts`` (per relation) and ``timeout`` (seconds) stop a runaway evaluation
     with PolygraphError(limit_exceeded) naming the relation and its rule.
+    Values are computed at ``program.domain_size`` (32 or 64 bits, datalog/domain.py).
     """
     with domain.using(program.domain_size):  # the program's width for every value computed
         return _evaluate(program, semiring, cap, progress, Budget(max_facts, timeout))

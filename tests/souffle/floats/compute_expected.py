@@ -72,7 +72,8 @@ def compute(c: C) -> dict[str, list[str]]:
         total = c.op(total, "+", v)
     mean = c.op(total, "/", c.real(len(values)))
     numbers = [v for _, v in values]
-    out["stats"] = [f"{len(values)}\t{c.text(total)}\t{c.text(min(numbers))}\t{c.text(max(numbers))}\t{c.text(mean)}"]
+    columns = [str(len(values)), c.text(total), c.text(min(numbers)), c.text(max(numbers)), c.text(mean)]
+    out["stats"] = ["\t".join(columns)]
     edges = {
         "big": c.read("100000000000000000000.0"), "exact": c.read("10000000000000000.0"),
         "tiny": c.read("0.0009765625"), "small": c.read("0.00001"), "negzero": -c.read("0.0"),
@@ -85,7 +86,8 @@ def compute(c: C) -> dict[str, list[str]]:
 
 
 def main() -> None:
-    for folder, c in (("expected", C(ctypes.c_float, 9, LIBC.strtof)), ("expected64", C(ctypes.c_double, 17, LIBC.strtod))):
+    widths = (("expected", C(ctypes.c_float, 9, LIBC.strtof)), ("expected64", C(ctypes.c_double, 17, LIBC.strtod)))
+    for folder, c in widths:
         (HERE / folder).mkdir(exist_ok=True)
         for relation, rows in compute(c).items():
             (HERE / folder / f"{relation}.csv").write_text("".join(row + "\n" for row in rows))
