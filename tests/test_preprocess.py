@@ -146,10 +146,13 @@ def test_preprocessing_a_text_without_directives_changes_no_clause_and_no_positi
         assert [other.position(i) for i in rows] == [table.position(i) for i in rows]
 
 
-def test_predefined_macros_are_expanded_even_without_directive_lines():
-    """Soufflé's preprocessor defines RAM_DOMAIN_SIZE (64 here, as values are 64-bit) and __LINE__."""
+@pytest.mark.parametrize("size", [32, 64, None])
+def test_predefined_macros_are_expanded_even_without_directive_lines(size):
+    """Soufflé's preprocessor defines RAM_DOMAIN_SIZE (its build's width: the domain size, 32
+    unless told) and __LINE__."""
     text = ".decl r(n: number)\nr(RAM_DOMAIN_SIZE).\nr(__LINE__).\n"
-    assert set(evaluate(parse_program(text, "p.dl"), "boolean").facts("r")) == {(64,), (3,)}
+    program = parse_program(text, "p.dl") if size is None else parse_program(text, "p.dl", domain_size=size)
+    assert set(evaluate(program, "boolean").facts("r")) == {(size or 32,), (3,)}
 
 
 @pytest.mark.parametrize("expression, value", [

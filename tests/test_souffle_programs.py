@@ -4,6 +4,12 @@ Each program runs as a Souffle user runs it, ``polygraph eval NAME.dl -F facts -
 and every ``REL.csv`` it writes must equal ``expected/REL.csv`` byte for byte (and no
 other file may appear). The expected files were computed by plain Python fixpoints
 written for the purpose (no polygraph code), rows sorted as polygraph writes them.
+
+The value width: ``expected/`` holds the output of Souffle's default build (domain size 32,
+the default of ``polygraph eval``); a folder ``expected64/`` beside it holds the output of
+its 64-bit build, checked with ``--domain-size 64``. A program may have either or both
+(tests/souffle/floats/compute_expected.py computes both of its folders with ctypes' C
+floats and doubles).
 """
 
 from __future__ import annotations
@@ -16,17 +22,23 @@ from polygraph_logic.cli import main
 
 FOLDER = Path(__file__).parent / "souffle"
 PROGRAMS = sorted(p.name for p in FOLDER.iterdir() if p.is_dir())
+WIDTHS = {"expected": 32, "expected64": 64}  # the expected folder -> the domain size it is for
+RUNS = [(name, folder) for name in PROGRAMS for folder in WIDTHS if (FOLDER / name / folder).is_dir()]
+
+
+def test_every_program_has_expected_files():
+    assert {name for name, _ in RUNS} == set(PROGRAMS)
 
 
 @pytest.mark.parametrize("semiring", ["boolean", "why"])
-@pytest.mark.parametrize("name", PROGRAMS)
-def test_outputs_equal_the_expected_files_byte_for_byte(name, semiring, tmp_path, capsys):
+@pytest.mark.parametrize("name, folder", RUNS)
+def test_outputs_equal_the_expected_files_byte_for_byte(name, folder, semiring, tmp_path, capsys):
     here = FOLDER / name
     status = main(["eval", str(here / f"{name}.dl"), "-F", str(here / "facts"), "-D", str(tmp_path),
-                   "--semiring", semiring])
+                   "--semiring", semiring, "--domain-size", str(WIDTHS[folder])])
     capsys.readouterr()
     assert status == 0
-    expected = {p.name: p.read_bytes() for p in (here / "expected").iterdir()}
+    expected = {p.name: p.read_bytes() for p in (here / folder).iterdir()}
     written = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     assert set(written) == set(expected)
     for file, content in expected.items():

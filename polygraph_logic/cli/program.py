@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Sequence
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.budget import DEFAULT_MAX_FACTS
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, json_row, tuple_key, what_if
@@ -45,6 +46,9 @@ def register(commands) -> None:
                     "Souffle's -I; default: the current directory)")
     ev.add_argument("-M", "--macro", action="append", default=[], metavar="'NAME=VALUE ...'",
                     help="define preprocessor macros, as Souffle's -M (repeatable; NAME alone is 1)")
+    ev.add_argument("--domain-size", type=int, choices=domain.SIZES, default=domain.DEFAULT, metavar="{32,64}",
+                    help="the width of Souffle's values, as its build option SOUFFLE_DOMAIN_64BIT chooses: "
+                    "32 (default, Souffle's default build) or 64")
     ev.add_argument("--max-facts", type=positive_int, default=DEFAULT_MAX_FACTS, metavar="N",
                     help=f"stop when a relation passes N facts (default {DEFAULT_MAX_FACTS:,})")
     ev.add_argument("--timeout", type=float, metavar="SECONDS", help="stop evaluating after SECONDS")
@@ -53,7 +57,8 @@ def register(commands) -> None:
 
 def _run_eval(args: argparse.Namespace) -> int:
     include_dirs = [d for value in args.include_dir for d in value.split()]
-    program = load_program(*args.files, fact_dir=args.fact_dir, include_dirs=include_dirs, macros=args.macro)
+    program = load_program(*args.files, fact_dir=args.fact_dir, include_dirs=include_dirs, macros=args.macro,
+                           domain_size=args.domain_size)
     for warning in program.warnings:
         print(warning, file=sys.stderr)
     progress = _print_stats if args.stats else None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.functions import wrap
 from polygraph_logic.errors import EvaluationError
 from polygraph_logic.datalog.safety import term_variables
@@ -90,7 +91,7 @@ def aggregate_getter(aggregate: Aggregate, slots: dict[str, int], inner: list[st
 
 def reduce(op: str, values: list, position, width: str | None = None) -> Any:
     """Returns the aggregate of values, or the empty marker where Souffle yields nothing; a sum
-    with a ``width`` wraps to 32 bits as Souffle's does."""
+    with a ``width`` wraps to the domain's width as Souffle's does."""
     if op == "count":
         return len(values)
     if op == "sum" and not values:
@@ -100,10 +101,11 @@ def reduce(op: str, values: list, position, width: str | None = None) -> Any:
     try:
         if op in ("sum", "mean"):
             total = 0
+            floats = any(type(v) is float for v in values)
             for v in values:  # one addition after another, as Souffle adds (Python 3.12's sum compensates)
-                total = total + v
-            if op == "mean":
-                return total / len(values)
+                total = domain.real(total + v) if floats else total + v
+            if op == "mean":  # Souffle's mean: a float sum over a float count, at the domain's width
+                return domain.real(domain.real(float(total)) / len(values))
             return wrap(total, width) if width is not None else total
         if op == "min":
             return min(values)

@@ -3,17 +3,17 @@
 A symbol is read as Souffle reads it (``to_number(" 42")`` is 42, ``to_float("2.5")``
 2.5; a symbol that is no number is a type error, where Souffle stops with an error). A
 float becomes an integer by truncation toward zero, as C's cast; a negative number
-becomes an unsigned by keeping its 32 bits (``to_unsigned(-1)`` is 4294967295) and an
-unsigned of 2^31 or more a number the same way, as Souffle's default 32-bit build does.
+becomes an unsigned by keeping its bits (``to_unsigned(-1)`` is 4294967295 at the default
+width, 32) and an unsigned of 2^31 (2^63 at 64) or more a number the same way, as Souffle's
+build of that width does (datalog/domain.py).
 """
 
 from __future__ import annotations
 
 import math
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.errors import EvaluationError
-
-_BITS = 0xFFFFFFFF
 
 
 def _value(value, name: str, position):
@@ -42,17 +42,17 @@ def to_number(value, position):
         return _parse_integer(value, "to_number", position)
     if isinstance(value, float):
         return _truncate(value, "to_number", position)
-    return value - (1 << 32) if 1 << 31 <= value <= _BITS else value
+    return domain.signed(value) if 0 <= value <= domain.mask() else value
 
 
 def to_unsigned(value, position):
-    """Returns an unsigned: a symbol parsed, a float truncated, a negative number's 32 bits."""
+    """Returns an unsigned: a symbol parsed, a float truncated, a negative number's bits."""
     value = _value(value, "to_unsigned", position)
     if isinstance(value, str):
         value = _parse_integer(value, "to_unsigned", position)
     elif isinstance(value, float):
         value = _truncate(value, "to_unsigned", position)
-    return value & _BITS if value < 0 else value
+    return domain.unsigned(value) if value < 0 else value
 
 
 def to_float(value, position) -> float:
@@ -60,10 +60,14 @@ def to_float(value, position) -> float:
     value = _value(value, "to_float", position)
     if isinstance(value, str):
         try:
-            return float(value.strip())
+            number = domain.read_float(value.strip(), float(value.strip()))
         except ValueError:
             raise EvaluationError("type_error", f"to_float: {value!r} is not a number", position) from None
-    return float(value)
+        if number is None:
+            raise EvaluationError("type_error", f"to_float: {value!r} is out of a float's {domain.size()}-bit "
+                                  "range", position)
+        return number
+    return domain.integer_float(value) if isinstance(value, int) else value
 
 
 def ordinal(value, position) -> int:

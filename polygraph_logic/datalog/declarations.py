@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.directives import BASE_TYPES, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
@@ -163,7 +164,8 @@ def _check_argument(kind: str, arg, atom: Atom, variables: dict, structures: Str
         structures.check_term(arg, kind, atom.position, lambda v, k: _check_variable(k, v, atom, variables))
     elif isinstance(arg, Constant):
         if not fits(kind, arg.value):
-            what = f"out of {article(kind)}'s 32-bit range" if fits_type(kind, arg.value) else f"not {article(kind)}"
+            what = f"out of {article(kind)}'s {domain.size()}-bit range" if fits_type(kind, arg.value) \
+                else f"not {article(kind)}"
             raise ProgramError("type_error", f"{arg} is {what} (argument {atom.args.index(arg) + 1} "
                                f"of {atom.relation})", atom.position)
     elif isinstance(arg, Variable):
@@ -204,14 +206,16 @@ def _check_table(table: FactTable, kinds: tuple[str, ...], declared: Declaration
         bad = types - set(allowed)
         if not bad and kind in RANGES and rows:
             values = [row[column] for row in rows]
-            low, high = RANGES[kind]
+            low, high = domain.ranges()[kind]
             bad = {int} if min(values) < low or max(values) > high else set()
         if bad:
             row = next(i for i, r in enumerate(rows) if not fits(kind, r[column]))
             attribute = declared.attributes[column]
             value = rows[row][column]
-            what = f"out of {article(kind)}'s 32-bit range" if fits_type(kind, value) else f"not {article(kind)}"
+            what = f"out of {article(kind)}'s {domain.size()}-bit range" if fits_type(kind, value) \
+                else f"not {article(kind)}"
             raise ProgramError("type_error", f"{value!r} is {what} (column {column + 1}, "
                                f"{attribute} of {table.relation})", table.position(row))
-        if kind == "float" and int in types:
-            table.rows = rows = [row[:column] + (float(row[column]),) + row[column + 1:] for row in rows]
+        if kind == "float" and (int in types or domain.size() == 32):  # floats of the width, as Souffle holds them
+            table.rows = rows = [row[:column] + (domain.integer_float(row[column]) if type(row[column]) is int
+                                                 else domain.real(row[column]),) + row[column + 1:] for row in rows]

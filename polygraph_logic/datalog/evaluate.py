@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.datalog.choice import Choice, refuse_order_dependent, refuse_recursive_autoinc
 from polygraph_logic.datalog.subsumption import prune, refuse_over_tracked
@@ -228,8 +229,13 @@ def evaluate(
     ``progress`` is called after each stratum with what it cost.
     ``max_facts`` (per relation) and ``timeout`` (seconds) stop a runaway evaluation
     with PolygraphError(limit_exceeded) naming the relation and its rule.
+    Values are computed at ``program.domain_size`` (32 or 64 bits, datalog/domain.py).
     """
-    budget = Budget(max_facts, timeout)
+    with domain.using(program.domain_size):  # the program's width for every value computed
+        return _evaluate(program, semiring, cap, progress, Budget(max_facts, timeout))
+
+
+def _evaluate(program: Program, semiring, cap, progress, budget: Budget) -> Model:
     if isinstance(semiring, str):
         semiring = make_semiring(semiring, cap)
     refuse_recursive_autoinc(program)

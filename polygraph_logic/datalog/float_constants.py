@@ -5,8 +5,9 @@ Soufflé gives a numeric constant the type of its place: in ``.decl r(x: float)`
 division would give 3. The engine computes with the values it is given, so before
 evaluation each integer constant whose place is float is written as a float. In the
 same way an arithmetic term whose place is a ``number`` or an ``unsigned`` is given
-that width (``integer_widths``): its result wraps to 32 bits, as Soufflé's default
-build computes (``2147483647 + 1`` is ``-2147483648``, ``0u - 1u`` is ``4294967295``).
+that width (``integer_widths``): its result wraps to the domain's width, as Soufflé's
+build of that width computes (at 32, ``2147483647 + 1`` is ``-2147483648`` and ``0u - 1u``
+is ``4294967295``; datalog/domain.py).
 
 The places are found as Soufflé's type inference finds them, by unification: a term and
 the column of a declared relation it stands in, the two sides of a comparison, an
@@ -22,6 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import count
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
@@ -165,7 +167,7 @@ class _Rewrite:
     def term(self, term):
         node = next(self.numbers)
         if isinstance(term, Constant):
-            return Constant(float(term.value)) if node in self.floats else term
+            return Constant(domain.integer_float(term.value)) if node in self.floats else term
         if isinstance(term, Arithmetic):
             width = self.widths.get(node, term.width)
             return replace(term, left=self.term(term.left), right=self.term(term.right), width=width)

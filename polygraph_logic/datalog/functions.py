@@ -2,8 +2,8 @@
 
 Arithmetic on numbers (``+ - * / % ^``, ``+`` also joins strings; ``/`` and ``%`` on
 integers truncate toward zero, as C does), the bitwise and logical operators on
-integers (``band bor bxor bshl bshr bshru bnot``, ``land lor lxor lnot``, in 32-bit
-two's complement as Souffle's default build), the string functions ``cat strlen
+integers (``band bor bxor bshl bshr bshru bnot``, ``land lor lxor lnot``, in two's
+complement of the width in force, datalog/domain.py), the string functions ``cat strlen
 substr ord to_number to_string``, ``min``/``max``, the conversions ``to_float
 to_unsigned``, and the constraints ``contains(sub, s)`` and ``match(regex, s)`` (the
 regex must match all of ``s``). ``autoinc()`` is compiled by the evaluator (a counter).
@@ -17,6 +17,7 @@ import sys
 from functools import lru_cache
 from typing import Callable
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.conversions import ordinal, to_float, to_number, to_unsigned
 from polygraph_logic.datalog.regex import PatternError, compile_pattern
 from polygraph_logic.errors import EvaluationError, Position
@@ -48,8 +49,8 @@ def _number(value, op: str, position) -> int | float:
 def arithmetic(op: str, left, right, position: Position | None, width: str | None = None):
     """Applies an arithmetic, bitwise or logical operator; on integers ``/`` and ``%`` truncate toward zero.
 
-    With ``width`` ``"number"`` or ``"unsigned"`` an integer result wraps to 32 bits, signed or
-    not, as Souffle's default build computes; without it integers are unbounded."""
+    With ``width`` ``"number"`` or ``"unsigned"`` an integer result wraps to the domain's
+    width (32 or 64 bits), signed or not, as Souffle computes; without it integers are unbounded."""
     if op == "+" and isinstance(left, str) and isinstance(right, str):
         return left + right
     if op in _WORDS:
@@ -66,7 +67,7 @@ def arithmetic(op: str, left, right, position: Position | None, width: str | Non
     if op == "^" and isinstance(left, int) and isinstance(right, int) and right > 0 and abs(left) > 1 \
             and right * (abs(left).bit_length() - 1) > _MAX_BITS:
         _too_large(op, left, right, position)  # refused before it is computed (2 ^ 10^9 would take hours)
-    result = _compute(op, left, right, position)
+    result = _float_result(_compute(op, left, right, position))
     if isinstance(result, int) and result.bit_length() >= _MAX_BITS - 4 and abs(result) >= _TOO_LARGE:
         _too_large(op, left, right, position)
     return result
@@ -118,23 +119,19 @@ def _compute(op: str, left, right, position):
     return left / right
 
 
-# Souffle's bitwise and logical operators, on its default build's 32-bit integers: a shift
-# counts modulo 32, bshl shifts the bits as unsigned and bshru fills with zeros. band, bor,
+def _float_result(result):
+    """A float result as the domain holds it (single precision at 32), an integer as it is."""
+    return domain.real(result) if type(result) is float else result
+
+
+# Souffle's bitwise and logical operators, on integers of the domain's width: a shift
+# counts modulo the width (32 or 64), bshl shifts the bits as unsigned and bshru fills with zeros. band, bor,
 # bxor and bshr of two numbers (or of two unsigneds) in range stay in range; a bshl result
 # is read as a signed number unless its width says unsigned. The logical ones give 1 or 0.
 _WORDS = {"band", "bor", "bxor", "bshl", "bshr", "bshru", "land", "lor", "lxor"}
-_BITS = 0xFFFFFFFF
-
-
-def int32(value: int) -> int:
-    """Returns ``value`` wrapped to a signed 32-bit integer, as C's int32 arithmetic wraps."""
-    value &= _BITS
-    return value - (1 << 32) if value >= 1 << 31 else value
-
-
 def _c_power(left: int, right: int) -> int:
     """Returns Souffle's integer ``^``: C's pow on doubles, cast to a 64-bit integer (a result out
-    of its range is the x86 cast's INT64_MIN), before the cast to 32 bits."""
+    of its range is the x86 cast's INT64_MIN), before the cast to the domain's width."""
     try:
         power = math.pow(left, right)
     except (OverflowError, ValueError):
@@ -142,11 +139,7 @@ def _c_power(left: int, right: int) -> int:
     return int(power) if math.isfinite(power) and abs(power) < 2.0 ** 63 else -(1 << 63)
 
 
-def wrap(value, width: str):
-    """Returns an integer wrapped to a ``number`` (signed 32 bits) or an ``unsigned`` (32 bits)."""
-    if not isinstance(value, int):
-        return value
-    return int32(value) if width == "number" else value & _BITS
+wrap = domain.wrap  # an integer wrapped to a number or an unsigned of the domain's width
 
 
 def _integer(value, op: str, position) -> int:
@@ -169,12 +162,12 @@ def _word_operator(op: str, left, right, position):
         return left | right
     if op == "bxor":
         return left ^ right
-    shift = right & 31
+    shift = domain.shift_count(right)
     if op == "bshl":
-        return int32((left & _BITS) << shift)
+        return domain.signed(domain.unsigned(left) << shift)
     if op == "bshr" or left >= 0:
         return left >> shift  # Python's >> extends the sign, as C's on a signed int
-    return int32((left & _BITS) >> shift)  # bshru of a negative number: zeros come in
+    return domain.signed(domain.unsigned(left) >> shift)  # bshru of a negative number: zeros come in
 
 
 # Floats follow C's double arithmetic, as Souffle computes them: a quotient by zero is an
@@ -200,14 +193,6 @@ def _float_power(base: float, exponent: float) -> float:
         return math.inf - math.inf
 
 
-def c_float(value: float, spec: str) -> str:
-    """Returns ``value`` as C's printf writes it with ``spec`` (``.17g``, ``f``): a NaN keeps
-    its sign (glibc writes ``-nan``), which Python's format drops."""
-    if value != value:
-        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
-    return format(value, spec)
-
-
 def _shown(value) -> str:
     return str(value) if not isinstance(value, int) or value.bit_length() < 200 else "a large integer"
 
@@ -220,7 +205,7 @@ def _string(value, name: str, position) -> str:
 
 def _to_string(value, position):
     if isinstance(value, float):
-        return c_float(value, "f")  # as Souffle's std::to_string: six decimals
+        return domain.fixed_text(value)  # as Souffle's std::to_string: six decimals
     return str(value)
 
 
@@ -253,7 +238,7 @@ def range_values(args: list, position: Position | None):
     value = start
     while (step > 0 and value < end) or (step < 0 and end < value):
         yield value
-        value += step
+        value = _float_result(value + step)
 
 
 def call(name: str, args: list, position: Position | None):

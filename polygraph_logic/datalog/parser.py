@@ -15,6 +15,7 @@ from functools import lru_cache
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.component_syntax import ComponentSyntax
 from polygraph_logic.datalog.include_syntax import IncludeSyntax
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
@@ -186,7 +187,7 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
         return Constant(parse_int(children[0]))
 
     def float(self, children):
-        return Constant(float(children[0]))
+        return Constant(domain.float_constant(children[0], self._at(children[0])))
 
     @v_args(meta=True)
     def negative(self, meta, children):
@@ -398,11 +399,11 @@ def parse_clauses(text: str, file: str = "<string>") -> list:
     The clauses of the last texts parsed are kept (they are frozen values): a process that
     builds again from the same rule files (a notebook, the ledger, the tests) parses them once.
     """
-    return list(_parsed(text, file))
+    return list(_parsed(text, file, domain.size()))
 
 
 @lru_cache(maxsize=16)
-def _parsed(text: str, file: str) -> tuple:
+def _parsed(text: str, file: str, size: int) -> tuple:  # float constants are read at the width ``size``
     try:
         tree = grammar_parser().parse(text)
     except UnexpectedToken as error:

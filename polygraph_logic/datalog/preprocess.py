@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.fact_table import FactTable, Origins
 from polygraph_logic.datalog.rewrite import rewrite
 from polygraph_logic.datalog.source import Source, parse_source
@@ -35,9 +36,8 @@ _NEEDS = {"if": "an expression", "elif": "an expression", "ifdef": "a macro name
 _MACRO = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, .]*\))?)(?:=(.*))?\Z", re.S)
 
 
-# Soufflé defines RAM_DOMAIN_SIZE (32 or 64, its build's value size); here values are 64-bit,
-# as the floats are (see docs/rule-language.md)
-PREDEFINED = (("RAM_DOMAIN_SIZE", "64"),)
+# Soufflé defines RAM_DOMAIN_SIZE (32 or 64, its build's value size): here the width in
+# force when the program is read (datalog/domain.py)
 _PREDEFINED_NAMES = ("RAM_DOMAIN_SIZE", "__LINE__", "__FILE__")
 
 
@@ -143,7 +143,7 @@ def preprocess(text: str, file: str = "<string>", include_dirs: Sequence[str | P
     processor.line_directive = "#line"
     for directory in directories:
         processor.add_path(str(directory))
-    for name, body in [*PREDEFINED, *macro_definitions(macros)]:
+    for name, body in [("RAM_DOMAIN_SIZE", domain.macro()), *macro_definitions(macros)]:
         processor.define(f"{name} {body}")
     processor.parse(text, file)
     out = io.StringIO()

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.components import expand_components
 from polygraph_logic.datalog.declarations import Declarations
 from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
@@ -37,7 +38,8 @@ class Program:
 
     ``facts`` holds the ground facts (a ``FactView`` over one table per relation, or a
     plain list of ``Fact``); ``strata`` lists, bottom up, the sets of relations that are
-    evaluated together (one strongly connected component each).
+    evaluated together (one strongly connected component each). ``domain_size`` is the
+    width of its values (32 or 64, datalog/domain.py), the one in force when it was checked.
     """
 
     facts: Sequence[Fact] = field(default_factory=list)
@@ -48,6 +50,7 @@ class Program:
     warnings: list[str] = field(default_factory=list)
     declarations: Declarations = field(default_factory=Declarations)
     subsumptions: list[Subsumption] = field(default_factory=list)
+    domain_size: int = domain.DEFAULT
 
     @classmethod
     def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None,
@@ -72,7 +75,7 @@ class Program:
         if floats:  # integer constants in float places are floats, as Souffle types them
             facts = [f if all(isinstance(a, Constant) for a in f.atom.args)
                      else float_constants(f, declarations.kinds) for f in facts]
-        if declarations.relations:  # computed facts wrap to 32 bits as rules do (see integer_widths)
+        if declarations.relations:  # computed facts wrap to the domain's width as rules do (see integer_widths)
             facts = [f if all(isinstance(a, Constant) for a in f.atom.args)
                      else replace(f, atom=integer_widths(Rule(f.atom, ()), declarations.kinds).head) for f in facts]
         tables = dict(tables or {})  # the tables are taken over, not copied
@@ -84,11 +87,11 @@ class Program:
         if floats:
             rules = [float_constants(rule, declarations.kinds) for rule in rules]
             deletions = [float_constants(rule, declarations.kinds) for rule in deletions]
-        if declarations.relations:  # Souffle's 32-bit integers where its types say number or unsigned
+        if declarations.relations:  # Souffle's integers of its width where its types say number or unsigned
             rules = [integer_widths(rule, declarations.kinds) for rule in rules]
             deletions = [integer_widths(rule, declarations.kinds) for rule in deletions]
         program = cls(facts=FactView(tables), rules=rules, declarations=declarations,
-                      subsumptions=[Subsumption.from_rule(rule) for rule in deletions])
+                      subsumptions=[Subsumption.from_rule(rule) for rule in deletions], domain_size=domain.size())
         program.arities = _check_arities(tables, rules + deletions, declarations)
         declarations.check(tables, rules + deletions, facts)
         check_souffle_rules(rules, declarations)
@@ -118,8 +121,9 @@ class Program:
         tables = merge_tables(merge_tables({}, self.fact_tables(), adopt=False), other.fact_tables(), adopt=False)
         generated = set(_eqrel_rules(self.declarations, [])) | set(_eqrel_rules(other.declarations, []))
         rules = [r for r in [*self.rules, *other.rules] if r not in generated]
-        return Program.from_clauses([*rules, *self.subsumptions, *other.subsumptions, *self.directives(),
-                                     *other.directives()], tables)
+        with domain.using(self.domain_size):
+            return Program.from_clauses([*rules, *self.subsumptions, *other.subsumptions, *self.directives(),
+                                         *other.directives()], tables)
 
     def assertion_ids(self) -> list[str]:
         """Returns the provenance variables of tracked facts, in order of appearance."""
@@ -164,23 +168,33 @@ class Program:
 
 
 def parse_program(text: str, file: str = "<string>", include_dirs: Sequence[str | Path] = (),
-                  macros: Sequence[str] = ()) -> Program:
+                  macros: Sequence[str] = (), domain_size: int = domain.DEFAULT) -> Program:
     """Parses and checks program text (through the C preprocessor when it has ``#`` lines or
-    ``macros``, Soufflé's ``-M`` values, are given; ``include_dirs`` are its ``-I``)."""
-    source = read_source(text, file, include_dirs, macros)
-    return Program.from_clauses(source.clauses, source.tables)
+    ``macros``, Soufflé's ``-M`` values, are given; ``include_dirs`` are its ``-I``;
+    ``domain_size``: the width of its values, 32 or 64, as Soufflé's build chooses)."""
+    with domain.using(domain_size):
+        source = read_source(text, file, include_dirs, macros)
+        return Program.from_clauses(source.clauses, source.tables)
 
 
 def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
-                 include_dirs: Sequence[str | Path] = (), macros: Sequence[str] = ()) -> Program:
+                 include_dirs: Sequence[str | Path] = (), macros: Sequence[str] = (),
+                 domain_size: int = domain.DEFAULT) -> Program:
     """Reads, parses and checks one or more rule files as a single program.
 
     With ``fact_dir``, the relations named by ``.input`` directives are read from it
     (``REL.facts``, tab-separated, as Souffle's ``-F``). A file with ``#`` lines, or any
     file when ``macros`` are given, goes through the C preprocessor first, as Soufflé's
     do (``include_dirs``: its ``-I``; ``macros``: its ``-M``, such as ``"N=3 DEBUG"``);
-    ``.include "file"`` reads another file in place.
+    ``.include "file"`` reads another file in place. ``domain_size`` is the width of its
+    values, 32 (Soufflé's default build) or 64 (its SOUFFLE_DOMAIN_64BIT build): integer
+    wrapping and ranges, float precision and text, ``RAM_DOMAIN_SIZE`` (datalog/domain.py).
     """
+    with domain.using(domain_size):
+        return _load(paths, fact_dir, include_dirs, macros)
+
+
+def _load(paths, fact_dir, include_dirs, macros) -> Program:
     clauses: list[Clause] = []
     tables: dict[str, FactTable] = {}
     for path in paths:

@@ -4,8 +4,9 @@
 Blanks may stand before any part. Inside a record or ADT a symbol is either
 double-quoted (a backslash keeps the character after it) or everything up to the next
 ``,``, ``]`` (in a record) or ``)`` (in an ADT), trailing blanks included; numbers are
-decimal, floats as C's ``strtod`` reads them. A branch without fields is ``$Name``
-alone. Souffle writes the same text back (``records.Record.__str__``).
+decimal, floats as C's ``strtod`` or ``strtof`` reads them (by the domain size,
+datalog/domain.py). A branch without fields is ``$Name`` alone. Souffle writes the same
+text back (``records.Record.__str__``).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.directives import Constructor, TypeDeclaration
 from polygraph_logic.datalog.records import ARG, FIELD, NIL, Branch, Record
 from polygraph_logic.datalog.syntax import (
@@ -35,9 +36,10 @@ _PYTHON_TYPES = {"symbol": (str,), "number": (int,), "unsigned": (int,), "float"
 NoteVariable = Callable[..., None]  # (variable, type[, the term it stands in])
 
 
-# Souffle's default build holds a number in 32 signed bits and an unsigned in 32 bits; a
-# constant out of range is an error there (its parser and its fact reader refuse it)
-RANGES = {"number": (-2 ** 31, 2 ** 31 - 1), "unsigned": (0, 2 ** 32 - 1)}
+# Souffle holds a number in signed and an unsigned in unsigned bits of its build's width
+# (datalog/domain.py); a constant out of range is an error there (its parser and its fact
+# reader refuse it)
+RANGES = ("number", "unsigned")
 
 
 def fits_type(kind: str, value) -> bool:
@@ -48,7 +50,7 @@ def fits_type(kind: str, value) -> bool:
 def fits(kind: str, value) -> bool:
     """True when a plain value is of a base type and, for a number or an unsigned, within its range."""
     if kind in RANGES:
-        low, high = RANGES[kind]
+        low, high = domain.ranges()[kind]
         return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
     return fits_type(kind, value)
 
@@ -89,7 +91,7 @@ class Structures:
     def coerce(self, value, kind: str, floaty: set[str]):
         """Returns a checked value with its integers in float fields made floats, as Souffle types them."""
         if kind == "float":
-            return float(value) if type(value) is int else value
+            return domain.integer_float(value) if type(value) is int else value
         if kind not in floaty or value is NIL:
             return value
         if isinstance(value, Record):
@@ -100,7 +102,8 @@ class Structures:
     def coerce_term(self, term, kind: str, floaty: set[str]):
         """Returns a term with its integer constants in float fields made floats (a checked term)."""
         if kind == "float":
-            return Constant(float(term.value)) if isinstance(term, Constant) and type(term.value) is int else term
+            return Constant(domain.integer_float(term.value)) if isinstance(term, Constant) and type(term.value) is int \
+                else term
         if kind not in floaty:
             return term
         if isinstance(term, RecordTerm) and self.types[kind].kind == "record":

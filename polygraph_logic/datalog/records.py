@@ -4,7 +4,7 @@ A record is a tuple of values (``Record``), ``nil`` the one empty reference of e
 record type, an ADT value a constructor's name and its arguments (``Branch``). All
 three are plain values: equal when their structure is equal, hashable, written as
 Souffle's writers write them (``[1, [2, nil]]``, ``$Add($Num(1), $Num(2))``, ``$Nil``:
-a comma and a space between fields, symbols raw, floats as ``%.17g``).
+a comma and a space between fields, symbols raw, floats as the plain writer's, datalog/domain.py).
 
 The rule language builds them with ``$record`` and ``$NAME`` functors (the parser's
 ``[a, b]`` and ``$NAME(a, b)``) and takes them apart with ``$field`` and ``$arg``,
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from polygraph_logic.datalog.functions import c_float
+from polygraph_logic.datalog import domain
 from polygraph_logic.errors import Position
 
 RECORD = "$record"
@@ -108,12 +108,12 @@ _CLOSE, _SEPARATOR, _RIGHT = _Piece("]"), _Piece(", "), _Piece(")")
 
 
 def _plain_text(value) -> str:
-    return c_float(value, ".17g") if isinstance(value, float) else str(value)
+    return domain.float_text(value) if isinstance(value, float) else str(value)
 
 
 def text(value, leaf: Callable[[object], str] = _plain_text) -> str:
     """Writes a value as Souffle does inside a record or an ADT (``leaf`` writes the plain
-    values: by default symbols raw and floats ``%.17g``). Iterative: a list a hundred
+    values: by default symbols raw and floats as ``domain.float_text``). Iterative: a list a hundred
     thousand long is written without deep recursion."""
     if not isinstance(value, STRUCTURED):
         return leaf(value)

@@ -21,6 +21,7 @@ import io
 import re
 from pathlib import Path
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.declarations import Declarations, article
 from polygraph_logic.datalog.directives import IODirective
 from polygraph_logic.datalog.fact_table import FactTable, merge_tables
@@ -139,6 +140,10 @@ def _convert(records: list[tuple], kinds: tuple[str, ...], table: FactTable, dec
             converted = list(map(_CONVERT[kind], columns[i]))
             if kind == "float" and (_INF in converted or -_INF in converted):
                 raise ValueError  # read again by c_float_text, which refuses an overflow
+            if kind == "float" and domain.size() == 32:  # strtof: each text rounded once to a single
+                converted = [domain.read_single(t, d) for t, d in zip(columns[i], converted)]
+                if None in converted:
+                    raise ValueError  # beyond a single's range: refused by c_float_text
             columns[i] = converted
         except ValueError:
             columns[i] = [_slow(kind, value, row, i, table, declaration) for row, value in enumerate(columns[i])]
@@ -186,8 +191,8 @@ _HEX_FLOAT = re.compile(r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]
 
 
 def c_float_text(text: str) -> float | None:
-    """Returns the float C's ``strtod`` reads from the whole of ``text`` (Souffle's
-    RamFloatFromString, every character consumed), or None: leading blanks, ``inf``,
+    """Returns the float C's ``strtod`` (``strtof`` at the domain size 32) reads from the whole
+    of ``text`` (Souffle's RamFloatFromString, every character consumed), or None: leading blanks, ``inf``,
     ``infinity``, ``nan`` and hexadecimal floats (``0x1.8p1``) are read; underscores and
     trailing blanks are not."""
     if "_" in text or not text or text[-1].isspace():
@@ -197,11 +202,13 @@ def c_float_text(text: str) -> float | None:
     except ValueError:
         pass
     else:  # strtod reports an overflow (ERANGE): Souffle refuses 1e400 rather than read inf
-        return None if number in (_INF, -_INF) and "inf" not in text.lower() else number
+        if number in (_INF, -_INF) and "inf" not in text.lower():
+            return None
+        return domain.read_float(text, number)
     body = text.lstrip(" \t\n\v\f\r")
     if _HEX_FLOAT.fullmatch(body):
         sign, digits = (-1.0, body[1:]) if body[0] == "-" else (1.0, body.lstrip("+"))
-        return sign * float.fromhex(digits)
+        return domain.read_float(body, sign * float.fromhex(digits))
     return None
 
 

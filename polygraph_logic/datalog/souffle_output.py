@@ -7,25 +7,29 @@ from pathlib import Path
 from typing import TextIO
 
 from polygraph_logic.datalog.evaluate import Model, tuple_key
-from polygraph_logic.datalog.functions import c_float
+from polygraph_logic.datalog import domain
 from polygraph_logic.datalog.souffle_input import io_path
 
 
 def format_row(tup: tuple, delimiter: str) -> str:
     """Writes one tuple as Souffle does: symbols raw, integers in decimal, floats as its
-    writers' stream writes a double (precision ``max_digits10``, that is printf ``%.17g``:
-    ``0.0009765625``, ``0.10000000000000001``, ``1e+20``, ``3``, ``-0``, ``inf``, ``-nan``);
+    writers' stream writes them (precision ``max_digits10``: printf ``%.9g`` at the domain size
+    32, ``0.100000001``; ``%.17g`` at 64, ``0.10000000000000001``; ``3``, ``-0``, ``inf``, ``-nan``);
     the tuple of a nullary relation that holds as ``()`` (Souffle's writeNullary: an empty
     line would read as no row)."""
     if not tup:
         return "()"
-    return delimiter.join(c_float(v, ".17g") if isinstance(v, float) else str(v) for v in tup)
+    return delimiter.join(domain.float_text(v) if isinstance(v, float) else str(v) for v in tup)
 
 
 def write_outputs(model: Model, output_dir: str | Path, stdout: TextIO | None = None) -> list[Path]:
     """Writes every ``.output`` relation (``REL.csv`` in ``output_dir``; ``-`` means stdout);
-    prints ``.printsize`` lines. Returns the files written."""
-    stdout = stdout or sys.stdout
+    prints ``.printsize`` lines, floats at the program's domain size. Returns the files written."""
+    with domain.using(model.program.domain_size):
+        return _write(model, output_dir, stdout or sys.stdout)
+
+
+def _write(model: Model, output_dir: str | Path, stdout: TextIO) -> list[Path]:
     written = []
     for directive in model.program.declarations.io:
         if directive.kind == "printsize":

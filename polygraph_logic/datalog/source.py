@@ -18,6 +18,7 @@ import re
 from array import array
 from dataclasses import dataclass, field
 
+from polygraph_logic.datalog import domain
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
 from polygraph_logic.datalog.parser import parse_clauses, parse_int, unescape
@@ -186,7 +187,7 @@ def _values(args: str, file: str, line: int, column: int) -> tuple:
         if token[0] == '"':
             out.append(unescape(token, file, line, column) if "\\" in token else token[1:-1])
         elif "." in token:
-            out.append(float(token))
+            out.append(domain.float_constant(token, Position(file, line, column)))
         elif "x" in token or "b" in token or "X" in token or "B" in token:
             out.append(-parse_int(token[1:]) if token[0] == "-" else parse_int(token))
         else:

@@ -53,8 +53,8 @@ class Arithmetic:
     """Arithmetic ``left op right`` with op one of ``+ - * / % ^`` (``+`` also joins strings) or a
     bitwise or logical word (``band``, ``lor``, ...).
 
-    ``width`` is set where Souffle's types make the result a ``number`` (a signed 32-bit
-    integer) or an ``unsigned`` (32 bits): the integer result wraps as C's does. Without
+    ``width`` is set where Souffle's types make the result a ``number`` (a signed integer
+    of the domain's width, 32 or 64 bits) or an ``unsigned``: the integer result wraps as C's does. Without
     it (no declarations, or a float place) integers are unbounded.
     """
 
@@ -93,7 +93,7 @@ class Aggregate:
     body: tuple["Literal", ...]
     outer: tuple[str, ...] = ()
     position: Position | None = field(default=None, compare=False, repr=False)
-    #: for a sum whose place Souffle's types make a number or an unsigned: it wraps to 32 bits
+    #: for a sum whose place Souffle's types make a number or an unsigned: it wraps to the domain's width
     width: str | None = None
 
     def __str__(self) -> str:
