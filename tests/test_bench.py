@@ -219,6 +219,7 @@ def test_statement_kinds_and_profile_sums(tmp_path):
     assert summary["operators"] == pytest.approx({"HASH_JOIN": 1.0, "SEQ_SCAN": 2.0})
 
 
+@pytest.mark.slow  # builds the hub series twice over (8 s): with the slow tests (.ci/run)
 def test_hub_growth_counts_what_the_python_engine_derives(tmp_path):
     """polygraph_logic/benchmarks/hubs.py: the chains' edges counted in the DuckDB folder are those the Python
     engine derives from the same inputs (two copies sharing three hubs), and sharing hubs adds

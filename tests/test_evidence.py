@@ -90,7 +90,8 @@ def kept_by_hand(records: list[dict], as_of: datetime | None, stale: timedelta |
     return kept
 
 
-@pytest.fixture(scope="module", params=[1, 2, 3])
+# seeds 2 and 3 run with the slow tests (.ci/run); seed 1 covers every path in the default run
+@pytest.fixture(scope="module", params=[1, pytest.param(2, marks=pytest.mark.slow), pytest.param(3, marks=pytest.mark.slow)])
 def dated(request, tmp_path_factory):
     directory = tmp_path_factory.mktemp(f"evidence{request.param}")
     records = with_evidence([json.loads(line) for line in (FIGURE1 / "assertions.jsonl").read_text().splitlines()

@@ -60,7 +60,8 @@ def _grow(tmp: Path, engine: str, files, retracted: list[str]) -> tuple[Path, di
     return folder / "applied", base
 
 
-@pytest.fixture(scope="module", params=["figure1", "synthetic"])
+# the synthetic graph's variants run with the slow tests (.ci/run): figure1's cover the same paths
+@pytest.fixture(scope="module", params=["figure1", pytest.param("synthetic", marks=pytest.mark.slow)])
 def grown(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(request.param)
     inputs = EXAMPLES / request.param

@@ -64,6 +64,7 @@ def _write(path: Path, records: list[dict]) -> Path:
     return path
 
 
+@pytest.mark.slow  # five DuckDB builds and five Python builds (8 s): with the slow tests (.ci/run)
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(receipts())
 def test_receipts_as_rows_build_the_folder_of_receipts_compiled_in_python(tmp_path_factory, records):

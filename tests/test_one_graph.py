@@ -34,7 +34,8 @@ def _build(tmp: Path, name: str, engine: str) -> Path:
     return out
 
 
-@pytest.fixture(scope="module", params=["figure1", "synthetic"])
+# the synthetic graph's variants run with the slow tests (.ci/run): figure1's cover the same paths
+@pytest.fixture(scope="module", params=["figure1", pytest.param("synthetic", marks=pytest.mark.slow)])
 def pair(request, tmp_path_factory):
     tmp = tmp_path_factory.mktemp(request.param)
     return request.param, _build(tmp, request.param, "python"), _build(tmp, request.param, "duckdb")
