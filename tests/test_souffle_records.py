@@ -54,6 +54,20 @@ def test_records_print_to_stdout_as_souffle_writes_them(capsys):
     assert "[[0, 0], [3, 0]]\t0\n" in out and "[bob , nil]\n" in out and "\nsuffix\t6\n" in out
 
 
+
+def test_a_record_compared_with_nil_or_a_record_value_is_no_type_error(tmp_path, capsys):
+    """The comparison type check (souffle_checks) leaves records to record_types: ``l = nil``
+    and ``l != [1, nil]`` compare a List with a List, as Soufflé accepts them."""
+    program = tmp_path / "nil.dl"
+    program.write_text(".type List = [head: number, tail: List]\n.decl l(x: List)\n.decl empty(x: List)\n"
+                       ".decl other(x: List)\nl(nil). l([1, nil]). l([2, nil]).\n"
+                       "empty(x) :- l(x), x = nil.\nother(x) :- l(x), x != [1, nil], x != nil.\n"
+                       ".output empty, other\n")
+    assert main(["eval", str(program), "-D", "-"]) == 0
+    out = capsys.readouterr().out
+    assert "empty\n===============\nnil\n===============\n" in out
+    assert "other\n===============\n[2, nil]\n===============\n" in out
+
 # --- values: read, written, compared -------------------------------------------------------
 TYPES = """
 .type Pair = [left: number, right: symbol]

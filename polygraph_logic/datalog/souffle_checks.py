@@ -143,10 +143,12 @@ def _article(kind: str) -> str:
 def _kind(term, kinds: dict[str, str]) -> str | None:
     """Returns the base type of a term whose type is known (``_ANY_NUMBER`` for an integer
     constant), else None."""
-    if isinstance(term, Constant):
+    if isinstance(term, Constant):  # nil and record or ADT values are typed by record_types
         if isinstance(term.value, str):
             return "symbol"
-        return "float" if isinstance(term.value, float) else _ANY_NUMBER
+        if isinstance(term.value, float):
+            return "float"
+        return _ANY_NUMBER if isinstance(term.value, int) and not isinstance(term.value, bool) else None
     if isinstance(term, Variable):
         return kinds.get(term.name)
     if isinstance(term, Arithmetic):  # "+" also joins strings (the rule language's, not Soufflé's)
