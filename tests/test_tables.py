@@ -1,7 +1,7 @@
 """Label tables (Parquet): graph -> tables -> graph gives the same rows; the SQL what-if on DuckDB
 equals a brute-force label verdict and the Python what-if's label-level verdicts.
 
-Figure 1, the paper-scale synthetic graph and the GO slice (marked slow; skipped when the data is absent).
+Figure 1, the paper-scale synthetic graph and the GO slice (both marked slow, run by .ci/run; the GO slice skipped when the data is absent).
 """
 
 import json
@@ -67,7 +67,7 @@ BUILDERS = {"figure1": build_figure1, "synthetic": build_synthetic, "go": build_
 
 
 # the GO slice is a whole build of the slice: marked slow, as test_go_slice.py's builds are
-@pytest.fixture(scope="module", params=["figure1", "synthetic", pytest.param("go", marks=pytest.mark.slow)])
+@pytest.fixture(scope="module", params=["figure1", pytest.param("synthetic", marks=pytest.mark.slow), pytest.param("go", marks=pytest.mark.slow)])
 def converted(request, tmp_path_factory):
     """(graph file, its tables folder, the graph file imported back from the tables)."""
     directory = tmp_path_factory.mktemp(request.param)
