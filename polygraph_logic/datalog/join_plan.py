@@ -20,9 +20,10 @@ from polygraph_logic.datalog.join_steps import (
     literal_names,
     order,
     term_variables_of,
+    tuple_getter,
 )
 from polygraph_logic.datalog.safety import term_variables
-from polygraph_logic.datalog.unit_steps import compile_unit_steps, tuple_getter
+from polygraph_logic.datalog.unit_steps import compile_unit_steps
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
 
 

@@ -125,6 +125,21 @@ class AtomMatch:
         return True
 
 
+def tuple_getter(terms: Sequence[Term], slots: dict[str, int], context=None) -> Callable[[Binding], tuple]:
+    """Returns ``b -> tuple of the terms' values``: an itemgetter over the slots when every
+    term is a variable, else one getter per term."""
+    if all(isinstance(t, Variable) for t in terms):
+        indexes = [slots[t.name] for t in terms]
+        if not indexes:
+            return lambda b: ()
+        if len(indexes) == 1:
+            only = indexes[0]
+            return lambda b: (b[only],)
+        return operator.itemgetter(*indexes)
+    getters = [getter(t, slots, context) for t in terms]
+    return lambda b: tuple(get(b) for get in getters)
+
+
 def term_variables_of(atom: Atom) -> set[Variable]:
     return {v for arg in atom.args for v in term_variables(arg)}
 
@@ -354,19 +369,19 @@ def _negation_step(literal: Negation, before, slots, store, semiring, then: Next
             continue
         known.append((pos, getter(arg, slots, context)))
     rows = store.relations[atom.relation]
-    getters = [get for _, get in known]
     if patterns:
         return _open_negation(store, atom.relation, known, repeats, first, patterns, then)
+    key = tuple_getter([atom.args[pos] for pos, _ in known], slots, context)
     if len(known) == len(atom.args):
         def absent(b, label):
-            if tuple(get(b) for get in getters) not in rows:
+            if key(b) not in rows:
                 then(b, label)
 
         return absent
     index = store.index(atom.relation, tuple(pos for pos, _ in known))
     if repeats:
         def absent_repeated(b, label):
-            for tup in index.get(tuple(get(b) for get in getters), ()):
+            for tup in index.get(key(b), ()):
                 if all(tup[p] == tup[q] for p, q in repeats):
                     return
             then(b, label)
@@ -374,7 +389,7 @@ def _negation_step(literal: Negation, before, slots, store, semiring, then: Next
         return absent_repeated
 
     def absent_any(b, label):
-        if not index.get(tuple(get(b) for get in getters)):
+        if not index.get(key(b)):
             then(b, label)
 
     return absent_any

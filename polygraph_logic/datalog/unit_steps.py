@@ -11,41 +11,14 @@ follow that ``join_steps`` cannot do for a semiring that counts derivations:
 - lookup keys and head tuples are read from the slots by ``operator.itemgetter``, not a
   generator per tuple.
 
-Long plans, and the steps that are not atoms or negations, are those of ``join_steps``.
+Long plans, negations (they pass the label on untouched) and the steps that are not atoms
+are those of ``join_steps``.
 """
 
 from __future__ import annotations
 
-import operator
-from typing import Callable, Sequence
-
-from polygraph_logic.datalog.join_steps import (
-    LONG,
-    STEP,
-    AtomMatch,
-    Binding,
-    Next,
-    compile_steps,
-    getter,
-    literal_names,
-)
-from polygraph_logic.datalog.safety import existential
-from polygraph_logic.datalog.syntax import Atom, Negation, Term, Variable, Wildcard
-
-
-def tuple_getter(terms: Sequence[Term], slots: dict[str, int], context=None) -> Callable[[Binding], tuple]:
-    """Returns ``b -> tuple of the terms' values``: an itemgetter over the slots when every
-    term is a variable, else one getter per term."""
-    if all(isinstance(t, Variable) for t in terms):
-        indexes = [slots[t.name] for t in terms]
-        if not indexes:
-            return lambda b: ()
-        if len(indexes) == 1:
-            only = indexes[0]
-            return lambda b: (b[only],)
-        return operator.itemgetter(*indexes)
-    getters = [getter(t, slots, context) for t in terms]
-    return lambda b: tuple(get(b) for get in getters)
+from polygraph_logic.datalog.join_steps import LONG, STEP, AtomMatch, Next, compile_steps, literal_names, tuple_getter
+from polygraph_logic.datalog.syntax import Atom
 
 
 def compile_unit_steps(steps, slots, store, semiring, final: Next, body=(), keep: set[str] | None = None,
@@ -65,9 +38,7 @@ def compile_unit_steps(steps, slots, store, semiring, final: Next, body=(), keep
             fused = _emitting_lookup(literal, before, slots, store, semiring, head) \
                 if n == 0 and head is not None and not once else None
             chain = fused or _unit_atom_step(literal, before, slots, store, semiring, chain, once)
-        elif kind == "negation":
-            chain = _unit_negation_step(literal, slots, store, semiring, chain, body)
-        else:
+        else:  # a negation passes the label on untouched: join_steps's step serves
             chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
         if needed is not None:
             needed |= literal_names(literal)
@@ -162,43 +133,3 @@ def _emitting_lookup(atom: Atom, before, slots, store, semiring, head: tuple) ->
 
     return lookup_emit
 
-
-def _unit_negation_step(literal: Negation, slots, store, semiring, then: Next, body=()) -> Next:
-    """``!atom`` as ``join_steps`` has it (variables only here are existential), with its key
-    read by ``tuple_getter``."""
-    atom = literal.atom
-    free = existential(literal, body, None) if body else set()
-    known, repeats, first = [], [], {}
-    for pos, arg in enumerate(atom.args):
-        if isinstance(arg, Wildcard):
-            continue
-        if isinstance(arg, Variable) and arg.name in free:
-            if arg.name in first:
-                repeats.append((pos, first[arg.name]))
-            else:
-                first[arg.name] = pos
-            continue
-        known.append(pos)
-    rows = store.relations[atom.relation]
-    key = tuple_getter([atom.args[pos] for pos in known], slots, (store, semiring))
-    if len(known) == len(atom.args):
-        def absent(b, label):
-            if key(b) not in rows:
-                then(b, label)
-
-        return absent
-    index = store.index(atom.relation, tuple(known))
-    if repeats:
-        def absent_repeated(b, label):
-            for tup in index.get(key(b), ()):
-                if all(tup[p] == tup[q] for p, q in repeats):
-                    return
-            then(b, label)
-
-        return absent_repeated
-
-    def absent_any(b, label):
-        if not index.get(key(b)):
-            then(b, label)
-
-    return absent_any
