@@ -20,7 +20,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.syntax import Fact
 from polygraph_logic.query.whatif import Deletion
 

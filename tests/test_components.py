@@ -1,4 +1,4 @@
-"""Soufflé's components (datalog/components.py): instances, inheritance, overrides, nesting,
+"""Soufflé's components (datalog/reading/components.py): instances, inheritance, overrides, nesting,
 type parameters, their errors with file, line and column, and provenance through them.
 Results are checked against closures computed here in plain Python, not against the engine."""
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from polygraph_logic import evaluate, parse_program
-from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.reading.source import parse_source
 from polygraph_logic.datalog.syntax import Atom, Fact, Rule
 from polygraph_logic.errors import ProgramError
 

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from polygraph_logic.cli import main
-from polygraph_logic.datalog.parser import MAX_DEPTH
+from polygraph_logic.datalog.reading.parser import MAX_DEPTH
 
 
 def run(tmp_path, capsys, expression: str):

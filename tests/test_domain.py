@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polygraph_logic.cli import main
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.datalog.program import load_program, parse_program
-from polygraph_logic.datalog.souffle_input import c_float_text
+from polygraph_logic.datalog.reading.souffle_input import c_float_text
 from polygraph_logic.errors import EvaluationError, ProgramError
 
 SIGNED_C = {32: ctypes.c_int32, 64: ctypes.c_int64}

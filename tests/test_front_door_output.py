@@ -20,10 +20,10 @@ import pytest
 from polygraph_logic.benchmarks.whole_process import lubm_program, points_to_program
 from polygraph_logic.cli import main
 from polygraph_logic.datalog.evaluate import evaluate
-from polygraph_logic.datalog.join_plan import Store
+from polygraph_logic.datalog.joins.join_plan import Store
 from polygraph_logic.datalog.program import parse_program
 from polygraph_logic.datalog.pydatalog_engine import closure
-from polygraph_logic.datalog.join_steps import order
+from polygraph_logic.datalog.joins.join_steps import order
 from polygraph_logic.datalog.syntax import Atom, Constant, Variable
 
 PROGRAM = r'''

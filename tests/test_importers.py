@@ -19,7 +19,7 @@ from polygraph_logic.importers import (
     write_background,
 )
 from polygraph_logic.importers.relations import ANNOTATION_RELATIONS
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.syntax import Fact
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""Soufflé's ``.include "file"`` and ``.once`` (datalog/includes.py): where files are looked for,
+"""Soufflé's ``.include "file"`` and ``.once`` (datalog/reading/includes.py): where files are looked for,
 files read once, included text not preprocessed, and errors with file, line and column."""
 
 from __future__ import annotations

@@ -128,6 +128,39 @@ def test_arrows_point_down():
     assert upward == []
 
 
+# inside the engine, bottom to top: its folders and its top-level modules by name
+DATALOG_LAYERS = [
+    {"values"},
+    {"syntax", "directives", "rewrite", "fact_table", "budget"},
+    {"checks"},
+    {"reading"},
+    {"joins"},
+    {"program"},
+    {"evaluate", "choice"},
+    {"souffle_output", "pydatalog_engine", "lazy", "datalog"},
+]
+
+
+def _datalog_layer(module: str) -> int:
+    parts = module.split(".")
+    key = parts[2] if len(parts) > 2 else "datalog"
+    for rank, names in enumerate(DATALOG_LAYERS):
+        if key in names:
+            return rank
+    raise AssertionError(f"{module} has no place in DATALOG_LAYERS: add it")
+
+
+def test_inside_the_engine_arrows_point_down():
+    upward = []
+    for name, edges in _edges().items():
+        if not name.startswith("polygraph_logic.datalog"):
+            continue
+        for target, line, _, _ in edges:
+            if target.startswith("polygraph_logic.datalog") and _datalog_layer(target) > _datalog_layer(name):
+                upward.append(f"{MODULES[name].relative_to(PACKAGE.parent)}:{line}: {name} -> {target}")
+    assert upward == []
+
+
 def test_imports_inside_functions_say_why():
     silent = [f"{MODULES[name].relative_to(PACKAGE.parent)}:{line}"
               for name, edges in _edges().items()

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from polygraph_logic.datalog.evaluate import evaluate
-from polygraph_logic.datalog.lazy import split
-from polygraph_logic.datalog.on_demand import OnDemand
+from polygraph_logic.datalog.lazy.part import split
+from polygraph_logic.datalog.lazy.on_demand import OnDemand
 from polygraph_logic.datalog.program import parse_program
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.provenance.circuit import expand

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic import evaluate, parse_program
-from polygraph_logic.datalog import join_steps as steps
+from polygraph_logic.datalog.joins import join_steps as steps
 from polygraph_logic.cli import main
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.datalog.safety import assignment_target, existential
-from polygraph_logic.datalog.join_steps import _KIND, _bound_args, _fanout, computable, _ready, term_variables_of
+from polygraph_logic.datalog.checks.safety import assignment_target, existential
+from polygraph_logic.datalog.joins.join_steps import _KIND, _bound_args, _fanout, computable, _ready, term_variables_of
 from polygraph_logic.datalog.syntax import Atom, Negation
 
 PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.dl"))

@@ -1,4 +1,4 @@
-"""The C preprocessor (datalog/preprocess.py): -I and -M as Soufflé takes them, positions mapped
+"""The C preprocessor (datalog/reading/preprocess.py): -I and -M as Soufflé takes them, positions mapped
 back to the original files, errors with file and line, and texts without '#' lines read
 exactly as before. Values are checked against Python arithmetic, not against the engine."""
 
@@ -11,8 +11,8 @@ from hypothesis import given, settings, strategies as st
 
 from polygraph_logic import evaluate, load_program, parse_program
 from polygraph_logic.cli import main
-from polygraph_logic.datalog.preprocess import macro_definitions, needs_preprocessing, parse_preprocessed
-from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.reading.preprocess import macro_definitions, needs_preprocessing, parse_preprocessed
+from polygraph_logic.datalog.reading.source import parse_source
 from polygraph_logic.errors import ParseError, PolygraphError
 
 

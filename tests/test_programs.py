@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic.datalog.pydatalog_engine import evaluate_with_pydatalog
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.syntax import Constant, Fact, Rule
 
 PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.dl"))

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from polygraph_logic.datalog.pydatalog_engine import closure, evaluate_with_pydatalog
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.syntax import Fact
 
 

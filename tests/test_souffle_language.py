@@ -13,7 +13,7 @@ import pytest
 from polygraph_logic import evaluate, load_program, parse_program
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError, ProgramError
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 
 
 def boolean(text: str, relation: str) -> set[tuple]:

@@ -18,14 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from polygraph_logic.cli import main
-from polygraph_logic.datalog.declarations import Declarations
+from polygraph_logic.datalog.checks.declarations import Declarations
 from polygraph_logic.datalog.evaluate import evaluate, tuple_key
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.program import parse_program
-from polygraph_logic.datalog.record_text import RecordTextError, read_value
-from polygraph_logic.datalog.records import NIL, Branch, Record
-from polygraph_logic.datalog import domain
-from polygraph_logic.datalog.souffle_input import c_float_text
+from polygraph_logic.datalog.reading.record_text import RecordTextError, read_value
+from polygraph_logic.datalog.values.records import NIL, Branch, Record
+from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.reading.souffle_input import c_float_text
 from polygraph_logic.errors import PolygraphError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

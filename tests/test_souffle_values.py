@@ -14,9 +14,9 @@ import pytest
 
 from polygraph_logic.cli import main
 from polygraph_logic.datalog.evaluate import evaluate
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.program import load_program, parse_program
-from polygraph_logic.datalog.regex import translate
+from polygraph_logic.datalog.values.regex import translate
 from polygraph_logic.datalog.souffle_output import format_row
 from polygraph_logic.errors import EvaluationError, ProgramError
 

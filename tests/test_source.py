@@ -1,4 +1,4 @@
-"""The fast reading of program text (datalog/source.py) against the grammar alone.
+"""The fast reading of program text (datalog/reading/source.py) against the grammar alone.
 
 Plain rules and ground facts are read by regular expressions; everything else by the
 lark grammar. Both paths must give the same clauses in the same order, with the same
@@ -9,8 +9,8 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from polygraph_logic.datalog.parser import parse_clauses
-from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.reading.parser import parse_clauses
+from polygraph_logic.datalog.reading.source import parse_source
 from polygraph_logic.datalog.syntax import Atom, Fact, Rule
 from polygraph_logic.errors import PolygraphError
 
@@ -52,7 +52,7 @@ def test_the_shipped_rule_files_read_alike_by_both_paths():
 
 
 def test_plain_rules_are_read_without_the_grammar(monkeypatch):
-    from polygraph_logic.datalog import source
+    from polygraph_logic.datalog.reading import source
 
     def refuse(text, file):
         raise AssertionError("the grammar was asked")

@@ -333,7 +333,7 @@ def test_a_rule_stored_before_the_engine_moved_to_datalog_still_loads():
     import pickle
     from types import SimpleNamespace
 
-    from polygraph_logic.datalog.parser import parse_clauses
+    from polygraph_logic.datalog.reading.parser import parse_clauses
     from polygraph_logic.graph.store.stored_rules import load_rule
 
     (rule,) = parse_clauses('p(x) :- e(x, "a"), !q(x).')

@@ -15,7 +15,7 @@ from polygraph_logic.datalog.syntax import (
     Wildcard,
     format_value,
 )
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 
 
 def test_facts_rules_and_provenance_variables():

@@ -1,4 +1,4 @@
-"""Plans for unit labels (datalog/unit_steps.py) against a plain Python fixpoint.
+"""Plans for unit labels (datalog/joins/unit_steps.py) against a plain Python fixpoint.
 
 The programs mix the shapes the unit plans treat apart: an atom whose new variables nothing
 reads (an existence test), negations with ``_`` and repeated variables, a fully bound atom,

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from polygraph_logic.benchmarks.harness import default_data, print_table, timings
-from polygraph_logic.datalog.parser import parse_clauses
+from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.pydatalog_engine import closure as pydatalog_closure
 from polygraph_logic.datalog.syntax import Atom, Constant, Fact

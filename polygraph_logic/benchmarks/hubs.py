@@ -21,7 +21,7 @@ child process of its own (its peak RSS its own), one after the other in this run
     python -m polygraph_logic.benchmarks.hubs [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
                               [--series-hubs 20] [--memory-limit SIZE] [--lazy]
 
-With ``--lazy`` the two chains are declared ``.lazy`` (datalog/lazy.py): the build leaves them,
+With ``--lazy`` the two chains are declared ``.lazy`` (datalog/lazy/part.py): the build leaves them,
 and what follows from them, to ``ask``; each row then adds a whole-process ``ask``.
 """
 

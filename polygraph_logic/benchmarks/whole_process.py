@@ -59,7 +59,7 @@ from polygraph_logic.benchmarks.harness import (CHECKOUT, Polygraph, Run, defaul
                                                 python, repeated, run, summarise, timed)
 from polygraph_logic.resources import rule_file
 from polygraph_logic.datalog.program import load_program, parse_program
-from polygraph_logic.datalog.souffle_input import read_facts
+from polygraph_logic.datalog.reading.souffle_input import read_facts
 import tomllib
 
 LUBM_FACTS = 103_074

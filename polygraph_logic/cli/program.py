@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Sequence
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.budget import DEFAULT_MAX_FACTS
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, json_row, tuple_key, what_if

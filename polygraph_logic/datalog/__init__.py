@@ -7,13 +7,23 @@ Usable without the rest of the package (it imports only the ground floor and
     >>> str(evaluate(parse_program('a1 :: e("x", "y"). p(x) :- e(x, _).')).label("p", ("x",)))
     'a1'
 
-The pipeline, one module a stage: ``syntax`` (dataclasses) <- ``parser`` (lark tree to
-syntax) <- ``source`` (fast reading of program text; ``preprocess``, the C preprocessor, for a
-text with ``#`` lines) -> ``components`` (instances expanded) -> ``program`` (checks:
-``declarations``, ``safety``, ``stratify``; Soufflé's ``directives`` and ``souffle_io``)
--> ``join_plan``/``join_steps`` (rule bodies as chained closures) -> ``evaluate``
-(stratified semi-naive; ``functions``, ``aggregate``, ``budget``, ``fact_table``).
-``pydatalog_engine`` is an independent engine the tests cross-check Boolean results with.
+Its folders, bottom to top (tests/test_layers.py keeps the arrows pointing down):
+
+- ``values/``: the value width (``domain``), records and ADTs, conversions, ``match``
+  patterns and the built-in ``functions``;
+- here: ``syntax`` (the dataclasses), ``directives`` (``.decl``, ``.type``, ``.input``...),
+  ``fact_table`` (ground facts in bulk), ``rewrite``, ``budget``;
+- ``checks/``: ``safety``, ``stratify``, ``declarations``, ``record_types``,
+  ``souffle_checks``, ``record_patterns``;
+- ``reading/``: ``parser`` (lark tree to syntax), ``source`` (fast reading of program text),
+  ``preprocess`` and ``includes`` (the C preprocessor, ``.include``), ``components``
+  (instances expanded), ``souffle_input`` (``.input`` fact files);
+- ``joins/``: ``join_plan``/``join_steps`` (rule bodies as chained closures), ``unit_steps``,
+  ``aggregate``, ``subsumption``;
+- here: ``program`` (a checked program), ``evaluate`` (stratified semi-naive; ``choice``),
+  ``souffle_output``, and ``pydatalog_engine``, an independent engine the tests cross-check
+  Boolean results with;
+- ``lazy/``: what a graph build leaves unmaterialized and its derivation on demand.
 """
 
 from polygraph_logic.datalog.evaluate import Model, evaluate

@@ -13,9 +13,9 @@ order, and both are refused by name under the why and lineage semirings
 
 from __future__ import annotations
 
-from polygraph_logic.datalog.declarations import Declarations
+from polygraph_logic.datalog.checks.declarations import Declarations
 from polygraph_logic.datalog.program import Program, body_atoms
-from polygraph_logic.datalog.safety import aggregates_in, literal_terms
+from polygraph_logic.datalog.checks.safety import aggregates_in, literal_terms
 from polygraph_logic.datalog.syntax import Aggregate, Arithmetic, Functor
 from polygraph_logic.errors import ProgramError
 

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, Sequence, TextIO
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.datalog.choice import Choice, refuse_order_dependent, refuse_recursive_autoinc
-from polygraph_logic.datalog.subsumption import prune, refuse_over_tracked
+from polygraph_logic.datalog.joins.subsumption import prune, refuse_over_tracked
 from polygraph_logic.errors import NotFound, PolygraphError
-from polygraph_logic.datalog.join_plan import Plan, Store
+from polygraph_logic.datalog.joins.join_plan import Plan, Store
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.datalog.records import STRUCTURED, sort_key
+from polygraph_logic.datalog.values.records import STRUCTURED, sort_key
 from polygraph_logic.provenance import Semiring, make_semiring
 from polygraph_logic.datalog.syntax import Atom, Rule, Value, format_value
 
@@ -229,7 +229,7 @@ def evaluate(
     ``progress`` is called after each stratum with what it cost.
     ``max_facts`` (per relation) and ``timeout`` (seconds) stop a runaway evaluation
     with PolygraphError(limit_exceeded) naming the relation and its rule.
-    Values are computed at ``program.domain_size`` (32 or 64 bits, datalog/domain.py).
+    Values are computed at ``program.domain_size`` (32 or 64 bits, datalog/values/domain.py).
     """
     with domain.using(program.domain_size):  # the program's width for every value computed
         return _evaluate(program, semiring, cap, progress, Budget(max_facts, timeout))

@@ -6,17 +6,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from polygraph_logic.datalog import domain
-from polygraph_logic.datalog.components import expand_components
-from polygraph_logic.datalog.declarations import Declarations
+from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.reading.components import expand_components
+from polygraph_logic.datalog.checks.declarations import Declarations
 from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
 from polygraph_logic.errors import ProgramError
 from polygraph_logic.files import read_utf8
-from polygraph_logic.datalog.float_constants import float_constants, integer_widths
-from polygraph_logic.datalog.record_types import float_fields
+from polygraph_logic.datalog.reading.float_constants import float_constants, integer_widths
+from polygraph_logic.datalog.checks.record_types import float_fields
 from polygraph_logic.datalog.fact_table import FactTable, FactView, merge_tables, tables_from_facts
-from polygraph_logic.datalog.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
-from polygraph_logic.datalog.safety import (
+from polygraph_logic.datalog.values.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
+from polygraph_logic.datalog.checks.safety import (
     aggregates_in,
     assignment_target,
     check_safety,
@@ -24,11 +24,11 @@ from polygraph_logic.datalog.safety import (
     literal_terms,
     term_variables,
 )
-from polygraph_logic.datalog.includes import read_source
-from polygraph_logic.datalog.souffle_checks import check_souffle_rules
-from polygraph_logic.datalog.souffle_syntax import Subsumption, check_subsumptions
-from polygraph_logic.datalog.souffle_input import read_inputs
-from polygraph_logic.datalog.stratify import stratify
+from polygraph_logic.datalog.reading.includes import read_source
+from polygraph_logic.datalog.checks.souffle_checks import check_souffle_rules
+from polygraph_logic.datalog.reading.souffle_syntax import Subsumption, check_subsumptions
+from polygraph_logic.datalog.reading.souffle_input import read_inputs
+from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
 
 
@@ -39,7 +39,7 @@ class Program:
     ``facts`` holds the ground facts (a ``FactView`` over one table per relation, or a
     plain list of ``Fact``); ``strata`` lists, bottom up, the sets of relations that are
     evaluated together (one strongly connected component each). ``domain_size`` is the
-    width of its values (32 or 64, datalog/domain.py), the one in force when it was checked.
+    width of its values (32 or 64, datalog/values/domain.py), the one in force when it was checked.
     """
 
     facts: Sequence[Fact] = field(default_factory=list)
@@ -188,7 +188,7 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
     do (``include_dirs``: its ``-I``; ``macros``: its ``-M``, such as ``"N=3 DEBUG"``);
     ``.include "file"`` reads another file in place. ``domain_size`` is the width of its
     values, 32 (Soufflé's default build) or 64 (its SOUFFLE_DOMAIN_64BIT build): integer
-    wrapping and ranges, float precision and text, ``RAM_DOMAIN_SIZE`` (datalog/domain.py).
+    wrapping and ranges, float precision and text, ``RAM_DOMAIN_SIZE`` (datalog/values/domain.py).
     """
     with domain.using(domain_size):
         return _load(paths, fact_dir, include_dirs, macros)

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TextIO
 
 from polygraph_logic.datalog.evaluate import Model, tuple_key
-from polygraph_logic.datalog import domain
-from polygraph_logic.datalog.souffle_input import io_path
+from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.reading.souffle_input import io_path
 
 
 def format_row(tup: tuple, delimiter: str) -> str:

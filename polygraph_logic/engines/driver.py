@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Iterator
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats
-from polygraph_logic.datalog.join_plan import Store
+from polygraph_logic.datalog.joins.join_plan import Store
 from polygraph_logic.provenance.variables import natural_key
 from polygraph_logic.provenance.why import Polynomial, WhySemiring
 from polygraph_logic.engines.dialect import Dialect

@@ -31,7 +31,7 @@ from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.datalog.record_types import record_use
+from polygraph_logic.datalog.checks.record_types import record_use
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
 from polygraph_logic.engines import sql_labels as labels, pairs
 from polygraph_logic.engines.dialect import Dialect
@@ -334,7 +334,7 @@ def _refuse_records(program: Program) -> None:
 
 
 def _is_exclusion(literal) -> bool:
-    """``x != "c"`` (or ``"c" != x``): the guard a lazy pattern puts on a rule (datalog/lazy.py)."""
+    """``x != "c"`` (or ``"c" != x``): the guard a lazy pattern puts on a rule (datalog/lazy/part.py)."""
     return (isinstance(literal, Comparison) and literal.op == "!=" and
             {type(literal.left), type(literal.right)} == {Variable, Constant})
 

@@ -14,12 +14,12 @@ from typing import Callable, Iterable, Iterator, Sequence
 from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key
-from polygraph_logic.datalog.lazy import LazyPart, split
+from polygraph_logic.datalog.lazy.part import LazyPart, split
 from polygraph_logic.datalog.program import Program, load_program
-from polygraph_logic.datalog.record_types import record_use
-from polygraph_logic.datalog.records import STRUCTURED
+from polygraph_logic.datalog.checks.record_types import record_use
+from polygraph_logic.datalog.values.records import STRUCTURED
 from polygraph_logic.datalog.syntax import format_value
-from polygraph_logic.datalog.stratify import stratify
+from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.assertions import Assertion
@@ -35,7 +35,7 @@ from polygraph_logic.graph.store.versions import file_entry
 def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=None,
                lazy: LazyPart | None = None) -> dict[str, str]:
     """The meta rows that record how a graph was built (the graph file's, a tables folder's);
-    ``lazy``: the patterns and rules left to on-demand derivation (datalog/lazy.py)."""
+    ``lazy``: the patterns and rules left to on-demand derivation (datalog/lazy/part.py)."""
     meta = {
         "cap": "none" if cap is None else str(cap),
         "rule_files": json.dumps(rule_files),
@@ -68,7 +68,7 @@ class Build:
     origins: object = None  # origins.Origins: the derived_from mapping stored with the graph
     inputs: list = field(default_factory=list)  # the input files (versions.file_entry), recorded as version 1
     circuit: bool = True  # write stores the derivations of the capped facts (circuit_build.py)
-    lazy: LazyPart | None = None  # what the build left to on-demand derivation (datalog/lazy.py)
+    lazy: LazyPart | None = None  # what the build left to on-demand derivation (datalog/lazy/part.py)
 
     @cached_property
     def artifacts(self) -> list[Artifact]:
@@ -168,7 +168,7 @@ class PreparedBuild:
     program: Program
     inputs: list[dict]
     seconds: dict[str, float]
-    lazy: LazyPart | None = None  # the patterns and rules ``program`` leaves out (datalog/lazy.py)
+    lazy: LazyPart | None = None  # the patterns and rules ``program`` leaves out (datalog/lazy/part.py)
 
     def build(self, model: Model) -> Build:
         """The Build of ``model``, the evaluated ``program``."""
@@ -279,7 +279,7 @@ def _rule_program(keys: tuple) -> Program:
 
 def without_lazy(program: Program, extra: list[Program]) -> tuple[Program, LazyPart | None]:
     """``program`` without what the rule files' ``.lazy`` declarations leave to on-demand
-    derivation (datalog/lazy.py: lazy rules out, guarded rules guarded), and that lazy part."""
+    derivation (datalog/lazy/part.py: lazy rules out, guarded rules guarded), and that lazy part."""
     declared = [item for more in extra for item in more.declarations.lazy]
     rules, lazy = split(program.rules, declared, program.arities)
     if lazy is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from polygraph_logic.datalog.join_plan import Plan, Store
+from polygraph_logic.datalog.joins.join_plan import Plan, Store
 from polygraph_logic.datalog.program import body_atoms
 from polygraph_logic.datalog.syntax import Constant, Variable
 from polygraph_logic.graph.store.circuit_rows import Row, write_file_circuit, write_folder_circuit

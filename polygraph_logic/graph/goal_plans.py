@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from polygraph_logic.datalog.join_plan import Plan
+from polygraph_logic.datalog.joins.join_plan import Plan
 from polygraph_logic.datalog.syntax import Aggregate, Arithmetic, Atom, Comparison, Constraint, Negation
 from polygraph_logic.graph.store.fact_store import FactStore, ScopedFacts
 from polygraph_logic.graph.store.graph_file import Graph

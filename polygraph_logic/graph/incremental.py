@@ -47,7 +47,7 @@ from collections import defaultdict
 from typing import Any
 
 from polygraph_logic.datalog.evaluate import merge_round
-from polygraph_logic.datalog.join_plan import Plan, Store
+from polygraph_logic.datalog.joins.join_plan import Plan, Store
 from polygraph_logic.provenance.why import WhySemiring, _ONE_MONOMIALS
 from polygraph_logic.datalog.syntax import Atom, Rule, Variable
 from polygraph_logic.datalog.syntax import Constant

@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 
 from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.errors import PolygraphError, Position
-from polygraph_logic.datalog.stratify import stratify
+from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Negation, Rule
 from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.build import build_graph, input_files, iter_artifacts, triple_id

@@ -61,7 +61,7 @@ def expanded(graph: Graph, fact: FactKey, budget: int = BUDGET) -> Expansion | N
 def expand_node(graph: Graph, root: int, lazy: Mapping[int, Collection[frozenset]] | None = None,
                 budget: int = BUDGET) -> Expansion:
     """The minimal support sets of the stored fact or lazy node ``root``: ``lazy`` holds the
-    derivation bodies of lazy facts (negative numbers; datalog/on_demand.py).  A capped stored
+    derivation bodies of lazy facts (negative numbers; datalog/lazy/on_demand.py).  A capped stored
     fact of a graph without a circuit counts with its capped sets, and the expansion then says
     it is incomplete."""
     facts = _Facts(graph)

@@ -1,8 +1,8 @@
 """Questions by pattern (``edge("a", "RO:0002131", _)``): stored facts, and lazy ones derived on demand.
 
-A graph built with ``.lazy`` declarations (datalog/lazy.py) stores the patterns and rules it
+A graph built with ``.lazy`` declarations (datalog/lazy/part.py) stores the patterns and rules it
 left out.  ``ask`` answers a pattern with every fact that matches it: a stored fact with its
-label, a lazy one derived on demand (datalog/on_demand.py) over the stored facts of the
+label, a lazy one derived on demand (datalog/lazy/on_demand.py) over the stored facts of the
 relations the lazy rules read, loaded once.  Each answer's support sets are the minimal DNF
 of its circuit (the lazy derivations, then the stored circuit of capped labels), and under a
 deletion its verdict follows from them: it holds when a support set survives.
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from polygraph_logic.datalog.join_plan import Store
-from polygraph_logic.datalog.lazy import LazyPart, Pattern
-from polygraph_logic.datalog.on_demand import OnDemand
-from polygraph_logic.datalog.source import parse_source
+from polygraph_logic.datalog.joins.join_plan import Store
+from polygraph_logic.datalog.lazy.part import LazyPart, Pattern
+from polygraph_logic.datalog.lazy.on_demand import OnDemand
+from polygraph_logic.datalog.reading.source import parse_source
 from polygraph_logic.datalog.syntax import Atom, Constant, Rule, format_value
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from polygraph_logic.datalog.join_plan import Store
+from polygraph_logic.datalog.joins.join_plan import Store
 from polygraph_logic.provenance.why import Polynomial
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Sequence
 
 from polygraph_logic.datalog.fact_table import merge_tables
-from polygraph_logic.datalog.include_syntax import Include
-from polygraph_logic.datalog.preprocess import check_include_dirs, needs_preprocessing, parse_preprocessed
-from polygraph_logic.datalog.source import Source, parse_source
+from polygraph_logic.datalog.reading.include_syntax import Include
+from polygraph_logic.datalog.reading.preprocess import check_include_dirs, needs_preprocessing, parse_preprocessed
+from polygraph_logic.datalog.reading.source import Source, parse_source
 from polygraph_logic.errors import ParseError
 from polygraph_logic.files import read_utf8
 

@@ -5,14 +5,14 @@ A symbol is read as Souffle reads it (``to_number(" 42")`` is 42, ``to_float("2.
 float becomes an integer by truncation toward zero, as C's cast; a negative number
 becomes an unsigned by keeping its bits (``to_unsigned(-1)`` is 4294967295 at the default
 width, 32) and an unsigned of 2^31 (2^63 at 64) or more a number the same way, as Souffle's
-build of that width does (datalog/domain.py).
+build of that width does (datalog/values/domain.py).
 """
 
 from __future__ import annotations
 
 import math
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.errors import EvaluationError
 
 

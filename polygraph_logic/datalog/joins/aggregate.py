@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from polygraph_logic.datalog import domain
-from polygraph_logic.datalog.functions import wrap
+from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.values.functions import wrap
 from polygraph_logic.errors import EvaluationError
-from polygraph_logic.datalog.safety import term_variables
+from polygraph_logic.datalog.checks.safety import term_variables
 from polygraph_logic.datalog.syntax import Aggregate, Atom
 
 _MISSING = object()

@@ -21,13 +21,13 @@ import io
 import re
 from pathlib import Path
 
-from polygraph_logic.datalog import domain
-from polygraph_logic.datalog.declarations import Declarations, article
+from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.checks.declarations import Declarations, article
 from polygraph_logic.datalog.directives import IODirective
 from polygraph_logic.datalog.fact_table import FactTable, merge_tables
-from polygraph_logic.datalog.parser import parse_int
-from polygraph_logic.datalog.record_text import RecordTextError, read_value, split_fields
-from polygraph_logic.datalog.record_types import Structures
+from polygraph_logic.datalog.reading.parser import parse_int
+from polygraph_logic.datalog.reading.record_text import RecordTextError, read_value, split_fields
+from polygraph_logic.datalog.checks.record_types import Structures
 from polygraph_logic.errors import Position, ProgramError
 
 _CONVERT = {"number": int, "unsigned": int, "float": float}

@@ -18,10 +18,10 @@ import re
 from array import array
 from dataclasses import dataclass, field
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
-from polygraph_logic.datalog.parser import parse_clauses, parse_int, unescape
+from polygraph_logic.datalog.reading.parser import parse_clauses, parse_int, unescape
 from polygraph_logic.datalog.syntax import Atom, Constant, Rule, Variable
 
 _NAME = r"(?!not\b)(?:[A-Za-z][A-Za-z0-9_]*|_[A-Za-z0-9_]+)"

@@ -9,7 +9,7 @@ from collections import defaultdict
 from typing import Iterator
 
 from polygraph_logic.errors import ProgramError
-from polygraph_logic.datalog.safety import aggregates_in, literal_terms
+from polygraph_logic.datalog.checks.safety import aggregates_in, literal_terms
 from polygraph_logic.datalog.syntax import Atom, Negation, Rule
 
 

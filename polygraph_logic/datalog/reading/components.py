@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from polygraph_logic.datalog.component_syntax import Component, ComponentInit, ComponentItem, ComponentType, Override
+from polygraph_logic.datalog.reading.component_syntax import Component, ComponentInit, ComponentItem, ComponentType, Override
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.datalog.rewrite import rewrite
 from polygraph_logic.datalog.syntax import Atom, Fact, Rule

@@ -7,7 +7,7 @@ evaluation each integer constant whose place is float is written as a float. In 
 same way an arithmetic term whose place is a ``number`` or an ``unsigned`` is given
 that width (``integer_widths``): its result wraps to the domain's width, as Soufflé's
 build of that width computes (at 32, ``2147483647 + 1`` is ``-2147483648`` and ``0u - 1u``
-is ``4294967295``; datalog/domain.py).
+is ``4294967295``; datalog/values/domain.py).
 
 The places are found as Soufflé's type inference finds them, by unification: a term and
 the column of a declared relation it stands in, the two sides of a comparison, an
@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from itertools import count
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,

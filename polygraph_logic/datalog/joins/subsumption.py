@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from polygraph_logic.datalog.join_plan import Plan, Store
-from polygraph_logic.datalog.souffle_syntax import Subsumption
+from polygraph_logic.datalog.joins.join_plan import Plan, Store
+from polygraph_logic.datalog.reading.souffle_syntax import Subsumption
 from polygraph_logic.datalog.syntax import Atom, Rule
 from polygraph_logic.errors import ProgramError
 

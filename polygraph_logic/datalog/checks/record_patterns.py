@@ -20,8 +20,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
-from polygraph_logic.datalog.records import ARG, FIELD, Branch, Record
-from polygraph_logic.datalog.safety import literal_terms, term_variables
+from polygraph_logic.datalog.values.records import ARG, FIELD, Branch, Record
+from polygraph_logic.datalog.checks.safety import literal_terms, term_variables
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,

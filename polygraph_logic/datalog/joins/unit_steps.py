@@ -17,7 +17,7 @@ are those of ``join_steps``.
 
 from __future__ import annotations
 
-from polygraph_logic.datalog.join_steps import LONG, STEP, AtomMatch, Next, compile_steps, literal_names, tuple_getter
+from polygraph_logic.datalog.joins.join_steps import LONG, STEP, AtomMatch, Next, compile_steps, literal_names, tuple_getter
 from polygraph_logic.datalog.syntax import Atom
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from itertools import count
 from typing import Any, Callable
 
-from polygraph_logic.datalog.join_steps import (
+from polygraph_logic.datalog.joins.join_steps import (
     ONE_MARK,
     AtomMatch,
     compile_steps,
@@ -22,8 +22,8 @@ from polygraph_logic.datalog.join_steps import (
     term_variables_of,
     tuple_getter,
 )
-from polygraph_logic.datalog.safety import term_variables
-from polygraph_logic.datalog.unit_steps import compile_unit_steps
+from polygraph_logic.datalog.checks.safety import term_variables
+from polygraph_logic.datalog.joins.unit_steps import compile_unit_steps
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
 
 

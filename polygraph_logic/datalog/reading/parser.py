@@ -15,16 +15,16 @@ from functools import lru_cache
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
-from polygraph_logic.datalog import domain
-from polygraph_logic.datalog.component_syntax import ComponentSyntax
-from polygraph_logic.datalog.include_syntax import IncludeSyntax
+from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.reading.component_syntax import ComponentSyntax
+from polygraph_logic.datalog.reading.include_syntax import IncludeSyntax
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
-from polygraph_logic.datalog.functions import FUNCTIONS
-from polygraph_logic.datalog.record_patterns import destructure
-from polygraph_logic.datalog.record_syntax import RecordSyntax
-from polygraph_logic.datalog.records import NIL
-from polygraph_logic.datalog.souffle_syntax import SouffleSyntax, check_choice, refuse_functor
+from polygraph_logic.datalog.values.functions import FUNCTIONS
+from polygraph_logic.datalog.checks.record_patterns import destructure
+from polygraph_logic.datalog.reading.record_syntax import RecordSyntax
+from polygraph_logic.datalog.values.records import NIL
+from polygraph_logic.datalog.reading.souffle_syntax import SouffleSyntax, check_choice, refuse_functor
 from polygraph_logic.resources import resource_path
 from polygraph_logic.datalog.syntax import (
     Aggregate,

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.fact_table import FactTable, Origins
 from polygraph_logic.datalog.rewrite import rewrite
-from polygraph_logic.datalog.source import Source, parse_source
+from polygraph_logic.datalog.reading.source import Source, parse_source
 from polygraph_logic.errors import ParseError, PolygraphError, Position
 
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.M)
@@ -37,7 +37,7 @@ _MACRO = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:\([A-Za-z0-9_, .]*\))?)(?:=(.*))
 
 
 # Soufflé defines RAM_DOMAIN_SIZE (32 or 64, its build's value size): here the width in
-# force when the program is read (datalog/domain.py)
+# force when the program is read (datalog/values/domain.py)
 _PREDEFINED_NAMES = ("RAM_DOMAIN_SIZE", "__LINE__", "__FILE__")
 
 

@@ -3,7 +3,7 @@
 ``.lazy edge(_, "RO:0002131", _)`` declares a *pattern* (constants and ``_``; ``.lazy rel`` is
 the whole relation).  A relation whose closure is quadratic by nature (a symmetric chain
 through hub entities) can then stay out of the graph and be answered when asked
-(datalog/on_demand.py).  What follows from lazy facts is lazy too, so the declared patterns
+(datalog/lazy/on_demand.py).  What follows from lazy facts is lazy too, so the declared patterns
 are closed: a rule whose body atom unifies with a lazy pattern makes its head, under that
 unifier, a lazy pattern (``close``).  Then every fact outside the patterns has all of its
 derivations outside them, and the build's labels of those facts are exact as before.
@@ -28,7 +28,7 @@ import json
 from dataclasses import dataclass, field, replace
 
 from polygraph_logic.datalog.directives import LazyDeclaration
-from polygraph_logic.datalog.safety import aggregates_in, literal_terms
+from polygraph_logic.datalog.checks.safety import aggregates_in, literal_terms
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
 from polygraph_logic.errors import ProgramError
 
@@ -193,7 +193,7 @@ class LazyPart:
 
     @classmethod
     def from_json(cls, text: str) -> "LazyPart":
-        from polygraph_logic.datalog.source import parse_source  # the stored rules are parsed only when asked
+        from polygraph_logic.datalog.reading.source import parse_source  # the stored rules are parsed only when asked
         data = json.loads(text)
         rules = [c for c in parse_source("\n".join(data["rules"]), "(stored lazy rules)").clauses
                  if isinstance(c, Rule)]

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.directives import Constructor, TypeDeclaration
-from polygraph_logic.datalog.records import ARG, FIELD, NIL, Branch, Record
+from polygraph_logic.datalog.values.records import ARG, FIELD, NIL, Branch, Record
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
@@ -37,7 +37,7 @@ NoteVariable = Callable[..., None]  # (variable, type[, the term it stands in])
 
 
 # Souffle holds a number in signed and an unsigned in unsigned bits of its build's width
-# (datalog/domain.py); a constant out of range is an error there (its parser and its fact
+# (datalog/values/domain.py); a constant out of range is an error there (its parser and its fact
 # reader refuse it)
 RANGES = ("number", "unsigned")
 

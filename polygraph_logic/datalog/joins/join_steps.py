@@ -13,13 +13,13 @@ import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from polygraph_logic.datalog.aggregate import NoValue, aggregate_getter, aggregate_variables
+from polygraph_logic.datalog.joins.aggregate import NoValue, aggregate_getter, aggregate_variables
 from polygraph_logic.errors import EvaluationError
-from polygraph_logic.datalog.functions import arithmetic, call, constraint, range_values
-from polygraph_logic.datalog.record_patterns import is_open_pattern, open_pattern
-from polygraph_logic.datalog.records import STRUCTURED, NoMatch, structured_getter
-from polygraph_logic.datalog.records import is_function as is_record_function
-from polygraph_logic.datalog.safety import assignment_target, existential, literal_terms, term_variables
+from polygraph_logic.datalog.values.functions import arithmetic, call, constraint, range_values
+from polygraph_logic.datalog.checks.record_patterns import is_open_pattern, open_pattern
+from polygraph_logic.datalog.values.records import STRUCTURED, NoMatch, structured_getter
+from polygraph_logic.datalog.values.records import is_function as is_record_function
+from polygraph_logic.datalog.checks.safety import assignment_target, existential, literal_terms, term_variables
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,

@@ -4,7 +4,7 @@ A record is a tuple of values (``Record``), ``nil`` the one empty reference of e
 record type, an ADT value a constructor's name and its arguments (``Branch``). All
 three are plain values: equal when their structure is equal, hashable, written as
 Souffle's writers write them (``[1, [2, nil]]``, ``$Add($Num(1), $Num(2))``, ``$Nil``:
-a comma and a space between fields, symbols raw, floats as the plain writer's, datalog/domain.py).
+a comma and a space between fields, symbols raw, floats as the plain writer's, datalog/values/domain.py).
 
 The rule language builds them with ``$record`` and ``$NAME`` functors (the parser's
 ``[a, b]`` and ``$NAME(a, b)``) and takes them apart with ``$field`` and ``$arg``,
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from polygraph_logic.datalog import domain
+from polygraph_logic.datalog.values import domain
 from polygraph_logic.errors import Position
 
 RECORD = "$record"

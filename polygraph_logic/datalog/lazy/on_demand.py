@@ -1,4 +1,4 @@
-"""Lazy facts derived on demand: a goal-directed, tabled evaluation of the lazy rules (datalog/lazy.py).
+"""Lazy facts derived on demand: a goal-directed, tabled evaluation of the lazy rules (datalog/lazy/part.py).
 
 A question is a pattern (``edge("a", "RO:0002131", _)``).  Each *subgoal* (a relation and a
 pattern) keeps a table of the lazy facts found for it; a rule whose head meets the subgoal
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from polygraph_logic.datalog.lazy import LazyPart, Pattern, atom_pattern, unify
+from polygraph_logic.datalog.lazy.part import LazyPart, Pattern, atom_pattern, unify
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable
 
 Ref = int  # a stored fact's number (positive) or a lazy fact's node (negative)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from polygraph_logic.errors import ProgramError
-from polygraph_logic.datalog.functions import arithmetic
+from polygraph_logic.datalog.values.functions import arithmetic
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
@@ -27,9 +27,9 @@ from polygraph_logic.datalog.syntax import (
     Variable,
     Wildcard,
 )
-from polygraph_logic.datalog.functions import call
-from polygraph_logic.datalog.records import call as record_call
-from polygraph_logic.datalog.records import is_function as is_record_function
+from polygraph_logic.datalog.values.functions import call
+from polygraph_logic.datalog.values.records import call as record_call
+from polygraph_logic.datalog.values.records import is_function as is_record_function
 
 
 def term_variables(term: Term) -> Iterator[Variable]:

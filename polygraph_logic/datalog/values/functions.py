@@ -3,7 +3,7 @@
 Arithmetic on numbers (``+ - * / % ^``, ``+`` also joins strings; ``/`` and ``%`` on
 integers truncate toward zero, as C does), the bitwise and logical operators on
 integers (``band bor bxor bshl bshr bshru bnot``, ``land lor lxor lnot``, in two's
-complement of the width in force, datalog/domain.py), the string functions ``cat strlen
+complement of the width in force, datalog/values/domain.py), the string functions ``cat strlen
 substr ord to_number to_string``, ``min``/``max``, the conversions ``to_float
 to_unsigned``, and the constraints ``contains(sub, s)`` and ``match(regex, s)`` (the
 regex must match all of ``s``). ``autoinc()`` is compiled by the evaluator (a counter).
@@ -17,9 +17,9 @@ import sys
 from functools import lru_cache
 from typing import Callable
 
-from polygraph_logic.datalog import domain
-from polygraph_logic.datalog.conversions import ordinal, to_float, to_number, to_unsigned
-from polygraph_logic.datalog.regex import PatternError, compile_pattern
+from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.values.conversions import ordinal, to_float, to_number, to_unsigned
+from polygraph_logic.datalog.values.regex import PatternError, compile_pattern
 from polygraph_logic.errors import EvaluationError, Position
 
 # name -> (fewest arguments, most arguments or None for any number)

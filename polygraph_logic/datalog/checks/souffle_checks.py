@@ -1,6 +1,6 @@
 """Load-time checks Soufflé makes that the rule language's own checks leave out.
 
-- Every ``match`` whose pattern is a constant compiles (``datalog/regex.py``), in any
+- Every ``match`` whose pattern is a constant compiles (``datalog/values/regex.py``), in any
   program: a malformed pattern is an error at its file, line and column, whether or not
   the rule ever runs. (A pattern computed at run time is checked when it is used.)
 - With ``.decl`` in use (a Soufflé program), a named variable that occurs only inside a
@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from typing import Iterable, Iterator
 
-from polygraph_logic.datalog.declarations import Declarations
-from polygraph_logic.datalog.regex import PatternError, compile_pattern
-from polygraph_logic.datalog.safety import aggregates_in, existential, literal_terms
+from polygraph_logic.datalog.checks.declarations import Declarations
+from polygraph_logic.datalog.values.regex import PatternError, compile_pattern
+from polygraph_logic.datalog.checks.safety import aggregates_in, existential, literal_terms
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,

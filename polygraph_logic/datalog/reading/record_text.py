@@ -5,7 +5,7 @@ Blanks may stand before any part. Inside a record or ADT a symbol is either
 double-quoted (a backslash keeps the character after it) or everything up to the next
 ``,``, ``]`` (in a record) or ``)`` (in an ADT), trailing blanks included; numbers are
 decimal, floats as C's ``strtod`` or ``strtof`` reads them (by the domain size,
-datalog/domain.py). A branch without fields is ``$Name`` alone. Souffle writes the same
+datalog/values/domain.py). A branch without fields is ``$Name`` alone. Souffle writes the same
 text back (``records.Record.__str__``).
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from polygraph_logic.datalog.record_types import Structures
-from polygraph_logic.datalog.records import NIL, Branch, Record
+from polygraph_logic.datalog.checks.record_types import Structures
+from polygraph_logic.datalog.values.records import NIL, Branch, Record
 
 _INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
 _UNSIGNED = re.compile(r"[ \t\n\v\f\r]*\+?[0-9]+")
