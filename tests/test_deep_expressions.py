@@ -1,6 +1,6 @@
 """Long and deep expressions through the real command (issue 13, item 4): a sum of a few
 hundred terms, a couple of thousand unary minuses or parentheses evaluate; only a clause
-nested deeper than ``parser.MAX_DEPTH`` levels is refused, as ``too_deep`` at the file,
+nested deeper than ``depth.MAX_DEPTH`` levels is refused, as ``too_deep`` at the file,
 line and column of the expression. Expected values are Python's own arithmetic."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import re
 import pytest
 
 from polygraph_logic.cli import main
-from polygraph_logic.datalog.reading.parser import MAX_DEPTH
+from polygraph_logic.datalog.reading.depth import MAX_DEPTH
 
 
 def run(tmp_path, capsys, expression: str):

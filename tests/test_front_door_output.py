@@ -23,7 +23,7 @@ from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.datalog.joins.join_plan import Store
 from polygraph_logic.datalog.program import parse_program
 from polygraph_logic.datalog.pydatalog_engine import closure
-from polygraph_logic.datalog.joins.join_steps import order
+from polygraph_logic.datalog.joins.step_order import order
 from polygraph_logic.datalog.syntax import Atom, Constant, Variable
 
 PROGRAM = r'''

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic import evaluate, parse_program
-from polygraph_logic.datalog.joins import join_steps as steps
+from polygraph_logic.datalog.joins import join_steps as steps, step_order
 from polygraph_logic.cli import main
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.datalog.checks.safety import assignment_target, existential
-from polygraph_logic.datalog.joins.join_steps import _KIND, _bound_args, _fanout, computable, _ready, term_variables_of
+from polygraph_logic.datalog.joins.step_order import _KIND, _bound_args, _fanout, computable, _ready, term_variables_of
 from polygraph_logic.datalog.syntax import Atom, Negation
 
 PROGRAMS = sorted((Path(__file__).parent / "programs").glob("*.dl"))
@@ -149,7 +149,7 @@ def test_the_heap_planner_orders_as_the_quadratic_rescan_did():
         rule = program.rules[0]
         atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
         for estimate_store in (store, None):
-            got = [(kind, str(lit)) for kind, lit, _ in steps.order(rule.body, atoms, set(), estimate_store)]
+            got = [(kind, str(lit)) for kind, lit, _ in step_order.order(rule.body, atoms, set(), estimate_store)]
             want = quadratic_order(rule.body, atoms, set(), getattr(estimate_store, "estimate", None))
             assert got == want, str(rule)
         checked += 1

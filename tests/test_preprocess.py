@@ -161,7 +161,7 @@ def test_predefined_macros_are_expanded_even_without_directive_lines(size):
     ("x" + " * ONE" * 900, 7),
 ])
 def test_deep_expressions_pass_through_the_preprocessor(tmp_path, capsys, expression, value):
-    """Positions are mapped back over the whole clause, however deep (parser.MAX_DEPTH levels)."""
+    """Positions are mapped back over the whole clause, however deep (depth.MAX_DEPTH levels)."""
     path = write(tmp_path, "deep.dl", f"#define ONE 1\np(7).\nq(y) :- p(x),\n  y = {expression}.\n")
     assert main(["eval", str(path), "--semiring", "boolean", "--relation", "q"]) == 0
     assert capsys.readouterr().out.split() == ["q", "(1", "fact)", f"q({value})"]

@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     internal error, to report it).
     """
     argv = list(sys.argv[1:] if argv is None else argv)
-    # the parser refuses clauses nested deeper than parser.MAX_DEPTH (2,000) levels; walking
+    # the parser refuses clauses nested deeper than depth.MAX_DEPTH (2,000) levels; walking
     # a term that deep (printing, checking, compiling) takes a few frames a level
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     for stream in (sys.stdout, sys.stderr):

@@ -14,7 +14,7 @@ from typing import Callable
 def rewrite(node, change: Callable):
     """Returns ``node`` with ``change`` applied to every dataclass in it, its children first
     (tuples and lists are walked; other values are left alone)."""
-    # loops, not comprehensions: a clause may nest 2,000 levels (parser.MAX_DEPTH), and each
+    # loops, not comprehensions: a clause may nest 2,000 levels (depth.MAX_DEPTH), and each
     # comprehension would add a frame a level
     if isinstance(node, (tuple, list)):
         items, changed = [], False

@@ -10,18 +10,8 @@ from __future__ import annotations
 from itertools import count
 from typing import Any, Callable
 
-from polygraph_logic.datalog.joins.join_steps import (
-    ONE_MARK,
-    AtomMatch,
-    compile_steps,
-    computable,
-    Next,
-    getter,
-    literal_names,
-    order,
-    term_variables_of,
-    tuple_getter,
-)
+from polygraph_logic.datalog.joins.join_steps import ONE_MARK, AtomMatch, Next, compile_steps, getter, tuple_getter
+from polygraph_logic.datalog.joins.step_order import computable, literal_names, order, term_variables_of
 from polygraph_logic.datalog.checks.safety import term_variables
 from polygraph_logic.datalog.joins.unit_steps import compile_unit_steps
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard

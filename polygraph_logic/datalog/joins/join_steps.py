@@ -1,25 +1,26 @@
-"""The steps of a join plan: one closure per body literal, chained, and their order.
+"""The steps of a join plan: one closure per body literal, chained.
 
 Each step reads the slots bound before it, writes its own and calls the next step
-with the label so far; the planner in ``plan.py`` chains them. Aggregates compile
+with the label so far, in the order ``step_order.py`` gives; ``join_plan.py`` chains them. Aggregates compile
 their own bodies with the same steps. A long plan (more than ``LONG`` steps) runs in a
 loop instead, so the stack depth does not grow with the body (``compile_steps``).
 """
 
 from __future__ import annotations
 
-import heapq
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from polygraph_logic.datalog.joins.aggregate import NoValue, aggregate_getter, aggregate_variables
+from polygraph_logic.datalog.joins.long_plans import filter_stage, run_stages
+from polygraph_logic.datalog.joins.step_order import literal_names, order
 from polygraph_logic.errors import EvaluationError
 from polygraph_logic.datalog.values.functions import arithmetic, call, constraint, range_values
 from polygraph_logic.datalog.checks.record_patterns import is_open_pattern, open_pattern
 from polygraph_logic.datalog.values.records import STRUCTURED, NoMatch, structured_getter
 from polygraph_logic.datalog.values.records import is_function as is_record_function
-from polygraph_logic.datalog.checks.safety import assignment_target, existential, literal_terms, term_variables
+from polygraph_logic.datalog.checks.safety import assignment_target, existential
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,
@@ -138,177 +139,6 @@ def tuple_getter(terms: Sequence[Term], slots: dict[str, int], context=None) -> 
         return operator.itemgetter(*indexes)
     getters = [getter(t, slots, context) for t in terms]
     return lambda b: tuple(get(b) for get in getters)
-
-
-def term_variables_of(atom: Atom) -> set[Variable]:
-    return {v for arg in atom.args for v in term_variables(arg)}
-
-
-def literal_names(literal) -> set[str]:
-    """Returns every variable name a literal mentions, inside aggregates too."""
-    names: set[str] = set()
-    stack = list(literal_terms(literal))
-    while stack:
-        term = stack.pop()
-        if isinstance(term, Variable):
-            names.add(term.name)
-        elif isinstance(term, Arithmetic):
-            stack += [term.left, term.right]
-        elif isinstance(term, Functor):
-            stack += term.args
-        elif isinstance(term, Aggregate):
-            names.update(term.outer)
-            if term.target is not None:
-                stack.append(term.target)
-            for inner in term.body:
-                names |= literal_names(inner)
-    return names
-
-
-def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
-    """Orders the remaining body greedily, filters as early as possible.
-
-    With a ``store`` that estimates (``Store.estimate``), the next atom is the one with the
-    fewest expected matches per binding (a fully bound atom, a membership test, first; an
-    atom bound only by constants counts all its matching rows, so a join never starts a
-    cross product when a connected atom is cheaper). Without one, the atom with the most
-    bound arguments. Among equals, the one written first. Returns ``(kind, literal,
-    bound_before)`` triples, kind one of atom, negation, compare, assign, constraint.
-
-    An atom's rank depends only on which of its own variables are bound, so ranks sit in a
-    heap and are computed again only for the atoms (and filters) that mention a variable
-    just bound: n log n in the body length, not the quadratic rescan of every atom per step.
-    """
-    estimate = getattr(store, "estimate", None)
-    others = [lit for lit in body if not isinstance(lit, Atom)]
-    free = {id(lit): existential(lit, body, None) for lit in others if isinstance(lit, Negation)}
-    steps = []
-    bound = set(bound)
-    fresh: list[str] = []  # names bound since the ranks were last brought up to date
-
-    atoms_of: dict[str, list[int]] = {}
-    for i, atom in enumerate(atoms):
-        for name in {v.name for v in term_variables_of(atom)}:
-            atoms_of.setdefault(name, []).append(i)
-    others_of: dict[str, list[int]] = {}
-    for j, literal in enumerate(others):
-        for name in literal_names(literal):
-            others_of.setdefault(name, []).append(j)
-    placed = [False] * len(others)
-
-    def place_filters(candidates: list[int]) -> None:
-        """Places every waiting filter that is ready, in passes over the body's order (as
-        a rescan of all of them would), looking only at those a new binding concerns."""
-        heap = sorted(set(candidates))
-        while heap:
-            later: list[int] = []
-            current = -1
-            while heap:
-                j = heapq.heappop(heap)
-                if j == current or placed[j]:
-                    continue
-                current = j
-                literal = others[j]
-                target = assignment_target(literal, bound)
-                if target is not None:
-                    steps.append(("assign", literal, frozenset(bound)))
-                    bound.add(target.name)
-                    fresh.append(target.name)
-                    for k in others_of.get(target.name, ()):
-                        if not placed[k]:
-                            if k > j:
-                                heapq.heappush(heap, k)
-                            else:
-                                later.append(k)
-                elif _ready(literal, bound | free.get(id(literal), set())):
-                    steps.append((_KIND[type(literal)], literal, frozenset(bound)))
-                else:
-                    continue
-                placed[j] = True
-            heap = sorted(set(later))
-            heapq.heapify(heap)
-
-    def rank(i: int) -> tuple:
-        atom = atoms[i]
-        ready = 0 if computable(atom, bound) else 1  # computable atoms before the others
-        if estimate is None:
-            return (ready, -_bound_args(atom, bound), i)
-        return (ready, *_fanout(atom, bound, estimate), i)
-
-    place_filters(list(range(len(others))))
-    ranks = [rank(i) for i in range(len(atoms))]
-    heap = list(ranks)
-    heapq.heapify(heap)
-    done = [False] * len(atoms)
-    fresh.clear()
-    while heap:
-        key = heapq.heappop(heap)
-        i = key[-1]
-        if done[i] or ranks[i] != key:
-            continue  # placed already, or ranked again since this entry was pushed
-        done[i] = True
-        best = atoms[i]
-        steps.append(("atom", best, frozenset(bound)))
-        for name in {v.name for v in term_variables_of(best)}:
-            if name not in bound:
-                bound.add(name)
-                fresh.append(name)
-        waiting = [j for name in fresh for j in others_of.get(name, ()) if not placed[j]]
-        if waiting:
-            place_filters(waiting)
-        touched = {k for name in fresh for k in atoms_of.get(name, ()) if not done[k]}
-        fresh.clear()
-        for k in touched:
-            ranks[k] = rank(k)
-            heapq.heappush(heap, ranks[k])
-    if not all(placed):  # unreachable for a checked program; fail loudly rather than drop a filter
-        literal = others[placed.index(False)]
-        raise EvaluationError("internal_error", f"could not schedule {literal}", literal.position)
-    return steps
-
-
-_KIND = {Negation: "negation", Comparison: "compare", Constraint: "constraint"}
-
-
-def _ready(literal, bound: set[str]) -> bool:
-    return all(v.name in bound for t in literal_terms(literal) for v in term_variables(t))
-
-
-def computable(atom: Atom, bound: set[str]) -> bool:
-    """True when every argument that is an expression can be computed from bound variables."""
-    return all(
-        all(v.name in bound for v in term_variables(arg))
-        for arg in atom.args
-        if not isinstance(arg, (Variable, Wildcard, Constant))
-    )
-
-
-def _fanout(atom: Atom, bound: set[str], estimate) -> tuple[int, float]:
-    """Ranks ``atom`` as the next step: (0 for a lookup, 1 for a full scan; expected matches per
-    binding, -1 for a membership test). A scan comes last whatever the sizes: a relation
-    of the stratum being evaluated may be empty when the plan is made and large later."""
-    constants: dict[int, Any] = {}
-    known: list[int] = []
-    free = 0
-    for pos, arg in enumerate(atom.args):
-        if isinstance(arg, Constant):
-            constants[pos] = arg.value
-        elif isinstance(arg, Wildcard) or not all(v.name in bound for v in term_variables(arg)):
-            free += 1
-        else:
-            known.append(pos)
-    if not free:
-        return 0, -1.0
-    return (0 if constants or known else 1), estimate(atom.relation, constants, tuple(known))
-
-
-def _bound_args(atom: Atom, bound: set[str]) -> int:
-    return sum(
-        1
-        for arg in atom.args
-        if isinstance(arg, Constant)
-        or (not isinstance(arg, Wildcard) and all(v.name in bound for v in term_variables(arg)))
-    )
 
 
 def _atom_step(atom: Atom, before, slots, store, semiring, then: Next, body=()) -> Next:
@@ -544,7 +374,7 @@ def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
 
     def close_filters():
         if filters:
-            stages.append(_filter_stage(list(filters), out))
+            stages.append(filter_stage(list(filters), out))
             filters.clear()
 
     for kind, literal, before in steps:
@@ -557,41 +387,7 @@ def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
         else:
             filters.append(STEP[kind](literal, before, slots, store, semiring, collect, body))
     close_filters()
-    last = len(stages)
-
-    def run(b, label):
-        stack = [iter(stages[0](b, label))]
-        push, pop = stack.append, stack.pop
-        while stack:
-            for label in stack[-1]:
-                break
-            else:
-                pop()
-                continue
-            depth = len(stack)
-            if depth == last:
-                final(b, label)
-            else:
-                push(iter(stages[depth](b, label)))
-
-    return run
-
-
-def _filter_stage(filters: list[Next], out: list):
-    """One stage running steps that each pass a binding on at most once, in turn:
-    returns ``(label,)`` when all pass, ``()`` otherwise."""
-
-    def stage(b, label):
-        for step in filters:
-            out.clear()
-            step(b, label)
-            if not out:
-                return ()
-            label = out[0]
-        out.clear()
-        return (label,)
-
-    return stage
+    return run_stages(stages, final)
 
 
 def _is_membership(atom: Atom, before, slots) -> bool:

@@ -17,7 +17,8 @@ are those of ``join_steps``.
 
 from __future__ import annotations
 
-from polygraph_logic.datalog.joins.join_steps import LONG, STEP, AtomMatch, Next, compile_steps, literal_names, tuple_getter
+from polygraph_logic.datalog.joins.join_steps import LONG, STEP, AtomMatch, Next, compile_steps, tuple_getter
+from polygraph_logic.datalog.joins.step_order import literal_names
 from polygraph_logic.datalog.syntax import Atom
 
 

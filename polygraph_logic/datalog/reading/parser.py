@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import replace
 from functools import lru_cache
 
-from lark import Lark, Token, Transformer, Tree, v_args
+from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.reading.aggregate_scope import resolve_aggregates
 from polygraph_logic.datalog.reading.component_syntax import ComponentSyntax
+from polygraph_logic.datalog.reading.depth import check_depth
 from polygraph_logic.datalog.reading.include_syntax import IncludeSyntax
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import ParseError, Position
@@ -135,7 +136,7 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
     def rule(self, children):
         *heads, body = children
         return [
-            _resolve_aggregates(destructure(Rule(head, tuple(alternative), head.position)))
+            resolve_aggregates(destructure(Rule(head, tuple(alternative), head.position)))
             for alternative in _expand([body])
             for head in heads
         ]
@@ -286,61 +287,6 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
         return found
 
 
-def _resolve_aggregates(rule: Rule) -> Rule:
-    """Returns the rule with each aggregate's ``outer`` set: its variables used outside it."""
-    if not any(_aggregates_of(lit) for lit in rule.body):
-        return rule
-    everywhere = _names(rule.head)
-    for literal in rule.body:
-        everywhere |= _names(literal, skip_aggregates=True)
-    body = tuple(_with_outer(lit, everywhere) for lit in rule.body)
-    return Rule(rule.head, body, rule.position)
-
-
-def _with_outer(node, outside: set[str]):
-    if isinstance(node, Aggregate):
-        inner = set().union(*(_names(lit) for lit in node.body))
-        if node.target is not None:
-            inner |= _names(node.target)
-        here = outside | set().union(*(_names(lit, skip_aggregates=True) for lit in node.body))
-        body = tuple(_with_outer(lit, here) for lit in node.body)
-        return replace(node, body=body, outer=tuple(sorted(inner & outside)))
-    if isinstance(node, Comparison):
-        return replace(node, left=_with_outer(node.left, outside), right=_with_outer(node.right, outside))
-    if isinstance(node, Arithmetic):
-        return replace(node, left=_with_outer(node.left, outside), right=_with_outer(node.right, outside))
-    if isinstance(node, (Functor, Atom)):
-        return replace(node, args=tuple(_with_outer(a, outside) for a in node.args))
-    return node
-
-
-def _names(node, skip_aggregates: bool = False) -> set[str]:
-    if isinstance(node, Variable):
-        return {node.name}
-    if isinstance(node, Aggregate):
-        if skip_aggregates:
-            return set(node.outer)
-        found = set().union(*(_names(lit) for lit in node.body))
-        return found | (_names(node.target) if node.target is not None else set())
-    if isinstance(node, (Arithmetic, Comparison)):
-        return _names(node.left, skip_aggregates) | _names(node.right, skip_aggregates)
-    if isinstance(node, (Atom, Functor)):
-        return set().union(*(_names(a, skip_aggregates) for a in node.args))
-    if isinstance(node, Negation):
-        return _names(node.atom, skip_aggregates)
-    return set()
-
-
-def _aggregates_of(node) -> bool:
-    if isinstance(node, Aggregate):
-        return True
-    if isinstance(node, (Arithmetic, Comparison)):
-        return _aggregates_of(node.left) or _aggregates_of(node.right)
-    if isinstance(node, (Atom, Functor)):
-        return any(_aggregates_of(a) for a in node.args)
-    return False
-
-
 @lru_cache(maxsize=1)
 def grammar_parser() -> Lark:
     """Returns the LALR parser built from ``grammar/polygraph.lark`` (built once a process).
@@ -431,58 +377,11 @@ def _parsed(text: str, file: str, size: int) -> tuple:  # float constants are re
     except UnexpectedEOF as error:
         raise ParseError("syntax_error", f"unexpected end of input; expected {_expected(error)}",
                          Position(file, _last_line(text), 1)) from None
-    _check_depth(tree, file)
+    check_depth(tree, file)
     try:
         return tuple(_ToAst(file).transform(tree))
     except VisitError as error:
         raise error.orig_exc from None
-
-
-MAX_DEPTH = 2000  # levels of a clause's syntax tree (a sum of n terms nests n levels)
-
-
-def _check_depth(tree: Tree, file: str) -> None:
-    """Refuses a clause nested deeper than ``MAX_DEPTH`` levels (thousands of unary
-    minuses, a sum of thousands of terms) with ``too_deep`` at the outermost expression
-    that is too deep, before the recursive transformation and the recursive walks over
-    terms after it could exhaust the stack. Measured without recursion."""
-    # every level but a few at the top spends a character ('+', '-', '(', ...): a statement
-    # shorter than half the limit is never too deep, and only long ones are measured
-    long = [c for c in tree.children if isinstance(c, Tree) and _span(c) >= MAX_DEPTH // 2]
-    if not long:
-        return
-    tree = Tree("start", long)
-    heights: dict[int, int] = {}
-    stack: list[tuple[Tree, bool]] = [(tree, False)]
-    while stack:
-        node, expanded = stack.pop()
-        children = [c for c in node.children if isinstance(c, Tree)]
-        if expanded:
-            heights[id(node)] = 1 + max((heights[id(c)] for c in children), default=0)
-        else:
-            stack.append((node, True))
-            stack.extend((c, False) for c in children)
-    if heights[id(tree)] <= MAX_DEPTH:
-        return
-    node = tree
-    while True:  # down the deepest path to the first expression, which has a position
-        if node.data in _EXPRESSIONS or not any(isinstance(c, Tree) for c in node.children):
-            break
-        node = max((c for c in node.children if isinstance(c, Tree)), key=lambda c: heights[id(c)])
-    meta = node.meta
-    position = Position(file, getattr(meta, "line", 1), getattr(meta, "column", 1))
-    raise ParseError("too_deep", f"this expression nests {heights[id(node)]} levels deep, more than "
-                     f"{MAX_DEPTH}: split it into several rules or assignments", position)
-
-
-def _span(node: Tree) -> int:
-    meta = node.meta
-    if getattr(meta, "empty", True):
-        return MAX_DEPTH  # no positions: measure it
-    return meta.end_pos - meta.start_pos
-
-
-_EXPRESSIONS = {"add", "sub", "mul", "div", "mod", "pow", "negative", "comparison", "aggregate", "atom"}
 
 
 def _last_line(text: str) -> int:
