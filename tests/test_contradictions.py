@@ -394,7 +394,7 @@ def test_retrieval_ground_truth_counts_contradictions_and_ignores_negations(vari
 
 
 def test_an_oracle_sees_a_negated_assertion_as_a_denial():
-    from polygraph_logic.llm.evidence import evidence_line
+    from polygraph_logic.llm.evidence_lines import evidence_line
 
     denial = Assertion("a41", "S", "AIM2", "RO:0001025", "cytosol", "not in the cytosol", negated=True)
     assert evidence_line(denial) == "[a41] AIM2 | NOT RO:0001025 | cytosol | not in the cytosol"

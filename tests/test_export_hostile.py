@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polygraph_logic.export import ExportModel, Literal, Minter, export_graph
-from polygraph_logic.export.writer import write_quads
+from polygraph_logic.export.rdf_writers import write_quads
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.records import Receipt, Sentence

@@ -43,7 +43,8 @@ def test_wheel_ships_grammar_rules_and_prompts(installed):
     python, base = installed
     code = ("import polygraph_logic, pathlib; p = pathlib.Path(polygraph_logic.__file__).parent; "
             "print(p); print(*sorted(x.name for x in p.iterdir()))")
-    result = subprocess.run([str(python), "-c", code], cwd=base, capture_output=True, text=True, check=True)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # a checkout on the path would shadow the wheel
+    result = subprocess.run([str(python), "-c", code], cwd=base, env=env, capture_output=True, text=True, check=True)
     package_dir, listing = result.stdout.splitlines()
     assert str(base / "venv") in package_dir  # the installed copy, not the checkout
     for folder, name in (("grammar", "polygraph.lark"), ("rules", "go_closure.dl"), ("prompts", "README.md")):

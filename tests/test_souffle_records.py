@@ -23,7 +23,7 @@ from polygraph_logic.datalog.evaluate import evaluate, tuple_key
 from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.program import parse_program
 from polygraph_logic.datalog.reading.record_text import RecordTextError, read_value
-from polygraph_logic.datalog.values.records import NIL, Branch, Record
+from polygraph_logic.datalog.values.record_values import NIL, Branch, Record
 from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.reading.souffle_input import c_float_text
 from polygraph_logic.errors import PolygraphError

@@ -23,7 +23,7 @@ from polygraph_logic.datalog.joins.subsumption import prune, refuse_over_tracked
 from polygraph_logic.errors import NotFound, PolygraphError
 from polygraph_logic.datalog.joins.join_plan import Plan, Store
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.datalog.values.records import STRUCTURED, sort_key
+from polygraph_logic.datalog.values.record_values import STRUCTURED, sort_key
 from polygraph_logic.provenance import Semiring, make_semiring
 from polygraph_logic.datalog.syntax import Atom, Rule, Value, format_value
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
-from polygraph_logic.datalog.values.records import STRUCTURED, text
+from polygraph_logic.datalog.values.record_values import STRUCTURED, text
 from polygraph_logic.errors import Position
 
 Value = Union[str, int, float]

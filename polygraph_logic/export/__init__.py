@@ -11,7 +11,7 @@ from polygraph_logic.export.iris import (
 )
 from polygraph_logic.export.model import ExportModel, Literal, Status, TripleTerm
 from polygraph_logic.export.namespaces import PG, PREFIXES, vocabulary_path
-from polygraph_logic.export.writer import EXTENSIONS, FORMATS, NAMED_GRAPHS
+from polygraph_logic.export.rdf_writers import EXTENSIONS, FORMATS, NAMED_GRAPHS
 
 __all__ = [
     "DEFAULT_BASE",

@@ -17,7 +17,7 @@ from polygraph_logic.query.whatif import Deletion, check_policy, what_if
 from polygraph_logic.export.iris import DEFAULT_BASE, Minter
 from polygraph_logic.export.model import ExportModel, Status
 from polygraph_logic.export.rdf12 import write_rdf12
-from polygraph_logic.export.writer import FORMATS, write_quads
+from polygraph_logic.export.rdf_writers import FORMATS, write_quads
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 rdflib neither writes nor reads triple terms, so these exports are written by
 pyoxigraph (and read back by it, as the importer does). N-Quads and TriG keep the
-named graphs; Turtle drops them (see writer.py); JSON-LD has no triple terms at all.
+named graphs; Turtle drops them (see rdf_writers.py); JSON-LD has no triple terms at all.
 """
 
 from __future__ import annotations

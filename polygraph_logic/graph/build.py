@@ -17,7 +17,7 @@ from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tupl
 from polygraph_logic.datalog.lazy.part import LazyPart, split
 from polygraph_logic.datalog.program import Program, load_program
 from polygraph_logic.datalog.checks.record_types import record_use
-from polygraph_logic.datalog.values.records import STRUCTURED
+from polygraph_logic.datalog.values.record_values import STRUCTURED
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.graph.artifact_rule import is_artifact

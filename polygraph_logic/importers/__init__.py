@@ -5,7 +5,7 @@ from polygraph_logic.importers.gpad import read_gpad
 from polygraph_logic.importers.obographs import edges_to_datalog, read_obographs, write_background
 from polygraph_logic.importers.output import write_assertions
 from polygraph_logic.importers.rdf import RdfImport, import_rdf, read_rdf
-from polygraph_logic.importers.report import ImportReport
+from polygraph_logic.importers.import_report import ImportReport
 
 __all__ = [
     "ImportReport",

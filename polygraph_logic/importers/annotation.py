@@ -17,7 +17,7 @@ from polygraph_logic.files import read_utf8
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.importers.relations import ANNOTATION_RELATIONS, relation_curie
-from polygraph_logic.importers.report import ImportReport
+from polygraph_logic.importers.import_report import ImportReport
 
 _CURIE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]*:\S+$")
 

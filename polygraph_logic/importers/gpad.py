@@ -41,7 +41,7 @@ from polygraph_logic.importers.annotation import (
     split_references,
 )
 from polygraph_logic.importers.relations import relation_curie
-from polygraph_logic.importers.report import ImportReport
+from polygraph_logic.importers.import_report import ImportReport
 
 
 def read_gpad(

@@ -21,7 +21,7 @@ from pathlib import Path
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.files import read_utf8, write_text_atomically
-from polygraph_logic.importers.report import ImportReport
+from polygraph_logic.importers.import_report import ImportReport
 
 OBO_PREFIX = "http://purl.obolibrary.org/obo/"
 PREDICATES = {

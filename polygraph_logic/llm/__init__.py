@@ -20,7 +20,7 @@ from polygraph_logic.llm.errors import (
     SchemaViolation,
     UnknownCitation,
 )
-from polygraph_logic.llm.evidence import evidence_line, render_evidence
+from polygraph_logic.llm.evidence_lines import evidence_line, render_evidence
 from polygraph_logic.llm.guards import check_answer
 from polygraph_logic.llm.schemas import SCHEMAS, Shown, parse_answer
 from polygraph_logic.llm.templates import Template, load_template, parse_template, template_names

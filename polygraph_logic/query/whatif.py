@@ -16,7 +16,7 @@ policies it is kept with its dead sentences dropped while any sentence stands.
 A claim that falls while the rules still entail its triple from surviving evidence is
 *demoted*, not dead: it stands as an entailed edge (any policy that trusts edge labels).
 A dead verdict on a capped (inexact) label is settled by the graph's circuit: the stored
-derivations of every capped fact, read by least fixpoint (verdicts.py, provenance/circuit.py),
+derivations of every capped fact, read by least fixpoint (whatif_verdicts.py, provenance/circuit.py),
 so every verdict is exact.  On a graph written before circuits such a verdict is *uncertain*,
 and ``exact`` settles it by symbolic re-derivation over the surviving facts (rederive.py).
 A contradiction (contradictions.py) is *resolved* when it falls: its label is the product of
@@ -41,7 +41,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS, layer_order
 from polygraph_logic.query.evidence import EvidenceView, Requirement
 from polygraph_logic.query.rederive import as_graph  # noqa: F401  (re-exported)
-from polygraph_logic.query.verdicts import decide
+from polygraph_logic.query.whatif_verdicts import decide
 
 POLICIES = ("deployed", "trust-all", "flat") + tuple(f"distrust:{layer}" for layer in LAYERS)
 
@@ -293,7 +293,7 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     check_policy(policy)
     graph = as_graph(graph)
     started = time.perf_counter()
-    exact = exact or graph.has_circuit()  # a stored circuit settles every capped verdict (verdicts.py)
+    exact = exact or graph.has_circuit()  # a stored circuit settles every capped verdict (whatif_verdicts.py)
     numbers = deletion.numbers(graph)
     outcome = Outcome(deletion, frozenset(numbers.values()), policy, exact)
     decide(graph, frozenset(numbers), outcome, rederiver)

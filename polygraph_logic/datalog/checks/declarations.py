@@ -16,7 +16,7 @@ from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.directives import BASE_TYPES, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.errors import Position, ProgramError
 from polygraph_logic.datalog.fact_table import FactTable
-from polygraph_logic.datalog.values.records import NIL
+from polygraph_logic.datalog.values.record_values import NIL
 from polygraph_logic.datalog.checks.record_types import RANGES, Structures, article, fits, fits_type, structured_terms
 from polygraph_logic.datalog.checks.safety import aggregates_in, literal_terms
 from polygraph_logic.datalog.syntax import Atom, BranchTerm, Comparison, Constant, Negation, RecordTerm, Rule, Variable

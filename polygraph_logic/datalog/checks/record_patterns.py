@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
-from polygraph_logic.datalog.values.records import ARG, FIELD, Branch, Record
+from polygraph_logic.datalog.values.record_values import ARG, FIELD, Branch, Record
 from polygraph_logic.datalog.checks.safety import literal_terms, term_variables
 from polygraph_logic.datalog.syntax import (
     Aggregate,

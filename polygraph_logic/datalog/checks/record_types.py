@@ -14,7 +14,7 @@ from typing import Callable
 
 from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.directives import Constructor, TypeDeclaration
-from polygraph_logic.datalog.values.records import ARG, FIELD, NIL, Branch, Record
+from polygraph_logic.datalog.values.record_values import ARG, FIELD, NIL, Branch, Record
 from polygraph_logic.datalog.syntax import (
     Aggregate,
     Arithmetic,

@@ -28,8 +28,8 @@ from polygraph_logic.datalog.syntax import (
     Wildcard,
 )
 from polygraph_logic.datalog.values.functions import call
-from polygraph_logic.datalog.values.records import call as record_call
-from polygraph_logic.datalog.values.records import is_function as is_record_function
+from polygraph_logic.datalog.values.record_values import call as record_call
+from polygraph_logic.datalog.values.record_values import is_function as is_record_function
 
 
 def term_variables(term: Term) -> Iterator[Variable]:

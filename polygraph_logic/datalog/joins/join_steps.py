@@ -18,8 +18,8 @@ from polygraph_logic.datalog.joins.step_order import literal_names, order
 from polygraph_logic.errors import EvaluationError
 from polygraph_logic.datalog.values.functions import arithmetic, call, constraint, range_values
 from polygraph_logic.datalog.checks.record_patterns import is_open_pattern, open_pattern
-from polygraph_logic.datalog.values.records import STRUCTURED, NoMatch, structured_getter
-from polygraph_logic.datalog.values.records import is_function as is_record_function
+from polygraph_logic.datalog.values.record_values import STRUCTURED, NoMatch, structured_getter
+from polygraph_logic.datalog.values.record_values import is_function as is_record_function
 from polygraph_logic.datalog.checks.safety import assignment_target, existential
 from polygraph_logic.datalog.syntax import (
     Aggregate,

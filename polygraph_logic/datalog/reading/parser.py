@@ -24,7 +24,7 @@ from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.values.functions import FUNCTIONS
 from polygraph_logic.datalog.checks.record_patterns import destructure
 from polygraph_logic.datalog.reading.record_syntax import RecordSyntax
-from polygraph_logic.datalog.values.records import NIL
+from polygraph_logic.datalog.values.record_values import NIL
 from polygraph_logic.datalog.reading.souffle_syntax import SouffleSyntax, check_choice, refuse_functor
 from polygraph_logic.resources import resource_path
 from polygraph_logic.datalog.syntax import (

@@ -15,7 +15,7 @@ import re
 from typing import Callable
 
 from polygraph_logic.datalog.checks.record_types import Structures
-from polygraph_logic.datalog.values.records import NIL, Branch, Record
+from polygraph_logic.datalog.values.record_values import NIL, Branch, Record
 
 _INTEGER = re.compile(r"[ \t\n\v\f\r]*[+-]?[0-9]+")
 _UNSIGNED = re.compile(r"[ \t\n\v\f\r]*\+?[0-9]+")
