@@ -345,3 +345,26 @@ def test_a_rule_stored_before_the_engine_moved_to_datalog_still_loads():
     hostile = old.replace(b"polygraph_logic.syntax\nRule", b"polygraph_logic.errors\nPosition")
     with pytest.raises(PolygraphError, match="bad_graph|not a rule|damaged"):
         load_rule(hostile, graph)
+
+
+
+@pytest.mark.parametrize("damage", [['["a"', '"b"]'], ['[1],[2', '3]'], ['[1],[2]', '[[3]', '[4]]'], [''], ['{}']])
+def test_facts_read_in_bulk_are_those_read_one_by_one_and_damage_is_refused(tmp_path, figure1_records_graph,
+                                                                             damage):
+    """The circuit pass reads facts with their arguments decoded a batch at a time
+    (``relation_facts``); damaged texts, alone or several that would join into valid ones, are
+    a bad_graph error, not arguments."""
+    with Graph(figure1_records_graph) as graph:
+        relations = [row[0] for row in graph.query("SELECT DISTINCT relation FROM facts")]
+        expected = {(relation, graph.args(args), num) for num, relation, args in
+                    graph.query("SELECT num, relation, args FROM facts")}
+        assert {row[:3] for row in graph.relation_facts(relations)} == expected
+    path = Path(shutil.copy(figure1_records_graph, tmp_path / "g.graph"))
+    db = sqlite3.connect(path)
+    numbers = [row[0] for row in db.execute("SELECT num FROM facts ORDER BY num LIMIT ?", (len(damage),))]
+    db.executemany("UPDATE facts SET args = ? WHERE num = ?", zip(damage, numbers))
+    db.commit()
+    db.close()
+    with Graph(path) as graph, pytest.raises(PolygraphError) as error:
+        list(graph.relation_facts(relations))
+    assert error.value.code == "bad_graph"

@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from polygraph_logic.allocation import collector_paused
 from polygraph_logic.datalog.joins.join_plan import Plan, Store
 from polygraph_logic.datalog.program import body_atoms
 from polygraph_logic.datalog.syntax import Constant, Variable
@@ -116,7 +117,7 @@ def read_filters(rules: dict, facts: list, candidates: list) -> dict[str, tuple[
 def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None = None) -> int:
     """Finds and writes the derivations of every fact with a capped label at the latest version of
     the graph at ``path``, marking that version's circuit complete; returns how many were written."""
-    with Graph(path) as graph:
+    with Graph(path) as graph, collector_paused():  # the facts read and the derivations found all live on
         version = graph.version_read()
         facts = graph.inexact_facts()
         report = None if progress is None else (lambda done: progress(done, len(facts)))

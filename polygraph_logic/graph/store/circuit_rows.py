@@ -114,9 +114,26 @@ class CircuitReads:
         for relation, (k, values) in sorted(only.items()):
             where.append(f"(relation = ? AND args->>'$[{int(k)}]' IN (SELECT value FROM json_each(?)))")
             parameters += [relation, json.dumps(sorted(values, key=str))]
-        for num, relation, args, label in self.query(
-                f"SELECT num, relation, args, label FROM facts WHERE {' OR '.join(where)}", tuple(parameters)):
-            yield relation, self.args(args), num, label in _ONE
+        rows = self.query(f"SELECT num, relation, args, label, json_valid(args) FROM facts WHERE {' OR '.join(where)}",
+                          tuple(parameters))
+        for batch in rows.batches():  # a call per batch, not per row
+            for (num, relation, _, label, _), args in zip(batch, self.args_many(batch)):
+                yield relation, args, num, label in _ONE
+
+    def args_many(self, batch: list[tuple]) -> list[tuple]:
+        """The arguments of a batch of rows ``(..., args, label, valid)``, decoded as one JSON
+        array of them all (half the time of a parse per row) when the store found each text
+        one valid JSON value and each is framed by brackets (so each is one array, and the
+        whole holds one per row); else one by one, a damaged text a bad_graph error."""
+        texts = [row[2] for row in batch]
+        if all(row[4] for row in batch) and all(text[:1] == "[" and text[-1:] == "]" for text in texts):
+            try:
+                decoded = json.loads("[" + ",".join(texts) + "]")
+            except (ValueError, RecursionError):
+                decoded = None
+            if decoded is not None and len(decoded) == len(texts):
+                return [tuple(args) for args in decoded]
+        return [self.args(text) for text in texts]
 
     def fact_numbers(self, relation: str, args_keys: list[str]) -> dict[str, tuple[int, str | bytes]]:
         """``{args key: (num, label)}`` of the stored facts of ``relation`` among ``args_keys``."""

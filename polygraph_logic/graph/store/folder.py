@@ -213,6 +213,12 @@ class FolderCursor:
             return self._batch[self._at - 1]
         return None if self._done else self._cursor.fetchone()
 
+    def fetchmany(self, size: int) -> list:
+        if self._at < len(self._batch):
+            rows, self._at = self._batch[self._at:self._at + size], min(self._at + size, len(self._batch))
+            return rows
+        return [] if self._done else self._cursor.fetchmany(size)
+
     def fetchall(self) -> list:
         rest = self._batch[self._at:] + ([] if self._done else self._cursor.fetchall())
         self._batch, self._at = [], 0

@@ -85,5 +85,13 @@ class Rows:
     def fetchall(self) -> list:
         return self._graph._call(self._cursor.fetchall)
 
+    def batches(self, size: int = 10_000) -> Iterator[list]:
+        """The rows as lists of at most ``size``: one call per batch, not per row."""
+        while True:
+            batch = self._graph._call(self._cursor.fetchmany, size)
+            if not batch:
+                return
+            yield batch
+
 
 __all__ = ["Assertions", "Rows"]
