@@ -15,14 +15,12 @@ from polygraph_logic.files import read_utf8
 from polygraph_logic.datalog.reading.float_constants import float_constants, integer_widths
 from polygraph_logic.datalog.checks.record_types import float_fields
 from polygraph_logic.datalog.fact_table import FactTable, FactView, merge_tables, tables_from_facts
-from polygraph_logic.datalog.values.functions import CONSTRAINTS, arithmetic  # noqa: F401  (arithmetic: re-exported)
+from polygraph_logic.datalog.values.functions import CONSTRAINTS
 from polygraph_logic.datalog.checks.safety import (
     aggregates_in,
-    assignment_target,
     check_safety,
     ground_value,
     literal_terms,
-    term_variables,
 )
 from polygraph_logic.datalog.reading.includes import read_source
 from polygraph_logic.datalog.checks.souffle_checks import check_souffle_rules

@@ -133,7 +133,7 @@ class CompiledOntology:
 
     def _header(self) -> list[str]:
         out = [
-            f"// Datalog rules compiled from the object-property axioms, SWRL rules and hasSelf",
+            "// Datalog rules compiled from the object-property axioms, SWRL rules and hasSelf",
             f"// restrictions of {self.source} by polygraph_logic.ontology.compile_ontology.",
             "// Do not edit; regenerate with",
             f"//   polygraph compile-ontology {self.source} -o FILE.dl"
