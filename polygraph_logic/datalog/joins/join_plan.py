@@ -12,7 +12,7 @@ from itertools import count
 from operator import itemgetter
 from typing import Any, Callable
 
-from polygraph_logic.datalog.joins.join_steps import ONE_MARK, AtomMatch, Next, compile_steps, getter, tuple_getter
+from polygraph_logic.datalog.joins.join_steps import ONE_MARK, AtomMatch, Next, compile_steps, tuple_getter
 from polygraph_logic.datalog.joins.step_order import computable, literal_names, order, term_variables_of
 from polygraph_logic.datalog.checks.safety import term_variables
 from polygraph_logic.datalog.joins.unit_steps import compile_unit_steps
@@ -187,10 +187,10 @@ class Plan:
             keep = {v.name for arg in head.args for v in term_variables(arg)}
             return compile_unit_steps(steps, self.slots, store, semiring, emit_one, self.body, keep,
                                       (emit, relation, key, rows, one))
-        getters = [getter(arg, self.slots, (store, semiring)) for arg in head.args]
+        head_key = tuple_getter(head.args, self.slots, (store, semiring))
 
         def final(b, label):
-            emit(relation, tuple(get(b) for get in getters), one if label is ONE_MARK else label)
+            emit(relation, head_key(b), one if label is ONE_MARK else label)
 
         return compile_steps(steps, self.slots, store, semiring, final, self.body)
 

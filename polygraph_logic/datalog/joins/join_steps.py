@@ -137,7 +137,25 @@ def tuple_getter(terms: Sequence[Term], slots: dict[str, int], context=None) -> 
             only = indexes[0]
             return lambda b: (b[only],)
         return operator.itemgetter(*indexes)
-    getters = [getter(t, slots, context) for t in terms]
+    return tuple_of([getter(t, slots, context) for t in terms])
+
+
+def tuple_of(getters: Sequence[Getter]) -> Callable[[Binding], tuple]:
+    """Returns ``b -> tuple of the getters' values``: one call per value for up to four (the
+    atoms of the RO rules have three), not a generator per tuple (half the time of a look-up)."""
+    if len(getters) == 1:
+        g0, = getters
+        return lambda b: (g0(b),)
+    if len(getters) == 2:
+        g0, g1 = getters
+        return lambda b: (g0(b), g1(b))
+    if len(getters) == 3:
+        g0, g1, g2 = getters
+        return lambda b: (g0(b), g1(b), g2(b))
+    if len(getters) == 4:
+        g0, g1, g2, g3 = getters
+        return lambda b: (g0(b), g1(b), g2(b), g3(b))
+    getters = list(getters)
     return lambda b: tuple(get(b) for get in getters)
 
 
@@ -155,10 +173,10 @@ def _atom_step(atom: Atom, before, slots, store, semiring, then: Next, body=()) 
 
         return scan
     positions = tuple(pos for pos, _ in match.key)
-    getters = [get for _, get in match.key]
+    key = tuple_of([get for _, get in match.key])
     if len(positions) == len(atom.args):  # fully bound: a membership test
         def member(b, label):
-            lab = rows.get(tuple(get(b) for get in getters))
+            lab = rows.get(key(b))
             if lab is not None:
                 then(b, lab if label is ONE_MARK else times(label, lab))
 
@@ -167,7 +185,7 @@ def _atom_step(atom: Atom, before, slots, store, semiring, then: Next, body=()) 
     binds, repeats = match.binds, match.repeats
 
     def lookup(b, label):
-        for tup in index.get(tuple(get(b) for get in getters), ()):
+        for tup in index.get(key(b), ()):
             if repeats and any(tup[p] != tup[q] for p, q in repeats):
                 continue
             for pos, slot in binds:
@@ -411,12 +429,12 @@ def _atom_expander(atom: Atom, before, slots, store, semiring):
 
         return scan
     positions = tuple(pos for pos, _ in match.key)
-    getters = [get for _, get in match.key]
+    key = tuple_of([get for _, get in match.key])
     index = store.index(atom.relation, positions)
     binds, repeats = match.binds, match.repeats
 
     def lookup(b, label):
-        for tup in index.get(tuple(get(b) for get in getters), ()):
+        for tup in index.get(key(b), ()):
             if repeats and any(tup[p] != tup[q] for p, q in repeats):
                 continue
             for pos, slot in binds:
