@@ -7,28 +7,14 @@ one list, so a step writes its slots and the steps after it only read them.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from itertools import count
-from operator import itemgetter
 from typing import Any, Callable
 
-from polygraph_logic.datalog.joins.join_steps import ONE_MARK, AtomMatch, Next, compile_steps, tuple_getter
+from polygraph_logic.datalog.joins.join_steps import ONE_MARK, AtomMatch, Next, compile_steps, key_of, tuple_getter
 from polygraph_logic.datalog.joins.step_order import computable, literal_names, order, term_variables_of
 from polygraph_logic.datalog.checks.safety import term_variables
 from polygraph_logic.datalog.joins.unit_steps import compile_unit_steps
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
-
-
-@lru_cache(maxsize=None)
-def key_of(positions: tuple[int, ...]) -> Callable[[tuple], tuple]:
-    """``tup -> tuple of its values at positions``: an itemgetter, not a generator per tuple
-    (building an index over a relation of a million tuples takes a third of the time)."""
-    if not positions:
-        return lambda tup: ()
-    if len(positions) == 1:
-        only = positions[0]
-        return lambda tup: (tup[only],)
-    return itemgetter(*positions)
 
 
 class Store:
