@@ -136,7 +136,9 @@ DATALOG_LAYERS = [
     {"reading"},
     {"joins"},
     {"program"},
-    {"evaluate", "choice"},
+    {"model", "choice"},
+    {"fixpoint", "circuit_eval"},
+    {"evaluate"},
     {"souffle_output", "pydatalog_engine", "lazy", "datalog"},
 ]
 

@@ -151,7 +151,7 @@ def build_graph(
     under why-provenance capped at ``cap``, and returns the artifacts."""
     p = prepare_build(assertions, receipts, rules, cap)
     started = time.perf_counter()
-    model = evaluate(p.program, "why", cap=cap, progress=progress)
+    model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=False)
     p.seconds["evaluate"] = time.perf_counter() - started
     return p.build(model)
 

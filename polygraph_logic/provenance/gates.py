@@ -1,0 +1,188 @@
+"""A provenance circuit as the representation of a model: one node per fact, one gate per derivation.
+
+The evaluator computes the Boolean closure and records, for every rule instance it finds,
+a gate: the fact it derives (its head) and the facts of its body. A fact holds when an
+assertion stating it survives, when it is background knowledge, or when every body fact of
+one of its gates holds; on a cycle that is read as a least fixpoint (a fact stands only on
+a well-founded derivation). The circuit is exact: nothing is capped. Its size is the join
+output, whatever the number of alternative derivations, so provenance costs what the
+closure costs; sums of products (``gate_labels.py``) are a display computed on demand.
+
+Nodes are numbers ``0 .. size-1``. Gates live in three flat arrays (heads, end offsets,
+bodies) so that a circuit of millions of derivations is a few bytes per derivation.
+Variables (assertion ids) are numbers of a ``VariableTable``.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+
+
+class Circuit:
+    """Facts as nodes, derivations as gates, assertions as the variables stating leaves."""
+
+    __slots__ = ("table", "flags", "stated", "heads", "ends", "bodies", "_by_head", "_by_body")
+
+    BASE = 1  # flag: the fact holds outright (background knowledge, or a gate with an empty body)
+
+    def __init__(self, table):
+        self.table = table  # VariableTable: assertion id <-> number
+        self.flags = bytearray()  # per node
+        self.stated: dict[int, list[int]] = {}  # node -> numbers of the assertions stating it
+        self.heads = array("i")
+        self.ends = array("q")
+        self.bodies = array("i")
+        self._by_head = None  # CSR (offsets, gates), built on first use
+        self._by_body = None
+
+    @property
+    def size(self) -> int:
+        """Returns the number of nodes."""
+        return len(self.flags)
+
+    @property
+    def gate_count(self) -> int:
+        """Returns the number of gates (derivations recorded)."""
+        return len(self.heads)
+
+    def node(self) -> int:
+        """Returns a new node (a fact not known before)."""
+        self.flags.append(0)
+        return len(self.flags) - 1
+
+    def nodes(self, n: int) -> range:
+        """Returns ``n`` new consecutive nodes."""
+        start = len(self.flags)
+        self.flags.extend(bytes(n))
+        return range(start, start + n)
+
+    def hold(self, node: int) -> None:
+        """Marks a node as background knowledge: it holds whatever is deleted."""
+        self.flags[node] |= self.BASE
+
+    def state(self, node: int, assertion: str) -> None:
+        """Records that assertion ``assertion`` states the fact of ``node``."""
+        number = self.table.intern(assertion)
+        found = self.stated.get(node)
+        if found is None:
+            self.stated[node] = [number]
+        elif number not in found:
+            found.append(number)
+
+    def add_gate(self, head: int, body) -> None:
+        """Records a derivation of ``head``; ``body`` is a node, a tuple of nodes or ``()``."""
+        self.heads.append(head)
+        if type(body) is int:
+            self.bodies.append(body)
+        elif body:
+            self.bodies.extend(body)
+        self.ends.append(len(self.bodies))
+        self._by_head = self._by_body = None
+
+    def gate_body(self, gate: int) -> array:
+        """Returns the body nodes of a gate."""
+        return self.bodies[self.ends[gate - 1] if gate else 0:self.ends[gate]]
+
+    def by_head(self) -> tuple[array, array]:
+        """Returns (offsets, gates): the gates of node ``n`` are ``gates[offsets[n]:offsets[n+1]]``."""
+        if self._by_head is None:
+            self._by_head = _csr(self.size, ((h, g) for g, h in enumerate(self.heads)), len(self.heads))
+        return self._by_head
+
+    def by_body(self) -> tuple[array, array]:
+        """Returns (offsets, gates): the gates whose body holds node ``n``, as ``by_head``."""
+        if self._by_body is None:
+            heads, ends, bodies = self.heads, self.ends, self.bodies
+
+            def pairs():
+                start = 0
+                for g in range(len(heads)):
+                    end = ends[g]
+                    for i in range(start, end):
+                        yield bodies[i], g
+                    start = end
+
+            self._by_body = _csr(self.size, pairs(), len(bodies))
+        return self._by_body
+
+    def roots(self, deleted: frozenset[int]) -> list[int]:
+        """Returns the nodes a deleted assertion (by number) states."""
+        return [node for node, numbers in self.stated.items() if not deleted.isdisjoint(numbers)]
+
+    def cone(self, starts: Iterable[int]) -> list[int]:
+        """Returns every node whose derivations reach one of ``starts`` (``starts`` included)."""
+        offsets, gates = self.by_body()
+        heads = self.heads
+        seen = bytearray(self.size)
+        out = []
+        stack = list(starts)
+        while stack:
+            node = stack.pop()
+            if seen[node]:
+                continue
+            seen[node] = 1
+            out.append(node)
+            for i in range(offsets[node], offsets[node + 1]):
+                head = heads[gates[i]]
+                if not seen[head]:
+                    stack.append(head)
+        return out
+
+    def holding(self, cone: list[int], deleted: frozenset[int]) -> set[int]:
+        """Returns the nodes of ``cone`` that still hold when the ``deleted`` assertions are false.
+
+        Nodes outside the cone hold (none of their derivations reaches a deleted assertion).
+        The least fixpoint by counting: each gate waits on its body nodes of the cone and fires
+        when the last of them holds; every gate of the cone is looked at once per body node.
+        """
+        inside = set(cone)
+        offsets, gates = self.by_head()
+        ends, bodies, heads, flags, stated = self.ends, self.bodies, self.heads, self.flags, self.stated
+        held: set[int] = set()
+        ready: list[int] = []
+        waiting: dict[int, list[int]] = {}
+        missing: dict[int, int] = {}
+        for node in cone:
+            numbers = stated.get(node)
+            if flags[node] & self.BASE or (numbers and any(n not in deleted for n in numbers)):
+                ready.append(node)
+                continue
+            for i in range(offsets[node], offsets[node + 1]):
+                g = gates[i]
+                blockers = [b for b in bodies[ends[g - 1] if g else 0:ends[g]] if b in inside]
+                if not blockers:
+                    ready.append(node)
+                    break
+                missing[g] = len(blockers)
+                for b in blockers:
+                    waiting.setdefault(b, []).append(g)
+        while ready:
+            node = ready.pop()
+            if node in held:
+                continue
+            held.add(node)
+            for g in waiting.pop(node, ()):
+                missing[g] -= 1
+                if missing[g] == 0 and heads[g] not in held:
+                    ready.append(heads[g])
+        return held
+
+
+def _csr(size: int, pairs, count: int) -> tuple[array, array]:
+    """Groups ``(node, gate)`` pairs by node: offsets of ``size + 1`` and the gates in order."""
+    pairs = list(pairs)
+    offsets = array("q", bytes(8 * (size + 1)))
+    for node, _ in pairs:
+        offsets[node + 1] += 1
+    for n in range(size):
+        offsets[n + 1] += offsets[n]
+    fill = array("q", offsets)
+    gates = array("i", bytes(4 * count))
+    for node, gate in pairs:
+        gates[fill[node]] = gate
+        fill[node] += 1
+    return offsets, gates
+
+
+__all__ = ["Circuit"]
