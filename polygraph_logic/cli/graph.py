@@ -133,6 +133,14 @@ def register(commands) -> None:
     generate_.add_argument("--hubs", type=int, default=0, metavar="H",
                            help="with --copies: the copies share the H busiest places and wholes of the first "
                                 "copy (hub entities that many others are located in or part of; default 0)")
+    generate_.add_argument("--hub-sides", choices=("hub", "both"), default="hub",
+                           help="hub: a later copy shares a hub on its hub side only (its own edges out of it "
+                                "stay with its own entity; the default); both: edges into and out of a hub meet "
+                                "there, as in a graph merged from many documents")
+    generate_.add_argument("--hub-cycles", choices=("keep", "break"), default="keep",
+                           help="with --hub-sides both: keep the part_of / located_in cycles among hubs that the "
+                                "copies' differing hierarchies make (the default), or leave unshared each edge "
+                                "between hubs that would close one")
     generate_.add_argument("--hub-skew", type=float, default=0.0, metavar="S",
                            help="draw the places genes are located in with weight 1/rank^S: a heavy-tailed "
                                 "degree (0, the default: uniform; 1 to 2: a few places hold most genes)")
@@ -309,7 +317,8 @@ def _run_check(args: argparse.Namespace) -> int:
 def _run_generate(args: argparse.Namespace) -> int:
     from polygraph_logic.graph.synthetic_copies import generate_copies  # start-up time: loaded when run
     try:
-        graph = generate_copies(args.copies, seed=args.seed, hubs=args.hubs, documents=args.documents,
+        graph = generate_copies(args.copies, seed=args.seed, hubs=args.hubs, hub_sides=args.hub_sides,
+                                hub_cycles=args.hub_cycles, documents=args.documents,
                                 assertions=args.assertions, merges=args.merges, summaries=args.summaries,
                                 hub_skew=args.hub_skew)
     except ValueError as error:
@@ -318,7 +327,8 @@ def _run_generate(args: argparse.Namespace) -> int:
     counts = graph.counts()
     if args.json:
         print_json({"output": args.output, "seed": args.seed, "copies": args.copies, "hubs": args.hubs,
-                    "hub_skew": args.hub_skew, "counts": counts})
+                    "hub_sides": args.hub_sides, "hub_cycles": args.hub_cycles, "hub_skew": args.hub_skew,
+                    "counts": counts})
         return 0
     print(f"wrote {args.output}: " + ", ".join(f"{v} {k}" for k, v in counts.items()), file=sys.stderr)
     return 0

@@ -17,6 +17,7 @@ well-founded derivation), whatever the display cap dropped.
 from __future__ import annotations
 
 from collections import defaultdict
+from itertools import count
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -93,7 +94,12 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
     relations = store.relations
     bodies = Bodies()
     pending: dict[str, dict[tuple, int]] = defaultdict(dict)
-    add_gate, new_node = circuit.add_gate, circuit.node
+    numbers = count(circuit.size)  # the nodes of new facts, made when merged (Circuit.nodes)
+    new_node = numbers.__next__
+    # Circuit.add_gate, inlined: one call per derivation is most of what recording costs
+    head_append, ends_append, flat = circuit.heads.append, circuit.ends.append, circuit.bodies
+    body_append, body_extend = flat.append, flat.extend
+    circuit.forget_indexes()
 
     def emit(relation: str, tup: tuple, body: Any) -> None:
         node = relations[relation].get(tup)
@@ -102,10 +108,18 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
             node = bucket.get(tup)
             if node is None:
                 node = bucket[tup] = new_node()
-        add_gate(node, body)
+        head_append(node)
+        if type(body) is int:
+            body_append(body)
+        elif body:
+            body_extend(body)
+        ends_append(len(flat))
 
     def merge() -> dict[str, dict[tuple, int]]:
         nonlocal pending
+        made = sum(len(bucket) for bucket in pending.values())
+        if made:
+            circuit.nodes(made)
         delta = {}
         for relation, bucket in pending.items():
             for tup, node in bucket.items():
@@ -156,7 +170,9 @@ class CircuitModel(Model):
         self._labels: dict[int, Polynomial] | None = None
 
     def labels(self) -> dict[int, Polynomial]:
-        """Returns every node's label (computed once, on first use)."""
+        """Returns every node's label, computed once, on the first reading of any label: a capped
+        label depends on the order its cycle's labels were computed in, so every reading sees
+        one pass over the whole circuit (a label read alone would see its own cone's)."""
         if self._labels is None:
             self._labels = gate_labels(self.circuit, self.semiring)
         return self._labels
@@ -165,9 +181,7 @@ class CircuitModel(Model):
         """Returns the label of a stored fact's node (``()``: provenance one)."""
         if node is _NONE:
             return self.semiring.one()
-        if self._labels is None:
-            return gate_labels(self.circuit, self.semiring, [node])[node]
-        return self._labels[node]
+        return self.labels()[node]
 
     def _rows(self, relation: str) -> Mapping[tuple, Any]:
         return _Labels(self, self.store.relations[relation])

@@ -14,7 +14,8 @@ from polygraph_logic.graph.records import Receipt, Sentence
 from polygraph_logic.graph.synthetic import SyntheticGraph, generate
 
 
-def generate_copies(copies: int, seed: int = 0, hubs: int = 0, **parameters) -> SyntheticGraph:
+def generate_copies(copies: int, seed: int = 0, hubs: int = 0, hub_sides: str = "hub", hub_cycles: str = "keep",
+                    **parameters) -> SyntheticGraph:
     """Returns ``generate(seed, **parameters)`` and ``copies - 1`` disjoint copies of its shape.
 
     Copy k is ``generate(seed + k, **parameters)`` with every name (assertion, source, entity,
@@ -22,7 +23,7 @@ def generate_copies(copies: int, seed: int = 0, hubs: int = 0, **parameters) -> 
     a deletion in the first copy touches what it touches in ``generate(seed, ...)`` alone.
     One copy is ``generate(seed, **parameters)`` itself.  With ``hubs``, the copies share the
     ``hubs`` busiest places and wholes of the first copy (``share_hubs``): hub entities, as
-    every real graph has.
+    every real graph has; ``hub_sides`` and ``hub_cycles`` say how (``share_hubs``).
     """
     if copies < 1:
         raise ValueError(f"need copies >= 1, got {copies}")
@@ -30,8 +31,10 @@ def generate_copies(copies: int, seed: int = 0, hubs: int = 0, **parameters) -> 
         raise ValueError(f"need hubs >= 0, got {hubs}")
     graph = _copies(copies, seed, **parameters)
     if hubs:
-        graph = share_hubs(graph, hubs)
+        graph = share_hubs(graph, hubs, hub_sides, hub_cycles)
         graph.parameters["hubs"] = hubs
+        if hub_sides != "hub":
+            graph.parameters.update(hub_sides=hub_sides, hub_cycles=hub_cycles)
     return graph
 
 
@@ -39,15 +42,22 @@ def generate_copies(copies: int, seed: int = 0, hubs: int = 0, **parameters) -> 
 HUB_SIDES = {"RO:0001025": "object", "BFO:0000050": "object", "BFO:0000051": "subject"}
 
 
-def share_hubs(graph: SyntheticGraph, hubs: int) -> SyntheticGraph:
+def share_hubs(graph: SyntheticGraph, hubs: int, sides: str = "hub", cycles: str = "keep") -> SyntheticGraph:
     """The copies with the ``hubs`` busiest located_in / part_of targets of the first copy shared
     (their copy prefix dropped), so that every copy's edges meet there.
 
-    In a later copy a hub is shared on its hub side only (the whole of part_of, the place of
-    located_in): the copy's own edges out of an entity named like a hub stay with its own
-    entity.  Sharing both sides would join the copies' differing hierarchies among the hubs
-    into cycles (at x40 with 40 hubs, 23 hubs part of each other), and a cycle of part_of makes
-    every hub part of every other: a closure no real ontology has."""
+    ``sides="hub"``: in a later copy a hub is shared on its hub side only (the whole of part_of,
+    the place of located_in); the copy's own edges out of an entity named like a hub stay with
+    its own entity.  ``sides="both"``: shared on both sides, as a graph merged from many
+    documents shares "nucleus" or "apoptosis": every copy's edges into and out of a hub meet
+    there, and the copies' differing hierarchies among the hubs meet too.  That can join hubs
+    into part_of / located_in cycles (at x40 with 40 hubs, 22 hubs part of each other), as
+    extraction noise does; ``cycles="break"`` leaves unshared (with the copy's own entity) each
+    edge between two hubs that would close such a cycle, ``"keep"`` keeps them."""
+    if sides not in ("hub", "both"):
+        raise ValueError(f"hub sides must be 'hub' or 'both', got {sides!r}")
+    if cycles not in ("keep", "break"):
+        raise ValueError(f"hub cycles must be 'keep' or 'break', got {cycles!r}")
     degree: Counter = Counter()
     for a in graph.assertions:
         side = HUB_SIDES.get(a.predicate)
@@ -60,13 +70,40 @@ def share_hubs(graph: SyntheticGraph, hubs: int) -> SyntheticGraph:
         return rest if head.startswith("copy") and rest in shared else name
 
     def renamed(a: Assertion) -> Assertion:
-        side = HUB_SIDES.get(a.predicate) if a.id.startswith("copy") else None
+        side = HUB_SIDES.get(a.predicate) if a.id.startswith("copy") and sides == "hub" else None
         subject = a.subject if side == "object" else unprefix(a.subject)
         obj = a.object if side == "subject" else unprefix(a.object)
         return Assertion(a.id, a.source, subject, a.predicate, obj, a.text)
 
-    graph.assertions = [renamed(a) for a in graph.assertions]
+    out = [renamed(a) for a in graph.assertions]
+    if sides == "both" and cycles == "break":
+        out = [b if b is a or not _closes_cycle(b, shared, above) else a
+               for above in [{}] for a, b in zip(graph.assertions, out)]
+    graph.assertions = out
     return graph
+
+
+#: the containment predicates a hub hierarchy is made of (has_part is part_of read backwards)
+_UPWARD = {"RO:0001025": False, "BFO:0000050": False, "BFO:0000051": True}
+
+
+def _closes_cycle(a: Assertion, shared: set[str], above: dict[str, set[str]]) -> bool:
+    """Whether the containment edge ``a`` between two shared hubs closes a cycle with the edges
+    among hubs kept before it (``above``: hub -> hubs it is directly in or part of; updated)."""
+    backwards = _UPWARD.get(a.predicate)
+    if backwards is None or a.subject not in shared or a.object not in shared:
+        return False
+    low, high = (a.object, a.subject) if backwards else (a.subject, a.object)
+    stack, seen = [high], set()
+    while stack:  # is low above high already?
+        node = stack.pop()
+        if node == low:
+            return True
+        if node not in seen:
+            seen.add(node)
+            stack.extend(above.get(node, ()))
+    above.setdefault(low, set()).add(high)
+    return False
 
 
 def _copies(copies: int, seed: int, **parameters) -> SyntheticGraph:

@@ -80,6 +80,10 @@ class Circuit:
         self.ends.append(len(self.bodies))
         self._by_head = self._by_body = None
 
+    def forget_indexes(self) -> None:
+        """Drops the indexes ``by_head`` and ``by_body`` built so far (gates are being added)."""
+        self._by_head = self._by_body = None
+
     def gate_body(self, gate: int) -> array:
         """Returns the body nodes of a gate."""
         return self.bodies[self.ends[gate - 1] if gate else 0:self.ends[gate]]
