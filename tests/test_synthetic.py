@@ -303,3 +303,32 @@ def test_hubs_are_shared_by_every_copy_and_the_skew_makes_a_heavy_tail():
         generate(seed=2, hub_skew=-1)
     with pytest.raises(ValueError, match="hubs"):
         generate_copies(2, hubs=-1, **SMALL)
+
+
+def _hub_graph():
+    """Two copies whose hierarchies between hubs ``nucleus`` and ``organelle`` differ (part_of
+    each way), and an edge out of a hub in the second copy."""
+    from polygraph_logic.graph.assertions import Assertion
+    from polygraph_logic.graph.synthetic import SyntheticGraph
+    part_of, located_in = "BFO:0000050", "RO:0001025"
+    rows = [Assertion("a1", "s1", "gene", located_in, "nucleus"),
+            Assertion("a2", "s1", "nucleus", part_of, "organelle"),
+            Assertion("a3", "s1", "protein", part_of, "organelle"),
+            Assertion("copy1/a1", "copy1/s1", "copy1/organelle", part_of, "copy1/nucleus"),
+            Assertion("copy1/a2", "copy1/s1", "copy1/nucleus", located_in, "copy1/cell")]
+    return SyntheticGraph({}, rows, [], [])
+
+
+def test_hubs_shared_on_both_sides_meet_their_edges_out_and_break_cycles_on_request():
+    from polygraph_logic.graph.synthetic_copies import share_hubs
+    one_side = {a.id: (a.subject, a.object) for a in share_hubs(_hub_graph(), 2).assertions}
+    assert one_side["copy1/a1"] == ("copy1/organelle", "nucleus")  # the hub side only
+    assert one_side["copy1/a2"] == ("copy1/nucleus", "copy1/cell")
+    both = {a.id: (a.subject, a.object) for a in share_hubs(_hub_graph(), 2, "both").assertions}
+    assert both["copy1/a1"] == ("organelle", "nucleus")  # a cycle: nucleus part of organelle part of nucleus
+    assert both["copy1/a2"] == ("nucleus", "copy1/cell")  # the edge out of the hub meets there
+    broken = {a.id: (a.subject, a.object) for a in share_hubs(_hub_graph(), 2, "both", "break").assertions}
+    assert broken["copy1/a1"] == ("copy1/organelle", "copy1/nucleus")  # left with the copy's own entities
+    assert broken["copy1/a2"] == ("nucleus", "copy1/cell")
+    with pytest.raises(ValueError, match="sides"):
+        share_hubs(_hub_graph(), 2, "neither")

@@ -134,9 +134,10 @@ def pair_summary(pairs: list[tuple[dict, dict]]) -> dict:
             "met_every": all(met), "met": met}
 
 
-def write_inputs(directory: Path, copies: int, hubs: int):
-    """Generates the synthetic graph with ``copies`` (sharing ``hubs``) and writes its inputs."""
-    graph = generate_copies(copies, hubs=hubs)
+def write_inputs(directory: Path, copies: int, hubs: int, hub_sides: str = "hub", hub_cycles: str = "keep"):
+    """Generates the synthetic graph with ``copies`` (sharing ``hubs`` on ``hub_sides``, their
+    cycles kept or broken: ``synthetic_copies.share_hubs``) and writes its inputs."""
+    graph = generate_copies(copies, hubs=hubs, hub_sides=hub_sides, hub_cycles=hub_cycles)
     graph.write(directory)
     return graph
 

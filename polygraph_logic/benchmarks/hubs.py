@@ -20,6 +20,11 @@ child process of its own (its peak RSS its own), one after the other in this run
 
     python -m polygraph_logic.benchmarks.hubs [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
                               [--series-hubs 20] [--memory-limit SIZE] [--lazy]
+                              [--hub-sides hub|both] [--hub-cycles keep|break]
+
+``--hub-sides both`` shares each hub on both sides (edges into and out of it, as a graph merged
+from many documents does); ``--hub-cycles break`` then leaves out of the sharing each edge among
+hubs that would close a part_of cycle (``keep``, the default, keeps them: extraction noise).
 
 With ``--lazy`` the two chains are declared ``.lazy`` (datalog/lazy/part.py): the build leaves them,
 and what follows from them, to ``ask``; each row then adds a whole-process ``ask``.
@@ -43,7 +48,7 @@ CHAINS = {"RO:0002379": "coextensive", "RO:0002131": "overlaps"}
 
 
 def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | None = None,
-            lazy: bool = False) -> dict | str:
+            lazy: bool = False, sides: str = "hub", cycles: str = "keep") -> dict | str:
     """Builds the graph of ``copies`` sharing ``hubs`` (with ``lazy``: the two chains declared
     ``.lazy``) and counts what its folder holds; what stopped the build (a string) when it
     failed or ran past ``timeout`` seconds.  A lazy graph also reports a whole-process
@@ -51,7 +56,7 @@ def measure(copies: int, hubs: int, memory_limit: str | None, timeout: float | N
     import duckdb  # duckdb is an optional extra
     with tempfile.TemporaryDirectory(prefix="polygraph-hubs-") as work:
         directory = Path(work)
-        graph = write_inputs(directory, copies, hubs)
+        graph = write_inputs(directory, copies, hubs, sides, cycles)
         if lazy:
             (directory / "lazy.dl").write_text(LAZY)
         built = child_run(directory, "tables", 8, memory_limit, timeout)
@@ -130,17 +135,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lazy", action="store_true",
                         help="declare the two chains (spatially coextensive with, overlaps) .lazy in every "
                              "build, and time a what-if and an ask on each")
+    parser.add_argument("--hub-sides", choices=("hub", "both"), default="hub",
+                        help="share a hub on its hub side only (default) or on both sides, edges into and out "
+                             "of it, as a graph merged from many documents does (generate --hub-sides)")
+    parser.add_argument("--hub-cycles", choices=("keep", "break"), default="keep",
+                        help="with --hub-sides both: keep the part_of cycles among hubs (default) or break "
+                             "them (generate --hub-cycles)")
     parser.add_argument("--timeout", type=float, default=600, metavar="SECONDS",
                         help="a build still running after this long is stopped and said so (default 600)")
     args = parser.parse_args(argv)
     limit = f", --memory-limit {args.memory_limit}" if args.memory_limit else ""
     if args.hubs:
         lazy = ", the chains .lazy" if args.lazy else ""
-        print(f"x{args.copies}, hubs shared by every copy (duckdb -> tables, cap 8{limit}{lazy}; growth against "
-              f"{args.hubs[0]} hubs):", flush=True)
+        sides = f", shared on {args.hub_sides} sides, cycles {args.hub_cycles}" if args.hub_sides == "both" else ""
+        print(f"x{args.copies}, hubs shared by every copy (duckdb -> tables, cap 8{limit}{lazy}{sides}; growth "
+              f"against {args.hubs[0]} hubs):", flush=True)
         base = None
         for hubs in args.hubs:
-            m = measure(args.copies, hubs, args.memory_limit, args.timeout, args.lazy)
+            m = measure(args.copies, hubs, args.memory_limit, args.timeout, args.lazy, args.hub_sides, args.hub_cycles)
             print(_row(m, base, args.copies, hubs), flush=True)
             if base is None and isinstance(m, dict):
                 base = m
@@ -149,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         series = []
         for copies in args.copies_series:
-            m = measure(copies, args.series_hubs, args.memory_limit, args.timeout, args.lazy)
+            m = measure(copies, args.series_hubs, args.memory_limit, args.timeout, args.lazy, args.hub_sides,
+                        args.hub_cycles)
             print(_row(m, series[0] if series else None, copies, args.series_hubs), flush=True)
             if isinstance(m, dict):
                 series.append(m)
