@@ -23,10 +23,11 @@ from typing import Any
 
 from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.datalog.choice import Choice
-from polygraph_logic.datalog.joins.join_plan import Plan, Store
+from polygraph_logic.datalog.fixpoint import DeltaPlans, first_pass
+from polygraph_logic.datalog.joins.join_plan import Store
 from polygraph_logic.datalog.model import Model, WhatIf
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.datalog.syntax import Atom, Rule
+from polygraph_logic.datalog.syntax import Rule
 from polygraph_logic.provenance.gate_labels import gate_labels
 from polygraph_logic.provenance.gates import Circuit
 from polygraph_logic.provenance.why import Polynomial, WhySemiring
@@ -129,30 +130,12 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
         pending = defaultdict(dict)
         return delta
 
-    for rule in rules:
-        Plan(rule, store, bodies, emit).evaluate()
+    first_pass(rules, store, bodies, emit)
     delta = merge()
-
-    def plan_variants():
-        return [(Plan(rule, store, bodies, emit, delta_atom=j), atom.relation)
-                for rule in rules
-                for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))
-                if atom.relation in stratum]
-
-    sizes = {name: len(relations[name]) for name in stratum}
-    variants = plan_variants()
+    plans = DeltaPlans(stratum, rules, store, bodies, emit)
     rounds = 1
     while delta:
-        # the plans order their joins by the relations' sizes: made again when one has grown fourfold
-        if any(len(relations[name]) > 4 * size + 1000 for name, size in sizes.items()):
-            sizes = {name: len(relations[name]) for name in stratum}
-            variants = plan_variants()
-        indexes: dict[str, dict] = defaultdict(dict)
-        for plan, relation in variants:
-            changed = delta.get(relation)
-            if changed:
-                budget.check_time(plan.rule.head.relation, rules)
-                plan.evaluate(changed, indexes[relation])
+        plans.run(delta, budget)
         delta = merge()
         rounds += 1
     return rounds

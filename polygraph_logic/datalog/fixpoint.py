@@ -15,7 +15,8 @@ from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.datalog.choice import Choice
 from polygraph_logic.datalog.joins.join_plan import Plan, Store
 from polygraph_logic.datalog.joins.subsumption import prune
-from polygraph_logic.datalog.syntax import Atom, Rule
+from polygraph_logic.datalog.joins.join_steps import key_of
+from polygraph_logic.datalog.syntax import Atom, Constant, Rule
 from polygraph_logic.provenance import Semiring
 
 
@@ -40,42 +41,89 @@ def fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring:
             pending[relation][tup] = label
 
     emit = emit_unit if unit else emit_sum
-    for rule in rules:
-        Plan(rule, store, semiring, emit, unit=unit).evaluate()
+    first_pass(rules, store, semiring, emit, unit)
     delta = merge_round(pending, store, plus, budget, rules, choice)
     if subsumptions:
         delta = prune(subsumptions, store, semiring, delta)
-
-    def plan_variants():
-        return [
-            (Plan(rule, store, semiring, emit, delta_atom=j, unit=unit), atom.relation)
-            for rule in rules
-            for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))
-            if atom.relation in stratum
-        ]
-
-    # the plans order their joins by the sizes of the relations when they are made; the
-    # stratum's own relations grow, so the plans are made again whenever one of them has
-    # grown fourfold (a logarithmic number of times)
-    sizes = {name: len(store.relations[name]) for name in stratum}
-    variants = plan_variants()
+    plans = DeltaPlans(stratum, rules, store, semiring, emit, unit)
     rounds = 1
     while delta:
-        if any(len(store.relations[name]) > 4 * size + 1000 for name, size in sizes.items()):
-            sizes = {name: len(store.relations[name]) for name in stratum}
-            variants = plan_variants()
         pending = defaultdict(dict)
-        indexes: dict[str, dict] = defaultdict(dict)  # this round's delta, indexed per relation
-        for plan, relation in variants:
-            changed = delta.get(relation)
-            if changed:
-                budget.check_time(plan.rule.head.relation, rules)
-                plan.evaluate(changed, indexes[relation])
+        plans.run(delta, budget)
         delta = merge_round(pending, store, plus, budget, rules, choice)
         if subsumptions:
             delta = prune(subsumptions, store, semiring, delta)
         rounds += 1
     return rounds
+
+
+def first_pass(rules: list[Rule], store: Store, semiring, emit, unit: bool = False) -> None:
+    """Runs every rule once over the facts known; a rule with a body atom over an empty
+    relation derives nothing then, and its plan is not made (a program of a thousand rules,
+    most of which have nothing to join, costs the rules that do)."""
+    relations = store.relations
+    for rule in rules:
+        if any(isinstance(lit, Atom) and not relations[lit.relation] for lit in rule.body):
+            continue
+        Plan(rule, store, semiring, emit, unit=unit).evaluate()
+
+
+class DeltaPlans:
+    """The plans of a stratum's rounds, one per rule and body atom over the stratum (its delta
+    drives the plan), each made the first time its relation has a delta and none of the
+    rule's other atoms is over an empty relation.
+
+    A plan orders its joins by the sizes of the relations when it is made; the stratum's own
+    relations grow, so the plans are made again whenever one of them has grown fourfold (a
+    logarithmic number of times)."""
+
+    def __init__(self, stratum: frozenset[str], rules: list[Rule], store: Store, semiring, emit, unit: bool = False):
+        self.stratum, self.rules, self.store = stratum, rules, store
+        self.make = lambda rule, j: Plan(rule, store, semiring, emit, delta_atom=j, unit=unit)
+        self.variants = []  # (rule, j, the driving relation, the relations of its other atoms)
+        for rule in rules:
+            atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
+            names = [atom.relation for atom in atoms]
+            self.variants += [(rule, j, atom.relation, tuple(set(names[:j] + names[j + 1:])), _constants(atom))
+                              for j, atom in enumerate(atoms) if atom.relation in stratum]
+        self._reset()
+
+    def _reset(self) -> None:
+        self.sizes = {name: len(self.store.relations[name]) for name in self.stratum}
+        self.plans: list[Plan | None] = [None] * len(self.variants)
+
+    def run(self, delta: dict[str, dict], budget: Budget) -> None:
+        """Runs, in the rules' order, every plan whose driving relation has a delta."""
+        relations = self.store.relations
+        if any(len(relations[name]) > 4 * size + 1000 for name, size in self.sizes.items()):
+            self._reset()
+        indexes: dict[str, dict] = defaultdict(dict)  # this round's delta, indexed per relation
+        plans = self.plans
+        for k, (rule, j, relation, others, (positions, values)) in enumerate(self.variants):
+            changed = delta.get(relation)
+            if not changed or not all(relations[other] for other in others):  # an empty one: nothing joins
+                continue
+            plan = plans[k]
+            if plan is None and positions:  # made only if some delta fact has the driver's constants
+                by_key = indexes[relation].get(positions)
+                if by_key is None:
+                    key = key_of(positions)
+                    by_key = indexes[relation][positions] = {}
+                    for tup in changed:
+                        by_key.setdefault(key(tup), []).append(tup)
+                if values not in by_key:
+                    continue
+            if plan is None:
+                plan = plans[k] = self.make(rule, j)
+            budget.check_time(rule.head.relation, self.rules)
+            plan.evaluate(changed, indexes[relation])
+
+
+def _constants(atom: Atom) -> tuple[tuple[int, ...], tuple]:
+    """The positions of an atom's constant arguments and their values (a delta plan looks its
+    delta up by them: join_plan.Plan.driver_key)."""
+    pairs = [(pos, arg.value) for pos, arg in enumerate(atom.args) if isinstance(arg, Constant)]
+    return tuple(p for p, _ in pairs), tuple(v for _, v in pairs)
 
 
 def merge_round(pending, store: Store, plus, budget: Budget | None = None,
@@ -106,4 +154,4 @@ def merge_round(pending, store: Store, plus, budget: Budget | None = None,
     return delta
 
 
-__all__ = ["fixpoint", "merge_round"]
+__all__ = ["DeltaPlans", "first_pass", "fixpoint", "merge_round"]
