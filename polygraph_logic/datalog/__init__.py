@@ -20,7 +20,9 @@ Its folders, bottom to top (tests/test_layers.py keeps the arrows pointing down)
   (instances expanded), ``souffle_input`` (``.input`` fact files);
 - ``joins/``: ``join_plan``/``join_steps`` (rule bodies as chained closures), ``unit_steps``,
   ``aggregate``, ``subsumption``;
-- here: ``program`` (a checked program), ``evaluate`` (stratified semi-naive; ``choice``),
+- here: ``program`` (a checked program), ``model`` (facts and labels; ``choice``),
+  ``fixpoint`` (a stratum's semi-naive rounds over labels) and ``circuit_eval`` (why-provenance
+  as the Boolean closure and one gate per derivation), ``evaluate`` (stratified, either way),
   ``souffle_output``, and ``pydatalog_engine``, an independent engine the tests cross-check
   Boolean results with;
 - ``lazy/``: what a graph build leaves unmaterialized and its derivation on demand.
