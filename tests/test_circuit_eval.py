@@ -23,13 +23,17 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polygraph_logic.datalog import evaluate, parse_program
 from polygraph_logic.datalog.circuit_eval import CircuitModel
 from polygraph_logic.datalog.evaluate import what_if
+
+from go_slice import GO_SKIP, go_inputs
 
 # --- the reference: rules as data, a naive Boolean closure ----------------------------------------
 
@@ -408,3 +412,37 @@ def test_cli_eval_prints_circuit_labels_and_what_a_deletion_leaves(tmp_path):
     assert dead == {tup for rel, tup in case.holding({"a1", "a2", "a3", "a4"}) if rel == "p"} - expected
     assert alive[("z", "y")] == [["a1", "a4"]]
     assert alive[("z", "w")] == [[]]
+
+
+def _both_engines_agree(assertions, receipts, rules) -> int:
+    """Evaluates a build's program uncapped as a circuit and with the label engine; asserts
+    the same facts with the same support sets; returns how many facts were compared."""
+    from polygraph_logic.graph.build import prepare_build
+    program = prepare_build(assertions, receipts, [str(r) for r in rules], None).program
+    circuit = evaluate(program, "why", cap=None, circuit=True)
+    labels = evaluate(program, "why", cap=None, circuit=False)
+    compared = 0
+    for name in labels.relations():
+        expected, got = labels.facts(name), circuit.facts(name)
+        assert set(got) == set(expected), name
+        for tup, label in expected.items():
+            assert set(got[tup].support_sets()) == set(label.support_sets()), (name, tup)
+            compared += 1
+    return compared
+
+
+def test_figure1_and_the_synthetic_graph_have_the_label_engines_uncapped_labels(tmp_path):
+    from polygraph_logic.graph.synthetic import generate
+    from polygraph_logic.resources import rule_file
+    examples = Path(__file__).resolve().parent.parent / "examples" / "figure1"
+    assert _both_engines_agree(examples / "assertions.jsonl", examples / "receipts.jsonl", [rule_file("ro")]) > 100
+    generate(0).write(tmp_path)
+    assert _both_engines_agree(tmp_path / "assertions.jsonl", tmp_path / "receipts.jsonl",
+                               [rule_file("ro")]) > 30_000
+
+
+@pytest.mark.slow
+@GO_SKIP
+def test_the_go_slice_has_the_label_engines_uncapped_labels(tmp_path):
+    assertions, rules = go_inputs(tmp_path)
+    assert _both_engines_agree(assertions, None, rules) > 10_000
