@@ -94,10 +94,10 @@ class Model:
                         "provenance": self.semiring.to_json(rows[tup]),
                         "exact": rows[tup].exact,
                     }
-                    for tup in sorted(rows, key=tuple_key)
+                    for tup in sorted_tuples(rows)
                 ]
             else:
-                out[name] = [json_row(tup) for tup in sorted(rows, key=tuple_key)]
+                out[name] = [json_row(tup) for tup in sorted_tuples(rows)]
         return out
 
     def write_json(self, out: TextIO, names: Sequence[str] | None = None, chunk: int = 2000) -> None:
@@ -117,7 +117,7 @@ class Model:
                 out.write("[]")
             else:
                 out.write("[\n")
-                ordered = sorted(rows, key=tuple_key)
+                ordered = sorted_tuples(rows)
                 for start in range(0, len(ordered), chunk):
                     part = ordered[start:start + chunk]
                     if tracks:
@@ -203,6 +203,19 @@ def _json_block(value) -> str:
     return "    " + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n    ")
 
 
+def sorted_tuples(rows) -> list[tuple]:
+    """Returns the tuples in ``tuple_key`` order: by the plain order of tuples when every value is
+    an integer or a string and no column mixes the two (the same order, several times faster on
+    a million tuples), else by ``tuple_key``."""
+    rows = list(rows)
+    if {type(v) for tup in rows for v in tup} <= {int, str}:
+        try:
+            return sorted(rows)
+        except TypeError:  # a column holds both: tuple_key puts integers first
+            pass
+    return sorted(rows, key=tuple_key)
+
+
 def tuple_key(tup: tuple) -> tuple:
     """Sort key for tuples mixing integers and strings: integers first, then strings (then
     nil, records and ADT values, see ``records.sort_key``)."""
@@ -210,4 +223,4 @@ def tuple_key(tup: tuple) -> tuple:
                  for v in tup)
 
 
-__all__ = ["Model", "StratumStats", "WhatIf", "json_row", "tuple_key", "what_if"]
+__all__ = ["Model", "StratumStats", "WhatIf", "json_row", "sorted_tuples", "tuple_key", "what_if"]

@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from polygraph_logic.datalog.evaluate import Model, tuple_key
+from polygraph_logic.datalog.evaluate import Model
+from polygraph_logic.datalog.model import sorted_tuples
 from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.reading.souffle_input import io_path
 
@@ -20,6 +21,15 @@ def format_row(tup: tuple, delimiter: str) -> str:
     if not tup:
         return "()"
     return delimiter.join(domain.float_text(v) if isinstance(v, float) else str(v) for v in tup)
+
+
+def format_rows(rows: list[tuple], delimiter: str) -> str:
+    """Returns the rows as ``format_row`` writes them, one a line (``str`` of each value when no
+    row holds a float or is nullary: one call per row, not one per value)."""
+    if all(tup for tup in rows) and not any(type(v) is float for tup in rows for v in tup):
+        join = delimiter.join
+        return "".join([join(map(str, tup)) + "\n" for tup in rows])
+    return "".join(format_row(t, delimiter) + "\n" for t in rows)
 
 
 def write_outputs(model: Model, output_dir: str | Path, stdout: TextIO | None = None) -> list[Path]:
@@ -36,7 +46,7 @@ def _write(model: Model, output_dir: str | Path, stdout: TextIO) -> list[Path]:
             print(f"{directive.relation}\t{len(model.facts(directive.relation))}", file=stdout)
         if directive.kind != "output":
             continue
-        rows = sorted(model.facts(directive.relation), key=tuple_key)
+        rows = sorted_tuples(model.facts(directive.relation))
         delimiter = directive.get("delimiter", "\t")
         if str(output_dir) == "-" or directive.get("IO") == "stdout":
             _print_table(directive.relation, rows, delimiter, stdout)
@@ -50,7 +60,7 @@ def _write(model: Model, output_dir: str | Path, stdout: TextIO) -> list[Path]:
                 names = [a.name for a in declared.attributes] if declared else []
                 out.write(delimiter.join(names) + "\n")
             for start in range(0, len(rows), 10_000):  # streamed in chunks
-                out.write("".join(format_row(t, delimiter) + "\n" for t in rows[start:start + 10_000]))
+                out.write(format_rows(rows[start:start + 10_000], delimiter))
         written.append(path)
     return written
 
