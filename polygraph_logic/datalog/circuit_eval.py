@@ -25,6 +25,7 @@ from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.datalog.choice import Choice
 from polygraph_logic.datalog.fixpoint import DeltaPlans, first_pass
 from polygraph_logic.datalog.joins.join_plan import Store
+from polygraph_logic.datalog.joins.join_steps import ONE_MARK
 from polygraph_logic.datalog.model import Model, WhatIf
 from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.syntax import Rule
@@ -115,6 +116,29 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
         elif body:
             body_extend(body)
         ends_append(len(flat))
+
+    def finish(relation: str, head_key) -> Any:
+        """A plan's last step: ``emit`` for one head relation, inlined (one call less a derivation)."""
+        rows = relations[relation]
+
+        def record(b, body) -> None:
+            tup = head_key(b)
+            node = rows.get(tup)
+            if node is None:
+                bucket = pending[relation]
+                node = bucket.get(tup)
+                if node is None:
+                    node = bucket[tup] = new_node()
+            head_append(node)
+            if type(body) is int:
+                body_append(body)
+            elif body is not ONE_MARK and body:
+                body_extend(body)
+            ends_append(len(flat))
+
+        return record
+
+    emit.finish = finish
 
     def merge() -> dict[str, dict[tuple, int]]:
         nonlocal pending

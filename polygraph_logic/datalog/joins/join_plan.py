@@ -133,7 +133,8 @@ class Plan:
     def __init__(self, rule: Rule, store: Store, semiring, emit: Callable[[str, tuple, Any], None],
                  delta_atom: int | None = None, goal: bool = False, unit: bool = False):
         """``unit``: every label is the semiring's one (see unit_steps.py); the plan passes
-        no labels, and emits one."""
+        no labels, and emits one. An ``emit`` with a ``finish(relation, head_key)`` attribute
+        makes the plan's last step itself: ``finish`` returns ``(b, label) -> None``."""
         self.rule = rule
         self.unit = unit and _plain_atoms(rule)
         bound: set[str] = set()
@@ -174,6 +175,9 @@ class Plan:
             return compile_unit_steps(steps, self.slots, store, semiring, emit_one, self.body, keep,
                                       (emit, relation, key, rows, one))
         head_key = tuple_getter(head.args, self.slots, (store, semiring))
+        finish = getattr(emit, "finish", None)
+        if finish is not None:  # the emitter makes the last step itself (circuit_eval.py)
+            return compile_steps(steps, self.slots, store, semiring, finish(relation, head_key), self.body)
 
         def final(b, label):
             emit(relation, head_key(b), one if label is ONE_MARK else label)
