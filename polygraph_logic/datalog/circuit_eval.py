@@ -103,20 +103,6 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
     body_append, body_extend = flat.append, flat.extend
     circuit.forget_indexes()
 
-    def emit(relation: str, tup: tuple, body: Any) -> None:
-        node = relations[relation].get(tup)
-        if node is None:
-            bucket = pending[relation]
-            node = bucket.get(tup)
-            if node is None:
-                node = bucket[tup] = new_node()
-        head_append(node)
-        if type(body) is int:
-            body_append(body)
-        elif body:
-            body_extend(body)
-        ends_append(len(flat))
-
     def finish(relation: str, head_key) -> Any:
         """A plan's last step: ``emit`` for one head relation, inlined (one call less a derivation)."""
         rows = relations[relation]
@@ -137,6 +123,10 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
             ends_append(len(flat))
 
         return record
+
+    def emit(relation: str, tup: tuple, body: Any) -> None:
+        """A derivation of ``relation(tup)``; the plans' last steps are ``finish``'s own."""
+        finish(relation, lambda b: tup)(None, body)
 
     emit.finish = finish
 

@@ -16,7 +16,9 @@ Variables (assertion ids) are numbers of a ``VariableTable``.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+from polygraph_logic.provenance.circuit import settle
 
 
 class Circuit:
@@ -136,41 +138,34 @@ class Circuit:
     def holding(self, cone: list[int], deleted: frozenset[int]) -> set[int]:
         """Returns the nodes of ``cone`` that still hold when the ``deleted`` assertions are false.
 
-        Nodes outside the cone hold (none of their derivations reaches a deleted assertion).
-        The least fixpoint by counting: each gate waits on its body nodes of the cone and fires
-        when the last of them holds; every gate of the cone is looked at once per body node.
-        """
-        inside = set(cone)
-        offsets, gates = self.by_head()
-        ends, bodies, heads, flags, stated = self.ends, self.bodies, self.heads, self.flags, self.stated
-        held: set[int] = set()
-        ready: list[int] = []
-        waiting: dict[int, list[int]] = {}
-        missing: dict[int, int] = {}
-        for node in cone:
-            numbers = stated.get(node)
-            if flags[node] & self.BASE or (numbers and any(n not in deleted for n in numbers)):
-                ready.append(node)
-                continue
-            for i in range(offsets[node], offsets[node + 1]):
-                g = gates[i]
-                blockers = [b for b in bodies[ends[g - 1] if g else 0:ends[g]] if b in inside]
-                if not blockers:
-                    ready.append(node)
-                    break
-                missing[g] = len(blockers)
-                for b in blockers:
-                    waiting.setdefault(b, []).append(g)
-        while ready:
-            node = ready.pop()
-            if node in held:
-                continue
-            held.add(node)
-            for g in waiting.pop(node, ()):
-                missing[g] -= 1
-                if missing[g] == 0 and heads[g] not in held:
-                    ready.append(heads[g])
-        return held
+        Nodes outside the cone hold (none of their derivations reaches a deleted assertion);
+        inside it, the least fixpoint by counting (``circuit.settle``): linear in the gates of
+        the cone."""
+        flags, stated = self.flags, self.stated
+        outright = {node for node in cone if flags[node] & self.BASE
+                    or any(n not in deleted for n in stated.get(node, ()))}
+        return settle(cone, set(cone), outright, _Gates(self))
+
+
+class _Gates(Mapping):
+    """A circuit's gates as ``{node: [body, ...]}``, read from its index by head."""
+
+    def __init__(self, circuit: Circuit):
+        self.circuit = circuit
+        self.offsets, self.gates = circuit.by_head()
+
+    def __getitem__(self, node: int) -> list:
+        body = self.circuit.gate_body
+        return [body(self.gates[i]) for i in range(self.offsets[node], self.offsets[node + 1])]
+
+    def get(self, node: int, default=()):
+        return self[node]
+
+    def __iter__(self):
+        return iter(range(self.circuit.size))
+
+    def __len__(self) -> int:
+        return self.circuit.size
 
 
 def _csr(size: int, pairs, count: int) -> tuple[array, array]:
