@@ -98,7 +98,7 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
     pending: dict[str, dict[tuple, int]] = defaultdict(dict)
     numbers = count(circuit.size)  # the nodes of new facts, made when merged (Circuit.nodes)
     new_node = numbers.__next__
-    # Circuit.add_gate, inlined: one call per derivation is most of what recording costs
+    # gates appended to the circuit's arrays in the plans' last step: no call per derivation
     head_append, ends_append, flat = circuit.heads.append, circuit.ends.append, circuit.bodies
     body_append, body_extend = flat.append, flat.extend
     circuit.forget_indexes()

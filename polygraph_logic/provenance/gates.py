@@ -72,18 +72,9 @@ class Circuit:
         elif number not in found:
             found.append(number)
 
-    def add_gate(self, head: int, body) -> None:
-        """Records a derivation of ``head``; ``body`` is a node, a tuple of nodes or ``()``."""
-        self.heads.append(head)
-        if type(body) is int:
-            self.bodies.append(body)
-        elif body:
-            self.bodies.extend(body)
-        self.ends.append(len(self.bodies))
-        self._by_head = self._by_body = None
-
     def forget_indexes(self) -> None:
-        """Drops the indexes ``by_head`` and ``by_body`` built so far (gates are being added)."""
+        """Drops the indexes ``by_head`` and ``by_body`` built so far: gates are about to be
+        appended to ``heads``, ``bodies`` and ``ends`` (a gate's body nodes end at its ``ends``)."""
         self._by_head = self._by_body = None
 
     def gate_body(self, gate: int) -> array:
