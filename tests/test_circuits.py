@@ -168,7 +168,7 @@ def test_why_sets_lists_the_expanded_support_sets(tmp_path, shared_graph, capsys
 
 def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path, shared_graph):
     pytest.importorskip("duckdb")
-    from polygraph_logic.tables import build_tables
+    from polygraph_logic.graph.tables import build_tables
     directory = ROOT / "examples" / "synthetic"
     folder = tmp_path / "g"
     build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [RO], folder, cap=1)
@@ -198,7 +198,7 @@ def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path
     from polygraph_logic.query.whatif import Deletion, what_if
     if form == "folder":
         pytest.importorskip("duckdb")
-        from polygraph_logic.tables import build_tables
+        from polygraph_logic.graph.tables import build_tables
     files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 3,
                     random.Random(11), tmp_path)
     grown = tmp_path / ("grown" if form == "folder" else "grown.graph")

@@ -31,7 +31,7 @@ from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402
 from polygraph_logic.query.replay import compare_labels, replay  # noqa: E402
 from polygraph_logic.query.session import Session  # noqa: E402
-from polygraph_logic.tables.layout import import_tables  # noqa: E402
+from polygraph_logic.graph.tables.layout import import_tables  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 VERSIONS = (1, 2, 3, 4)

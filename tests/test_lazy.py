@@ -148,7 +148,7 @@ def synthetic(tmp_path_factory):
     ro = ROOT / "rules" / "ro.dl"
     build_graph(*inputs, [ro], cap=None).write(folder / "full.graph")
     build_graph(*inputs, [ro, folder / "lazy.dl"], cap=None).write(folder / "lazy.graph")
-    from polygraph_logic.tables.duckdb_build import build_tables
+    from polygraph_logic.graph.tables.duckdb_build import build_tables
     pytest.importorskip("duckdb")
     build_tables(*inputs, [ro, folder / "lazy.dl"], folder / "lazy.tables", cap=None)
     return folder

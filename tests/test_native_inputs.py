@@ -15,9 +15,9 @@ import pytest
 pytest.importorskip("duckdb")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from polygraph_logic.tables import build_tables  # noqa: E402
-from polygraph_logic.tables.native_inputs import read_assertions  # noqa: E402
-from polygraph_logic.tables.compare import differences  # noqa: E402
+from polygraph_logic.graph.tables import build_tables  # noqa: E402
+from polygraph_logic.graph.tables.native_inputs import read_assertions  # noqa: E402
+from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.graph.records import LoadError, load_assertions  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
@@ -217,7 +217,7 @@ def test_natural_order_in_sql_is_natural_keys(names):
     """natural_sql sorts printable ASCII names as ``sorted(key=natural_key)`` does: digit runs
     by value (leading zeros, long runs), texts that are prefixes of others, ties by the name."""
     import numpy as np
-    from polygraph_logic.tables.native_inputs import natural_sql
+    from polygraph_logic.graph.tables.native_inputs import natural_sql
     from polygraph_logic.provenance.variables import natural_key
     con = _shared()
     con.register("names_in", {"id": np.array(names, dtype=object)})
@@ -231,7 +231,7 @@ def test_names_of_few_digit_runs_in_natural_order_by_their_parts(names):
     """Names that _SIMPLE accepts (at most _RUNS digit runs of at most 18 digits) are sorted by
     their parts as natural_key sorts them; names of more runs, or longer ones, are not accepted."""
     import numpy as np
-    from polygraph_logic.tables.native_inputs import _RUNS, _SIMPLE, simple_natural_sql
+    from polygraph_logic.graph.tables.native_inputs import _RUNS, _SIMPLE, simple_natural_sql
     from polygraph_logic.provenance.variables import natural_key
     con = _shared()
     long_run, many_runs = "x" + "1" * 19, "a1b2c3d4e5"
@@ -276,7 +276,7 @@ def test_values_needing_escapes_and_ids_beyond_ascii_build_the_folder_of_their_r
 def test_no_model_is_read_from_an_evaluation_whose_values_duckdb_holds():
     """A Model would decode values by the plan's ids: refused when DuckDB holds some of them."""
     from polygraph_logic.engines.duckdb_run import evaluation, session
-    from polygraph_logic.tables.native_inputs import prepare
+    from polygraph_logic.graph.tables.native_inputs import prepare
     with session() as opened:
         prepared, native = prepare(opened[0], FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl",
                                    [rule_file("ro")], 8)

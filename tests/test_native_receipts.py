@@ -17,9 +17,9 @@ import pytest
 pytest.importorskip("duckdb")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from polygraph_logic.tables import build_tables
-from polygraph_logic.tables import native_inputs, native_receipts  # noqa: E402
-from polygraph_logic.tables.compare import differences  # noqa: E402
+from polygraph_logic.graph.tables import build_tables
+from polygraph_logic.graph.tables import native_inputs, native_receipts  # noqa: E402
+from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.graph.records import LoadError, load_inputs  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402

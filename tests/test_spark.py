@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from polygraph_logic.tables.sql_whatif import DuckDBTables, SparkTables
-from polygraph_logic.tables.layout import export_tables, table_path
+from polygraph_logic.graph.store.sql_whatif import DuckDBTables, SparkTables
+from polygraph_logic.graph.tables.layout import export_tables, table_path
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import Deletion, what_if
@@ -90,7 +90,7 @@ def _outcome(graph, deletion, policy, exact):
 def test_whatif_read_by_spark_is_the_whatif(spark, tables):
     """``whatif --engine spark``: the one what-if, its rows read by Spark SQL, equals the what-if
     on the graph file under every policy, with and without re-derivation."""
-    from polygraph_logic.tables.spark_reader import SparkFolderDB
+    from polygraph_logic.graph.store.spark_store import SparkFolderDB
     path, folder = tables
     with Graph(path) as file, Graph(folder, db=SparkFolderDB(folder, spark)) as read:
         deletions = random_deletions(file, random.Random(5), 4) + [Deletion(kinds=("model_hypothesis",))]
@@ -149,7 +149,7 @@ def model_labels(model) -> dict:
 def spark_equals_python(spark, assertions, receipts, cap, rules=None) -> int:
     """Builds with the Python engine and with Spark (in the shared session); the labels must be
     identical, fact for fact; returns the number of facts."""
-    from polygraph_logic.engines import build_graph
+    from polygraph_logic.graph.engine_build import build_graph
     from polygraph_logic.engines.spark_run import evaluate_spark
     from polygraph_logic.graph.build import prepare_build
     from polygraph_logic.resources import rule_file
@@ -224,7 +224,8 @@ def test_cli_build_with_spark_writes_the_python_graph(spark, tmp_path, capsys):
 
 
 def test_spark_build_without_pyspark_names_the_extra(monkeypatch):
-    from polygraph_logic.engines import build_graph, spark as spark_module
+    from polygraph_logic.engines import spark as spark_module
+    from polygraph_logic.graph.engine_build import build_graph
     monkeypatch.setattr(spark_module, "spark_available", lambda: 'pyspark is not installed: pip install "polygraph_logic[spark]"')
     with pytest.raises(PolygraphError) as error:  # a master whose session was never started: the check runs
         build_graph(FIGURE1 / "assertions.jsonl", None, [], engine="spark", master="local[1]")
@@ -232,7 +233,7 @@ def test_spark_build_without_pyspark_names_the_extra(monkeypatch):
 
 
 def test_spark_options_belong_to_their_engine():
-    from polygraph_logic.engines import build_graph
+    from polygraph_logic.graph.engine_build import build_graph
     for engine, options in (("python", {"master": "local[2]"}), ("duckdb", {"master": "local[2]"}),
                             ("spark", {"memory_limit": "4GB"})):
         with pytest.raises(PolygraphError) as error:

@@ -21,10 +21,10 @@ import pytest
 pytest.importorskip("duckdb")
 
 from polygraph_logic.cli import main  # noqa: E402
-from polygraph_logic.tables import build_spark_tables, build_tables  # noqa: E402
-from polygraph_logic.tables.sql_whatif import open_tables  # noqa: E402
-from polygraph_logic.tables.layout import export_tables, import_tables  # noqa: E402
-from polygraph_logic.tables.compare import differences  # noqa: E402
+from polygraph_logic.graph.tables import build_spark_tables, build_tables  # noqa: E402
+from polygraph_logic.graph.store.sql_whatif import open_tables  # noqa: E402
+from polygraph_logic.graph.tables.layout import export_tables, import_tables  # noqa: E402
+from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
 from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic.cli import main
-from polygraph_logic.tables.sql_whatif import DuckDBTables, deletion_rows
-from polygraph_logic.tables.layout import export_tables, import_tables, table_path
+from polygraph_logic.graph.store.sql_whatif import DuckDBTables, deletion_rows
+from polygraph_logic.graph.tables.layout import export_tables, import_tables, table_path
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
@@ -211,7 +211,7 @@ def test_few_facts_queries_give_the_one_query_rows(converted):
     """DuckDB answers a deletion that hits few facts in short queries (fact numbers as constants);
     their rows are the one query's, on the same random deletions (and one hitting nothing)."""
     path, tables, _ = converted
-    from polygraph_logic.tables.sql_whatif import deletion_rows
+    from polygraph_logic.graph.store.sql_whatif import deletion_rows
     with Graph(path) as graph, DuckDBTables(tables) as sql:
         deletions = random_deletions(graph, random.Random(5), 15) + [Deletion(relations=("RO:0000000",))]
         for deletion in deletions:
@@ -236,7 +236,7 @@ def test_a_table_said_to_be_in_order_is_written_sorted_when_it_is_not(tmp_path):
     """copy_out writes a table stored in its file's order as it is scanned, reads the numbers
     back, and writes a file that is not in order again, sorted."""
     import duckdb
-    from polygraph_logic.tables.layout import _SCHEMA, copy_out
+    from polygraph_logic.graph.tables.layout import _SCHEMA, copy_out
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = true")
     for name in ("facts", "artifacts"):

@@ -19,9 +19,9 @@ import pytest
 pytest.importorskip("duckdb")
 
 from polygraph_logic.cli import main  # noqa: E402
-from polygraph_logic.tables import build_tables  # noqa: E402
-from polygraph_logic.tables.layout import export_tables, import_tables  # noqa: E402
-from polygraph_logic.tables.compare import differences  # noqa: E402
+from polygraph_logic.graph.tables import build_tables  # noqa: E402
+from polygraph_logic.graph.tables.layout import export_tables, import_tables  # noqa: E402
+from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.graph.build import build_graph  # noqa: E402
 from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402
@@ -78,8 +78,8 @@ def test_assertions_out_of_natural_order_are_numbered_as_the_file_lists_them(tmp
     writer shifts ranks only when the two agree (the file lists its ids in natural order),
     and otherwise maps every rank.  Figure 1 in both orders, each against its Python export."""
     import duckdb
-    from polygraph_logic.tables import duckdb_build as tables_build
-    from polygraph_logic.tables.duckdb_build import ranks_are_numbers
+    from polygraph_logic.graph.tables import duckdb_build as tables_build
+    from polygraph_logic.graph.tables.duckdb_build import ranks_are_numbers
     shifted = []
     original = tables_build._Writer._labels_shifted
     monkeypatch.setattr(tables_build._Writer, "_labels_shifted", lambda self: (shifted.append(1), original(self)))
@@ -181,7 +181,7 @@ def test_the_folder_answers_what_ifs_as_the_python_graph(tmp_path, figure1_folde
         expected, got = what_if(original, deletion), what_if(imported, deletion)
         assert (got.touched, got.dead, got.kept) == (expected.touched, expected.dead, expected.kept)
         assert expected.dead
-    from polygraph_logic.tables.sql_whatif import open_tables
+    from polygraph_logic.graph.store.sql_whatif import open_tables
     with open_tables(reference, "duckdb") as a, open_tables(direct, "duckdb") as b:
         first, second = a.what_if(deletion), b.what_if(deletion)
     assert (first.touched, first.dead) == (second.touched, second.dead)
@@ -250,7 +250,7 @@ def test_out_of_memory_while_writing_is_not_a_write_error(tmp_path):
     """DuckDB running out of memory while writing the folder reaches the evaluation's handler
     (out_of_memory: raise --memory-limit), not io_error; the partial folder goes."""
     import duckdb
-    from polygraph_logic.tables.layout import writing_folder
+    from polygraph_logic.graph.tables.layout import writing_folder
     with pytest.raises(duckdb.OutOfMemoryException):
         with writing_folder(tmp_path / "t"):
             raise duckdb.OutOfMemoryException("Out of Memory Error: test")
@@ -263,7 +263,7 @@ def test_out_of_memory_while_writing_is_not_a_write_error(tmp_path):
 
 def _fx_of(con, values):
     """An fx table of claims (even numbers) and edges (odd) whose arguments are ``values``."""
-    from polygraph_logic.tables.folder_rows import value_json
+    from polygraph_logic.graph.tables.folder_rows import value_json
     con.execute("CREATE OR REPLACE TABLE fx(num BIGINT, relation VARCHAR, args VARCHAR, n0 INTEGER, n1 INTEGER)")
     for num, triple in enumerate(values):
         texts = [value_json(v) for v in triple]
@@ -280,7 +280,7 @@ def test_ids_digested_beside_the_writing_are_graph_builds_in_fx_order():
     """digests.py's thread gives each fact the id graph.build gives it, in fx's order, batch
     after batch, and its place in its layer; what stops the thread reaches the writer; a cancelled thread stops."""
     import duckdb
-    from polygraph_logic.tables import digests as module
+    from polygraph_logic.graph.tables import digests as module
     from polygraph_logic.graph.artifact_ids import digest_id
     con = duckdb.connect()
     _fx_of(con, TRICKY)
@@ -313,8 +313,8 @@ def test_claims_and_edges_paired_with_their_ids_have_graph_builds_content(shuffl
     from types import SimpleNamespace
 
     import duckdb
-    from polygraph_logic.tables.folder_rows import value_json
-    from polygraph_logic.tables.duckdb_build import _Writer
+    from polygraph_logic.graph.tables.folder_rows import value_json
+    from polygraph_logic.graph.tables.duckdb_build import _Writer
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = true")
     _fx_of(con, TRICKY)
@@ -338,7 +338,7 @@ def test_artifacts_not_in_fact_order_are_sorted_again():
     ``n`` do not count 1, 2, ... in that order, is made again sorted and numbered; one in order
     is left as it is."""
     import duckdb
-    from polygraph_logic.tables.artifacts import in_fact_order
+    from polygraph_logic.graph.tables.artifacts import in_fact_order
     con = duckdb.connect()
     con.execute("SET preserve_insertion_order = true")
     con.execute("CREATE TABLE art_x AS SELECT * FROM (VALUES (1, 'a', 1), (3, 'c', 2), (2, 'b', 3)) t(fact, id, n)")
@@ -355,7 +355,7 @@ def test_work_on_the_writers_second_thread_runs_beside_it_and_its_error_reaches_
     """Background (the rules made while DuckDB writes the other files) runs on a cursor of its
     own while the connection is busy, and what stops it is raised by wait()."""
     import duckdb
-    from polygraph_logic.tables.digests import Background
+    from polygraph_logic.graph.tables.digests import Background
     con = duckdb.connect()
     con.execute("CREATE TABLE t AS SELECT 1 AS x")
     done = Background(lambda cursor: cursor.execute("CREATE TABLE u AS SELECT x + 1 AS y FROM t"), con)

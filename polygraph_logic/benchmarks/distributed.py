@@ -45,7 +45,7 @@ from typing import Callable
 
 from polygraph_logic.allocation import peak_rss_mb
 from polygraph_logic.benchmarks.harness import Polygraph, Stopwatch, child_json, median, timed, timings
-from polygraph_logic.engines import build_graph
+from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.synthetic import generate
 from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.resources import rule_file
@@ -53,9 +53,9 @@ from polygraph_logic.engines.spark import spark_available, spark_session
 from polygraph_logic.graph.build import build_graph as python_build
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import Deletion, what_if
-from polygraph_logic.tables import build_tables
-from polygraph_logic.tables.layout import export_tables, import_tables
-from polygraph_logic.tables.sql_whatif import DuckDBTables, SparkTables
+from polygraph_logic.graph.tables import build_tables
+from polygraph_logic.graph.tables.layout import export_tables, import_tables
+from polygraph_logic.graph.store.sql_whatif import DuckDBTables, SparkTables
 
 
 def labels_of(model) -> dict:

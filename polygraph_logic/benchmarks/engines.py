@@ -69,13 +69,14 @@ from polygraph_logic.allocation import peak_rss_mb
 from polygraph_logic.benchmarks.harness import Stopwatch, child_json, median
 from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.resources import rule_file
-from polygraph_logic.tables.compare import differences
-from polygraph_logic.tables.layout import export_tables
-from polygraph_logic.engines import build_graph, duckdb_run
+from polygraph_logic.graph.tables.compare import differences
+from polygraph_logic.graph.tables.layout import export_tables
+from polygraph_logic.engines import duckdb_run
+from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.engines.spark import spark_available, spark_session
 from polygraph_logic.engines.spark_run import evaluation
 from polygraph_logic.graph import build as python_build
-from polygraph_logic.tables import build_spark_tables, build_tables
+from polygraph_logic.graph.tables import build_spark_tables, build_tables
 
 #: the builds a child makes: the graph file by each engine, and the tables folder by DuckDB and by Spark
 ENGINES = ("python", "duckdb", "tables", "spark", "spark-tables")

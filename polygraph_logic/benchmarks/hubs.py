@@ -41,7 +41,7 @@ from pathlib import Path
 
 from polygraph_logic.benchmarks.engines import child_run, write_inputs
 from polygraph_logic.benchmarks.harness import run
-from polygraph_logic.tables.layout import table_path
+from polygraph_logic.graph.tables.layout import table_path
 
 #: the chains' conclusions, the predicates that grow with the square of a hub's neighbours
 CHAINS = {"RO:0002379": "coextensive", "RO:0002131": "overlaps"}

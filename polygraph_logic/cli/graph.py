@@ -10,7 +10,7 @@ from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.cli.ledger import add_at
-from polygraph_logic.engines import ENGINES, build_graph
+from polygraph_logic.graph.engine_build import ENGINES, build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_inputs
 from polygraph_logic.graph.store.graph_file import Graph
@@ -221,7 +221,7 @@ def _run_build(args: argparse.Namespace) -> int:
 
         rounds = round_done if args.stats and args.engine != "python" else None
         if args.tables:
-            from polygraph_logic.tables import build_spark_tables, build_tables  # start-up time: loaded when run
+            from polygraph_logic.graph.tables import build_spark_tables, build_tables  # start-up time: loaded when run
 
             def writing_stage(stage: str) -> None:
                 progress.phase(f"writing {args.tables}: {stage}")

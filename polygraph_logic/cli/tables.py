@@ -53,7 +53,7 @@ def register(commands) -> None:
 
 
 def _run_export(args: argparse.Namespace) -> int:
-    from polygraph_logic.tables.layout import export_tables  # start-up time: loaded when run
+    from polygraph_logic.graph.tables.layout import export_tables  # start-up time: loaded when run
     with Progress(f"writing {args.output}", stream=sys.stderr) as progress:
         progress.phase(f"reading {args.graph}")
         counts = export_tables(args.graph, args.output,
@@ -66,7 +66,7 @@ def _run_export(args: argparse.Namespace) -> int:
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    from polygraph_logic.tables.layout import import_tables  # start-up time: loaded when run
+    from polygraph_logic.graph.tables.layout import import_tables  # start-up time: loaded when run
     with Progress(f"writing {args.output}", stream=sys.stderr) as progress:
         progress.phase(f"reading {args.tables}")
         import_tables(args.tables, args.output,
@@ -83,7 +83,7 @@ def _run_import(args: argparse.Namespace) -> int:
 
 
 def _run_sql_whatif(args: argparse.Namespace) -> int:
-    from polygraph_logic.tables.sql_whatif import open_tables  # start-up time: loaded when run
+    from polygraph_logic.graph.store.sql_whatif import open_tables  # start-up time: loaded when run
     with Progress(f"sql-whatif on {args.engine}", stream=sys.stderr) as progress:
         progress.phase("starting a Spark session" if args.engine == "spark" else f"opening {args.tables}")
         with open_tables(args.tables, args.engine, args.master) as tables:

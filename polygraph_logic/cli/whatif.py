@@ -194,7 +194,7 @@ def _reader(args: argparse.Namespace) -> Graph:
                                              f"{args.engine} reads graph folders (`polygraph export-tables "
                                              f"{args.graph} -o FOLDER` writes one)")
     if args.engine == "spark":
-        from polygraph_logic.tables.spark_reader import spark_graph  # start-up time: Spark only when asked
+        from polygraph_logic.graph.store.spark_store import spark_graph  # start-up time: Spark only when asked
         return spark_graph(args.graph, args.master, at=args.at)
     return Graph(args.graph, at=args.at)
 

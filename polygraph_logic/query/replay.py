@@ -98,7 +98,7 @@ def _build(graph_path: Path, out: Path, record: dict, files: dict[str, str]) -> 
     cap = None if cap == "none" else int(cap)
     rules = [e["file"] for e in record.get("rules", [])]
     if is_folder(graph_path):
-        from polygraph_logic.tables.duckdb_build import build_tables  # start-up time: loaded when a folder is replayed
+        from polygraph_logic.graph.tables.duckdb_build import build_tables  # start-up time: loaded when a folder is replayed
         build_tables(files.get("assertions"), files.get("receipts"), rules, out, cap=cap)
     else:
         build_graph(files.get("assertions"), files.get("receipts"), rules, cap=cap).write(out)

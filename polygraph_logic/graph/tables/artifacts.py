@@ -23,8 +23,8 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import tuple_key
 from polygraph_logic.graph.contradiction_layer import LAYER as CONTRADICTION, content as contradiction_content
 from polygraph_logic.graph.store.writer import json_text
-from polygraph_logic.tables.digests import Digests, table as digests_table
-from polygraph_logic.tables.folder_rows import label_bytes
+from polygraph_logic.graph.tables.digests import Digests, table as digests_table
+from polygraph_logic.graph.tables.folder_rows import label_bytes
 
 #: the facts ``fx f`` that are entailed edges: edges that are no claim (``claimed``, made with fx:
 #: a filter of one table keeps fx's order, which digests.py's artifacts keep) and rest on an assertion

@@ -41,12 +41,12 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.store.folder_layout import folder_rule_rows
-from polygraph_logic.tables import native_inputs
-from polygraph_logic.tables.digests import Background, Digests
+from polygraph_logic.graph.tables import native_inputs
+from polygraph_logic.graph.tables.digests import Background, Digests
 from polygraph_logic.engines.driver import RoundStats
-from polygraph_logic.tables.folder_rows import ASSERTIONS, folder_meta, round_collector, value_json, value_ranks
-from polygraph_logic.tables.native_receipts import ReceiptRows
-from polygraph_logic.tables.layout import (
+from polygraph_logic.graph.tables.folder_rows import ASSERTIONS, folder_meta, round_collector, value_json, value_ranks
+from polygraph_logic.graph.tables.native_receipts import ReceiptRows
+from polygraph_logic.graph.tables.layout import (
     _SCHEMA,
     FILES,
     _quoted,
@@ -55,7 +55,7 @@ from polygraph_logic.tables.layout import (
     write_meta,
     writing_folder,
 )
-from polygraph_logic.tables.artifacts import DIGESTED, ArtifactTables
+from polygraph_logic.graph.tables.artifacts import DIGESTED, ArtifactTables
 from polygraph_logic.engines.duckdb_run import session
 from polygraph_logic.engines.duckdb_run import evaluation
 

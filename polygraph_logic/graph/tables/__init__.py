@@ -6,8 +6,8 @@ and ``spark_build`` write the folder straight from an SQL evaluation (``engines`
 ``compare`` compares two folders row for row; ``sql_whatif`` answers a what-if by SQL.
 """
 
-from polygraph_logic.tables.duckdb_build import TablesBuild, build_tables
-from polygraph_logic.tables.layout import export_tables, import_tables
-from polygraph_logic.tables.spark_build import build_spark_tables
+from polygraph_logic.graph.tables.duckdb_build import TablesBuild, build_tables
+from polygraph_logic.graph.tables.layout import export_tables, import_tables
+from polygraph_logic.graph.tables.spark_build import build_spark_tables
 
 __all__ = ["TablesBuild", "build_spark_tables", "build_tables", "export_tables", "import_tables"]

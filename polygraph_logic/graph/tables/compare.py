@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from polygraph_logic.graph.store.folder_layout import rules_text
-from polygraph_logic.tables.layout import duckdb_connection, read_meta, table_path
+from polygraph_logic.graph.tables.layout import duckdb_connection, read_meta, table_path
 
 _QUERIES = {
     "assertions": "SELECT * FROM {assertions} ORDER BY num",

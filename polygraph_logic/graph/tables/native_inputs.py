@@ -32,13 +32,13 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.fact_table import FactTable
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS
 from polygraph_logic.provenance.variables import natural_key
-from polygraph_logic.tables.layout import _quoted
+from polygraph_logic.graph.tables.layout import _quoted
 from polygraph_logic.allocation import collector_paused
 from polygraph_logic.graph.build import PreparedBuild, rule_programs, without_lazy
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.store.versions import file_entry
-from polygraph_logic.tables.digests import Background
-from polygraph_logic.tables.native_receipts import read_receipts
+from polygraph_logic.graph.tables.digests import Background
+from polygraph_logic.graph.tables.native_receipts import read_receipts
 
 _FIELDS = ("id", "source", "subject", "predicate", "object")
 _KEYS = (*_FIELDS, "text", "kind", "negated")

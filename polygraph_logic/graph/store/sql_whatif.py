@@ -42,8 +42,8 @@ from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.rows import layer_order
-from polygraph_logic.tables.layout import FILES, read_meta, table_path
-from polygraph_logic.tables.layout import _quoted, duckdb_connection
+from polygraph_logic.graph.tables.layout import FILES, read_meta, table_path
+from polygraph_logic.graph.tables.layout import _quoted, duckdb_connection
 
 ENGINES = ("duckdb", "spark")
 

@@ -41,7 +41,7 @@ from polygraph_logic.graph.contradiction_layer import LAYER as CONTRADICTION, co
 from polygraph_logic.graph.store.folder_layout import folder_rule_rows
 from polygraph_logic.graph.store.writer import json_text
 from polygraph_logic.engines.driver import RoundStats
-from polygraph_logic.tables.layout import (
+from polygraph_logic.graph.tables.layout import (
     _SCHEMA,
     _ORDER,
     FILES,
@@ -50,7 +50,7 @@ from polygraph_logic.tables.layout import (
     write_meta,
     writing_folder,
 )
-from polygraph_logic.tables.folder_rows import (
+from polygraph_logic.graph.tables.folder_rows import (
     ASSERTIONS,
     folder_meta,
     round_collector,
@@ -58,7 +58,7 @@ from polygraph_logic.tables.folder_rows import (
     value_ranks,
     varint,
 )
-from polygraph_logic.tables.duckdb_build import TablesBuild
+from polygraph_logic.graph.tables.duckdb_build import TablesBuild
 from polygraph_logic.engines.spark_run import evaluation, one_line
 
 #: DuckDB's column types (tables.py's schema) as Spark SQL's
