@@ -90,9 +90,9 @@ def _outcome(graph, deletion, policy, exact):
 def test_whatif_read_by_spark_is_the_whatif(spark, tables):
     """``whatif --engine spark``: the one what-if, its rows read by Spark SQL, equals the what-if
     on the graph file under every policy, with and without re-derivation."""
-    from polygraph_logic.graph.store.spark_store import SparkFolderDB
+    from polygraph_logic.graph.store.spark_store import SparkStore
     path, folder = tables
-    with Graph(path) as file, Graph(folder, db=SparkFolderDB(folder, spark)) as read:
+    with Graph(path) as file, Graph(folder, store=SparkStore(folder, session=spark)) as read:
         deletions = random_deletions(file, random.Random(5), 4) + [Deletion(kinds=("model_hypothesis",))]
         for deletion in deletions:
             for policy, exact in (("trust-all", True), ("trust-all", False), ("deployed", False), ("flat", False),

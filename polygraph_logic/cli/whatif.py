@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.store.folder_layout import is_folder
+from polygraph_logic.graph.store.backend import store_class
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS
 from polygraph_logic.graph.kinds import KINDS
@@ -189,13 +189,12 @@ READERS = ("duckdb", "spark")
 
 def _reader(args: argparse.Namespace) -> Graph:
     """The graph, read by the engine ``--engine`` names (a folder only: a file is SQLite's)."""
-    if args.engine is not None and not is_folder(args.graph):
+    if args.engine is not None and store_class(args.graph).form == "file":
         raise PolygraphError("bad_argument", f"{args.graph} is a graph file, read by SQLite: --engine "
                                              f"{args.engine} reads graph folders (`polygraph export-tables "
                                              f"{args.graph} -o FOLDER` writes one)")
-    if args.engine == "spark":
-        from polygraph_logic.graph.store.spark_store import spark_graph  # start-up time: Spark only when asked
-        return spark_graph(args.graph, args.master, at=args.at)
+    if args.engine == "spark":  # the Spark backend (graph/store/spark_store.py), imported when asked for
+        return Graph(args.graph, at=args.at, store="spark", master=args.master)
     return Graph(args.graph, at=args.at)
 
 

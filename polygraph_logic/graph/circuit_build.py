@@ -20,8 +20,8 @@ from polygraph_logic.allocation import collector_paused
 from polygraph_logic.datalog.joins.join_plan import Plan, Store
 from polygraph_logic.datalog.program import body_atoms
 from polygraph_logic.datalog.syntax import Constant, Variable
-from polygraph_logic.graph.store.circuit_rows import Row, write_file_circuit, write_folder_circuit
-from polygraph_logic.graph.store.folder_layout import is_folder
+from polygraph_logic.graph.store.backend import write_circuit
+from polygraph_logic.graph.store.circuit_rows import Row
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.questions import matching_rules, rule_groups
 
@@ -122,7 +122,7 @@ def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None 
         facts = graph.inexact_facts()
         report = None if progress is None else (lambda done: progress(done, len(facts)))
         rows = list(derivations(graph, facts, report))
-    (write_folder_circuit if is_folder(path) else write_file_circuit)(path, version, rows)
+    write_circuit(path, version, rows)
     return len(rows)
 
 
@@ -134,7 +134,7 @@ def inherit_circuit(path: str | Path) -> bool:
     with Graph(path, at=version - 1) as before:
         if not before.has_circuit():
             return False
-    (write_folder_circuit if is_folder(path) else write_file_circuit)(path, version, ())
+    write_circuit(path, version, ())
     return True
 
 

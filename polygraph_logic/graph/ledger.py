@@ -36,7 +36,8 @@ from polygraph_logic.graph.records import (LoadError, Receipt, _records, _senten
                                           load_assertions, load_receipts, receipt_records)
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
-from polygraph_logic.graph.store.version_write import VersionWriter, write_version
+from polygraph_logic.graph.store.backend import write_version
+from polygraph_logic.graph.store.version_write import VersionWriter
 from polygraph_logic.graph.store.versions import command_line, release, sha256
 from polygraph_logic.datalog.program import _body_atoms, aggregates_in, literal_terms
 

@@ -90,8 +90,8 @@ class Explainer:
         self._stating: dict | None = None  # the support set's assertions, with a scope
         # each fact's value is the one-fact tuple of itself: a derivation's label lists its premises
         witness = lambda relation, args: ((relation, args),)  # noqa: E731
-        # a folder's look-ups are slow: a derivation's premises are then read at once (its scope)
-        self._scoped = ScopedFacts(witness) if self.graph.folder else None
+        # where one row costs a row group (a folder), a derivation's premises are read at once (its scope)
+        self._scoped = None if self.graph.store.point_reads else ScopedFacts(witness)
         self.plans = GoalPlans(self.graph, witness, _Witness(), self._emit, self._scoped)
 
     def _emit(self, relation, tup, used) -> None:

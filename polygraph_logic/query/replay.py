@@ -24,11 +24,11 @@ from polygraph_logic.graph.circuit_build import inherit_circuit
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.ledger import add
-from polygraph_logic.graph.store.folder_layout import is_folder
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
-from polygraph_logic.graph.store.version_write import VersionWriter, copy_graph, write_version
-from polygraph_logic.graph.store.versions import command_line, compare_labels, graph_sha256, release, sha256
+from polygraph_logic.graph.store.backend import compare_labels, copy_graph, graph_digest, store_class, write_version
+from polygraph_logic.graph.store.version_write import VersionWriter
+from polygraph_logic.graph.store.versions import command_line, release, sha256
 from polygraph_logic.query.whatif import Deletion, Outcome, what_if
 
 
@@ -97,7 +97,7 @@ def _build(graph_path: Path, out: Path, record: dict, files: dict[str, str]) -> 
     cap = record.get("cap", "8")
     cap = None if cap == "none" else int(cap)
     rules = [e["file"] for e in record.get("rules", [])]
-    if is_folder(graph_path):
+    if store_class(graph_path).form == "folder":
         from polygraph_logic.graph.tables.duckdb_build import build_tables  # start-up time: loaded when a folder is replayed
         build_tables(files.get("assertions"), files.get("receipts"), rules, out, cap=cap)
     else:
@@ -135,7 +135,7 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
                            if getattr(deletion, k, ())},
               "deleted_assertions": len(rows.assertions), "dropped_artifacts": len(rows.dead)}
     if copy_of is not None:
-        record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": graph_sha256(copy_of)}
+        record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": graph_digest(copy_of)}
     version = write_version(path, "apply", command or command_line(), record, write)
     inherit_circuit(path)  # a deletion derives nothing new: the circuit before it serves
     return version

@@ -1,10 +1,15 @@
-"""The one store: a built graph in a SQLite file, read in place and written atomically.
+"""The one store: a built graph read in place and written atomically, in one of two forms.
 
-``graph_file`` opens a graph and answers questions by meaning (every SQL text of the
-project lives in this package); ``writer`` and ``version_write`` write it; ``schema``
-checks it on open; ``versions`` reads its history; ``views``, ``fact_store`` and
-``lazy_store`` read rows on demand; ``label_codec`` codes support labels;
-``stored_rules`` keeps the program's rules as syntax trees.
+``backend`` is the storage interface (``Store``) and its registry of backends: ``file_store``
+(a SQLite file), ``folder_store`` (Parquet files read by DuckDB, through ``folder``) and
+``spark_store`` (the same folder read by Spark SQL); every write of a graph at a path goes
+through it too (a version, a circuit, a copy).  ``graph_file.Graph`` asks the questions by
+meaning (``questions``, ``artifact_reads``, ``circuit_rows``, ``search``), each of its store;
+``writer`` writes a file's build (graph/tables/ writes a folder's), ``version_write`` and
+``folder_version_write`` a version; ``schema`` and ``check`` check a graph; ``versions`` and
+``folder_versions`` read histories; ``views``, ``fact_store`` and ``lazy_store`` read rows on
+demand; ``label_codec`` codes support labels; ``stored_rules`` keeps rules as syntax trees;
+``sql_whatif`` answers a what-if as one SQL query over a folder.
 """
 
 from polygraph_logic.graph.store.graph_file import Graph

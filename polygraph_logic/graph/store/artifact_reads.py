@@ -1,14 +1,11 @@
 """A graph's artifacts read by id, by ids, by layer and by prefix (mixed into ``Graph``).
 
-A graph file joins each artifact with its fact (its label); a folder reads the artifacts, then
-their facts by number a chunk at a time (``_with_facts``), as a join would read every row
-group of its facts file.
+Each artifact is read with its fact (its label) as the store joins them (Store.artifact_rows).
 """
 
 from __future__ import annotations
 
 import json
-from itertools import islice
 from typing import Iterable, Iterator
 
 from polygraph_logic.errors import NotFound
@@ -16,11 +13,9 @@ from polygraph_logic.graph.store.rows import LAYERS, Artifact, bad_graph
 
 
 class ArtifactReads:
-    """Artifacts by meaning; ``Graph`` provides ``query``, ``folder``, ``_db``, ``_named``,
-    ``support``, ``artifact_number`` and ``path``."""
-
-    _COLUMNS = "a.id, a.layer, a.content, f.label, f.exact"
-    _FROM = "artifacts a JOIN facts f ON f.num = a.fact"
+    """Artifacts by meaning; ``Graph`` provides ``query``, ``store``, ``_named``, ``support``,
+    ``artifact_number`` and ``path``.  The store joins artifacts with their facts
+    (Store.artifact_rows): a file by a join, a folder by number a chunk at a time."""
 
     def _artifact(self, row, names: dict[int, str] | None = None) -> Artifact:
         id_, layer, content, blob, exact = row
@@ -36,36 +31,28 @@ class ArtifactReads:
 
     def artifact(self, artifact_id: str) -> Artifact:
         """Returns one artifact by id; KeyError when it does not exist."""
-        if self.folder and "artifacts_by_id" in self._db.indexes:
-            num = self.artifact_number(artifact_id)
-            row = None if num is None else next(self._with_facts(self.query(
-                f"SELECT {self._FOLDER_COLUMNS} FROM artifacts a WHERE a.num = ?", (num,))), None)
-        else:
-            row = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id = ?", (artifact_id,)).fetchone()
+        num = self.artifact_number(artifact_id)
+        row = None if num is None else next(iter(self.store.artifact_rows("a.num = ?", (num,))), None)
         if row is None:
             raise NotFound("unknown_artifact", f"no artifact named {artifact_id!r} in {self.path}")
         return self._artifact(row)
 
     def artifacts_named(self, artifact_ids: Iterable[str]) -> dict[str, Artifact]:
-        """Returns ``{id: artifact}`` for the ids that name artifacts, in one read (a folder: the
-        sorted id file, then one read by number)."""
+        """Returns ``{id: artifact}`` for the ids that name artifacts, in two reads (their numbers
+        by id, then their rows by number)."""
         ids = list(dict.fromkeys(artifact_ids))
         if not ids:
             return {}
-        if self.folder and "artifacts_by_id" in self._db.indexes:
-            numbers = [row[0] for row in self.query(
-                "SELECT num FROM artifacts_by_id WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))]
-            rows = self._with_facts(self.query(f"SELECT {self._FOLDER_COLUMNS} FROM artifacts a WHERE a.num IN "
-                                               "(SELECT value FROM json_each(?))", (json.dumps(sorted(numbers)),)))
-        else:
-            rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE a.id IN (SELECT value FROM json_each(?))",
-                              (json.dumps(ids),))
+        table = self.store.lookup("artifacts_by_id") or "artifacts"
+        numbers = [row[0] for row in self.query(
+            f"SELECT num FROM {table} WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))]
+        rows = self.store.artifact_rows("a.num IN (SELECT value FROM json_each(?))", (json.dumps(sorted(numbers)),))
         return {a.id: a for a in (self._artifact(row, names) for row, names in self._named(rows, 3))}
 
     def artifacts_present(self, artifact_ids: Iterable[str]) -> set[str]:
         """Returns those of ``artifact_ids`` that name artifacts, in one read."""
         ids = sorted(set(artifact_ids))
-        table = "artifacts_by_id" if self.folder and "artifacts_by_id" in self._db.indexes else "artifacts"
+        table = self.store.lookup("artifacts_by_id") or "artifacts"
         return {row[0] for row in self.query(f"SELECT id FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
                                              (json.dumps(ids),))} if ids else set()
 
@@ -73,36 +60,11 @@ class ArtifactReads:
         return self.artifact_number(artifact_id) is not None
 
     def artifacts(self, layer: str | None = None) -> Iterator[Artifact]:
-        """Yields every artifact (of one layer, if given) in build order, streamed.
-
-        A folder is read a range of numbers at a time (its files are in number order: each range
-        reads a few row groups), so that memory stays bounded whatever the graph's size."""
-        where, parameters = ("", ()) if layer is None else (" AND a.layer = ?", (layer,))
-        if self.folder:
-            rows = self._with_facts(self._db.in_ranges(
-                f"SELECT {self._FOLDER_COLUMNS} FROM artifacts a WHERE a.num > ? AND a.num <= ?{where} ORDER BY a.num",
-                parameters, "artifacts", self._call, "TRUE" if layer is None else "layer = ?"))
-        else:
-            rows = self.query(f"SELECT {self._COLUMNS} FROM {self._FROM} WHERE 1{where} ORDER BY a.num", parameters)
+        """Yields every artifact (of one layer, if given) in build order, streamed (memory bounded
+        whatever the graph's size)."""
+        where, parameters = ("TRUE", ()) if layer is None else ("a.layer = ?", (layer,))
+        rows = self.store.artifact_rows(where, parameters, ordered=True)
         return (self._artifact(row, names) for row, names in self._named(rows, 3))
-
-    #: a folder's artifact columns, read apart from their facts (``_with_facts``)
-    _FOLDER_COLUMNS = "a.id, a.layer, a.content, a.fact"
-
-    def _with_facts(self, rows) -> Iterator[tuple]:
-        """A folder's artifact rows ``(id, layer, content, fact)`` as ``(id, layer, content, label,
-        exact)``: their facts read by number, a chunk of rows at a time (small first: a listing
-        that stops early reads little).  A join would scan every row group of the facts file
-        (x400: 0.25 s a query)."""
-        rows, size = iter(rows), 100
-        while chunk := list(islice(rows, size)):
-            facts = {num: (label, exact) for num, label, exact in self.query(
-                "SELECT num, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
-                (json.dumps(sorted({row[3] for row in chunk})),))}
-            for id_, layer, content, fact in chunk:
-                if fact in facts:  # as the file's join: an artifact without its fact is not read
-                    yield (id_, layer, content, *facts[fact])
-            size = min(size * 4, 10_000)
 
     def artifact_hint(self, artifact_id: str) -> str:
         """Returns ``; did you mean X, Y?`` naming stored ids close to an unknown one (from ids

@@ -63,7 +63,7 @@ def check_graph(path: str | Path) -> CheckReport:
     """Reads every row of a graph file or folder; returns a report (opening errors raise PolygraphError)."""
     report = CheckReport(str(path))
     with Graph(path) as graph:
-        if not graph.folder:  # a folder's Parquet columns are typed by its schema, and checksummed
+        if not graph.store.typed:  # a format that types its columns and checksums its pages needs no such read
             _integrity(graph, report)
             _types(graph, report)
         known = _assertion_numbers(graph, report)

@@ -62,26 +62,12 @@ class CircuitReads:
     def has_circuit(self) -> bool:
         """True when the version read has every inexact fact's derivations stored."""
         if "_has_circuit" not in self.__dict__:
-            if self.folder:
-                found = getattr(self._db, "circuit", False)
-            else:
-                tables = {row[0] for row in self.query("SELECT name FROM main.sqlite_master WHERE type = 'table'")}
-                found = "circuit_versions" in tables and self.query(
-                    "SELECT 1 FROM circuit_versions WHERE version = ?", (self.version_read(),)).fetchone() is not None
-            self.__dict__["_has_circuit"] = found
+            self.__dict__["_has_circuit"] = self.store.has_circuit()
         return self.__dict__["_has_circuit"]
 
     def version_read(self) -> int:
         """The number of the version this graph reads (the latest unless opened ``at`` one)."""
-        if self.folder:
-            return self._db.version
-        if self.at is not None:
-            return self.at
-        row = self.query("SELECT max(num) FROM versions").fetchone() if self._has_table("versions") else None
-        return row[0] if row and row[0] is not None else 1
-
-    def _has_table(self, name: str) -> bool:
-        return self.query("SELECT 1 FROM main.sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+        return self.store.version_read()
 
     def derivations(self, facts: Iterable[int]) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
         """``{fact: [(rule, body)]}`` of the stored derivations of ``facts`` whose rule the version

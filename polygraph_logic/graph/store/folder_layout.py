@@ -76,11 +76,6 @@ LITERAL_LIST = 10_000
 BATCH = 100_000
 
 
-def is_folder(path: str | Path) -> bool:
-    """True when ``path`` is a directory (a graph folder, or something refused as one)."""
-    return Path(path).is_dir()
-
-
 def table_path(directory: str | Path, name: str) -> Path:
     """Returns the Parquet file of one table in a graph folder."""
     return Path(directory) / f"{name}.parquet"

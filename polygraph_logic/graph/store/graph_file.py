@@ -1,119 +1,57 @@
-"""The built graph in one SQLite file, queried in place.
+"""A built graph, queried in place: ``Graph`` asks every question of its storage backend.
 
-Tables (format ``polygraph-graph/2``):
-
-- ``assertions``: one row per source assertion, numbered; indexed by source, by
-  predicate and by triple, so a deletion resolves to numbers through indexes.
-- ``facts``: every fact of the evaluated program with its support label (varint-coded
-  support sets of assertion numbers, see labels.py) and exact flag; indexed by
-  relation and bound arguments (``k0..k2``) for goal-directed re-derivation.
-- ``mentions``: assertion number -> facts whose labels mention it (the what-if index).
-- ``artifacts``: the facts a retriever can return, with id, layer and content; a
-  sentence and its sentence-level summary share ``summary`` (the summary's number).
-- ``rules``: the program's rules as ready-to-use syntax trees, found by head relation
-  and head constants (rules.py); ``meta`` holds them as text too, with the format,
-  cap, build record and per-layer statistics.
-
-Opening a graph reads ``meta`` only; every question reads the rows it needs. Writing
-goes to a temporary file that replaces the target only once complete (store_write.py).
-A graph grows by versions (versions.py: the ``versions`` table, ``since`` on every row,
-superseded rows kept in ``TABLE_history``); ``Graph(path, at=V)`` reads version V
-through the same queries.
+A graph is a SQLite file or a folder of Parquet files (backend.py: the ``Store`` interface and
+its registry; file_store.py, folder_store.py, spark_store.py).  Both hold the same tables
+(table_schema.py): ``assertions``, ``facts`` with their support labels (label_codec.py),
+``mentions`` (assertion -> facts: the what-if index), ``artifacts``, ``rules`` as syntax trees
+(stored_rules.py) and ``meta``.  Opening a graph reads ``meta`` only; every question reads the
+rows it needs (questions.py, artifact_reads.py, circuit_rows.py).  A graph grows by versions
+(versions.py); ``Graph(path, at=V)`` reads version V through the same queries.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from functools import cached_property
 from pathlib import Path
 from itertools import islice
 from typing import Iterable, Iterator
-from urllib.parse import quote
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.provenance import Polynomial, WhySemiring
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.evidence import Evidence
 from polygraph_logic.graph.store.label_codec import decode_label
-from polygraph_logic.graph.store.schema import file_problem, schema_problem
 from polygraph_logic.graph.store.artifact_reads import ArtifactReads
 from polygraph_logic.graph.store.circuit_rows import CircuitReads
 from polygraph_logic.graph.store.questions import Questions
-from polygraph_logic.graph.store.folder import FolderDB
-from polygraph_logic.graph.store.folder_layout import folder_bytes, head_value, is_folder
-from polygraph_logic.graph.store.rows import (FORMAT, Artifact, StoredFact, bad_graph, fact_key, key_value,
-                                              layer_order)
+from polygraph_logic.graph.store.backend import Store, open_store
+from polygraph_logic.graph.store.rows import Artifact, StoredFact, bad_graph, fact_key, layer_order
 from polygraph_logic.graph.store.stored_rules import load_rule
-from polygraph_logic.graph.store.versions import at_views
 from polygraph_logic.graph.store.views import Assertions, Rows
 
 class Graph(Questions, ArtifactReads, CircuitReads):
-    """A built graph file, opened read-only; questions read only the rows they need."""
+    """A built graph, opened read-only; questions read only the rows they need."""
 
-    def __init__(self, path: str | Path, at: int | None = None, db=None):
-        """Opens a graph file or folder (``at``: an old version).  ``db``: the folder already
-        opened by another reader with FolderDB's interface (tables/spark_reader.py)."""
+    def __init__(self, path: str | Path, at: int | None = None, store: Store | str | None = None, **options):
+        """Opens the graph file or folder at ``path`` (``at``: an old version) with the backend
+        that recognizes it, or with ``store``: a backend's name (``"spark"``, with its
+        ``options``: ``master``) or a Store already open."""
         self.path = Path(path)
-        self.folder = is_folder(self.path)
-        if self.folder:
-            self._open_folder(at, db)
-        else:
-            self._open_file(at)
+        self.store = store if isinstance(store, Store) else open_store(self.path, at, store, **options)
+        self.meta = self.store.meta
+        self.at = at
         try:
             cap = self.meta.get("cap", "none")
             self.semiring = WhySemiring(cap=None if cap == "none" else int(cap))
         except (ValueError, TypeError):
+            self.store.close()
             raise bad_graph(self.path, f"meta.cap is {self.meta.get('cap')!r}, not a number") from None
         self.assertions = Assertions(self)
         self._rules = None
 
-    def _open_file(self, at: int | None) -> None:
-        if not self.path.is_file():
-            raise PolygraphError("file_error", f"no graph file at {self.path}")
-        problem = file_problem(self.path)
-        if problem:
-            raise bad_graph(self.path, problem)
-        self._errors = (sqlite3.DatabaseError,)
-        # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
-        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
-        try:
-            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self.meta = dict(sorted(self._db.execute("SELECT key, value FROM meta WHERE key != 'rules'")))
-        except sqlite3.DatabaseError as error:
-            raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
-        if self.meta.get("format") != FORMAT:
-            found = self.meta.get("format")
-            if isinstance(found, str) and found.startswith("polygraph-graph/"):
-                raise PolygraphError(
-                    "old_graph", f"{self.path} has format {found!r}; this version reads {FORMAT!r}: rebuild it "
-                                 f"with `polygraph build --assertions A.jsonl [--receipts R.jsonl] [--rules ...] "
-                                 f"-o {self.path}` (or `polygraph import rdf EXPORT -o {self.path}`)")
-            raise bad_graph(self.path, f"format {found!r}, expected {FORMAT!r}")
-        problem = self._call(schema_problem, self._db)
-        if problem:
-            raise bad_graph(self.path, problem)
-        self.at = None
-        if at is not None:  # an old version: the tables are shadowed by views of its rows (versions.py)
-            stats = self._call(at_views, self._db, at, self.path)
-            self.at = at
-            if stats:
-                self.meta["stats"] = json.dumps(stats)
-
-    def _open_folder(self, at: int | None, db=None) -> None:
-        """A graph folder (folder.py): the same tables as DuckDB views of its Parquet files, at
-        version ``at`` (its later versions: folder_versions.py)."""
-        self._db = db if db is not None else FolderDB(self.path, at=at)
-        self._errors = self._db.errors
-        self.meta = {k: v for k, v in self._db.meta.items() if k not in ("rules", "version")}
-        self.build_record = self._db.meta.get("version")  # version 1's record (versions.folder_version)
-        self.at = at
-
     def _call(self, function, *args):
-        try:
-            return function(*args)
-        except self._errors as error:
-            raise bad_graph(self.path, f"cannot be read ({error})") from None
+        return self.store.call(function, *args)
 
     @cached_property
     def assertion_columns(self) -> frozenset[str]:
@@ -123,10 +61,10 @@ class Graph(Questions, ArtifactReads, CircuitReads):
     def query(self, sql: str, parameters=()) -> "Rows":
         """Runs a read query; a damaged file becomes a bad_graph error naming the file, whether
         SQLite meets the damage when the query starts or while its rows are read."""
-        return Rows(self._call(self._db.execute, sql, parameters), self)
+        return self.store.query(sql, parameters)
 
     def close(self) -> None:
-        self._db.close()
+        self.store.close()
 
     def __enter__(self) -> "Graph":
         return self
@@ -175,29 +113,20 @@ class Graph(Questions, ArtifactReads, CircuitReads):
                           (value,)).fetchone() is not None
 
     def assertion_row(self, assertion_id: str, columns: str) -> tuple | None:
-        """Returns ``columns`` of the assertion named ``assertion_id``, or None (a folder finds its
-        number in the look-up file sorted by id, then reads the row group holding that number)."""
-        if self.folder and "assertions_by_id" in self._db.indexes:
-            found = self.numbers("id", [assertion_id])
-            return self.query(f"SELECT {columns} FROM assertions WHERE num = ?", (next(iter(found)),)).fetchone() \
-                if found else None
-        return self.query(f"SELECT {columns} FROM assertions WHERE id = ?", (assertion_id,)).fetchone()
+        """Returns ``columns`` of the assertion named ``assertion_id``, or None: its number found by
+        id (an index, or a folder's look-up file sorted by id), then its row by number."""
+        found = self.numbers("id", [assertion_id])
+        return self.query(f"SELECT {columns} FROM assertions WHERE num = ?", (next(iter(found)),)).fetchone() \
+            if found else None
 
     def _assertions_by(self, column: str) -> str:
-        """Where assertions are found by ``column``: a file's table through that column's index
-        (none at an old version: a view has no index), a folder's look-up file sorted by it
-        when the folder has one (``num, id`` and the column), else its table."""
-        if self.folder:
-            name = f"assertions_by_{column}"
-            return name if name in self._db.indexes else "assertions"
-        return "assertions" if self.at is not None else f"assertions INDEXED BY {_INDEX_OF[column]}"
+        """Where assertions are found by ``column`` (Store.assertions_by)."""
+        return self.store.assertions_by(column)
 
     def key(self, value):
-        """The value a fact's ``k0..k2`` column holds for an argument (a folder's: its text;
-        lookups re-check the decoded arguments)."""
-        if self.folder:
-            return value if isinstance(value, str) else json.dumps(value)
-        return key_value(value)
+        """The value a fact's ``k0..k2`` column holds for an argument (lookups re-check the
+        decoded arguments)."""
+        return self.store.key(value)
 
     def distinct(self, column: str) -> list[str]:
         """Returns the distinct sources or predicates (an index scan; for completion and hints)."""
@@ -286,10 +215,7 @@ class Graph(Questions, ArtifactReads, CircuitReads):
 
     def rules_text(self) -> str:
         """Returns the rules of the program the graph was built from, as rule-language text."""
-        if self.folder:
-            return self._call(self._db.rules_text)
-        row = self.query("SELECT value FROM meta WHERE key = 'rules'").fetchone()
-        return row[0] if row and isinstance(row[0], str) else ""
+        return self.store.rules_text()
 
     def rules(self) -> list:
         """Returns every rule of the program as a syntax tree (stored ready to use, never re-parsed)."""
@@ -299,20 +225,18 @@ class Graph(Questions, ArtifactReads, CircuitReads):
 
     def rule_heads(self, relation: str, limit: int | None = None) -> list[tuple[int, tuple]]:
         """Returns ``[(number, (c0, c1, c2))]`` of the rules with head ``relation`` (the first
-        ``limit``): the constants of the first three head arguments as stored (None for a
-        variable), for matching goals.  A folder reads their trees along (from its look-up file
-        sorted by head, when it has one) and keeps them for ``rules_numbered``."""
-        columns = "num, c0, c1, c2, tree" if self.folder else "num, c0, c1, c2"
-        sql = f"SELECT {columns} FROM {self._rules_by_head()} WHERE relation = ? ORDER BY num"
+        ``limit``): the constants of the first three head arguments (None for a variable), for
+        matching goals.  Their trees are read along (from a look-up file sorted by head, when
+        the store has one) and kept for ``rules_numbered``."""
+        sql = f"SELECT num, c0, c1, c2, tree FROM {self._rules_by_head()} WHERE relation = ? ORDER BY num"
         rows = self.query(sql if limit is None else f"{sql} LIMIT {int(limit)}", (relation,)).fetchall()
-        if not self.folder:
-            return [(row[0], row[1:]) for row in rows]
         self.__dict__.setdefault("_rule_trees", {}).update((row[0], row[4]) for row in rows)
-        return [(row[0], tuple(head_value(c) for c in row[1:4])) for row in rows]
+        head = self.store.head_value
+        return [(row[0], tuple(head(c) for c in row[1:4])) for row in rows]
 
     def _rules_by_head(self) -> str:
-        """Where rules are found by head: a folder's look-up file sorted by head when it has one."""
-        return "rules_by_head" if self.folder and "rules_by_head" in self._db.indexes else "rules"
+        """Where rules are found by head: a look-up file sorted by head when the store has one."""
+        return self.store.lookup("rules_by_head") or "rules"
 
     def rules_numbered(self, numbers) -> dict[int, object]:
         """Returns ``{number: rule}`` for stored rule numbers."""
@@ -342,7 +266,7 @@ class Graph(Questions, ArtifactReads, CircuitReads):
         label_bytes = sum(e["label_bytes"] for e in layers.values())
         return {
             "file": str(self.path),
-            "file_bytes": folder_bytes(self.path) if self.folder else self.path.stat().st_size,
+            "file_bytes": self.store.size(),
             "assertions": assertions,
             "sources": sources,
             "artifacts": total,
@@ -351,6 +275,3 @@ class Graph(Questions, ArtifactReads, CircuitReads):
             "meta": {k: v for k, v in sorted(self.meta.items()) if k not in ("format", "rules", "stats")},
         }
 
-
-_INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
-             "predicate": "assertions_by_predicate"}

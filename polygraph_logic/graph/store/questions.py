@@ -13,39 +13,17 @@ from typing import Iterable
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, check_kinds
 from polygraph_logic.graph.store.rows import fact_key, key_value
 from polygraph_logic.graph.store.views import Rows
-from polygraph_logic.graph.store.folder_versions import later_versions, version_record
-from polygraph_logic.graph.store.versions import folder_version, version_rows
 
 
 #: the most background facts an explanation holds in memory (beyond: every look-up is a query)
 BACKGROUND_HELD = 200_000
-#: the most rules of one head relation a folder's reader holds (beyond: rules are found by SQL)
+#: the most rules of one head relation a reader holds (beyond: rules are found by SQL)
 RULES_HELD = 5_000
 
 
 def _json(values) -> str:
     return json.dumps(list(values))
 
-
-_TOUCHED_ARTIFACTS = """
-SELECT a.num, a.id, a.layer, a.fact, a.summary, f.args, f.label, f.exact
-FROM artifacts a JOIN facts f ON f.num = a.fact
-WHERE a.fact IN (SELECT DISTINCT fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?)))
-"""
-_TOUCHED_FACTS = """
-SELECT f.num, f.relation, f.args, f.label, f.exact FROM facts f
-WHERE f.num IN (SELECT DISTINCT fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?)))
-ORDER BY f.num
-"""
-
-# per fact and source, the support sets the source's assertions hit; all of them: the fact dies
-_LABEL_KILLS = """
-WITH hits AS (
-    SELECT m.fact, a.source, count(DISTINCT m.support_set) AS sets_hit
-    FROM mentions m JOIN assertions a ON a.num = m.assertion GROUP BY m.fact, a.source)
-SELECT h.source, count(*) FROM hits h JOIN facts f ON f.num = h.fact AND f.sets = h.sets_hit
-JOIN artifacts r ON r.fact = h.fact GROUP BY h.source
-"""
 
 
 def rule_groups(heads: list[tuple[int, tuple]]) -> dict:
@@ -74,22 +52,16 @@ class Questions:
     # --- what a deletion touches --------------------------------------------------------
     def touched_artifacts(self, deleted: Iterable[int]) -> list[tuple]:
         """Returns ``(num, id, layer, fact, summary, args, label, exact)`` of every artifact whose
-        label mentions one of the assertion numbers ``deleted``."""
-        if self.folder:  # three short reads, each pruned by its sorted file, then joined here
-            facts = {row[0]: row[2:] for row in self._touched_folder_facts(deleted)}
-            rows = self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
-                              "(SELECT value FROM json_each(?))", (_json(sorted(facts)),))
-            return [(*row, *facts[row[3]]) for row in rows]
-        return self.query(_TOUCHED_ARTIFACTS, (_json(sorted(deleted)),)).fetchall()
+        label mentions one of the assertion numbers ``deleted``: three short reads (each through
+        an index or a sorted file), joined here."""
+        facts = {row[0]: row[2:] for row in self.touched_facts(deleted)}
+        rows = self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
+                          "(SELECT value FROM json_each(?))", (_json(sorted(facts)),))
+        return [(*row, *facts[row[3]]) for row in rows]
 
     def touched_facts(self, deleted: Iterable[int]) -> list[tuple]:
         """Returns ``(num, relation, args, label, exact)`` of every fact whose label mentions one of
         the assertion numbers ``deleted``, in fact order."""
-        if self.folder:
-            return self._touched_folder_facts(deleted)
-        return self.query(_TOUCHED_FACTS, (_json(sorted(deleted)),)).fetchall()
-
-    def _touched_folder_facts(self, deleted: Iterable[int]) -> list[tuple]:
         numbers = [row[0] for row in self.query("SELECT DISTINCT fact FROM mentions WHERE assertion IN "
                                                 "(SELECT value FROM json_each(?)) ORDER BY fact",
                                                 (_json(sorted(deleted)),))]
@@ -100,18 +72,19 @@ class Questions:
         """Returns ``(num, relation, args, label)`` of every fact a derivation from the assertions
         ``numbers`` alone may use: the facts whose labels mention one of them, and the facts of
         background knowledge (label one), in fact order; None when the graph cannot tell its
-        background facts apart without a scan (a file; a folder written without the look-up
-        file), and each look-up is then asked of the whole graph."""
-        if not (self.folder and "background_facts" in self._db.indexes):
+        background facts apart without a scan (a store without the look-up file of them: a file,
+        a folder written before it), and each look-up is then asked of the whole graph."""
+        table = self.store.lookup("background_facts")
+        if table is None:
             return None
-        if "_background" not in self.__dict__:  # a folder never changes: read once
+        if "_background" not in self.__dict__:  # a store with look-up files never changes: read once
             one = "[[]]"  # the label one, as a folder's labels read
-            rows = self.query("SELECT num, relation, args FROM background_facts LIMIT ?",
+            rows = self.query(f"SELECT num, relation, args FROM {table} LIMIT ?",
                               (BACKGROUND_HELD + 1,)).fetchall()
             self._background = None if len(rows) > BACKGROUND_HELD else [(*row, one) for row in rows]
         if self._background is None:
             return None
-        return sorted([row[:4] for row in self._touched_folder_facts(numbers)] + self._background)
+        return sorted([row[:4] for row in self.touched_facts(numbers)] + self._background)
 
     def edge_rows(self, args_keys: Iterable[str]) -> list[tuple]:
         """Returns ``(args, num, label, exact)`` of the ``edge`` facts with these argument keys."""
@@ -141,24 +114,25 @@ class Questions:
                     limit: int | None = None) -> "Rows":
         """The stored facts of ``relation`` whose arguments at the given positions hold the given
         values (``bound``: ``(position, value)`` pairs; only the first three positions are keyed,
-        and a file's integer keys and a folder's text keys may match more: callers re-check the
-        decoded arguments).  A file reads its ``k0..k2`` indexes; a folder, whose facts are sorted
-        by their arguments, turns the leading bound positions into a range of the ``args`` text,
-        which skips the row groups outside it."""
+        and the stored keys may match more: callers re-check the decoded arguments).  A file reads
+        its ``k0..k2`` indexes; a store whose facts are sorted by their arguments turns the leading
+        bound positions into a range of the ``args`` text, which skips the row groups outside it,
+        and reads its look-up file sorted by the third argument when only that is bound."""
         keyed = dict((p, v) for p, v in bound if p < 3)
         where, parameters = ["relation = ?"], [relation]
         leading = []
-        if self.folder:
+        if self.store.sorted_args:
             while len(leading) in keyed:
                 leading.append(keyed.pop(len(leading)))
         table = "facts"
-        by_k2 = not leading and self.folder and 2 in keyed and "facts_by_k2" in self._db.indexes
+        k2_table = self.store.lookup("facts_by_k2") if not leading and 2 in keyed else None
+        by_k2 = k2_table is not None
         if leading:
             prefix = fact_key(leading)[:-1]  # '["a", "b"' starts the text of every fact beginning a, b
             where.append("args >= ? AND args < ?")
             parameters += [prefix, prefix + "\U0010ffff"]
         elif by_k2:
-            table = "facts_by_k2"  # sorted by relation and third argument
+            table = k2_table  # sorted by relation and third argument
         for position, value in sorted(keyed.items()):
             where.append(f"k{position} = ?")
             parameters.append(self.key(value))
@@ -178,11 +152,11 @@ class Questions:
                           "(SELECT value FROM json_each(?))", (relation, json.dumps(args_keys)))
 
     def artifact_number(self, artifact_id: str) -> int | None:
-        """An artifact's number, or None (a folder reads its sorted id file)."""
-        # a folder never changes: its numbers are kept (a command checks an id, then reads it)
-        known = self.__dict__.setdefault("_artifact_numbers", {}) if self.folder else {}
+        """An artifact's number, or None (by its index, or a look-up file sorted by id)."""
+        # a store that never changes keeps them (a command checks an id, then reads it)
+        known = self.__dict__.setdefault("_artifact_numbers", {}) if self.store.fixed else {}
         if artifact_id not in known:
-            table = "artifacts_by_id" if self.folder and "artifacts_by_id" in self._db.indexes else "artifacts"
+            table = self.store.lookup("artifacts_by_id") or "artifacts"
             row = self.query(f"SELECT num FROM {table} WHERE id = ?", (artifact_id,)).fetchone()
             known[artifact_id] = None if row is None else row[0]
         return known[artifact_id]
@@ -191,8 +165,8 @@ class Questions:
         """The numbers of the rules whose head can derive ``relation(args)``: head relation
         ``relation``, and each of the first three head constants either absent or equal to the
         goal's argument.  The heads of a relation's rules are read once and grouped (kept for
-        later goals); a folder's relation with more than RULES_HELD rules (one per receipt) is
-        asked of DuckDB goal by goal instead (its rules file holds the heads' constants as JSON)."""
+        later goals); a relation with more than RULES_HELD rules (one per receipt) is asked of
+        the store goal by goal instead (``head_key``: the heads' constants as it holds them)."""
         keys = [key_value(v) for v in args[:3]]
         groups = self._rule_groups(relation)
         if groups is None:
@@ -200,7 +174,7 @@ class Questions:
             for i in range(3):
                 if i < len(keys):
                     where.append(f"(c{i} IS NULL OR c{i} = ?)")
-                    parameters.append(json.dumps(keys[i], ensure_ascii=False))
+                    parameters.append(self.store.head_key(keys[i]))
                 else:
                     where.append(f"c{i} IS NULL")
             return [row[0] for row in self.query(f"SELECT num FROM {self._rules_by_head()} "
@@ -210,11 +184,11 @@ class Questions:
 
     def _rule_groups(self, relation: str) -> dict | None:
         """{positions holding constants: {those constants: [rule numbers]}} of the rules with head
-        ``relation`` (None: a folder's relation with too many rules to hold)."""
+        ``relation`` (None: a relation with too many rules to hold)."""
         cache = self.__dict__.setdefault("_held_rule_groups", {})
         if relation not in cache:
-            heads = self.rule_heads(relation, limit=RULES_HELD + 1 if self.folder else None)
-            cache[relation] = None if len(heads) > RULES_HELD and self.folder else rule_groups(heads)
+            heads = self.rule_heads(relation, limit=RULES_HELD + 1)
+            cache[relation] = None if len(heads) > RULES_HELD else rule_groups(heads)
         return cache[relation]
 
     # --- retraction bounds (top-sources) ---------------------------------------------------
@@ -222,30 +196,13 @@ class Questions:
         """Returns {source: how many artifacts have an assertion of that source in every support
         set}: the artifacts retracting the source kills by their labels alone, an upper bound of
         what a trust-all what-if calls dead (it keeps demoted claims and trimmed summaries, and
-        calls a capped label uncertain).  A folder counts in DuckDB (its mentions keep each
-        assertion's support set); a file decodes its labels here."""
-        if self.folder:
-            return dict(self.query(_LABEL_KILLS).fetchall())
-        sources = dict(self.query("SELECT num, source FROM assertions"))
-        counts: dict[str, int] = {}
-        for (blob,) in self.query("SELECT f.label FROM artifacts a JOIN facts f ON f.num = a.fact"):
-            killers = None
-            for group in self.decode(blob):
-                names = {sources[n] for n in group}
-                killers = names if killers is None else killers & names
-                if not killers:
-                    break
-            for source in killers or ():
-                counts[source] = counts.get(source, 0) + 1
-        return counts
+        calls a capped label uncertain).  Counted by the store (Store.label_kills)."""
+        return self.store.label_kills()
 
     # --- history ----------------------------------------------------------------------
     def version_rows(self) -> list[dict]:
         """Returns every version of the graph (number, time, command, action, record, parent, stats)."""
-        if self.folder:  # its build, as meta.json records it, then its later versions' records
-            return [folder_version(self._db.build_meta, self.build_record),
-                    *(version_record(self.path, v) for v in later_versions(self.path))]
-        return self._call(version_rows, self._db)
+        return self.store.version_rows()
 
     # --- assertions -------------------------------------------------------------------
     def assertion_numbers(self) -> dict[str, int]:
@@ -258,13 +215,10 @@ class Questions:
                                              (prefix, limit))]
 
     def sources_of(self, assertion_ids: Iterable[str]) -> dict[str, str]:
-        """Returns {assertion id: source} for the given ids (a folder finds their numbers in its
-        look-up file by id, then reads the row groups holding those numbers)."""
-        ids = sorted(set(assertion_ids))
-        if self.folder and "assertions_by_id" in self._db.indexes:
-            return {name: assertion.source for name, (_, assertion) in self.assertions.named(ids).items()}
-        return dict(self.query("SELECT id, source FROM assertions WHERE id IN (SELECT value FROM json_each(?))",
-                               (_json(ids),)))
+        """Returns {assertion id: source} for the given ids (their numbers found by id, then their
+        rows by number)."""
+        return {name: assertion.source
+                for name, (_, assertion) in self.assertions.named(sorted(set(assertion_ids))).items()}
 
     # --- kinds (graph/kinds.py defines them) --------------------------------------------
     @property

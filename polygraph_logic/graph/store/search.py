@@ -17,17 +17,7 @@ from polygraph_logic.graph.store.rows import Artifact, describe
 _TRIPLE_LAYERS = ("claim", "edge")
 
 
-def _upper(prefix: str) -> str:
-    return prefix + "\U0010ffff"
-
-
-def _folder_prefix(prefix: str) -> tuple[str, str]:
-    """The range of a folder's sorted ``args`` texts whose first argument starts with ``prefix``."""
-    text = json.dumps([prefix], ensure_ascii=False)[:-2]  # '["prefix' : the text up to the prefix's end
-    return text, _upper(text)
-
-
-def _folder_ids(graph: Graph, numbers: list[int], limit: int) -> list[str]:
+def _ids_of_facts(graph: Graph, numbers: list[int], limit: int) -> list[str]:
     """The ids of the artifacts of these fact numbers, in the order of the numbers given."""
     if not numbers:
         return []
@@ -36,23 +26,19 @@ def _folder_ids(graph: Graph, numbers: list[int], limit: int) -> list[str]:
     return [ids[n] for n in numbers if n in ids][:limit]
 
 
+def _holds(graph: Graph, args: str, position: int, name: str) -> bool:
+    """True when the fact's argument at ``position`` is ``name`` (a stored key may match more)."""
+    decoded = graph.args(args)
+    return len(decoded) > position and decoded[position] == name
+
+
 def find_named_artifacts(graph: Graph, prefixes: list[str], limit: int) -> list[str]:
     """Returns ids of claims, then edges, whose subject starts with one of ``prefixes``."""
     found: list[str] = []
     for relation in _TRIPLE_LAYERS:
         for prefix in prefixes:
-            if graph.folder:  # facts sorted by their arguments: a range of the args text
-                numbers = [row[0] for row in graph.query(
-                    "SELECT num FROM facts WHERE relation = ? AND args >= ? AND args < ? ORDER BY args LIMIT ?",
-                    (relation, *_folder_prefix(prefix), 4 * limit))]
-                found.extend(i for i in _folder_ids(graph, numbers, limit) if i not in found)
-                if len(found) >= limit:
-                    return found[:limit]
-                continue
-            rows = graph.query("SELECT a.id FROM facts f JOIN artifacts a ON a.fact = f.num "
-                               "WHERE f.relation = ? AND f.k0 >= ? AND f.k0 < ? ORDER BY f.k0, f.k1, f.k2 LIMIT ?",
-                               (relation, prefix, _upper(prefix), limit))
-            found.extend(row[0] for row in rows if row[0] not in found)
+            numbers = graph.store.fact_prefix(relation, prefix, 4 * limit)
+            found.extend(i for i in _ids_of_facts(graph, numbers, limit) if i not in found)
             if len(found) >= limit:
                 return found[:limit]
     return found
@@ -62,20 +48,10 @@ def find_entities(graph: Graph, prefixes: list[str], limit: int) -> list[str]:
     """Returns entity names (subjects or objects of claims and edges) starting with a prefix."""
     names: set[str] = set()
     for prefix in prefixes:
-        for column in ("k0", "k2"):
+        for position in (0, 2):
             for relation in _TRIPLE_LAYERS:
-                if graph.folder:  # first arguments: a range of the args text; third: the k2 look-up file
-                    sql, bounds = (("SELECT DISTINCT args->>'$[0]' AS k FROM facts WHERE relation = ? AND args >= ? "
-                                    "AND args < ? ORDER BY k LIMIT ?", _folder_prefix(prefix)) if column == "k0" else
-                                   ("SELECT DISTINCT k2 FROM facts_by_k2 WHERE relation = ? AND k2 >= ? AND k2 < ? "
-                                    "ORDER BY k2 LIMIT ?", (prefix, _upper(prefix))))
-                    names.update(row[0] for row in graph.query(sql, (relation, *bounds, limit))
-                                 if isinstance(row[0], str) and row[0].startswith(prefix))
-                    continue
-                rows = graph.query(f"SELECT DISTINCT {column} FROM facts WHERE relation = ? AND {column} >= ? "
-                                   f"AND {column} < ? ORDER BY {column} LIMIT ?",
-                                   (relation, prefix, _upper(prefix), limit))
-                names.update(row[0] for row in rows if isinstance(row[0], str))
+                names.update(name for name in graph.store.argument_names(relation, position, prefix, limit)
+                             if isinstance(name, str) and name.startswith(prefix))
     return sorted(names)[:limit]
 
 
@@ -85,15 +61,10 @@ def entity_artifacts(graph: Graph, name: str, limit: int) -> dict[str, list[str]
     out: dict[str, list[str]] = {}
     for relation in _TRIPLE_LAYERS:
         ids: list[str] = []
-        for column in ("k0", "k2"):
-            if graph.folder:
-                numbers = sorted(row[0] for row in graph.bound_facts(relation, [(int(column[1]), name)], "num"))
-                ids.extend(i for i in _folder_ids(graph, numbers, limit) if i not in ids)
-                continue
-            rows = graph.query(f"SELECT a.id FROM facts f JOIN artifacts a ON a.fact = f.num "
-                               f"WHERE f.relation = ? AND f.{column} = ? ORDER BY a.num LIMIT ?",
-                               (relation, name, limit))
-            ids.extend(row[0] for row in rows if row[0] not in ids)
+        for position in (0, 2):
+            numbers = sorted(row[0] for row in graph.bound_facts(relation, [(position, name)], "num, args")
+                             if _holds(graph, row[1], position, name))
+            ids.extend(i for i in _ids_of_facts(graph, numbers, limit) if i not in ids)
         out[relation] = ids[:limit]
     rows = graph.query("SELECT id FROM artifacts WHERE layer = 'merge' AND EXISTS (SELECT 1 FROM "
                        "json_each(content, '$.members') WHERE value = ?) ORDER BY num LIMIT ?", (name, limit))

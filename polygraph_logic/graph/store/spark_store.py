@@ -1,8 +1,9 @@
 """A graph folder read by Spark SQL: ``whatif --engine spark`` asks it what DuckDB is asked.
 
-``SparkFolderDB`` stands where ``FolderDB`` (graph/store/folder.py) stands behind ``Graph``: the
-folder's Parquet files as views with the graph file's table and column names, asked the store's
-own query texts (graph/store/questions.py), translated here to Spark SQL.  So the what-if is one
+``SparkStore`` is the folder backend (folder_store.py, registered as ``spark``: chosen by name
+only) with ``SparkFolderDB`` where DuckDB's ``FolderDB`` (folder.py) stands: the folder's Parquet
+files as views with the graph file's table and column names, asked the store's own query texts
+(questions.py), translated here to Spark SQL.  So the what-if is one
 implementation (query/whatif.py: every policy, ``--exact``, demotion, summary trimming, the
 same JSON) whichever engine reads the labels; only the reading differs.
 
@@ -25,8 +26,8 @@ from polygraph_logic.engines.spark import spark_session
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder import INDEXED_BY, FolderDB
 from polygraph_logic.graph.store.folder_layout import INDEXES, read_meta, table_path
+from polygraph_logic.graph.store.folder_store import FolderStore
 from polygraph_logic.graph.store.folder_versions import refuse_versions
-from polygraph_logic.graph.store.graph_file import Graph
 
 _LIST = "(SELECT value FROM json_each(?))"
 
@@ -140,15 +141,20 @@ class SparkRows:
         return rest
 
 
-def spark_graph(path: str | Path, master: str = "local[2]", at: int | None = None):
-    """Opens a graph folder for questions answered by Spark SQL (``master``: ``local[N]`` or a
-    cluster's ``spark://HOST:PORT``; ``at``: a folder has one version)."""
-    path = Path(path)
-    if not path.is_dir():
-        raise PolygraphError("bad_argument", f"{path} is a graph file: Spark reads graph folders "
-                                             f"(`polygraph export-tables {path} -o FOLDER` writes one)")
-    read_meta(path)  # a foreign folder is refused before Spark starts
-    return Graph(path, at=at, db=SparkFolderDB(path, spark_session(master)))
+class SparkStore(FolderStore):
+    """A graph folder whose questions Spark SQL answers (``master``: ``local[N]``, the default
+    ``local[2]``, or a cluster's ``spark://HOST:PORT``; ``at``: a folder read by Spark has one
+    version; ``session``: a Spark session already started, instead of ``master``)."""
+
+    form = "spark"
+
+    def __init__(self, path: Path, at: int | None = None, master: str | None = None, session=None):
+        path = Path(path)
+        if not path.is_dir():
+            raise PolygraphError("bad_argument", f"{path} is a graph file: Spark reads graph folders "
+                                                 f"(`polygraph export-tables {path} -o FOLDER` writes one)")
+        read_meta(path)  # a foreign folder is refused before Spark starts
+        super().__init__(path, at, db=SparkFolderDB(path, session or spark_session(master or "local[2]")))
 
 
-__all__ = ["SparkFolderDB", "spark_graph", "translate"]
+__all__ = ["SparkFolderDB", "SparkStore", "translate"]

@@ -11,16 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import shutil
 import sqlite3
-from pathlib import Path
-from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.files import replacing
-from polygraph_logic.graph.store.folder_layout import is_folder, writing_folder
-from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
 from polygraph_logic.graph.store.label_codec import decode_label, encode_label
 from polygraph_logic.graph.store.stored_rules import rule_rows
 from polygraph_logic.graph.store.rows import fact_key, key_value
@@ -207,55 +200,3 @@ class VersionWriter:
                         (self.version, now(), command, action, json.dumps(record, sort_keys=True), self.parent, stats))
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('stats', ?)", (stats,))
         return self.version
-
-
-def copy_graph(source: str | Path, target: str | Path) -> None:
-    """Copies a graph, history and all, atomically: a file by SQLite's online backup, a folder
-    file by file (hard links where the file system allows: no file of a folder is rewritten)."""
-    if is_folder(source):
-        _copy_folder(Path(source), Path(target))
-        return
-    db = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
-    try:
-        with replacing(Path(target), ".partial") as temporary:
-            copy = sqlite3.connect(temporary)
-            db.backup(copy)
-            copy.close()
-    finally:
-        db.close()
-
-
-def _copy_folder(source: Path, target: Path) -> None:
-    """Copies a graph folder (its later versions with it) into place once complete."""
-    def link(src, dst):
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-    with writing_folder(target) as partial:
-        shutil.copytree(source, partial, copy_function=link, ignore=shutil.ignore_patterns(".*"),
-                        dirs_exist_ok=True)
-
-
-def write_version(path: str | Path, action: str, command: str, record: dict,
-                  write: Callable[[VersionWriter], None]) -> int:
-    """Appends one version to the graph at ``path``: ``write`` adds and retires rows through a
-    VersionWriter (a FolderVersionWriter for a graph folder), then the version is recorded and
-    committed; returns its number."""
-    if is_folder(path):
-        writer = FolderVersionWriter(path)
-        try:
-            write(writer)
-            return writer.finish(action, command, record)
-        finally:
-            writer.close()
-    db = sqlite3.connect(path)
-    try:
-        writer = VersionWriter(db)
-        write(writer)
-        version = writer.finish(action, command, record)
-        db.commit()
-    finally:
-        db.close()
-    return version

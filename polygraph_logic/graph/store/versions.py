@@ -27,13 +27,9 @@ import json
 import sqlite3
 import time
 from collections import Counter
-from itertools import zip_longest
 from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.store.folder import FolderDB
-from polygraph_logic.graph.store.folder_layout import is_folder
-from polygraph_logic.graph.store.folder_versions import RECORD, later_versions, latest_version, version_folder
 from polygraph_logic.graph.store.label_codec import decode_label
 
 #: the tables whose rows are versioned
@@ -102,20 +98,6 @@ def sha256(path: str | Path) -> str | None:
         with open(path, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
-    except OSError:
-        return None
-    return digest.hexdigest()
-
-
-def graph_sha256(path: str | Path) -> str | None:
-    """A graph's sha256: a file's bytes; a folder's meta.json and version records (its other
-    files are written once and never changed; each version's record carries its statistics)."""
-    if not is_folder(path):
-        return sha256(path)
-    root, digest = Path(path), hashlib.sha256()
-    try:
-        for part in [root / "meta.json", *(version_folder(root, v) / RECORD for v in later_versions(root))]:
-            digest.update(str(part.relative_to(root)).encode() + b"\0" + part.read_bytes())
     except OSError:
         return None
     return digest.hexdigest()
@@ -207,11 +189,9 @@ _LABEL_TABLES = (("facts", "num, relation, args, label, exact, since"),
                  ("facts_history", "num, relation, args, label, exact, since, until"))
 
 
-def compare_labels(first: str | Path, second: str | Path, limit: int = 10) -> list[str]:
-    """Returns the differences between the label tables of two graphs (row by row, byte for
-    byte): of two files, their facts and histories; of two folders, their facts at each version."""
-    if is_folder(first):
-        return _compare_folders(Path(first), Path(second), limit)
+def compare_files(first: str | Path, second: str | Path, limit: int = 10) -> list[str]:
+    """Returns the differences between the label tables of two graph files (row by row, byte for
+    byte): their facts and histories."""
     out = []
     dbs = [sqlite3.connect(f"file:{Path(p).resolve()}?mode=ro", uri=True) for p in (first, second)]
     try:
@@ -231,28 +211,6 @@ def _differences(table: str, a, b, out: list[str], limit: int) -> None:
     for n, (x, y) in enumerate(zip(a, b)):
         if x != y and len(out) < limit:
             out.append(f"{table} row {n + 1}: {x[:3]} differs")
-
-
-def _compare_folders(first: Path, second: Path, limit: int) -> list[str]:
-    newest = [latest_version(p) for p in (first, second)]
-    if newest[0] != newest[1]:
-        return [f"versions: {newest[0]} against {newest[1]}"]
-    out = []
-    for version in range(1, newest[0] + 1):
-        dbs = [FolderDB(p, at=version) for p in (first, second)]
-        try:
-            a, b = (db.execute("SELECT num, relation, args, label, exact FROM facts ORDER BY num") for db in dbs)
-            for n, (x, y) in enumerate(zip_longest(a, b), 1):
-                if x is None or y is None:
-                    out.append(f"facts at version {version}: {'the first' if x is None else 'the second'} "
-                               f"ends at row {n}")
-                    break
-                if x != y and len(out) < limit:
-                    out.append(f"facts at version {version} row {n}: {x[:3]} differs")
-        finally:
-            for db in dbs:
-                db.close()
-    return out
 
 
 def folder_version(meta: dict, record_text: str | None) -> dict:

@@ -6,7 +6,6 @@ Both belong to ``store.Graph`` (which re-exports them); they hold the graph, nev
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping
 from typing import Iterator
 
@@ -70,25 +69,26 @@ class Assertions(Mapping):
 class Rows:
     """A query's rows (iterate, fetchone, fetchall), read with damage turned into bad_graph."""
 
-    def __init__(self, cursor: sqlite3.Cursor, graph):
-        self._cursor, self._graph = cursor, graph
+    def __init__(self, cursor, call):
+        """``cursor``: the driver's; ``call``: runs a read with damage turned into bad_graph (Store.call)."""
+        self._cursor, self._call = cursor, call
 
     def __iter__(self) -> "Rows":
         return self
 
     def __next__(self):
-        return self._graph._call(next, self._cursor)
+        return self._call(next, self._cursor)
 
     def fetchone(self):
-        return self._graph._call(self._cursor.fetchone)
+        return self._call(self._cursor.fetchone)
 
     def fetchall(self) -> list:
-        return self._graph._call(self._cursor.fetchall)
+        return self._call(self._cursor.fetchall)
 
     def batches(self, size: int = 10_000) -> Iterator[list]:
         """The rows as lists of at most ``size``: one call per batch, not per row."""
         while True:
-            batch = self._graph._call(self._cursor.fetchmany, size)
+            batch = self._call(self._cursor.fetchmany, size)
             if not batch:
                 return
             yield batch

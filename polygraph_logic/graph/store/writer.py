@@ -19,7 +19,6 @@ from itertools import repeat
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
-from polygraph_logic.datalog.program import parse_program
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
 from polygraph_logic.graph.assertions import Assertion
@@ -117,6 +116,7 @@ def _rules(rules: str | Sequence) -> tuple[str, list]:
     if isinstance(rules, str):
         if not rules.strip():
             return rules, []
+        from polygraph_logic.datalog.program import parse_program  # start-up time: the parser only for rule text
         return rules, parse_program(rules, "(stored rules)").rules
     rules = list(rules)
     return "\n".join(str(rule) for rule in rules), rules

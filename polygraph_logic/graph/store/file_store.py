@@ -1,0 +1,196 @@
+"""The graph file backend: one SQLite file, opened read-only and queried in place (backend.py).
+
+Its tables (format ``polygraph-graph/2``, table_schema.py): ``assertions`` indexed by id,
+source, predicate and triple; ``facts`` with their coded labels (label_codec.py), keyed by
+their first three arguments (``k0..k2``, indexed); ``mentions`` (assertion -> facts, the
+what-if index); ``artifacts``; ``rules`` as syntax trees found by head; ``meta``.  A graph
+grows by versions (versions.py): ``at`` reads an old one through views of its rows.  Writing
+is writer.py's (a build), version_write.py's (a version) and circuit_rows.py's (a circuit).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+from urllib.parse import quote
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.files import replacing
+from polygraph_logic.graph.store.backend import Store
+from polygraph_logic.graph.store.circuit_rows import write_file_circuit
+from polygraph_logic.graph.store.label_codec import decode_label
+from polygraph_logic.graph.store.rows import FORMAT, bad_graph, key_value
+from polygraph_logic.graph.store.schema import file_problem, schema_problem
+from polygraph_logic.graph.store.version_write import VersionWriter
+from polygraph_logic.graph.store.versions import at_views, compare_files, sha256, version_rows
+
+#: the index each look-up of assertions by a column reads (SQLite's statistics would scan)
+_INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
+             "predicate": "assertions_by_predicate"}
+
+
+class FileStore(Store):
+    """A graph file, read-only, at its latest version or an earlier one (``at``)."""
+
+    form = "file"
+
+    def __init__(self, path: Path, at: int | None = None):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise PolygraphError("file_error", f"no graph file at {self.path}")
+        problem = file_problem(self.path)
+        if problem:
+            raise bad_graph(self.path, problem)
+        self.errors = (sqlite3.DatabaseError,)
+        # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
+        try:
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
+            self.meta = dict(sorted(self._db.execute("SELECT key, value FROM meta WHERE key != 'rules'")))
+        except sqlite3.DatabaseError as error:
+            raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
+        self._check_format()
+        self.at = None
+        if at is not None:  # an old version: the tables are shadowed by views of its rows (versions.py)
+            stats = self.call(at_views, self._db, at, self.path)
+            self.at = at
+            if stats:
+                self.meta["stats"] = json.dumps(stats)
+
+    def _check_format(self) -> None:
+        found = self.meta.get("format")
+        if found != FORMAT:
+            self._db.close()
+            if isinstance(found, str) and found.startswith("polygraph-graph/"):
+                raise PolygraphError(
+                    "old_graph", f"{self.path} has format {found!r}; this version reads {FORMAT!r}: rebuild it "
+                                 f"with `polygraph build --assertions A.jsonl [--receipts R.jsonl] [--rules ...] "
+                                 f"-o {self.path}` (or `polygraph import rdf EXPORT -o {self.path}`)")
+            raise bad_graph(self.path, f"format {found!r}, expected {FORMAT!r}")
+        problem = self.call(schema_problem, self._db)
+        if problem:
+            self._db.close()
+            raise bad_graph(self.path, problem)
+
+    @classmethod
+    def recognizes(cls, path: Path) -> bool:
+        return path.is_file()
+
+    def execute(self, sql: str, parameters=()):
+        return self._db.execute(sql, parameters)
+
+    def close(self) -> None:
+        self._db.close()
+
+    # --- access paths ---------------------------------------------------------------------
+    def assertions_by(self, column: str) -> str:
+        # the index always (none at an old version: a view has no index)
+        return "assertions" if self.at is not None else f"assertions INDEXED BY {_INDEX_OF[column]}"
+
+    def key(self, value):
+        return key_value(value)
+
+    def head_key(self, value):
+        return value
+
+    def artifact_rows(self, where: str, parameters=(), ordered: bool = False) -> Iterator[tuple]:
+        order = " ORDER BY a.num" if ordered else ""
+        return self.query("SELECT a.id, a.layer, a.content, f.label, f.exact FROM artifacts a "
+                          f"JOIN facts f ON f.num = a.fact WHERE {where}{order}", parameters)
+
+    def fact_prefix(self, relation: str, prefix: str, limit: int) -> list[int]:
+        return [row[0] for row in self.query(
+            "SELECT num FROM facts WHERE relation = ? AND k0 >= ? AND k0 < ? ORDER BY k0, k1, k2 LIMIT ?",
+            (relation, prefix, prefix + "\U0010ffff", limit))]
+
+    def argument_names(self, relation: str, position: int, prefix: str, limit: int) -> list:
+        column = f"k{int(position)}"
+        return [row[0] for row in self.query(
+            f"SELECT DISTINCT {column} FROM facts WHERE relation = ? AND {column} >= ? AND {column} < ? "
+            f"ORDER BY {column} LIMIT ?", (relation, prefix, prefix + "\U0010ffff", limit))]
+
+    def label_kills(self) -> dict[str, int]:
+        # a file keeps no support-set numbers in its mentions: its labels are decoded here
+        sources = dict(self.query("SELECT num, source FROM assertions"))
+        counts: dict[str, int] = {}
+        for (blob,) in self.query("SELECT f.label FROM artifacts a JOIN facts f ON f.num = a.fact"):
+            killers = None
+            try:
+                groups = decode_label(blob)
+            except (ValueError, TypeError, RecursionError):
+                raise bad_graph(self.path, "a stored label is damaged") from None
+            for group in groups:
+                names = {sources[n] for n in group}
+                killers = names if killers is None else killers & names
+                if not killers:
+                    break
+            for source in killers or ():
+                counts[source] = counts.get(source, 0) + 1
+        return counts
+
+    # --- what belongs to the form ------------------------------------------------------------
+    def rules_text(self) -> str:
+        row = self.query("SELECT value FROM meta WHERE key = 'rules'").fetchone()
+        return row[0] if row and isinstance(row[0], str) else ""
+
+    def size(self) -> int:
+        return self.path.stat().st_size
+
+    def _has_table(self, name: str) -> bool:
+        return self.query("SELECT 1 FROM main.sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+    def version_read(self) -> int:
+        if self.at is not None:
+            return self.at
+        row = self.query("SELECT max(num) FROM versions").fetchone() if self._has_table("versions") else None
+        return row[0] if row and row[0] is not None else 1
+
+    def version_rows(self) -> list[dict]:
+        return self.call(version_rows, self._db)
+
+    def has_circuit(self) -> bool:
+        return self._has_table("circuit_versions") and self.query(
+            "SELECT 1 FROM circuit_versions WHERE version = ?", (self.version_read(),)).fetchone() is not None
+
+    # --- writing ------------------------------------------------------------------------------
+    @classmethod
+    def write_circuit(cls, path: Path, version: int, rows: Iterable[tuple]) -> None:
+        write_file_circuit(path, version, rows)
+
+    @classmethod
+    def write_version(cls, path: Path, action: str, command: str, record: dict,
+                      write: Callable[[VersionWriter], None]) -> int:
+        db = sqlite3.connect(path)
+        try:
+            writer = VersionWriter(db)
+            write(writer)
+            version = writer.finish(action, command, record)
+            db.commit()
+        finally:
+            db.close()
+        return version
+
+    @classmethod
+    def copy(cls, source: Path, target: Path) -> None:
+        # SQLite's online backup: a consistent copy whatever else reads the file
+        db = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
+        try:
+            with replacing(Path(target), ".partial") as temporary:
+                copy = sqlite3.connect(temporary)
+                db.backup(copy)
+                copy.close()
+        finally:
+            db.close()
+
+    @classmethod
+    def digest(cls, path: Path) -> str | None:
+        return sha256(path)
+
+    @classmethod
+    def compare(cls, first: Path, second: Path, limit: int = 10) -> list[str]:
+        return compare_files(first, second, limit)
+
+
+__all__ = ["FileStore"]
