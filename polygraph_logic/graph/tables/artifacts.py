@@ -1,4 +1,4 @@
-"""The artifacts of a tables build (tables_build.py), in ``iter_artifacts``' order, made in SQL.
+"""The artifacts of a tables build (duckdb_build.py), in ``iter_artifacts``' order, made in SQL.
 
 Claims, merges, summaries, sentences (the receipts' order), entailed edges that are no
 claim and rest on an assertion, then contradictions.  The ids of claims and edges are the

@@ -12,9 +12,9 @@ appends each selection's ``(fact, id, n)`` rows to the table ``digests_<layer>``
 writes, in fx's order, ``n`` counting the selection's rows from 1 (the artifact's place in
 its layer: the artifacts file is numbered from it without a window over its rows): the
 reading is a filtered scan of one table and each batch is inserted from one table, both of
-which keep their order in DuckDB (tables_build.py pairs the rows with fx's by position and
+which keep their order in DuckDB (duckdb_build.py pairs the rows with fx's by position and
 checks that the facts and counts agree).  ``wait`` joins it and
-raises whatever stopped it.  ``Background`` is that thread, for any work (tables_build.py
+raises whatever stopped it.  ``Background`` is that thread, for any work (duckdb_build.py
 also makes the rules on one, in Python while DuckDB writes the other files).
 """
 
@@ -79,7 +79,7 @@ class Digests:
 
 class Background:
     """``work(cursor)`` on a thread of its own, with a cursor of ``con``: a connection of its own,
-    so statements of both run at once.  Digests runs on one; tables_build.py runs the rules so,
+    so statements of both run at once.  Digests runs on one; duckdb_build.py runs the rules so,
     native_inputs.py the reading of the assertions (``wait`` returns what ``work`` returned)."""
 
     def __init__(self, work: Callable, con):

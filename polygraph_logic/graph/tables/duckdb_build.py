@@ -2,20 +2,20 @@
 
 ``build --engine duckdb -o FILE.graph`` reads every label back into Python to write the
 SQLite graph file (at x40, 1.3 M facts, most of the build).  ``build --engine duckdb
---tables DIR`` writes the folder of tables.py instead, from the evaluation's own tables,
+--tables DIR`` writes the folder of layout.py instead, from the evaluation's own tables,
 in SQL: nothing per fact passes through Python except the digests of artifact ids.  The
 folder is the one ``export-tables`` writes from a graph file built by the Python engine,
 row for row (tests/test_tables_build.py compares them); every command reads it in place, and
 ``add`` grows it by versions (graph/store/folder_versions.py).
 
-How the rows are made (see graph/build.py and graph/store_write.py for the rows they match):
+How the rows are made (see graph/build.py and graph/store/writer.py for the rows they match):
 
 - every interned value gets its JSON text and a rank in ``evaluate.tuple_key``'s order, so
   ``args`` and content are string concatenations and artifacts sort by ranks;
 - facts are numbered by relation name then arguments; a label's assertion ranks (the
   plan's numbers) become the graph's assertion numbers by unnesting it into mentions and
   grouping back, each support set ascending and the sets in the label's own order;
-- artifacts as ``iter_artifacts`` lists them (tables_artifacts.py): claims, merges,
+- artifacts as ``iter_artifacts`` lists them (artifacts.py): claims, merges,
   summaries, sentences (the receipts' order), entailed edges that are no claim and rest on
   an assertion, then contradictions; ids of claims, edges and contradictions are digests computed in
   batches in Python (DuckDB has no blake2b), those of claims and edges on a thread of
@@ -224,7 +224,7 @@ class _Writer(ArtifactTables):
                     f"ELSE '\"' || v || '\"' END, v, -1 FROM ({self.native.values_sql()})")
         con.execute(f"CREATE TABLE vals AS SELECT id, json, text, CAST(CASE WHEN text IS NULL THEN n_rank ELSE "
                     f"{len(numbers)} + row_number() OVER (PARTITION BY text IS NULL ORDER BY text) - 1 END AS INTEGER) "
-                    "AS srt "  # ids are INTEGER (plan.py): so are ranks, 4 bytes a fact's argument in fx
+                    "AS srt "  # ids are INTEGER (engines/sql_plan.py): so are ranks, 4 bytes a fact's argument in fx
                     f"FROM (SELECT n_id AS id, json, text, n_rank FROM values_in{held})")
         con.unregister("values_in")
         escaped = con.execute("SELECT id, text FROM vals WHERE json IS NULL").fetchall()

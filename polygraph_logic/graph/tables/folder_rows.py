@@ -1,4 +1,4 @@
-"""What both writers of a tables folder share (tables_build.py on DuckDB, spark_tables.py on
+"""What both writers of a tables folder share (duckdb_build.py on DuckDB, spark_build.py on
 Spark): the assertions table's columns, each value's JSON text and rank, the meta rows, label
 bytes counted as varints, and the rounds' statistics collected as they come."""
 

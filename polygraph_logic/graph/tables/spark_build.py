@@ -2,7 +2,7 @@
 
 ``build --engine spark -o FILE.graph`` reads every label back into this process (the
 runner's ``model()``) to write the SQLite graph file.  ``build --engine spark --tables DIR``
-writes the folder of tables.py instead, as tables_build.py does on DuckDB: the same rows,
+writes the folder of layout.py instead, as duckdb_build.py does on DuckDB: the same rows,
 made by Spark SQL from the evaluation's ``r<n>`` views, so that no row per fact passes
 through this process.  What does: the values (one row per interned value, with its JSON
 text and its rank in ``evaluate.tuple_key``'s order, as DuckDB's writer makes them), the
@@ -16,7 +16,7 @@ a few aggregates (rows per partition, statistics per layer).
   ``graph.artifact_ids.digest_id`` computed on the executors by a Python UDF (Spark has no
   blake2b): a cluster's executors need this package installed;
 - each table is one Parquet file, ``<name>.parquet``, as every reader of a tables folder
-  opens it (tables.py, sql_whatif.py, tables_compare.py): the sorted rows coalesced into one
+  opens it (layout.py, graph/store/sql_whatif.py, compare.py): the sorted rows coalesced into one
   partition, written by one task, its part file renamed.  The sort and everything before it
   run on every executor; the file is written by one.  The folder must be on a file system
   the executors and this process share (a cluster: a shared mount), and it appears
@@ -61,7 +61,7 @@ from polygraph_logic.graph.tables.folder_rows import (
 from polygraph_logic.graph.tables.duckdb_build import TablesBuild
 from polygraph_logic.engines.spark_run import evaluation, one_line
 
-#: DuckDB's column types (tables.py's schema) as Spark SQL's
+#: DuckDB's column types (graph/store/table_schema.py's) as Spark SQL's
 _TYPES = {"BIGINT": "BIGINT", "INTEGER": "INT", "VARCHAR": "STRING", "BOOLEAN": "BOOLEAN", "BLOB": "BINARY",
           "INTEGER[][]": "ARRAY<ARRAY<INT>>"}
 
@@ -155,7 +155,7 @@ class _Writer:
         return frame
 
     def _write(self, name: str, sql: str) -> None:
-        """Writes the rows of ``sql`` as ``<name>.parquet``: tables.py's columns and types, sorted
+        """Writes the rows of ``sql`` as ``<name>.parquet``: table_schema.py's columns and types, sorted
         as readers expect, one file (see the module docstring)."""
         columns = [c.strip().rsplit(" ", 1) for c in self._schema(name).split(",")]
         select = ", ".join(f"CAST({c} AS {_TYPES[t]}) AS {c}" for c, t in columns)
