@@ -1,4 +1,4 @@
-"""A what-if as SQL over the label tables (tables.py): one query text, run by DuckDB or Spark SQL.
+"""A what-if as SQL over the label tables (graph/tables/layout.py): one query text, run by DuckDB or Spark SQL.
 
 The deletion is a small table ``deletion(kind, name)`` (kind ``source``, ``relation`` or
 ``assertion``) registered beside the Parquet tables; then
