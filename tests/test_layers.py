@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "polygraph_logic"
 
 # bottom to top; a module may import from its own layer or a lower one
 LAYERS = [
-    {"errors", "files", "progress", "allocation", "resources"},
+    {"errors", "files", "progress", "allocation", "resources", "lazy_exports"},
     {"provenance"},
     {"datalog"},
     {"ontology"},
