@@ -9,7 +9,7 @@ turns the collector off for such a phase and back on after it, whatever happens.
 
 ``peak_rss_mb`` is the peak resident memory the benchmarks print.  Not ``getrusage``'s
 ``ru_maxrss`` alone: Linux carries that high-water mark across fork and exec, so a child of
-a parent holding 1.8 GB reports at least 1.8 GB whatever it used itself (polygraph_logic/benchmarks/engines.py
+a parent holding 1.8 GB reports at least 1.8 GB whatever it used itself (benchmarks/engines.py
 printed 1,816 MB for a build under a 150MB limit that way).  ``VmHWM`` (/proc/self/status) is
 the mark of the program running now, reset by exec; elsewhere ``ru_maxrss`` is all there is.
 """

@@ -1,6 +1,6 @@
-"""The bench report: headline figures, Markdown, the plot and the command's wiring.
+"""The bench report: headline figures, Markdown, the plot and the script's options.
 
-The benchmarks themselves are timed by `polygraph bench`, never by tests; here the
+The benchmarks themselves are timed by `python -m benchmarks.run_all`, never by tests; here the
 report is written from known figures and checked.
 """
 
@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from polygraph_logic.benchmarks.run_all import BenchReport, plot_latency
+from benchmarks.run_all import BenchReport, plot_latency
 from polygraph_logic.cli import build_parser
 
 FIGURES = {
@@ -81,20 +81,27 @@ def test_plot_is_a_png(tmp_path):
 
 
 def test_figures_are_json_serialisable():
-    from polygraph_logic.benchmarks.run_all import _jsonable
+    from benchmarks.run_all import _jsonable
     text = json.dumps(_jsonable(FIGURES))
     assert json.loads(text)["whatif"]["synthetic"]["latency"]["points"][0] == [12, 0.02]
 
 
-def test_bench_command_is_wired():
-    args = build_parser().parse_args(["bench", "--quick", "-o", "somewhere"])
-    assert args.quick and args.output == "somewhere" and callable(args.run)
+def test_run_all_refuses_an_unknown_option(capsys):
+    from benchmarks.run_all import main
+    with pytest.raises(SystemExit) as stop:
+        main(["--quick", "--no-such-flag"])
+    assert stop.value.code == 2 and "--no-such-flag" in capsys.readouterr().err
+
+
+def test_the_command_line_has_no_bench_command(capsys):
+    # the benchmarks live outside the package (benchmarks/, not in the wheel): no command runs them
     with pytest.raises(SystemExit):
-        build_parser().parse_args(["bench", "--no-such-flag"])
+        build_parser().parse_args(["bench", "--quick"])
+    assert "invalid choice: 'bench'" in capsys.readouterr().err
 
 
 def test_default_data_follows_the_environment_then_the_checkout(tmp_path, monkeypatch):
-    from polygraph_logic.benchmarks.run_all import default_data
+    from benchmarks.run_all import default_data
     monkeypatch.setenv("POLYGRAPH_DATA", str(tmp_path))
     assert default_data() == tmp_path  # a folder holding the slice itself
     (tmp_path / "shared-data" / "go-pombase").mkdir(parents=True)
@@ -114,7 +121,7 @@ def test_default_data_follows_the_environment_then_the_checkout(tmp_path, monkey
 def test_harness_measures_a_child_process_and_fits_slopes():
     import sys
 
-    from polygraph_logic.benchmarks import harness, scale
+    from benchmarks import harness, scale
     done = harness.run([sys.executable, "-c", "import sys; b = bytearray(64 * 2**20); print('ok'); sys.exit(3)"])
     assert done.code == 3 and done.stdout.strip() == "ok" and done.seconds > 0
     assert done.peak_mib is None or done.peak_mib >= 64  # the child's own peak, not this process's
@@ -131,7 +138,7 @@ def test_harness_measures_a_child_process_and_fits_slopes():
 def test_harness_stops_a_child_at_its_time_limit_and_aligns_tables():
     import sys
 
-    from polygraph_logic.benchmarks import harness
+    from benchmarks import harness
     done = harness.run([sys.executable, "-c", "import time; print('started', flush=True); time.sleep(30)"], timeout=1)
     assert done.timed_out and done.code is None and done.seconds < 20 and done.stdout.strip() == "started"
     assert done.last_words() == ["did not finish in 1 s (stopped)"]
@@ -179,9 +186,9 @@ def test_headline_has_the_distributed_rows():
 
 
 def test_engine_pairs_are_judged_by_adjacent_builds():
-    """polygraph_logic/benchmarks/engines.py --pairs: each pair's ratio is of its own two builds, the verdict
+    """benchmarks/engines.py --pairs: each pair's ratio is of its own two builds, the verdict
     holds for the medians and, separately, for every pair (figures chosen by hand)."""
-    from polygraph_logic.benchmarks import engines
+    from benchmarks import engines
     pairs = [({"total": 80.0, "rss_mb": 1000.0}, {"total": 15.0, "rss_mb": 240.0}),   # 5.33x, 24%
              ({"total": 90.0, "rss_mb": 1000.0}, {"total": 20.0, "rss_mb": 240.0}),   # 4.5x, 24%
              ({"total": 75.0, "rss_mb": 1000.0}, {"total": 14.0, "rss_mb": 260.0})]   # 5.36x, 26%
@@ -196,8 +203,8 @@ def test_engine_pairs_are_judged_by_adjacent_builds():
 
 
 def test_statement_kinds_and_profile_sums(tmp_path):
-    """polygraph_logic/benchmarks/engines.py --statements: statements sorted into kinds; DuckDB's JSON profiles summed."""
-    from polygraph_logic.benchmarks import engines
+    """benchmarks/engines.py --statements: statements sorted into kinds; DuckDB's JSON profiles summed."""
+    from benchmarks import engines
     assert engines.statement_kind("CREATE OR REPLACE TEMP TABLE c3 AS SELECT 1") == "derive"
     assert engines.statement_kind("INSERT  INTO c12\n SELECT k0 FROM d12") == "derive"
     assert engines.statement_kind("INSERT INTO d3 WITH c AS NOT MATERIALIZED (SELECT * FROM c3) SELECT 1") == "merge"
@@ -221,11 +228,11 @@ def test_statement_kinds_and_profile_sums(tmp_path):
 
 @pytest.mark.slow  # builds the hub series twice over (8 s): with the slow tests (.ci/run)
 def test_hub_growth_counts_what_the_python_engine_derives(tmp_path):
-    """polygraph_logic/benchmarks/hubs.py: the chains' edges counted in the DuckDB folder are those the Python
+    """benchmarks/hubs.py: the chains' edges counted in the DuckDB folder are those the Python
     engine derives from the same inputs (two copies sharing three hubs), and sharing hubs adds
     chain edges; the exponent of the copies reads 1 for linear growth and 2 for quadratic."""
-    from polygraph_logic.benchmarks import hubs
-    from polygraph_logic.benchmarks.engines import write_inputs
+    from benchmarks import hubs
+    from benchmarks.engines import write_inputs
     from polygraph_logic.graph.engine_build import build_graph
     from polygraph_logic.resources import rule_file
     assert hubs.exponent(100, 200, 10, 20) == pytest.approx(1.0)
@@ -242,10 +249,10 @@ def test_hub_growth_counts_what_the_python_engine_derives(tmp_path):
 
 @pytest.mark.slow
 def test_one_graph_benchmark_runs_every_command_on_a_folder(tmp_path):
-    """polygraph_logic/benchmarks/one_graph.py at x1: every command answers on the DuckDB folder
+    """benchmarks/one_graph.py at x1: every command answers on the DuckDB folder
     (none failed), the graph file's what-if is timed beside it, and the table names each."""
     pytest.importorskip("duckdb")
-    from polygraph_logic.benchmarks import one_graph
+    from benchmarks import one_graph
     printed: list[str] = []
     figures = one_graph.measure(copies=(1,), repeat=1, work=tmp_path, file_max=1, export_max=1,
                                 out=printed.append)

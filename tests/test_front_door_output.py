@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from polygraph_logic.benchmarks.whole_process import lubm_program, points_to_program
+from benchmarks.whole_process import lubm_program, points_to_program
 from polygraph_logic.cli import main
 from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.datalog.joins.join_plan import Store

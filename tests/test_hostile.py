@@ -1,7 +1,7 @@
 """Never a traceback: hostile input at every boundary is `FILE:LINE:COL: code: message` (or
 `code: message`) with exit 2, Ctrl-C is exit 130 leaving nothing behind, a killed build's
 leftovers are swept, and no input file changes. A small hypothesis budget here; the large
-one is polygraph_logic/benchmarks/hostile.py, through the real command."""
+one is benchmarks/hostile.py, through the real command."""
 
 import hashlib
 import json

@@ -1,30 +1,20 @@
 """The re-derivation audit: stored labels graded against re-derivation under deletions."""
 
-from polygraph_logic.audit.deletions import NamedDeletion, deletion_key, name_of, random_retractions
-from polygraph_logic.audit.edges import ENGINES, EdgeRederivation, can_fire
-from polygraph_logic.audit.oracles import (
-    AUDIT_FORMAT,
-    FailedDraw,
-    ModelOracle,
-    Oracle,
-    ReplayOracle,
-    ScriptedOracle,
-)
-from polygraph_logic.audit.report import (
-    ArtifactAudit,
-    AuditReport,
-    DeletionAudit,
-    EdgeAudit,
-    SummaryAudit,
-    load_audit,
-)
-from polygraph_logic.audit.run import audit
-from polygraph_logic.audit.tasks import PROMPTS, TEMPLATES, SurvivingEvidence, Task, render
-from polygraph_logic.audit.verdicts import Row, outcome, pool, verdict, wilson
+from __future__ import annotations
 
-__all__ = [
-    "AUDIT_FORMAT", "ArtifactAudit", "AuditReport", "DeletionAudit", "ENGINES", "EdgeAudit", "EdgeRederivation",
-    "FailedDraw", "ModelOracle", "NamedDeletion", "Oracle", "PROMPTS", "ReplayOracle", "Row", "ScriptedOracle",
-    "SummaryAudit", "SurvivingEvidence", "TEMPLATES", "Task", "audit", "can_fire", "deletion_key", "load_audit",
-    "name_of", "outcome", "pool", "random_retractions", "render", "verdict", "wilson",
-]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "AUDIT_FORMAT": "oracles", "ArtifactAudit": "report", "AuditReport": "report", "DeletionAudit": "report",
+    "ENGINES": "edges", "EdgeAudit": "report", "EdgeRederivation": "edges", "FailedDraw": "oracles",
+    "ModelOracle": "oracles", "NamedDeletion": "deletions", "Oracle": "oracles", "PROMPTS": "tasks",
+    "ReplayOracle": "oracles", "Row": "verdicts", "ScriptedOracle": "oracles", "SummaryAudit": "report",
+    "SurvivingEvidence": "tasks", "TEMPLATES": "tasks", "Task": "tasks", "audit": "run", "can_fire": "edges",
+    "deletion_key": "deletions", "load_audit": "report", "name_of": "deletions", "outcome": "verdicts",
+    "pool": "verdicts", "random_retractions": "deletions", "render": "tasks", "verdict": "verdicts",
+    "wilson": "verdicts",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

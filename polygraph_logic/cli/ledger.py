@@ -1,4 +1,4 @@
-"""``add``, ``log``, ``replay``: a graph's history of versions (graph/ledger.py, graph/replay.py)."""
+"""``add``, ``log``, ``replay``: a graph's history of versions (graph/ledger.py, query/replay.py)."""
 
 from __future__ import annotations
 

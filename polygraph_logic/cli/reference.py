@@ -28,7 +28,6 @@ TITLES = {
     "construct": "Construction with a model",
     "audit": "The audit",
     "retrieval": "Retrieval evaluation",
-    "bench": "Benchmarks",
     "tables": "Tables folders and SQL what-if",
 }
 

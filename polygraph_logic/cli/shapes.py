@@ -56,7 +56,6 @@ WITHOUT_JSON = {
     "queries": "writes the queries as JSON Lines, one object a query",
     "repl": "interactive",
     "serve": "a web server; its /api/ endpoints answer JSON",
-    "bench": "writes REPORT_DIR/figures.json beside its report",
 }
 
 

@@ -28,7 +28,15 @@ Its folders, bottom to top (tests/test_layers.py keeps the arrows pointing down)
 - ``lazy/``: what a graph build leaves unmaterialized and its derivation on demand.
 """
 
-from polygraph_logic.datalog.evaluate import Model, evaluate
-from polygraph_logic.datalog.program import Program, load_program, parse_program
+from __future__ import annotations
 
-__all__ = ["Model", "Program", "evaluate", "load_program", "parse_program"]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "Model": "evaluate", "Program": "program", "evaluate": "evaluate", "load_program": "program",
+    "parse_program": "program",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,7 +1,8 @@
 """Souffle's program structure as dataclasses: ``.decl``, ``.type``, ``.input``/``.output``.
 
-The parser builds them beside facts and rules; ``declarations.py`` checks a program
-against them and ``souffle_io.py`` carries out the I/O directives.
+The parser builds them beside facts and rules; ``checks/declarations.py`` checks a
+program against them; ``reading/souffle_input.py`` and ``souffle_output.py`` carry out the
+I/O directives.
 """
 
 from __future__ import annotations

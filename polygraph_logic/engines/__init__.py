@@ -12,9 +12,15 @@ Engines sit below the graph: a build chooses one (graph/engine_build.py), and th
 writers (graph/tables/) write what it evaluates.
 """
 
-from polygraph_logic.engines.driver import RoundStats
-from polygraph_logic.engines.duckdb_run import evaluate_duckdb
-from polygraph_logic.engines.sql_plan import make_plan
-from polygraph_logic.engines.spark_run import evaluate_spark
+from __future__ import annotations
 
-__all__ = ["RoundStats", "evaluate_duckdb", "evaluate_spark", "make_plan"]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "RoundStats": "driver", "evaluate_duckdb": "duckdb_run", "evaluate_spark": "spark_run",
+    "make_plan": "sql_plan",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

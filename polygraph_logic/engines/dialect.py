@@ -57,7 +57,7 @@ DUCKDB = Dialect(
     filter="list_filter({0}, {1})",
     # not list_has_all: inside the nested lambdas of labels.minimal it took 1.13 s against 0.32 s
     # for this spelling (x40, 137 k captured products; 4.78 s against 0.20 s for the 1,057 of
-    # more than 16 monomials), the same kept monomials (docs/bench/report.md)
+    # more than 16 monomials), the same kept monomials (docs/bench/notebook.md)
     has_all="len(list_filter({1}, lambda a_: list_contains({0}, a_))) = len({1})",
     # not list_sort(list_distinct(...)): list_distinct hashes (x40 products, 0.64 -> 0.45 s)
     union="list_sort(list_concat({0}, list_filter({1}, lambda c_: NOT list_contains({0}, c_))))",

@@ -1,4 +1,4 @@
-"""The semi-naive loop over a plan (plan.py), the same for every SQL engine.
+"""The semi-naive loop over a plan (sql_plan.py), the same for every SQL engine.
 
 A runner holds one evaluation's tables: r<n> (a relation), d<n> (its last round's
 delta), c<n> (its derivations this round), p<n> (a shape's parameters).  This module

@@ -1,4 +1,4 @@
-"""Running a plan (plan.py) on DuckDB: embedded, with a memory limit and spilling to disk.
+"""Running a plan (sql_plan.py) on DuckDB: embedded, with a memory limit and spilling to disk.
 
 This is the engine-specific part: the connection and its settings, loading the facts
 (through CSV files DuckDB reads natively), and the table operations the semi-naive loop
@@ -31,7 +31,7 @@ def connect(memory_limit: str | None = None, temp_directory: str | None = None, 
     The database is in memory, under a limit too: DuckDB moves the blocks of its tables, not
     only intermediate results, to ``temp_directory`` when the limit is reached.  (A database
     file in the build's folder did the same, but wrote every table: at x40 under 400MB,
-    20.0 s against 16.8 s in memory, the same peak; docs/bench/report.md.)"""
+    20.0 s against 16.8 s in memory, the same peak; docs/bench/notebook.md.)"""
     duckdb = require_duckdb()
     con = duckdb.connect(":memory:")
     try:
@@ -104,7 +104,7 @@ def session(memory_limit: str | None = None, threads: int | None = None) -> Iter
 
 
 #: the joins a statement unites under a memory limit (x40 with no limit, evaluation: 5.9 s
-#: uniting all of a body length, 7.0 s two at a time; measured in docs/bench/report.md)
+#: uniting all of a body length, 7.0 s two at a time; measured in docs/bench/notebook.md)
 JOINS_UNDER_LIMIT = 2
 #: ... unless the round's deltas hold at most this many facts (Runner.small_delta): then one
 #: join for each JOIN_MEMORY bytes of the limit, as a join takes memory however small its
@@ -121,14 +121,16 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
                rounds: Callable[[RoundStats], None] | None = None,
                threads: int | None = None, opened: tuple | None = None, inputs=None) -> Iterator["_Runner"]:
     """Evaluates ``program`` on DuckDB and yields the runner while its connection is open: its
-    ``r<n>`` tables hold every relation's labels (read them with ``runner.con``; tables_build.py
-    writes them as Parquet without a round trip through Python).  Out of memory is one error.
+    ``r<n>`` tables hold every relation's labels (read them with ``runner.con``;
+    graph/tables/duckdb_build.py writes them as Parquet without a round trip through Python).
+    Out of memory is one error.
 
     ``opened``: a ``session()`` already open (the caller closes it; ``memory_limit`` is then the
-    limit it was opened with); ``inputs``: facts the connection holds already (native_inputs.py),
-    loaded by ``inputs.load(runner)``.  Under a limit a statement unites at most JOINS_UNDER_LIMIT
-    joins (Plan.contributions): each holds a hash table while it runs, so that a union of many
-    needs memory whatever the data (x1: 100MB failed, 48MB builds; docs/bench/report.md)."""
+    limit it was opened with); ``inputs``: facts the connection holds already
+    (graph/tables/native_inputs.py), loaded by ``inputs.load(runner)``.  Under a limit a statement
+    unites at most JOINS_UNDER_LIMIT joins (Plan.contributions): each holds a hash table while it
+    runs, so that a union of many needs memory whatever the data (x1: 100MB failed, 48MB builds;
+    docs/bench/notebook.md)."""
     program.check_provenance_negation()
     with collector_paused():  # planning and loading make objects that all live on (allocation.py)
         plan = make_plan(program, cap)

@@ -1,4 +1,4 @@
-"""Running a plan (plan.py) on Apache Spark SQL: local[N] or a cluster (spark://HOST:PORT).
+"""Running a plan (sql_plan.py) on Apache Spark SQL: local[N] or a cluster (spark://HOST:PORT).
 
 The same statements as DuckDB's, in the Spark dialect, driven by the same semi-naive
 loop (driver.py).  What is Spark's own:
@@ -54,7 +54,7 @@ SESSION_CONF = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.ena
                         "SchemaPruning", "PruneFileSourcePartitions", "PushVariantIntoScan")])}
 
 #: a local master's data is small beside its fixed costs per task and per job (profiled on
-#: Figure 1, local[2], docs/bench/report.md): each task generated and compiled code for the plan's
+#: Figure 1, local[2], docs/bench/notebook.md): each task generated and compiled code for the plan's
 #: projections (Janino) and deserialised the stage's expression trees, a round ran about 25
 #: broadcast jobs (the checkpointed tables' estimated sizes are not their real sizes), and
 #: each of a round's unions read 4 partitions per branch.  Interpreted expressions, shuffled
@@ -95,7 +95,7 @@ def evaluation(program: Program, cap: int | None = 8, master: str = "local[2]",
                session=None) -> Iterator["_Runner"]:
     """Evaluates ``program`` on Spark and yields the runner while its session is alive: its
     ``r<n>`` views hold every relation's labels (``runner.spark.table(plan.table(relation))``;
-    spark_tables.py writes them as Parquet without a round trip through this process).
+    graph/tables/spark_build.py writes them as Parquet without a round trip through this process).
     A failure of the evaluation is one ``spark_error``; the block's own errors are its own."""
     from polygraph_logic.engines.spark import spark_session  # Spark starts only when a plan runs on it
     program.check_provenance_negation()

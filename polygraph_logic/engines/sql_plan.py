@@ -9,7 +9,7 @@ driven by a delta share joins (pairs.py): a semi-naive round is a fixed handful 
 whatever the number of axioms.
 
 Every value is interned to an integer (``Plan.values``): relations are tables of integer
-columns ``k0..`` plus ``label`` and ``exact`` (see labels.py).  A shape has one statement
+columns ``k0..`` plus ``label`` and ``exact`` (see sql_labels.py).  A shape has one statement
 per body atom of its stratum (that atom read from the round's delta, the others from the
 whole relation, as evaluate.py's semi-naive plans) and one reading every atom whole (the
 stratum's first round).  The product of the body's labels is taken in the Python

@@ -1,35 +1,17 @@
 """RDF export of a graph with its provenance (nanopublications, PROV-O), in four formats."""
 
-from polygraph_logic.export.exporter import ExportReport, export_graph
-from polygraph_logic.export.iris import (
-    DEFAULT_BASE,
-    Minter,
-    contract,
-    decode_segment,
-    encode_segment,
-    expand_curie,
-)
-from polygraph_logic.export.model import ExportModel, Literal, Status, TripleTerm
-from polygraph_logic.export.namespaces import PG, PREFIXES, vocabulary_path
-from polygraph_logic.export.rdf_writers import EXTENSIONS, FORMATS, NAMED_GRAPHS
+from __future__ import annotations
 
-__all__ = [
-    "DEFAULT_BASE",
-    "EXTENSIONS",
-    "ExportModel",
-    "ExportReport",
-    "FORMATS",
-    "Literal",
-    "Minter",
-    "NAMED_GRAPHS",
-    "PG",
-    "PREFIXES",
-    "Status",
-    "TripleTerm",
-    "contract",
-    "decode_segment",
-    "encode_segment",
-    "expand_curie",
-    "export_graph",
-    "vocabulary_path",
-]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "DEFAULT_BASE": "iris", "EXTENSIONS": "rdf_writers", "ExportModel": "model", "ExportReport": "exporter",
+    "FORMATS": "rdf_writers", "Literal": "model", "Minter": "iris", "NAMED_GRAPHS": "rdf_writers",
+    "PG": "namespaces", "PREFIXES": "namespaces", "Status": "model", "TripleTerm": "model",
+    "contract": "iris", "decode_segment": "iris", "encode_segment": "iris", "expand_curie": "iris",
+    "export_graph": "exporter", "vocabulary_path": "namespaces",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,7 +1,7 @@
 """Building the circuit of a graph's capped labels: every derivation of every fact the cap truncated.
 
 A fact whose label the cap truncated keeps its derivations (provenance/circuit.py), found by
-running the stored rules that may derive it with its head bound (datalog/join_plan.Plan.prove)
+running the stored rules that may derive it with its head bound (datalog/joins/join_plan.Plan.prove)
 over the facts of the relations they read: each rule instance that derives it names the facts
 of its body, and those whose label is not 1 (background knowledge) are the derivation's body.  A derivation whose body holds the fact itself is left out: it can
 never be the first to make the fact hold.  Whatever engine built a graph, its circuit is

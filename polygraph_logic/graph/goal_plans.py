@@ -1,8 +1,8 @@
 """Goal-directed plans over a stored graph: the rules that may derive one fact, run with its
-head bound (datalog/join_plan.Plan.prove), over the facts the graph holds (store/fact_store.py).
+head bound (datalog/joins/join_plan.Plan.prove), over the facts the graph holds (store/fact_store.py).
 
 Re-derivation (query/rederive.py), explanations (query/explain.py) and the circuit of a graph's
-capped labels (graph/circuit_store.py) all ask the rules this way: a rule is loaded and
+capped labels (graph/circuit_build.py) all ask the rules this way: a rule is loaded and
 planned the first time a goal needs its head (by relation and head constants).
 """
 

@@ -1,21 +1,15 @@
 """Importers for Gene Ontology data: GPAD and GAF annotations, obographs ontology edges."""
 
-from polygraph_logic.importers.gaf import read_gaf
-from polygraph_logic.importers.gpad import read_gpad
-from polygraph_logic.importers.obographs import edges_to_datalog, read_obographs, write_background
-from polygraph_logic.importers.output import write_assertions
-from polygraph_logic.importers.rdf import RdfImport, import_rdf, read_rdf
-from polygraph_logic.importers.import_report import ImportReport
+from __future__ import annotations
 
-__all__ = [
-    "ImportReport",
-    "RdfImport",
-    "edges_to_datalog",
-    "import_rdf",
-    "read_gaf",
-    "read_gpad",
-    "read_obographs",
-    "read_rdf",
-    "write_assertions",
-    "write_background",
-]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "ImportReport": "import_report", "RdfImport": "rdf", "edges_to_datalog": "obographs", "import_rdf": "rdf",
+    "read_gaf": "gaf", "read_gpad": "gpad", "read_obographs": "obographs", "read_rdf": "rdf",
+    "write_assertions": "output", "write_background": "obographs",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

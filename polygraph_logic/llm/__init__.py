@@ -1,37 +1,20 @@
 """The model-facing layer: prompt templates, a cached and guarded Claude client, strict schemas."""
 
-from polygraph_logic.llm.cache import RECORDED_FORMAT, AnswerCache, RecordedAnswers, cache_key
-from polygraph_logic.llm.client import (
-    DEFAULT_MODEL,
-    KEY_ENV,
-    MODEL_ENV,
-    Completion,
-    ModelClient,
-    Usage,
-    resolve_model,
-)
-from polygraph_logic.llm.errors import (
-    EmptyAnswer,
-    MissingApiKey,
-    ModelError,
-    ModelUnavailable,
-    QuotaBanner,
-    Refusal,
-    SchemaViolation,
-    UnknownCitation,
-)
-from polygraph_logic.llm.evidence_lines import evidence_line, render_evidence
-from polygraph_logic.llm.guards import check_answer
-from polygraph_logic.llm.schemas import SCHEMAS, Shown, parse_answer
-from polygraph_logic.llm.templates import Template, load_template, parse_template, template_names
+from __future__ import annotations
 
-__all__ = [
-    "AnswerCache", "RECORDED_FORMAT", "RecordedAnswers", "cache_key",
-    "DEFAULT_MODEL", "KEY_ENV", "MODEL_ENV", "Completion", "ModelClient", "Usage", "resolve_model",
-    "EmptyAnswer", "MissingApiKey", "ModelError", "ModelUnavailable", "QuotaBanner", "Refusal",
-    "SchemaViolation", "UnknownCitation",
-    "evidence_line", "render_evidence",
-    "check_answer",
-    "SCHEMAS", "Shown", "parse_answer",
-    "Template", "load_template", "parse_template", "template_names",
-]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "AnswerCache": "cache", "RECORDED_FORMAT": "cache", "RecordedAnswers": "cache", "cache_key": "cache",
+    "DEFAULT_MODEL": "client", "KEY_ENV": "client", "MODEL_ENV": "client", "Completion": "client",
+    "ModelClient": "client", "Usage": "client", "resolve_model": "client", "EmptyAnswer": "errors",
+    "MissingApiKey": "errors", "ModelError": "errors", "ModelUnavailable": "errors", "QuotaBanner": "errors",
+    "Refusal": "errors", "SchemaViolation": "errors", "UnknownCitation": "errors",
+    "evidence_line": "evidence_lines", "render_evidence": "evidence_lines", "check_answer": "guards",
+    "SCHEMAS": "schemas", "Shown": "schemas", "parse_answer": "schemas", "Template": "templates",
+    "load_template": "templates", "parse_template": "templates", "template_names": "templates",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

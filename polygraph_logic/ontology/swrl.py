@@ -7,7 +7,7 @@ is a Datalog rule over ``edge/3`` as it stands:
     edge(x, "RO:0002212", z) :- edge(x, "RO:0002213", y), edge(y, "RO:0002212", z).
 
 A class atom ``C(?x)`` becomes ``type(x, "C")``; the graph says what ``type/2`` holds
-(rules of kind ``type``, see compiled_ontology.py). A rule concluding ``owl:Nothing``
+(rules of kind ``type``, see compiled.py). A rule concluding ``owl:Nothing``
 becomes ``contradiction(x, y, "reason")``: its label is the product of the two sides.
 ``C SubClassOf (P hasSelf true)`` becomes ``edge(x, "P", x) :- type(x, "C").``, an
 equivalence also the converse. Built-ins, data values, sameAs/differentFrom atoms and

@@ -10,7 +10,8 @@ that this does not force.  That fixpoint's minimal DNF is the uncapped label (th
 why-provenance of the program), which ``expand`` computes on demand.
 
 Facts are numbers.  Facts with an exact label are leaves here: their label decides them.
-Nothing in this module reads a graph; graph/circuit_store.py supplies the gates.
+Nothing in this module reads a graph; graph/circuit_build.py finds the gates and
+graph/store/circuit_rows.py stores them.
 """
 
 from __future__ import annotations

@@ -9,7 +9,14 @@ says why (``why``, ``whynot``, ``robustness``, ``top_sources``, ``rests_on``);
 step with undo; ``replay`` rebuilds a graph's history and applies a deletion as a version.
 """
 
-from polygraph_logic.query.session import Session
-from polygraph_logic.query.whatif import Deletion, Outcome, what_if
+from __future__ import annotations
 
-__all__ = ["Deletion", "Outcome", "Session", "what_if"]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "Deletion": "whatif", "Outcome": "whatif", "Session": "session", "what_if": "whatif",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

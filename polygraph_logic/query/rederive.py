@@ -8,7 +8,7 @@ step from live facts, and repeats until nothing changes.  That is the least
 fixpoint of the rules restricted to the uncertain facts, so the cost follows what
 the deletion touched, not the size of the closure.
 
-Facts are read from the graph file as the proofs need them (graph/fact_store.py),
+Facts are read from the graph file as the proofs need them (graph/store/fact_store.py),
 and the rules come from the file as syntax trees; a rule is loaded and planned the
 first time a proof needs its head (by relation and head constants).
 """

@@ -6,8 +6,14 @@ the same Python API as the command line, ``lookup`` the index look-ups they add,
 its style (no library, nothing fetched from the network).
 """
 
-from polygraph_logic.serve.api import GraphApi
-from polygraph_logic.serve.app import ExplorerServer, serve
-from polygraph_logic.serve.params import ApiError
+from __future__ import annotations
 
-__all__ = ["ApiError", "ExplorerServer", "GraphApi", "serve"]
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "ApiError": "params", "ExplorerServer": "app", "GraphApi": "api", "serve": "app",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

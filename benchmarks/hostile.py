@@ -14,7 +14,7 @@ shape ``FILE:LINE:COL: code: message`` or ``code: message`` (code not internal_e
 prints no traceback, finishes within the limit and changes none of its input files.
 Every graph file made for the runs is hashed before and after.
 
-    python -m polygraph_logic.benchmarks.hostile [--runs 1200] [--seed 0] [--jobs 2] [--timeout 60]
+    python -m benchmarks.hostile [--runs 1200] [--seed 0] [--jobs 2] [--timeout 60]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from polygraph_logic.benchmarks.harness import CHECKOUT, Stopwatch, run as run_child
+from benchmarks.harness import CHECKOUT, Stopwatch, run as run_child
 
 ROOT = CHECKOUT  # the inputs are the checkout's examples
 FIGURE1 = ROOT / "examples" / "figure1"

@@ -18,7 +18,7 @@ child process of its own (its peak RSS its own), one after the other in this run
 - ``--copies-series`` at ``--series-hubs`` (default x10, x20, x40 with 20 hubs): how the chains'
   edges grow with the copies, as the exponent of a doubling (1: linear, 2: quadratic).
 
-    python -m polygraph_logic.benchmarks.hubs [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
+    python -m benchmarks.hubs [--copies 40] [--hubs 0 10 20 40] [--copies-series 10 20 40]
                               [--series-hubs 20] [--memory-limit SIZE] [--lazy]
                               [--hub-sides hub|both] [--hub-cycles keep|break]
 
@@ -39,8 +39,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from polygraph_logic.benchmarks.engines import child_run, write_inputs
-from polygraph_logic.benchmarks.harness import run
+from benchmarks.engines import child_run, write_inputs
+from benchmarks.harness import run
 from polygraph_logic.graph.tables.layout import table_path
 
 #: the chains' conclusions, the predicates that grow with the square of a hub's neighbours

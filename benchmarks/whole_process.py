@@ -36,9 +36,9 @@ processes (best and median wall time of --repeat, target 0.3 s; least CPU time) 
 distributions the core needs against the core with each extra (read from the installed
 packages' metadata; nothing is downloaded).
 
-    python -m polygraph_logic.benchmarks.whole_process [--data DIR] [--repeat 3] [--quick] [--python-path DIR]
-    python -m polygraph_logic.benchmarks.whole_process --front-door [--facts 300000] [--repeat 3]
-    python -m polygraph_logic.benchmarks.whole_process --startup [--repeat 7]
+    python -m benchmarks.whole_process [--data DIR] [--repeat 3] [--quick] [--python-path DIR]
+    python -m benchmarks.whole_process --front-door [--facts 300000] [--repeat 3]
+    python -m benchmarks.whole_process --startup [--repeat 7]
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks.go_closure import GPAD, OBOGRAPHS, gpad_facts, ontology_facts
-from polygraph_logic.benchmarks.harness import (CHECKOUT, Polygraph, Run, default_data, median, mib, print_table,
-                                                python, repeated, run, summarise, timed)
+from benchmarks.go_closure import GPAD, OBOGRAPHS, gpad_facts, ontology_facts
+from benchmarks.harness import (CHECKOUT, Polygraph, Run, default_data, median, mib, print_table,
+                                python, repeated, run, summarise, timed)
 from polygraph_logic.resources import rule_file
 from polygraph_logic.datalog.program import load_program, parse_program
 from polygraph_logic.datalog.reading.souffle_input import read_facts

@@ -12,7 +12,7 @@ collect, write), peak memory (tracemalloc, measured in a second, traced build, s
 tracing slows Python several-fold; and the process's max RSS so far), and the stored
 label bytes per artifact (target: at most 100 on average) and file size.
 
-    python -m polygraph_logic.benchmarks.build_graph [--seed 0] [--data DIR] [--no-go] [--no-trace]
+    python -m benchmarks.build_graph [--seed 0] [--data DIR] [--no-go] [--no-trace]
 
 The GO slice uses ro-class, not ro: ro's inverse and symmetric rules turn class-level
 edges ("every C is P-related to some D") around, which is unsound there, and together
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from polygraph_logic.allocation import peak_rss_mb
-from polygraph_logic.benchmarks.harness import Stopwatch, default_data, print_table
+from benchmarks.harness import Stopwatch, default_data, print_table
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS

@@ -20,7 +20,7 @@ Each program runs at two sizes, measured side by side in one run:
 
 Times are printed, never asserted; the exit status is 1 only if two engines' outputs differ.
 
-    python -m polygraph_logic.benchmarks.souffle_programs [--before CHECKOUT] [--repeat 3] [--quick]
+    python -m benchmarks.souffle_programs [--before CHECKOUT] [--repeat 3] [--quick]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks.harness import Polygraph, print_table, ratio
+from benchmarks.harness import Polygraph, print_table, ratio
 
 # --- the programs ------------------------------------------------------------------------
 
@@ -285,7 +285,7 @@ def _print(figures: dict, out: Callable[[str], None]) -> None:
 
 
 def headline(figures: dict) -> list[tuple[str, str]]:
-    """Returns (what, figure) rows for ``polygraph bench``'s headline table."""
+    """Returns (what, figure) rows for ``python -m benchmarks.run_all``'s headline table."""
     rows = []
     for e in figures.get("programs", []):
         for other, label in (("pydatalog", "pyDatalog"), ("before", "before")):

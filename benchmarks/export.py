@@ -1,7 +1,7 @@
 """Benchmark: exporting the synthetic paper-scale graph to RDF and re-parsing it with pyoxigraph.
 
 For the paper-scale graph (graph.synthetic.generate with its defaults, built with
-rules/ro.dl, as polygraph_logic/benchmarks/build_graph.py does) and one ten times smaller, per format
+rules/ro.dl, as benchmarks/build_graph.py does) and one ten times smaller, per format
 (N-Quads, TriG, Turtle, JSON-LD, and TriG with RDF 1.2 triple terms): export seconds,
 bytes and bytes per artifact, the peak of traced Python memory during the export
 (tracemalloc, in a second run, since tracing slows Python; pyoxigraph's own buffers are
@@ -12,7 +12,7 @@ The exporter streams: its memory follows the graph's vocabulary (assertions, ent
 names), not the bytes it writes. The last lines compare how the output and the peak
 grow from the small graph to the full one.
 
-    python -m polygraph_logic.benchmarks.export [--quick]       # --quick: graphs five times smaller
+    python -m benchmarks.export [--quick]       # --quick: graphs five times smaller
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Callable
 
 import pyoxigraph as ox
 
-from polygraph_logic.benchmarks.harness import Stopwatch, print_table, timings
+from benchmarks.harness import Stopwatch, print_table, timings
 from polygraph_logic.export import EXTENSIONS, export_graph
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.synthetic import generate

@@ -9,13 +9,13 @@ one after another:
              and the semi-naive rounds: their number, rows (delta facts, monomials) and cost;
   tables     export-tables of the Python engine's graph file and import-tables back: seconds
              and sizes;
-  what-if    the SQL what-if (tables/sql_whatif.py) on the Parquet label tables, DuckDB and
+  what-if    the SQL what-if (graph/store/sql_whatif.py) on the Parquet label tables, DuckDB and
              Spark, against the Python what-if on the graph file: single-source retractions
              and the whole retracted list at once (best of --repeat for Python and DuckDB);
              every SQL verdict checked against Python's.
 
 Spark is skipped, in one line saying why, when pyspark or Java is missing.  Printed, never
-asserted.  ``polygraph bench`` runs ``measure`` on x1 as its *distributed* section.
+asserted.  ``python -m benchmarks.run_all`` runs ``measure`` on x1 as its *distributed* section.
 
 ``--tables-only``: a graph no Python build holds (``--scales 400``: 1.12 M assertions), built by
 ``build --engine duckdb --tables`` in a child process (its own peak RSS), then asked what-ifs by
@@ -28,8 +28,8 @@ engine, an independent build.  With ``--work DIR`` the inputs and the folder are
 reused when present (the build's figures are then those recorded beside the folder when it was
 built).
 
-    python -m polygraph_logic.benchmarks.distributed [--scales 1 10] [--sources 10] [--repeat 1] [--no-spark] [--rounds]
-    python -m polygraph_logic.benchmarks.distributed --tables-only [--scales 400] [--work DIR] [--sources 5]
+    python -m benchmarks.distributed [--scales 1 10] [--sources 10] [--repeat 1] [--no-spark] [--rounds]
+    python -m benchmarks.distributed --tables-only [--scales 400] [--work DIR] [--sources 5]
                                      [--memory-limit 12GB]
 """
 
@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Callable
 
 from polygraph_logic.allocation import peak_rss_mb
-from polygraph_logic.benchmarks.harness import Polygraph, Stopwatch, child_json, median, timed, timings
+from benchmarks.harness import Polygraph, Stopwatch, child_json, median, timed, timings
 from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.synthetic import generate
 from polygraph_logic.graph.synthetic_copies import generate_copies

@@ -9,10 +9,10 @@ Measured side by side in one run, printed, never asserted:
 
 on the synthetic paper-scale graph (generated and built on the fly), the same graph
 10x larger, and the Gene Ontology slice when ../shared/data/go-pombase exists.  (The same
-what-if as a whole process at x1 to x40 and on the GO slice: polygraph_logic/benchmarks/scale.py; as SQL on
-Parquet tables: polygraph_logic/benchmarks/distributed.py.)
+what-if as a whole process at x1 to x40 and on the GO slice: benchmarks/scale.py; as SQL on
+Parquet tables: benchmarks/distributed.py.)
 
-    python -m polygraph_logic.benchmarks.whatif [--quick] [--sympy-deletions 2] [--sources 40] [--data DIR]
+    python -m benchmarks.whatif [--quick] [--sympy-deletions 2] [--sources 40] [--data DIR]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from polygraph_logic import evaluate
-from polygraph_logic.benchmarks.harness import Stopwatch, default_data, timed
+from benchmarks.harness import Stopwatch, default_data, timed
 from polygraph_logic.datalog.program import load_program
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.compile import compile_inputs

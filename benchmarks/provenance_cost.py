@@ -32,7 +32,7 @@ The default sizes keep each Boolean process at 2-16 s on a 2-core machine: rando
 and 24,000 edges (357 k closure facts; 50,000 edges would close to 7.2 M); random-cyclic, 700
 nodes and 2,100 edges (429 k); grid 50x50 (1.6 M); a tree of depth 9 (349 k pairs; depth 10: 1.4 M).
 
-    python -m polygraph_logic.benchmarks.provenance_cost [--quick] [--repeat 3] [--limit 300] [--json FILE]
+    python -m benchmarks.provenance_cost [--quick] [--repeat 3] [--limit 300] [--json FILE]
 
 (pip install "polygraph_logic[peers]" brings clingo and nemo-python.)
 """
@@ -50,9 +50,9 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks.go_closure import GPAD, OBOGRAPHS
-from polygraph_logic.benchmarks.harness import Polygraph, Run, default_data, median, print_table, ratio, run, timings
-from polygraph_logic.benchmarks.whole_process import write_go_program
+from benchmarks.go_closure import GPAD, OBOGRAPHS
+from benchmarks.harness import Polygraph, Run, default_data, median, print_table, ratio, run, timings
+from benchmarks.whole_process import write_go_program
 from polygraph_logic.datalog.directives import Declaration, IODirective
 from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.datalog.program import load_program

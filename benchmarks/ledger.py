@@ -14,7 +14,7 @@ sets than the cap, so truncated labels reach the closure: where the new facts me
 them, add re-evaluates in full, see graph/incremental.py), no merge over the cap, and
 no cap.
 
-    python -m polygraph_logic.benchmarks.ledger [--seed 0] [--fraction 0.01] [--repeat 3] [--cap 8|none [--overcap-merges N]]
+    python -m benchmarks.ledger [--seed 0] [--fraction 0.01] [--repeat 3] [--cap 8|none [--overcap-merges N]]
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from polygraph_logic.benchmarks.harness import timings
+from benchmarks.harness import timings
 from polygraph_logic.graph.build import build_graph
 from polygraph_logic.graph.ledger import add
 from polygraph_logic.graph.store.label_codec import decode_label

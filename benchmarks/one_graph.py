@@ -24,7 +24,7 @@ side by side: ``add`` of a batch of new assertions (a new source repeating claim
 copy, so that labels grow and the closure moves) to a copy of the graph, ``--repeat`` times, then
 ``whatif`` on the grown graph (its latest version, read through the added files) and at ``--at 1``.
 
-    python -m polygraph_logic.benchmarks.one_graph [--copies 1 10 40 400] [--repeat 3]
+    python -m benchmarks.one_graph [--copies 1 10 40 400] [--repeat 3]
                  [--memory-limit 3GB] [--work DIR] [--file-max 10] [--export-max 40]
                  [--before CHECKOUT] [--only COMMAND ...] [--versions]
 """
@@ -39,7 +39,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks.harness import Polygraph, Run, mib, print_table
+from benchmarks.harness import Polygraph, Run, mib, print_table
 
 SOURCE = "synthetic:doc0002"       # a source of the first copy (the x1 graph itself)
 ARTIFACT = "edge:0125a1298d46"     # an entailed edge of the first copy
@@ -244,7 +244,7 @@ def _print(figures: dict, out: Callable[[str], None]) -> None:
 
 
 def headline(figures: dict) -> list[tuple[str, str]]:
-    """(what, figure) rows for `polygraph bench`'s headline table: the folder's what-if and why
+    """(what, figure) rows for `python -m benchmarks.run_all`'s headline table: the folder's what-if and why
     at the largest scale measured, against x1."""
     scales = sorted(figures.get("scales", {}))
     if not scales:

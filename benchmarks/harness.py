@@ -1,7 +1,7 @@
 """The benchmarks' shared harness: a child process timed with its own peak memory, a call timed in
 this process, medians and ratios, aligned tables, and where the GO slice is.
 
-Every script in polygraph_logic/benchmarks/ measures through these; none keeps a runner or a timer of its own.
+Every script in benchmarks/ measures through these; none keeps a runner or a timer of its own.
 
 A child's peak memory is read without GNU time: the command runs under a small launcher (a
 fresh ``python -I -S`` that forks the command and waits for it with ``os.wait4``), so the
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 #: the repository when the benchmarks run from a checkout (examples/, rules/, pyproject.toml)
-CHECKOUT = Path(__file__).resolve().parents[2]  # the checkout: polygraph_logic/benchmarks/ sits two folders down
+CHECKOUT = Path(__file__).resolve().parents[1]  # the checkout: benchmarks/ is a folder at its top
 
 
 def default_data() -> Path:
@@ -163,8 +163,11 @@ def python(code: str, *arguments: str, **options) -> Run:
 
 
 def module(name: str, *arguments) -> list[str]:
-    """The command that runs the benchmark script ``name`` (e.g. its child mode) in a fresh interpreter."""
-    return [sys.executable, "-m", f"polygraph_logic.benchmarks.{name}", *map(str, arguments)]
+    """The command that runs the benchmark script ``name`` (e.g. its child mode) in a fresh interpreter,
+    from whatever folder: the checkout is put on its path (benchmarks/ is not installed)."""
+    code = (f"import runpy, sys; sys.path.insert(0, {str(CHECKOUT)!r}); "
+            f"runpy.run_module('benchmarks.{name}', run_name='__main__', alter_sys=True)")
+    return [sys.executable, "-c", code, *map(str, arguments)]
 
 
 def child_json(name: str, *arguments, timeout: float | None = None, env: dict | None = None,

@@ -1,6 +1,9 @@
 """One command for every benchmark: runs them side by side and writes a Markdown report.
 
-The benchmark scripts in ``polygraph_logic/benchmarks/`` each expose ``measure(...) -> dict`` and print what
+    python -m benchmarks.run_all [--quick] [-o REPORT_DIR] [--data DIR]
+
+run from the repository's root (the benchmarks are not installed with the package).
+The benchmark scripts in ``benchmarks/`` each expose ``measure(...) -> dict`` and print what
 they measure; this module runs them in one process, one after another (never in
 parallel: two cores shared by two timings distort both ratios), keeps every printed
 line, and writes
@@ -25,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks import (build_graph, distributed, export, go_closure, one_graph, scale,
-                                        souffle_programs, whatif, whole_process)
-from polygraph_logic.benchmarks.harness import CHECKOUT, Stopwatch, default_data, run
+from benchmarks import (build_graph, distributed, export, go_closure, one_graph, scale,
+                        souffle_programs, whatif, whole_process)
+from benchmarks.harness import CHECKOUT, Stopwatch, default_data, run
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import write_text_atomically
 
@@ -106,7 +109,7 @@ class BenchReport:
         lines = [f"# polygraph_logic benchmark report{' (quick)' if self.quick else ''}", "",
                  f"- date: {self.started}", f"- machine: {platform.platform()}, {os.cpu_count()} cores, "
                  f"Python {platform.python_version()}", f"- commit: {_commit()}",
-                 f"- command: `polygraph bench{' --quick' if self.quick else ''}`", "",
+                 f"- command: `python -m benchmarks.run_all{' --quick' if self.quick else ''}`", "",
                  "## Headline figures", "", "| measurement | figure |", "|---|---|"]
         lines += [f"| {what} | {figure} |" for what, figure in self.headline()]
         if plot:
@@ -208,12 +211,12 @@ def _commit() -> str:
 def _pyplot():
     """Returns matplotlib's pyplot (headless); matplotlib is the ``[bench]`` extra, not a core dependency."""
     try:
-        import matplotlib  # matplotlib is the [bench] extra; bench says when it is missing
+        import matplotlib  # matplotlib is the [bench] extra; run_all says when it is missing
     except ImportError:
         raise PolygraphError("missing_extra", 'the bench plot needs matplotlib: pip install "polygraph_logic[bench]"') \
             from None
     matplotlib.use("Agg")  # no display needed, nothing opens a window
-    from matplotlib import pyplot  # matplotlib is the [bench] extra; bench says when it is missing
+    from matplotlib import pyplot  # matplotlib is the [bench] extra; run_all says when it is missing
     return pyplot
 
 
@@ -306,7 +309,7 @@ def _jsonable(value):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``polygraph bench`` as a script: the same options, the same report."""
+    """Runs every benchmark and writes the report; returns the exit status (2 on a user error)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats and deletions, smaller graphs, x1 and x3")
     parser.add_argument("-o", "--output", default="bench-report", metavar="REPORT_DIR",

@@ -13,11 +13,11 @@ and prints the fact counts per relation, the ratios, and whether the closures ag
 (ours Boolean = pyDatalog per relation; the why closure holds the same facts).
 Times are printed, never asserted; the exit status is 1 only if the closures differ.
 
-    python -m polygraph_logic.benchmarks.go_closure [--data DIR] [--repeat 3] [--pydatalog-repeat 1]
+    python -m benchmarks.go_closure [--data DIR] [--repeat 3] [--pydatalog-repeat 1]
 
 DIR defaults to $POLYGRAPH_DATA/go-pombase, else ../shared/data/go-pombase beside the checkout; if the
 files are absent the script says so and exits 0.  (The same comparison as whole processes,
-``polygraph eval`` against a pyDatalog process: polygraph_logic/benchmarks/whole_process.py.)
+``polygraph eval`` against a pyDatalog process: benchmarks/whole_process.py.)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from polygraph_logic.benchmarks.harness import default_data, print_table, timings
+from benchmarks.harness import default_data, print_table, timings
 from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.pydatalog_engine import closure as pydatalog_closure

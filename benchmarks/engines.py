@@ -14,7 +14,7 @@ monomials, seconds) for the largest stratum.
 With ``--hubs H`` the copies share the H busiest located_in / part_of targets of the
 first copy instead of being disjoint, as a real graph's hub entities are: RO chains through a hub
 (located_in ∘ inverse(located_in), has_part ∘ part_of) then relate every pair of their
-neighbours, and the closure grows faster than the input (polygraph_logic/benchmarks/hubs.py measures how much).
+neighbours, and the closure grows faster than the input (benchmarks/hubs.py measures how much).
 
 With ``--limits`` the tables build runs again under each memory limit given, after the
 three builds: the trade of time for memory, each folder compared with the Python export.
@@ -34,7 +34,7 @@ the rounds' derivations (``derive``) and merges (``merge``), the relations' upda
 writer's files and tables.  With ``--profile`` DuckDB's own profile of every derive and merge
 statement is kept (JSON, one file a statement, in a temporary folder) and summed: planning
 (binding and the optimiser) against running, and the running time by operator (CPU seconds,
-summed over threads).  Seen on this 2-core machine (x40 under 130MB, docs/bench/report.md): the
+summed over threads).  Seen on this 2-core machine (x40 under 130MB, docs/bench/notebook.md): the
 rounds' derivations take most of the evaluation, and a tenth to a fifth of them is planning.
 
 With ``--spark`` the tables folder written by Spark (``build --engine spark --tables``) against
@@ -44,11 +44,11 @@ stage, the driver's peak RSS (``VmHWM``) and the Spark JVM's (on a local master 
 and the executors in one process), the ratios graph file / tables, and whether the two hold
 the same rows.  Skipped, saying why, without pyspark or Java.
 
-    python -m polygraph_logic.benchmarks.engines [--copies 1 10 40] [--hubs 0] [--cap 8] [--memory-limit 4GB]
+    python -m benchmarks.engines [--copies 1 10 40] [--hubs 0] [--cap 8] [--memory-limit 4GB]
                                  [--limits 300MB 400MB 600MB] [--pairs 3 --pair-limit 130MB]
-    python -m polygraph_logic.benchmarks.engines --statements [--copies 40 | --inputs DIR] [--memory-limit 130MB]
+    python -m benchmarks.engines --statements [--copies 40 | --inputs DIR] [--memory-limit 130MB]
                                  [--profile] [--top 25]
-    python -m polygraph_logic.benchmarks.engines --spark [--copies 1 10 | --inputs DIR] [--master local[2]]
+    python -m benchmarks.engines --spark [--copies 1 10 | --inputs DIR] [--master local[2]]
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ from collections import Counter
 from pathlib import Path
 
 from polygraph_logic.allocation import peak_rss_mb
-from polygraph_logic.benchmarks.harness import Stopwatch, child_json, median
+from benchmarks.harness import Stopwatch, child_json, median
 from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.resources import rule_file
 from polygraph_logic.graph.tables.compare import differences
