@@ -26,7 +26,7 @@ summary's own label, the product of its sentences); demote a claim whose triple 
 still entail (the SQL calls the claim dead by its label); the other policies and
 distrusted kinds.
 
-Measured (polygraph_logic/benchmarks/distributed.py, 2 shared cores; docs/bench/report.md): a single-source retraction is faster on
+Measured (benchmarks/distributed.py, 2 shared cores; docs/bench/notebook.md): a single-source retraction is faster on
 the graph file (indexed SQLite, under 1 ms) than by SQL over Parquet (DuckDB 24-261 ms from x1
 to x40: it scans the mention rows; Spark local[2] 2-8 s a query, job scheduling); retracting
 the whole retracted list at once is faster by DuckDB (x40, 279,014 touched: 3.2 s against
