@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.ledger import add
 from polygraph_logic.query.replay import compare_labels, replay
