@@ -31,7 +31,7 @@ from typing import Callable
 
 from polygraph_logic.allocation import peak_rss_mb
 from benchmarks.harness import Stopwatch, default_data, print_table
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS
 from polygraph_logic.graph.synthetic import generate

@@ -50,10 +50,8 @@ from polygraph_logic.graph.synthetic import generate
 from polygraph_logic.graph.synthetic_copies import generate_copies
 from polygraph_logic.resources import rule_file
 from polygraph_logic.engines.spark import spark_available, spark_session
-from polygraph_logic.graph.build import build_graph as python_build
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import Deletion, what_if
-from polygraph_logic.graph.tables import build_tables
 from polygraph_logic.graph.tables.layout import export_tables, import_tables
 from polygraph_logic.graph.store.sql_whatif import DuckDBTables, SparkTables
 
@@ -208,8 +206,9 @@ def tables_child(directory: Path, memory_limit: str | None) -> None:
     """Builds the tables folder of the inputs in ``directory``; prints its costs as one JSON line."""
     rounds = []
     clock = Stopwatch()
-    built = build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
-                         directory / "graph.tables", memory_limit=memory_limit, rounds=rounds.append)
+    built = build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", [rule_file("ro")],
+                        engine="duckdb", memory_limit=memory_limit, rounds=rounds.append,
+                        output=directory / "graph.tables", tables=True)
     print(json.dumps({"total": clock(), "seconds": built.seconds, "rows": built.rows, "layers": built.layers,
                       "rss_mb": peak_rss_mb(), "rounds": len(rounds), "strata": len({r.stratum for r in rounds}),
                       "max_round": max((r.seconds for r in rounds), default=0.0)}))
@@ -271,8 +270,8 @@ def run_tables_only(directory: Path, copies: int, sources: int, memory_limit: st
     chosen = random.Random(0).sample(first, min(sources, len(first)))
     with tempfile.TemporaryDirectory(prefix="polygraph-scale-") as work:
         generate(seed=0).write(Path(work))
-        python_build(Path(work) / "assertions.jsonl", Path(work) / "receipts.jsonl", [rule_file("ro")]) \
-            .write(Path(work) / "x1.graph")
+        build_graph(Path(work) / "assertions.jsonl", Path(work) / "receipts.jsonl", [rule_file("ro")],
+                    output=Path(work) / "x1.graph")
         with Graph(Path(work) / "x1.graph") as graph:
             expected = {s: what_if(graph, Deletion(sources=(s,))) for s in chosen}
 

@@ -76,7 +76,6 @@ from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.engines.spark import spark_available, spark_session
 from polygraph_logic.engines.spark_run import evaluation
 from polygraph_logic.graph import build as python_build
-from polygraph_logic.graph.tables import build_spark_tables, build_tables
 
 #: the builds a child makes: the graph file by each engine, and the tables folder by DuckDB and by Spark
 ENGINES = ("python", "duckdb", "tables", "spark", "spark-tables")
@@ -93,8 +92,9 @@ def child(engine: str, directory: Path, cap: int | None, memory_limit: str | Non
     clock = Stopwatch()
     rules = [rule_file("ro")] + ([directory / "lazy.dl"] if (directory / "lazy.dl").exists() else [])
     if engine == "tables":  # DuckDB writing the tables folder itself
-        built = build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", rules,
-                             directory / "direct.tables", cap=cap, memory_limit=memory_limit, rounds=rounds.append)
+        built = build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", rules, cap=cap,
+                            engine="duckdb", memory_limit=memory_limit, rounds=rounds.append,
+                            output=directory / "direct.tables", tables=True)
         total = clock()
         print(json.dumps({"seconds": built.seconds, "total": total, "rss_mb": peak_rss_mb(),
                           "facts": built.rows["facts"],
@@ -339,8 +339,8 @@ def run_statements(copies: int, inputs: Path | None, cap: int | None, memory_lim
         duckdb_run.connect = lambda *a, **k: Timed(connect(*a, **k), log, profiles)
         try:
             clock = Stopwatch()
-            built = build_tables(inputs / "assertions.jsonl", inputs / "receipts.jsonl", [rule_file("ro")],
-                                 work / "out.tables", cap=cap, memory_limit=memory_limit)
+            built = build_graph(inputs / "assertions.jsonl", inputs / "receipts.jsonl", [rule_file("ro")], cap=cap,
+                                engine="duckdb", memory_limit=memory_limit, output=work / "out.tables", tables=True)
             total = clock()
         finally:
             duckdb_run.connect = connect
@@ -402,8 +402,8 @@ def spark_child(engine: str, directory: Path, cap: int | None, master: str) -> N
     inputs, rules = (directory / "assertions.jsonl", directory / "receipts.jsonl"), [rule_file("ro")]
     if engine == "spark-tables":
         stages: list[tuple[str, float]] = []
-        built = build_spark_tables(*inputs, rules, directory / "spark.tables", cap=cap, master=master,
-                                   writing=lambda stage: stages.append((stage, clock())))
+        built = build_graph(*inputs, rules, cap=cap, engine="spark", master=master, output=directory / "spark.tables",
+                            tables=True, writing=lambda stage: stages.append((stage, clock())))
         ended = clock()
         seconds.update({k: v for k, v in built.seconds.items() if k != "write"})
         for (stage, at), (_, then) in zip(stages, stages[1:] + [("", ended)]):

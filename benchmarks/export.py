@@ -28,7 +28,7 @@ import pyoxigraph as ox
 
 from benchmarks.harness import Stopwatch, print_table, timings
 from polygraph_logic.export import EXTENSIONS, export_graph
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.synthetic import generate
 from polygraph_logic.progress import Progress
 from polygraph_logic.query.whatif import Deletion

@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.harness import timings
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.ledger import add
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.synthetic import generate

@@ -28,7 +28,7 @@ from pathlib import Path
 from polygraph_logic import evaluate
 from benchmarks.harness import Stopwatch, default_data, timed
 from polygraph_logic.datalog.program import load_program
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.synthetic import generate

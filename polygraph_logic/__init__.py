@@ -10,9 +10,10 @@ that ``import polygraph_logic`` (and ``polygraph --version``) loads none of the 
 
 - the Datalog engine (``datalog``): ``parse_program``, ``load_program``, ``Program``,
   ``evaluate``, ``Model``; semirings (``provenance``): ``make_semiring``;
-- graphs (``graph``): ``build_graph``, ``Graph`` (a graph file, read in place), ``add``;
+- graphs (``graph``): ``build_graph`` (any engine, a graph file, a folder or in memory), ``Graph``
+  (a graph file or folder, read in place), ``add``; the input records ``Assertion``, ``Receipt``;
 - questions (``query``): ``Deletion``, ``what_if``, ``Session``, ``why``, ``whynot``,
-  ``robustness``, ``top_sources``, ``contradictions``; evidence (``query.evidence``):
+  ``robustness``, ``top_sources``, ``contradictions``, ``ask``; evidence (``query.evidence``):
   ``EvidenceView``, ``Requirement``;
 - ontologies (``ontology``): ``compile_ontology``; RDF (``export``): ``export_graph``;
 - errors: ``PolygraphError`` and its kinds, each with a code, a message and a position.
@@ -31,10 +32,11 @@ _API = {
     "Model": "datalog.evaluate", "evaluate": "datalog.evaluate",
     "Program": "datalog.program", "load_program": "datalog.program", "parse_program": "datalog.program",
     "make_semiring": "provenance",
-    "Graph": "graph.store.graph_file", "build_graph": "graph.build", "add": "graph.ledger",
+    "Graph": "graph.store.graph_file", "build_graph": "graph.engine_build", "add": "graph.ledger",
+    "Assertion": "graph.assertions", "Receipt": "graph.records",
     "Deletion": "query.whatif", "what_if": "query.whatif", "Session": "query.session",
     "why": "query.explain", "whynot": "query.explain", "robustness": "query.explain", "top_sources": "query.explain",
-    "contradictions": "query.contradictions",
+    "contradictions": "query.contradictions", "ask": "query.lazy_facts",
     "EvidenceView": "query.evidence", "Requirement": "query.evidence",
     "compile_ontology": "ontology.owl", "export_graph": "export.exporter",
 }

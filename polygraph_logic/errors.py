@@ -31,7 +31,8 @@ class Position:
 class PolygraphError(Exception):
     """An error with a stable ``code`` and, where known, the position it concerns.
 
-    ``str(error)`` is ``FILE:LINE:COL: code: message``, the form the CLI prints.
+    ``str(error)`` is ``FILE:LINE:COL: code: message``, the form the CLI prints (the position
+    only where known); ``repr(error)`` is ``PolygraphError('code: message')``.
     """
 
     def __init__(self, code: str, message: str, position: Position | None = None):
@@ -43,6 +44,10 @@ class PolygraphError(Exception):
     def __str__(self) -> str:
         where = f"{self.position}: " if self.position else ""
         return f"{where}{self.code}: {visible(self.message)}"
+
+    def __repr__(self) -> str:
+        # what a notebook shows for an error value: the CLI's line, not the bare message
+        return f"{type(self).__name__}({str(self)!r})"
 
 
 class NotFound(PolygraphError, KeyError):

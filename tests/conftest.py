@@ -38,7 +38,7 @@ def _subprocess_bytecode(tmp_path_factory):
 @pytest.fixture(scope="session")
 def figure1_graph(tmp_path_factory) -> Path:
     """Figure 1 built by build_graph from its files with rules/ro.dl, cap 8; shared: never modify it, copy it."""
-    from polygraph_logic.graph.build import build_graph
+    from polygraph_logic import build_graph
     path = tmp_path_factory.mktemp("shared-figure1") / "figure1.graph"
     build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [RO]).write(path)
     return path
@@ -47,7 +47,7 @@ def figure1_graph(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def figure1_records_graph(tmp_path_factory) -> Path:
     """Figure 1 built by build_graph from its loaded records, rules/ro.dl, cap 8; shared: never modify it, copy it."""
-    from polygraph_logic.graph.build import build_graph
+    from polygraph_logic import build_graph
     from polygraph_logic.graph.records import load_assertions, load_receipts
     assertions = load_assertions(FIGURE1 / "assertions.jsonl")
     receipts = load_receipts(FIGURE1 / "receipts.jsonl", {a.id for a in assertions})

@@ -15,7 +15,7 @@ from polygraph_logic import evaluate
 from polygraph_logic.audit import EdgeRederivation, ScriptedOracle, audit, can_fire
 from polygraph_logic.audit.edges import pydatalog_rounds
 from polygraph_logic.cli import main
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.datalog.program import Program

@@ -233,7 +233,7 @@ def test_hub_growth_counts_what_the_python_engine_derives(tmp_path):
     chain edges; the exponent of the copies reads 1 for linear growth and 2 for quadratic."""
     from benchmarks import hubs
     from benchmarks.engines import write_inputs
-    from polygraph_logic.graph.engine_build import build_graph
+    from polygraph_logic import build_graph
     from polygraph_logic.resources import rule_file
     assert hubs.exponent(100, 200, 10, 20) == pytest.approx(1.0)
     assert hubs.exponent(100, 400, 10, 20) == pytest.approx(2.0)

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from polygraph_logic.cli import main
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.provenance.circuit import expand, minimal, settle
 from polygraph_logic.query.circuit_support import expanded
@@ -168,10 +168,10 @@ def test_why_sets_lists_the_expanded_support_sets(tmp_path, shared_graph, capsys
 
 def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path, shared_graph):
     pytest.importorskip("duckdb")
-    from polygraph_logic.graph.tables import build_tables
     directory = ROOT / "examples" / "synthetic"
     folder = tmp_path / "g"
-    build_tables(directory / "assertions.jsonl", directory / "receipts.jsonl", [RO], folder, cap=1)
+    build_graph(directory / "assertions.jsonl", directory / "receipts.jsonl", [RO],
+                engine="duckdb", cap=1, output=folder, tables=True)
     path = _shared(shared_graph, tmp_path, "synthetic", 1)
     with Graph(folder) as tables, Graph(path) as graph:
         assert tables.has_circuit() and graph.has_circuit()
@@ -198,12 +198,11 @@ def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path
     from polygraph_logic.query.whatif import Deletion, what_if
     if form == "folder":
         pytest.importorskip("duckdb")
-        from polygraph_logic.graph.tables import build_tables
     files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 3,
                     random.Random(11), tmp_path)
     grown = tmp_path / ("grown" if form == "folder" else "grown.graph")
     if form == "folder":
-        build_tables(files[0][0], files[0][1], [RO], grown, cap=1)
+        build_graph(files[0][0], files[0][1], [RO], engine="duckdb", cap=1, output=grown, tables=True)
     else:
         build_graph(files[0][0], files[0][1], [RO], cap=1).write(grown)
     for a, r in files[1:]:

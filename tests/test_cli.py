@@ -1,6 +1,7 @@
 """The `polygraph eval` command, driven as a user would: arguments in, text and status out."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -185,5 +186,5 @@ def test_build_draws_its_phases_on_a_terminal_and_nothing_when_piped(tmp_path, m
     assert main(argv) == 0
     drawn = "".join(terminal.written)
     assert "\rbuilding, " in drawn and "reading the inputs, compiling, evaluating the rules" in drawn
-    assert f"\rwriting {tmp_path / 'f.graph'}, " in drawn
+    assert re.search(r"\rbuilding[^\r]*s  writing /", drawn)  # a phase of the build's line (cut at its width)
     assert drawn.endswith("\r")  # cleared: the report alone remains

@@ -20,7 +20,7 @@ pytest.importorskip("duckdb")
 
 from polygraph_logic.cli import main  # noqa: E402
 from polygraph_logic.engines import evaluate_duckdb, make_plan  # noqa: E402
-from polygraph_logic.graph.engine_build import build_graph  # noqa: E402
+from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
 from polygraph_logic.datalog.evaluate import evaluate  # noqa: E402
 from polygraph_logic.datalog.program import parse_program  # noqa: E402

@@ -14,7 +14,7 @@ from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.export import ExportModel, Literal, Minter, TripleTerm, export_graph, vocabulary_path
 from polygraph_logic.export.namespaces import PG, PROV
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from polygraph_logic.export import ExportModel, Literal, Minter, export_graph
 from polygraph_logic.export.rdf_writers import write_quads
 from polygraph_logic.graph.assertions import Assertion
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.records import Receipt, Sentence
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.importers import import_rdf

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic import evaluate
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.store.graph_file import Graph

@@ -209,9 +209,9 @@ def test_ctrl_c_during_a_build_exits_130_with_one_line_and_leaves_nothing(tmp_pa
 def test_sigint_to_a_running_build_exits_130(tmp_path):
     target = tmp_path / "g.graph"
     process = subprocess.Popen([sys.executable, "-c", "import sys, time; from polygraph_logic.cli import main; "
-                                "import polygraph_logic.graph.build as b; real = b.build_graph\n"
+                                "import polygraph_logic.graph.build as b\n"
                                 "def slow(*a, **k):\n print('ready', flush=True); time.sleep(60)\n"
-                                "b.build_graph = slow\nimport polygraph_logic.cli.graph as g; g.build_graph = slow\n"
+                                "b.build_python = slow\nimport polygraph_logic.cli.graph as g; g.build_graph = slow\n"
                                 f"sys.exit(main(['build', '--assertions', {str(FIGURE1 / 'assertions.jsonl')!r}, "
                                 f"'-o', {str(target)!r}]))"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

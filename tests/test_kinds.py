@@ -16,7 +16,7 @@ from polygraph_logic.query.explain import Explainer, rests_on, robustness, why
 from polygraph_logic.export import export_graph, vocabulary_path
 from polygraph_logic.export.namespaces import KIND_CLASSES, PG
 from polygraph_logic.graph.assertions import Assertion
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, authority

@@ -143,14 +143,14 @@ def synthetic(tmp_path_factory):
     from polygraph_logic.graph.synthetic import generate
     generate(documents=60, assertions=500, merges=20, summaries=6).write(folder)
     (folder / "lazy.dl").write_text('.lazy edge(_, "RO:0002131", _), edge(_, "RO:0002379", _)\n')
-    from polygraph_logic.graph.build import build_graph
+    from polygraph_logic import build_graph
     inputs = (folder / "assertions.jsonl", folder / "receipts.jsonl")
     ro = ROOT / "rules" / "ro.dl"
     build_graph(*inputs, [ro], cap=None).write(folder / "full.graph")
     build_graph(*inputs, [ro, folder / "lazy.dl"], cap=None).write(folder / "lazy.graph")
-    from polygraph_logic.graph.tables.duckdb_build import build_tables
     pytest.importorskip("duckdb")
-    build_tables(*inputs, [ro, folder / "lazy.dl"], folder / "lazy.tables", cap=None)
+    build_graph(*inputs, [ro, folder / "lazy.dl"],
+                engine="duckdb", cap=None, output=folder / "lazy.tables", tables=True)
     return folder
 
 

@@ -1,7 +1,7 @@
 """The ledger: ``add`` against a full build from the union, ``--at`` against a build of that
 version's inputs, ``replay`` of five versions, applied deletions as versions, bad new input.
 
-The reference everywhere is an independent full build (graph.build.build_graph) of the
+The reference everywhere is an independent full build (build_graph) of the
 union of the inputs, compared label for label: every fact's support sets (by assertion
 id) and exact flag, and the artifact ids.
 """
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.ledger import add
 from polygraph_logic.query.replay import compare_labels, replay

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("duckdb")
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from polygraph_logic.graph.tables import build_tables  # noqa: E402
+from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.graph.tables.native_inputs import read_assertions  # noqa: E402
 from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
@@ -143,8 +143,8 @@ def _folders(tmp_path: Path, assertions: Path, receipts: Path, rules) -> tuple[P
     """The folder built from the files (DuckDB reads them) and from their records (Python does)."""
     from polygraph_logic.graph.records import load_inputs
     records, found = load_inputs(assertions, receipts)
-    build_tables(assertions, receipts, rules, tmp_path / "native")
-    build_tables(records, found, rules, tmp_path / "python")
+    build_graph(assertions, receipts, rules, engine="duckdb", output=tmp_path / "native", tables=True)
+    build_graph(records, found, rules, engine="duckdb", output=tmp_path / "python", tables=True)
     return tmp_path / "native", tmp_path / "python"
 
 
@@ -162,7 +162,8 @@ def test_a_bad_line_is_reported_as_records_py_reports_it(tmp_path):
     lines.insert(2, '{"id": "a99", "source": "s", "subject": "x", "predicate": "not a curie", "object": "y"}')
     path.write_text("\n".join(lines) + "\n", "utf-8")
     with pytest.raises(PolygraphError) as raised:
-        build_tables(path, FIGURE1 / "receipts.jsonl", [rule_file("ro")], tmp_path / "folder")
+        build_graph(path, FIGURE1 / "receipts.jsonl", [rule_file("ro")],
+                    engine="duckdb", output=tmp_path / "folder", tables=True)
     with pytest.raises(LoadError) as expected:
         load_assertions(path)
     assert str(raised.value) == str(expected.value) and f"{path}:3" in str(raised.value)
@@ -174,7 +175,8 @@ def test_a_receipt_citing_an_unknown_assertion_is_reported_with_its_line(tmp_pat
     receipts.write_text('{"artifact": "merge:m9", "layer": "merge", "content": {"canonical": "x", "members": '
                         '["x", "y"]}, "support": [["a404"]]}\n', "utf-8")
     with pytest.raises(PolygraphError) as raised:
-        build_tables(FIGURE1 / "assertions.jsonl", receipts, [rule_file("ro")], tmp_path / "folder")
+        build_graph(FIGURE1 / "assertions.jsonl", receipts, [rule_file("ro")],
+                    engine="duckdb", output=tmp_path / "folder", tables=True)
     assert raised.value.code == "unknown_assertion" and f"{receipts}:1" in str(raised.value)
 
 
@@ -188,8 +190,8 @@ def test_go_slice_read_by_duckdb_builds_the_folder_of_its_records(tmp_path):
     path.write_text("".join(json.dumps(a.to_json(), ensure_ascii=False) + "\n" for a in assertions), "utf-8")
     rows = _native_rows(path)
     assert rows is not None and rows == _python_rows(path)
-    build_tables(path, None, rules, tmp_path / "native")
-    build_tables(assertions, [], rules, tmp_path / "python")
+    build_graph(path, None, rules, engine="duckdb", output=tmp_path / "native", tables=True)
+    build_graph(assertions, [], rules, engine="duckdb", output=tmp_path / "python", tables=True)
     assert differences(tmp_path / "native", tmp_path / "python") == []
 
 
@@ -201,7 +203,8 @@ def test_relations_fed_by_assertions_read_by_duckdb_are_tracked(tmp_path):
     errors = []
     for assertions in (FIGURE1 / "assertions.jsonl", load_assertions(FIGURE1 / "assertions.jsonl")):
         with pytest.raises(PolygraphError) as raised:
-            build_tables(assertions, None, [rules], tmp_path / f"folder{len(errors)}")
+            build_graph(assertions, None, [rules],
+                        engine="duckdb", output=tmp_path / f"folder{len(errors)}", tables=True)
         errors.append(raised.value.code)
     assert errors == ["negation_over_tracked", "negation_over_tracked"]
 

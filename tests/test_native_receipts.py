@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("duckdb")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
-from polygraph_logic.graph.tables import build_tables
+from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.graph.tables import native_inputs, native_receipts  # noqa: E402
 from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
@@ -73,10 +73,12 @@ def test_receipts_as_rows_build_the_folder_of_receipts_compiled_in_python(tmp_pa
     saved = native_receipts.BATCH, native_receipts.FETCH
     native_receipts.BATCH, native_receipts.FETCH = 2, 3  # several batches each way
     try:  # cap 2: labels over the cap too
-        build_tables(ASSERTIONS, path, [rule_file("ro")], tmp_path / "native", cap=2)
+        build_graph(ASSERTIONS, path, [rule_file("ro")],
+                    engine="duckdb", cap=2, output=tmp_path / "native", tables=True)
     finally:
         native_receipts.BATCH, native_receipts.FETCH = saved
-    build_tables(*load_inputs(ASSERTIONS, path), [rule_file("ro")], tmp_path / "python", cap=2)
+    build_graph(*load_inputs(ASSERTIONS, path), [rule_file("ro")],
+                engine="duckdb", cap=2, output=tmp_path / "python", tables=True)
     assert differences(tmp_path / "native", tmp_path / "python") == []
 
 
@@ -103,7 +105,7 @@ def test_the_rules_made_again_for_writing_leave_no_constant_cached(tmp_path):
                 "members": [f"member {n}"]}, "support": [["a12"]]} for n in range(40)]
     path = _write(tmp_path / "receipts.jsonl", records)
     compiled_inputs._constant.cache_clear()
-    build_tables(ASSERTIONS, path, [], tmp_path / "built.tables")
+    build_graph(ASSERTIONS, path, [], engine="duckdb", output=tmp_path / "built.tables", tables=True)
     # the exemplars' few values only, not the 80 entities and 40 artifact ids of the receipts
     assert compiled_inputs._constant.cache_info().currsize < 10
     made = compiled_inputs.rule_of("member", ("x", "y"), "assertion", (("a12",),), shared=False)
@@ -124,7 +126,7 @@ def test_the_rules_made_again_for_writing_leave_no_constant_cached(tmp_path):
 def test_a_problem_only_the_whole_file_shows_is_reported_as_records_py_reports_it(tmp_path, records, code):
     path = _write(tmp_path / "receipts.jsonl", records)
     with pytest.raises(PolygraphError) as raised:
-        build_tables(ASSERTIONS, path, [rule_file("ro")], tmp_path / "folder")
+        build_graph(ASSERTIONS, path, [rule_file("ro")], engine="duckdb", output=tmp_path / "folder", tables=True)
     with pytest.raises(LoadError) as expected:
         load_inputs(ASSERTIONS, path)
     assert raised.value.code == code and str(raised.value) == str(expected.value)

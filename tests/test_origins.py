@@ -15,7 +15,7 @@ from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.query.explain import robustness, top_sources
 from polygraph_logic.graph.artifact_ids import triple_id
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins, load_origins, max_disjoint

@@ -16,7 +16,7 @@ from polygraph_logic import evaluate
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.assertions import Assertion
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.records import load_assertions, load_receipts

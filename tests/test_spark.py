@@ -149,7 +149,7 @@ def model_labels(model) -> dict:
 def spark_equals_python(spark, assertions, receipts, cap, rules=None) -> int:
     """Builds with the Python engine and with Spark (in the shared session); the labels must be
     identical, fact for fact; returns the number of facts."""
-    from polygraph_logic.graph.engine_build import build_graph
+    from polygraph_logic import build_graph
     from polygraph_logic.engines.spark_run import evaluate_spark
     from polygraph_logic.graph.build import prepare_build
     from polygraph_logic.resources import rule_file
@@ -225,7 +225,7 @@ def test_cli_build_with_spark_writes_the_python_graph(spark, tmp_path, capsys):
 
 def test_spark_build_without_pyspark_names_the_extra(monkeypatch):
     from polygraph_logic.engines import spark as spark_module
-    from polygraph_logic.graph.engine_build import build_graph
+    from polygraph_logic import build_graph
     monkeypatch.setattr(spark_module, "spark_available", lambda: 'pyspark is not installed: pip install "polygraph_logic[spark]"')
     with pytest.raises(PolygraphError) as error:  # a master whose session was never started: the check runs
         build_graph(FIGURE1 / "assertions.jsonl", None, [], engine="spark", master="local[1]")
@@ -233,7 +233,7 @@ def test_spark_build_without_pyspark_names_the_extra(monkeypatch):
 
 
 def test_spark_options_belong_to_their_engine():
-    from polygraph_logic.graph.engine_build import build_graph
+    from polygraph_logic import build_graph
     for engine, options in (("python", {"master": "local[2]"}), ("duckdb", {"master": "local[2]"}),
                             ("spark", {"memory_limit": "4GB"})):
         with pytest.raises(PolygraphError) as error:

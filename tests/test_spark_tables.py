@@ -1,7 +1,7 @@
 """``build --engine spark --tables DIR``: the tables folder written by Spark from its own evaluation.
 
 Two references the Spark writer shares no code with: the folder DuckDB's writer makes for
-the same inputs (tables_build.build_tables, Spark must equal it table for table), and the
+the same inputs (build_graph with engine duckdb, Spark must equal it table for table), and the
 folder ``export-tables`` makes from the Python engine's graph file.  Checked on Figure 1
 (caps 2, 8 and none), Figure 1 with contradictions and NOT assertions, and the synthetic
 paper-scale graph; then the Spark folder read by sql-whatif (DuckDB and Spark) and
@@ -21,12 +21,11 @@ import pytest
 pytest.importorskip("duckdb")
 
 from polygraph_logic.cli import main  # noqa: E402
-from polygraph_logic.graph.tables import build_spark_tables, build_tables  # noqa: E402
 from polygraph_logic.graph.store.sql_whatif import open_tables  # noqa: E402
 from polygraph_logic.graph.tables.layout import export_tables, import_tables  # noqa: E402
 from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
-from polygraph_logic.graph.build import build_graph  # noqa: E402
+from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
 from polygraph_logic.query.whatif import Deletion, what_if  # noqa: E402
@@ -44,7 +43,7 @@ INPUTS = (FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl")
 
 def references(folder: Path, assertions, receipts, rules, cap=8) -> tuple[Path, Path]:
     """The DuckDB folder and the Python engine's graph file exported, for the same inputs."""
-    build_tables(assertions, receipts, rules, folder / "duckdb", cap=cap)
+    build_graph(assertions, receipts, rules, engine="duckdb", cap=cap, output=folder / "duckdb", tables=True)
     build_graph(assertions, receipts, rules, cap=cap).write(folder / "python.graph")
     export_tables(folder / "python.graph", folder / "python")
     return folder / "duckdb", folder / "python"
@@ -52,7 +51,7 @@ def references(folder: Path, assertions, receipts, rules, cap=8) -> tuple[Path, 
 
 def spark_equals_references(folder: Path, assertions, receipts, rules, cap=8) -> Path:
     duck, python = references(folder, assertions, receipts, rules, cap)
-    built = build_spark_tables(assertions, receipts, rules, folder / "spark", cap=cap)
+    built = build_graph(assertions, receipts, rules, engine="spark", cap=cap, output=folder / "spark", tables=True)
     assert differences(duck, folder / "spark") == []
     assert differences(python, folder / "spark") == []
     meta = json.loads((duck / "meta.json").read_text())
@@ -148,14 +147,14 @@ def test_a_bad_target_is_refused_before_evaluating(tmp_path, monkeypatch):
 
     monkeypatch.setattr(spark_run, "evaluation", evaluated)
     with pytest.raises(PolygraphError) as error:
-        build_spark_tables(*INPUTS, [rule_file("ro")], tmp_path / "missing" / "t")
+        build_graph(*INPUTS, [rule_file("ro")], engine="spark", output=tmp_path / "missing" / "t", tables=True)
     assert error.value.code == "io_error"
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(PolygraphError) as error:
-        build_spark_tables(*INPUTS, [rule_file("ro")], tmp_path / "file")
+        build_graph(*INPUTS, [rule_file("ro")], engine="spark", output=tmp_path / "file", tables=True)
     assert error.value.code == "file_exists"
     with pytest.raises(PolygraphError) as error:
-        build_spark_tables(*INPUTS, [rule_file("ro")], "")
+        build_graph(*INPUTS, [rule_file("ro")], engine="spark", output="", tables=True)
     assert error.value.code == "bad_argument"
 
 
@@ -179,7 +178,7 @@ def test_a_failure_while_writing_leaves_the_earlier_folder(spark, tmp_path, caps
 def test_memory_limit_is_duckdbs_alone(tmp_path, capsys):
     code = main(["build", "--assertions", str(INPUTS[0]), "--receipts", str(INPUTS[1]), "--rules", "ro",
                  "--engine", "spark", "--memory-limit", "1GB", "--tables", str(tmp_path / "t")])
-    assert code == 2 and "bad_argument: --memory-limit applies to --engine duckdb only" in capsys.readouterr().err
+    assert code == 2 and "bad_argument: memory_limit (--memory-limit) applies to engine duckdb only" in capsys.readouterr().err
     assert not (tmp_path / "t").exists()
 
 
@@ -193,7 +192,7 @@ def test_texts_with_quotes_escapes_and_non_ascii_survive_the_transport(spark, tm
     assertions = tmp_path / "assertions.jsonl"
     assertions.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), "utf-8")
     duck, python = references(tmp_path, assertions, None, [rule_file("ro")])
-    build_spark_tables(assertions, None, [rule_file("ro")], tmp_path / "spark")
+    build_graph(assertions, None, [rule_file("ro")], engine="spark", output=tmp_path / "spark", tables=True)
     assert differences(duck, tmp_path / "spark") == [] and differences(python, tmp_path / "spark") == []
     with open_tables(tmp_path / "spark", "duckdb") as tables:
         assert tables.run("SELECT text FROM assertions WHERE id = 'q1'") == [(rows[0]["text"],)]

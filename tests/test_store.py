@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.whatif import POLICIES, Deletion, what_if

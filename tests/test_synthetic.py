@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from polygraph_logic import evaluate
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph import synthetic

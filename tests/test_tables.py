@@ -18,7 +18,7 @@ from polygraph_logic.cli import main
 from polygraph_logic.graph.store.sql_whatif import DuckDBTables, deletion_rows
 from polygraph_logic.graph.tables.layout import export_tables, import_tables, table_path
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.query.evidence import EvidenceView
 from polygraph_logic.query.whatif import Deletion, what_if

@@ -19,11 +19,10 @@ import pytest
 pytest.importorskip("duckdb")
 
 from polygraph_logic.cli import main  # noqa: E402
-from polygraph_logic.graph.tables import build_tables  # noqa: E402
 from polygraph_logic.graph.tables.layout import export_tables, import_tables  # noqa: E402
 from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.errors import PolygraphError  # noqa: E402
-from polygraph_logic.graph.build import build_graph  # noqa: E402
+from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402
 from polygraph_logic.resources import rule_file  # noqa: E402
 from polygraph_logic.query.whatif import Deletion, what_if  # noqa: E402
@@ -41,7 +40,8 @@ def both(tmp_path: Path, assertions, receipts, rules, cap=8) -> tuple[Path, Path
     build = build_graph(assertions, receipts, rules, cap=cap)
     build.write(tmp_path / "python.graph")
     export_tables(tmp_path / "python.graph", tmp_path / "reference")
-    built = build_tables(assertions, receipts, rules, tmp_path / "direct", cap=cap)
+    built = build_graph(assertions, receipts, rules,
+                        engine="duckdb", cap=cap, output=tmp_path / "direct", tables=True)
     assert built.layers == {k: v for k, v in build.counts().items() if v}
     assert built.truncated == build.truncated() and built.background_edges == build.background_edges
     return tmp_path / "reference", tmp_path / "direct"
@@ -128,8 +128,8 @@ def test_numbers_and_strings_among_the_values(tmp_path):
 def test_a_difference_is_found(tmp_path, figure1_folders):
     """The comparison can fail: a folder built under another cap differs from the reference."""
     reference, _ = figure1_folders
-    build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
-                 tmp_path / "capped", cap=1)
+    build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
+                engine="duckdb", cap=1, output=tmp_path / "capped", tables=True)
     found = differences(reference, tmp_path / "capped")
     assert any(line.startswith("meta cap") for line in found)
     assert any(line.startswith("facts:") for line in found)
@@ -143,7 +143,8 @@ def test_a_build_under_a_memory_limit_writes_the_same_folder(tmp_path, variant_f
     from polygraph_logic.engines.sql_plan import make_plan
     from polygraph_logic.graph.build import prepare_build
     assertions, receipts, rules, reference, _ = variant_folders
-    build_tables(assertions, receipts, rules, tmp_path / "limited", memory_limit="200MB")
+    build_graph(assertions, receipts, rules,
+                engine="duckdb", memory_limit="200MB", output=tmp_path / "limited", tables=True)
     assert differences(reference, tmp_path / "limited") == []
     plan = make_plan(prepare_build(assertions, receipts, rules).program, 8)
     stratum, shapes = max(plan.strata, key=lambda s: len(s[1]))  # the RO axioms' stratum
@@ -159,7 +160,7 @@ def test_synthetic_paper_scale_folder_equals_the_exported_python_graph(tmp_path)
     inputs = (tmp_path / "inputs" / "assertions.jsonl", tmp_path / "inputs" / "receipts.jsonl", [rule_file("ro")])
     reference, direct = both(tmp_path, *inputs)
     assert differences(reference, direct) == []
-    build_tables(*inputs, tmp_path / "limited", memory_limit="200MB")
+    build_graph(*inputs, engine="duckdb", memory_limit="200MB", output=tmp_path / "limited", tables=True)
     assert differences(reference, tmp_path / "limited") == []
 
 
@@ -197,7 +198,7 @@ def test_command_writes_the_folder_and_refuses_other_engines(tmp_path, capsys):
     assert main(["sql-whatif", str(tmp_path / "t"), "--retract-source", "PMID:39973430"]) == 0
     assert "touched" in capsys.readouterr().out
     assert main(["build", *inputs, "--tables", str(tmp_path / "u")]) == 2
-    assert "bad_argument: --tables is written straight from DuckDB" in capsys.readouterr().err
+    assert "bad_argument: tables (--tables) is written straight from DuckDB" in capsys.readouterr().err
     assert not (tmp_path / "u").exists()
     with pytest.raises(SystemExit):
         main(["build", *inputs, "--engine", "duckdb", "--tables", str(tmp_path / "u"), "-o", str(tmp_path / "g")])
@@ -205,12 +206,14 @@ def test_command_writes_the_folder_and_refuses_other_engines(tmp_path, capsys):
 
 def test_a_failed_build_leaves_the_earlier_folder(tmp_path):
     folder = tmp_path / "t"
-    build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")], folder)
+    build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
+                engine="duckdb", output=folder, tables=True)
     before = sorted((p.name, p.read_bytes()) for p in folder.iterdir())
     bad = tmp_path / "bad.dl"
     bad.write_text('merge("merge:from-a-rule") :- claim(X, "RO:0002211", Y).\n')  # fails while writing
     with pytest.raises(PolygraphError) as error:
-        build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro"), bad], folder)
+        build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro"), bad],
+                    engine="duckdb", output=folder, tables=True)
     assert error.value.code == "bad_program" and "merge facts come from no receipt" in str(error.value)
     with pytest.raises(PolygraphError) as error:  # the Python engine says the same, no traceback
         build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro"), bad]).artifacts
@@ -218,12 +221,13 @@ def test_a_failed_build_leaves_the_earlier_folder(tmp_path):
     assert sorted((p.name, p.read_bytes()) for p in folder.iterdir()) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no partial folder left
     with pytest.raises(PolygraphError) as error:
-        build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
-                     tmp_path / "missing" / "t")
+        build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
+                    engine="duckdb", output=tmp_path / "missing" / "t", tables=True)
     assert error.value.code == "io_error"
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(PolygraphError) as error:
-        build_tables(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")], tmp_path / "file")
+        build_graph(FIGURE1 / "assertions.jsonl", FIGURE1 / "receipts.jsonl", [rule_file("ro")],
+                    engine="duckdb", output=tmp_path / "file", tables=True)
     assert error.value.code == "file_exists"
     shutil.rmtree(folder)
 

@@ -10,7 +10,7 @@ import pytest
 
 from recompute import truth
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic import build_graph
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.index import GraphIndex
 from polygraph_logic.graph.records import load_assertions, load_receipts

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from polygraph_logic.audit import ScriptedOracle, audit  # noqa: E402
 from polygraph_logic.llm.construct import construct  # noqa: E402
-from polygraph_logic.graph.build import build_graph  # noqa: E402
+from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.llm import RECORDED_FORMAT, ModelClient  # noqa: E402
 from polygraph_logic.llm.cache import CachedAnswer, prompt_sha256  # noqa: E402
 from polygraph_logic.query.whatif import Deletion  # noqa: E402

@@ -23,7 +23,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from polygraph_logic.audit import ScriptedOracle, audit  # noqa: E402
-from polygraph_logic.graph.build import build_graph  # noqa: E402
+from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.query.whatif import Deletion  # noqa: E402
 
 #: what each graded artifact's text rests on: alternative sets of assertions

@@ -16,7 +16,6 @@ from polygraph_logic.graph.records import load_inputs
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS, describe
 from polygraph_logic.progress import Progress
-from polygraph_logic.resources import rule_file
 from polygraph_logic.cli.arguments import (
     add_cap,
     add_graph,
@@ -182,13 +181,6 @@ def register(commands) -> None:
     importer.set_defaults(run=_run_import)
 
 
-def _rule_paths(names) -> list[str]:
-    try:
-        return [str(rule_file(name)) for name in names]
-    except FileNotFoundError as error:
-        raise PolygraphError("file_error", str(error)) from None
-
-
 def _run_compile(args: argparse.Namespace) -> int:
     assertions, receipts = load_inputs(args.assertions, args.receipts)
     compiled = compile_inputs(assertions, receipts, args.cap)
@@ -198,12 +190,9 @@ def _run_compile(args: argparse.Namespace) -> int:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    rules = _rule_paths(args.rules)
     from polygraph_logic.query.origins import load_origins  # start-up time: loaded when run
     origins = load_origins(args.origins) if args.origins else None
-    if args.tables and args.engine not in ("duckdb", "spark"):
-        raise PolygraphError("bad_argument", "--tables is written straight from DuckDB or Spark: add --engine duckdb "
-                                             "or spark (or write a graph file with -o and export-tables)")
+    output = args.tables or args.output
     with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:
         progress.phase("reading the inputs, compiling, evaluating the rules")
 
@@ -219,32 +208,15 @@ def _run_build(args: argparse.Namespace) -> int:
             progress.note(f"  stratum {stats.stratum} round {stats.round}: {stats.delta_facts:,} delta facts, "
                           f"{stats.monomials:,} monomials, {stats.seconds:.3f} s")
 
-        rounds = round_done if args.stats and args.engine != "python" else None
-        if args.tables:
-            from polygraph_logic.graph.tables import build_spark_tables, build_tables  # start-up time: loaded when run
-
-            def writing_stage(stage: str) -> None:
-                progress.phase(f"writing {args.tables}: {stage}")
-
-            if args.engine == "spark":
-                if args.memory_limit is not None:
-                    raise PolygraphError("bad_argument", "--memory-limit applies to --engine duckdb only")
-                built = build_spark_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
-                                           master=args.master, progress=evaluated, origins=origins, rounds=rounds,
-                                           writing=writing_stage, circuit=args.circuit)
-            else:
-                built = build_tables(args.assertions, args.receipts, rules, args.tables, cap=args.cap,
-                                     memory_limit=args.memory_limit, progress=evaluated, origins=origins,
-                                     rounds=rounds, writing=writing_stage, circuit=args.circuit)
-            return _report(args, args.tables, built.layers, built.truncated, built.over_cap, built.seconds,
-                           f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; ")
-        build = build_graph(args.assertions, args.receipts, rules, cap=args.cap, engine=args.engine,
-                            memory_limit=args.memory_limit, master=args.master, progress=evaluated, rounds=rounds)
-    build.origins, build.circuit = origins, args.circuit
-    with Progress(f"writing {args.output}", stream=sys.stderr) as writing:
-        writing.phase("collecting the artifacts")
-        build.write(args.output, progress=lambda stage, rows: writing.phase(f"{stage}: {rows:,} rows"))
-    return _report(args, args.output, build.counts(), build.truncated(), build.over_cap, build.seconds)
+        built = build_graph(args.assertions, args.receipts, args.rules, cap=args.cap, progress=evaluated,
+                            engine=args.engine, memory_limit=args.memory_limit, master=args.master,
+                            rounds=round_done if args.stats else None, output=output, tables=bool(args.tables),
+                            origins=origins, circuit=args.circuit,
+                            writing=lambda stage: progress.phase(f"writing {output}: {stage}"))
+    if args.tables:
+        return _report(args, output, built.layers, built.truncated, built.over_cap, built.seconds,
+                       f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; ")
+    return _report(args, output, built.counts(), built.truncated(), built.over_cap, built.seconds)
 
 
 def _report(args: argparse.Namespace, output: str, counts: dict, truncated: int, over_cap: int,

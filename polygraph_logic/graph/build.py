@@ -26,7 +26,7 @@ from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.circuit_build import store_circuit
 from polygraph_logic.graph.compile import CompiledInputs, compile_inputs
 from polygraph_logic.graph.contradiction_layer import contradiction_artifacts
-from polygraph_logic.graph.records import Receipt, load_assertions, load_inputs, load_receipts
+from polygraph_logic.graph.records import Receipt, given_assertions, given_receipts, load_inputs
 from polygraph_logic.graph.store.rows import Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.versions import file_entry
@@ -140,15 +140,16 @@ class Tally:
         return artifact
 
 
-def build_graph(
+def build_python(
     assertions: str | Path | list[Assertion],
     receipts: str | Path | list[Receipt] | None = None,
     rules: Iterable[str | Path] = (),
     cap: int | None = 8,
     progress: Callable[[StratumStats], None] | None = None,
 ) -> Build:
-    """Loads (paths) or takes (records) the inputs, evaluates them with the rule files
-    under why-provenance capped at ``cap``, and returns the artifacts."""
+    """The Build of the inputs (paths or records) and rule files evaluated by the Python engine
+    under why-provenance capped at ``cap``: the public ``build_graph``'s (engine_build.py)
+    ``engine="python"``, for the modules below it (the ledger, replay)."""
     p = prepare_build(assertions, receipts, rules, cap)
     started = time.perf_counter()
     model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=False)
@@ -201,14 +202,10 @@ def _prepare_build(assertions, receipts, rules: Iterable[str | Path], cap: int |
     started = time.perf_counter()
     paths = [(role, f) for role, f in (("assertions", assertions), ("receipts", receipts))
              if isinstance(f, (str, Path))]
-    if not isinstance(assertions, list) and isinstance(receipts, (str, Path)):
+    if isinstance(assertions, (str, Path)) and isinstance(receipts, (str, Path)):
         assertions, receipts = load_inputs(assertions, receipts)  # both files' problems at once
-    if not isinstance(assertions, list):
-        assertions = load_assertions(assertions)
-    if receipts is None:
-        receipts = []
-    elif not isinstance(receipts, list):
-        receipts = load_receipts(receipts, {a.id for a in assertions})
+    assertions = given_assertions(assertions)
+    receipts = given_receipts(receipts, {a.id for a in assertions})
     rule_files = [str(r) for r in rules]
     inputs = input_files(paths, assertions, receipts)
     seconds["load"] = time.perf_counter() - started

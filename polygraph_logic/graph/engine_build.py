@@ -1,7 +1,11 @@
-"""``build_graph`` with a choice of engine: the Python reference, DuckDB or Spark.
+"""``build_graph``, the one build of the public API: any engine, a graph file, a folder or none.
 
-Both return a ``graph.build.Build`` whose model holds the same labels, so the graph file
-is written by the same writer and read by every reader unchanged.
+The engine (``python``, the reference; ``duckdb``; ``spark``) evaluates the inputs; the output
+is a graph file (the SQLite writer, the same rows whatever the engine), a graph folder written
+straight from DuckDB or Spark (``tables=True``; graph/tables/), or nothing: the ``Build`` in
+memory, to ``write`` later.  ``polygraph build`` calls this and nothing else; the helpers it
+routes to (graph/build.py's ``build_python``, graph/tables/'s ``build_tables`` and
+``build_spark_tables``) are internal.
 """
 
 from __future__ import annotations
@@ -16,15 +20,14 @@ from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.records import Receipt
 from polygraph_logic.engines.driver import RoundStats
-from polygraph_logic.engines.duckdb_run import evaluate_duckdb
-from polygraph_logic.engines.spark_run import evaluate_spark
+from polygraph_logic.resources import rule_file
 
 ENGINES = ("python", "duckdb", "spark")
 
 
 def build_graph(
-    assertions: str | Path | list[Assertion],
-    receipts: str | Path | list[Receipt] | None = None,
+    assertions: str | Path | Iterable[Assertion | dict],
+    receipts: str | Path | Iterable[Receipt | dict] | None = None,
     rules: Iterable[str | Path] = (),
     cap: int | None = 8,
     progress: Callable[[StratumStats], None] | None = None,
@@ -32,22 +35,80 @@ def build_graph(
     memory_limit: str | None = None,
     rounds: Callable[[RoundStats], None] | None = None,
     master: str | None = None,
-) -> python_build.Build:
-    """As ``graph.build.build_graph``, evaluated by ``engine`` ("python", "duckdb" or "spark").
+    *,
+    output: str | Path | None = None,
+    tables: bool = False,
+    origins=None,
+    circuit: bool = True,
+    writing: Callable[[str], None] | None = None,
+):
+    """Evaluates assertions, receipts and rules under why-provenance capped at ``cap`` with
+    ``engine``; returns the ``Build`` (``output`` None: nothing written, ``build.write(path)``
+    writes it; a graph file path: written there) or, with ``tables=True``, the ``TablesBuild``
+    of the graph folder ``output`` written straight from the engine (duckdb or spark).
 
-    ``memory_limit`` (DuckDB: "4GB") bounds the engine's memory; beyond it DuckDB spills
-    to a temporary directory.  ``master`` (Spark: "local[2]", the default, or
-    "spark://HOST:PORT") is where Spark runs.  ``rounds`` receives each semi-naive round's
-    statistics (DuckDB and Spark); the returned Build's ``rounds`` lists them too.
+    ``assertions`` and ``receipts``: JSON Lines paths, or records (``Assertion``/``Receipt``
+    objects or dicts of the documented JSON form, checked as a file's lines are).  ``rules``:
+    rule file paths or the names of shipped ones (``"ro"``, ``"contradictions"``).
+    ``memory_limit`` (duckdb: "4GB") bounds DuckDB's memory (it spills beyond); ``master``
+    (spark: "local[2]", the default, or "spark://HOST:PORT") is where Spark runs.
+    ``progress`` hears each stratum evaluated, ``rounds`` each semi-naive round (duckdb, spark),
+    ``writing`` each stage of writing ``output``.  ``origins`` (query.origins.Origins) are
+    stored with the graph; ``circuit=False`` leaves out the circuit of the capped labels.
+    A combination that does not apply is refused (``bad_argument``, naming the option).
     """
+    _check(engine, output, tables, memory_limit, master, cap)
+    rules = rule_paths(rules)
+    if tables:
+        return _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master,
+                             Path(output), origins, circuit, writing)
+    build = _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master)
+    build.origins, build.circuit = origins, circuit
+    if output is not None:
+        say = writing or (lambda stage: None)
+        say("collecting the artifacts")
+        build.write(output, progress=lambda stage, rows: say(f"{stage}: {rows:,} rows"))
+    return build
+
+
+def _check(engine, output, tables: bool, memory_limit, master, cap) -> None:
+    """Refuses what does not apply, naming the option (the keyword and the CLI's flag)."""
     if engine not in ENGINES:
-        raise PolygraphError("bad_argument", f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+        raise PolygraphError("bad_argument", f"unknown engine {engine!r} (engine, --engine); "
+                                             f"choose one of {', '.join(ENGINES)}")
     if memory_limit is not None and engine != "duckdb":
-        raise PolygraphError("bad_argument", "--memory-limit applies to --engine duckdb only")
+        raise PolygraphError("bad_argument", "memory_limit (--memory-limit) applies to engine duckdb only")
     if master is not None and engine != "spark":
-        raise PolygraphError("bad_argument", "--master applies to --engine spark only")
+        raise PolygraphError("bad_argument", "master (--master) applies to engine spark only")
+    if cap is not None and (type(cap) is not int or cap < 1):
+        raise PolygraphError("bad_argument", f"cap must be a positive integer or None (no cap), got {cap!r}")
+    if output is not None and (not isinstance(output, (str, Path)) or not str(output)):
+        raise PolygraphError("bad_argument", f"output must be a path (str or Path), got {output!r}")
+    if tables and output is None:
+        raise PolygraphError("bad_argument", "tables (--tables) writes a graph folder: give the folder as output")
+    if tables and engine == "python":
+        raise PolygraphError("bad_argument", "tables (--tables) is written straight from DuckDB or Spark: choose "
+                                             "engine duckdb or spark (or write a graph file and export_tables it)")
+
+
+def rule_paths(rules: Iterable[str | Path]) -> list[str]:
+    """Each rule file as a path: a path that exists as given, else the shipped rule file of that
+    name (``"ro"``: rules/ro.dl); a ``file_error`` names one that is neither."""
+    if isinstance(rules, (str, Path)):
+        raise PolygraphError("bad_argument", f"rules is a list of rule files, got the one path {str(rules)!r}: "
+                                             f"write rules=[{str(rules)!r}]")
+    try:
+        return [str(rule_file(name)) for name in rules or ()]
+    except FileNotFoundError as error:
+        raise PolygraphError("file_error", str(error)) from None
+
+
+def _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master):
+    """The Build of the inputs evaluated by ``engine`` (its ``rounds``: the SQL engines' rounds)."""
     if engine == "python":
-        return python_build.build_graph(assertions, receipts, rules, cap=cap, progress=progress)
+        return python_build.build_python(assertions, receipts, rules, cap=cap, progress=progress)
+    from polygraph_logic.engines.duckdb_run import evaluate_duckdb  # start-up time: DuckDB only when asked
+    from polygraph_logic.engines.spark_run import evaluate_spark  # start-up time: Spark only when asked
     prepared = python_build.prepare_build(assertions, receipts, rules, cap)  # as the Python engine's build
     started = time.perf_counter()
     if engine == "duckdb":
@@ -58,3 +119,15 @@ def build_graph(
     build = prepared.build(model)
     build.rounds = stats  # per semi-naive round: delta facts, monomials, seconds
     return build
+
+
+def _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, folder: Path,
+                  origins, circuit, writing):
+    """The graph folder written straight from DuckDB or Spark (graph/tables/)."""
+    if engine == "spark":
+        from polygraph_logic.graph.tables.spark_build import build_spark_tables  # start-up time: Spark when asked
+        return build_spark_tables(assertions, receipts, rules, folder, cap=cap, master=master, progress=progress,
+                                  origins=origins, rounds=rounds, writing=writing, circuit=circuit)
+    from polygraph_logic.graph.tables.duckdb_build import build_tables  # start-up time: DuckDB when asked
+    return build_tables(assertions, receipts, rules, folder, cap=cap, memory_limit=memory_limit, progress=progress,
+                        origins=origins, rounds=rounds, writing=writing, circuit=circuit)

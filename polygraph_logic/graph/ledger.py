@@ -26,14 +26,15 @@ from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Negation, Rule
 from polygraph_logic.graph.artifact_rule import is_artifact
-from polygraph_logic.graph.build import build_graph, input_files, iter_artifacts, triple_id
+from polygraph_logic.graph.build import build_python, input_files, iter_artifacts, triple_id
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.contradiction_layer import content as contradiction_content
 from polygraph_logic.graph.incremental import WatchedWhy, evaluate_seeded
 from polygraph_logic.graph.store.lazy_store import LazyStore
 from polygraph_logic.graph.store.label_codec import encode_label
-from polygraph_logic.graph.records import (LoadError, Receipt, _records, _sentence_id_clashes, _stated_ids,
-                                          load_assertions, load_receipts, receipt_records)
+from polygraph_logic.graph.json_lines import read_records
+from polygraph_logic.graph.records import (LoadError, Receipt, _sentence_id_clashes, _stated_ids, load_assertions,
+                                          load_receipts, receipt_records)
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.backend import write_version
@@ -123,7 +124,7 @@ def _load(graph: Graph, assertions, receipts):
         except LoadError as error:
             found.extend(error.problems)
         stated = _stated_ids(Path(assertions))
-        lines = [(n, r["id"]) for n, r in _records(Path(assertions), [])
+        lines = [(n, r["id"]) for n, r in read_records(Path(assertions), [])
                  if isinstance(r, dict) and isinstance(r.get("id"), str)]
         present = set(graph.numbers("id", {name for _, name in lines}).values())
         found += [PolygraphError("duplicate_assertion", f"assertion id {name!r} is already in the graph {graph.path}",
@@ -134,7 +135,7 @@ def _load(graph: Graph, assertions, receipts):
         found = []
         new_receipts = list(receipt_records(receipts, found, _KnownIds(graph, stated, receipts), {}))
         found += _sentence_id_clashes(new_receipts)
-        named = [(n, r["artifact"]) for n, r in _records(Path(receipts), [])  # bad lines' ids too
+        named = [(n, r["artifact"]) for n, r in read_records(Path(receipts), [])  # bad lines' ids too
                  if isinstance(r, dict) and isinstance(r.get("artifact"), str)]
         named += [(r.position.line, r.sentence_id(i)) for r in new_receipts for i in range(1, len(r.sentences) + 1)]
         found += [PolygraphError("duplicate_artifact", f"artifact {name!r} is already in the graph {graph.path}",
@@ -158,7 +159,7 @@ class _KnownIds(set):
         self.graph = graph
         self.asked: set[str] = set()
         if receipts is not None:
-            cited = {name for _, record in _records(Path(receipts), []) if isinstance(record, dict)
+            cited = {name for _, record in read_records(Path(receipts), []) if isinstance(record, dict)
                      for name in _cited(record)} - new
             self.asked = cited
             self.update(graph.numbers("id", cited).values())
@@ -318,7 +319,7 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
             raise PolygraphError("unrecorded_inputs", f"{graph_path} must be evaluated in full ({reason}), but its "
                                                       "receipts were not recorded as files; rebuild it with "
                                                       "`polygraph build` from the files, then add")
-    build = build_graph([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap)
+    build = build_python([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap)
     model = build.model
     semiring = model.semiring
     rows = writer.fact_rows()

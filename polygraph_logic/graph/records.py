@@ -16,6 +16,7 @@ from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.evidence import EVIDENCE_FIELDS, evidence_of
+from polygraph_logic.graph.json_lines import Given, read_records, source_of
 
 #: layers a receipt may declare; claims and edges come from assertions and rules
 RECEIPT_LAYERS = ("merge", "summary")
@@ -75,86 +76,10 @@ class LoadError(PolygraphError):
         return "\n".join(str(p) for p in self.problems)
 
 
-#: deepest nesting of lists and objects a record may have (deeper is an error, not a crash)
-MAX_DEPTH = 64
 #: every predicate is a CURIE (``RO:0002211``) or an IRI: a prefix, a colon, no whitespace
 _CURIE = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*:\S+\Z")
 #: ids the build generates for claims and entailed edges (see build.triple_id)
 _GENERATED = re.compile(r"(claim|edge):[0-9a-f]{12}\Z")
-
-
-def _records(path: Path, problems: list) -> Iterator[tuple[int, dict]]:
-    try:
-        handle = path.open("rb")
-    except OSError as error:
-        raise PolygraphError("file_error", f"cannot read {path}: {error.strerror}") from None
-    with handle:
-        for number, raw in enumerate(handle, 1):
-            line = _decode(raw, path, number, problems)
-            if line is None or not line.strip():
-                continue
-            record = _parse(line, path, number, problems)
-            if record is not None:
-                yield number, record
-
-
-def _decode(raw: bytes, path: Path, number: int, problems: list) -> str | None:
-    """Returns a line as text, or None with an ``encoding_error`` at the first bad byte."""
-    try:
-        line = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        column = len(raw[:error.start].decode("utf-8", "replace")) + 1
-        problems.append(PolygraphError(
-            "encoding_error", f"byte {raw[error.start]:#04x} is not UTF-8; save the file as UTF-8",
-            Position(str(path), number, column)))
-        return None
-    return line[1:] if number == 1 and line.startswith("\ufeff") else line  # a byte-order mark
-
-
-def _parse(line: str, path: Path, number: int, problems: list) -> dict | None:
-    """Returns a line's JSON object, or None with the problem (bad JSON, too deep, too large, not text)."""
-    start = Position(str(path), number, 1)
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        problems.append(PolygraphError(
-            "invalid_json", f"not valid JSON: {error.msg}", Position(str(path), number, error.colno)))
-        return None
-    except RecursionError:
-        problems.append(PolygraphError("too_deep", f"lists and objects nest deeper than {MAX_DEPTH} levels", start))
-        return None
-    except ValueError:  # an integer beyond Python's digit limit
-        problems.append(PolygraphError("too_large", "a number has more than 4,300 digits", start))
-        return None
-    if not isinstance(record, dict):
-        problems.append(PolygraphError(
-            "invalid_record", f"expected a JSON object, got {type(record).__name__}", start))
-        return None
-    flat = all(type(v) not in (dict, list) for v in record.values())  # an assertion: depth 1
-    if not flat and _depth(record) > MAX_DEPTH:
-        problems.append(PolygraphError("too_deep", f"lists and objects nest deeper than {MAX_DEPTH} levels", start))
-        return None
-    if "\\u" in line:  # only an escape can make a lone surrogate
-        try:
-            json.dumps(record, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError as error:
-            problems.append(PolygraphError(
-                "encoding_error", f"a string holds a lone surrogate ({error.object[error.start]!r}), "
-                                  "which is not text", start))
-            return None
-    return record
-
-
-def _depth(value) -> int:
-    """Returns how deeply lists and objects nest in a JSON value (iteratively)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
-            deepest = max(deepest, depth)
-            if depth <= MAX_DEPTH:
-                stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return deepest
 
 
 def _text_field(record: dict, name: str, where: Position, problems: list, optional=False) -> Any:
@@ -171,16 +96,16 @@ def _text_field(record: dict, name: str, where: Position, problems: list, option
     return None
 
 
-def load_assertions(path: str | Path, known_ids=None) -> list[Assertion]:
+def load_assertions(path: str | Path | Given, known_ids=None) -> list[Assertion]:
     """Reads assertions; raises LoadError listing every bad line.  A verification's ``verifies``
     may name the file's assertions and those in ``known_ids`` (a container: a graph's assertions,
-    when the file is added to it)."""
-    path = Path(path)
+    when the file is added to it).  ``path`` may be records given in memory (``Given``)."""
+    path = source_of(path)
     problems: list[PolygraphError] = []
     assertions: list[Assertion] = []
     verifying: list[tuple[tuple[str, ...], Position]] = []
     seen: dict[str, int] = {}
-    for number, record in _records(path, problems):
+    for number, record in read_records(path, problems):
         where = Position(str(path), number, 1)
         values = [_text_field(record, name, where, problems) for name in _ASSERTION_FIELDS]
         text = _text_field(record, "text", where, problems, optional=True)
@@ -251,7 +176,7 @@ def _support(value: Any, known: set[str] | None, where: Position, what: str, pro
     return tuple(sets)
 
 
-def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
+def load_receipts(path: str | Path | Given, assertion_ids: set[str]) -> list[Receipt]:
     """Reads receipts, checking every cited id against ``assertion_ids``; raises LoadError."""
     problems: list[PolygraphError] = []
     receipts = list(receipt_records(path, problems, assertion_ids, {}))
@@ -261,15 +186,15 @@ def load_receipts(path: str | Path, assertion_ids: set[str]) -> list[Receipt]:
     return receipts
 
 
-def receipt_records(path: str | Path, problems: list, known: set[str] | None = None,
+def receipt_records(path: str | Path | Given, problems: list, known: set[str] | None = None,
                     seen: dict[str, int] | None = None) -> Iterator[Receipt]:
     """Yields the receipts of ``path`` one at a time, each checked alone; a bad line adds its
     problems to ``problems`` and yields nothing.  ``known``: the assertion ids a support set may
     cite (None: not checked here); ``seen``: artifact id -> line of the receipts read so far, for
     the duplicate check (None: not checked here).  Sentence ids clashing with artifact ids are
     the caller's to check (load_receipts)."""
-    path = Path(path)
-    for number, record in _records(path, problems):
+    path = source_of(path)
+    for number, record in read_records(path, problems):
         where = Position(str(path), number, 1)
         count = len(problems)
         artifact = _text_field(record, "artifact", where, problems)
@@ -388,3 +313,35 @@ def _stated_ids(path: Path) -> set[str]:
             if isinstance(record, dict) and isinstance(record.get("id"), str):
                 ids.add(record["id"])
     return ids
+
+
+def given_assertions(value) -> list[Assertion]:
+    """The assertions of ``value``: a JSON Lines path, or records (``Assertion`` objects, or dicts
+    of the file's form, checked as its lines are: every problem at once, item i as line i)."""
+    if isinstance(value, (str, Path)):
+        return load_assertions(value)
+    items = _items(value, "assertions")
+    if all(isinstance(item, Assertion) for item in items):
+        return list(items)
+    return load_assertions(Given("<assertions>", tuple(i.to_json() if isinstance(i, Assertion) else i for i in items)))
+
+
+def given_receipts(value, assertion_ids: set[str]) -> list[Receipt]:
+    """The receipts of ``value`` (None: none), as ``given_assertions`` reads assertions; a dict's
+    support sets may cite only ``assertion_ids``."""
+    if value is None:
+        return []
+    if isinstance(value, (str, Path)):
+        return load_receipts(value, assertion_ids)
+    items = _items(value, "receipts")
+    if all(isinstance(item, Receipt) for item in items):
+        return list(items)
+    return load_receipts(Given("<receipts>", tuple(i.to_json() if isinstance(i, Receipt) else i for i in items)),
+                         assertion_ids)
+
+
+def _items(value, role: str) -> tuple:
+    if isinstance(value, (dict, bytes)) or not hasattr(value, "__iter__"):
+        raise PolygraphError("bad_argument", f"{role} must be a JSON Lines path or a list of records "
+                                             f"(dicts or objects), got {type(value).__name__}")
+    return tuple(value)

@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Iterable
 
 from polygraph_logic.errors import PolygraphError, Position
-from polygraph_logic.graph.records import LoadError, _records
+from polygraph_logic.graph.json_lines import read_records
+from polygraph_logic.graph.records import LoadError
 from polygraph_logic.graph.store.rows import bad_graph
 
 
@@ -103,7 +104,7 @@ def load_origins(path: str | Path) -> Origins:
     path = Path(path)
     problems: list[PolygraphError] = []
     origins = Origins()
-    for number, record in _records(path, problems):
+    for number, record in read_records(path, problems):
         where = Position(str(path), number, 1)
         source, parents = record.get("source"), record.get("derived_from")
         if isinstance(parents, str):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from polygraph_logic.graph.circuit_build import inherit_circuit
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.build import build_graph
+from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.ledger import add
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
@@ -97,11 +97,9 @@ def _build(graph_path: Path, out: Path, record: dict, files: dict[str, str]) -> 
     cap = record.get("cap", "8")
     cap = None if cap == "none" else int(cap)
     rules = [e["file"] for e in record.get("rules", [])]
-    if store_class(graph_path).form == "folder":
-        from polygraph_logic.graph.tables.duckdb_build import build_tables  # start-up time: loaded when a folder is replayed
-        build_tables(files.get("assertions"), files.get("receipts"), rules, out, cap=cap)
-    else:
-        build_graph(files.get("assertions"), files.get("receipts"), rules, cap=cap).write(out)
+    folder = store_class(graph_path).form == "folder"
+    build_graph(files.get("assertions"), files.get("receipts"), rules, cap=cap, engine="duckdb" if folder else "python",
+                output=out, tables=folder)
 
 
 def _files(record: dict) -> dict[str, str]:

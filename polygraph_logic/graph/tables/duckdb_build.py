@@ -80,7 +80,8 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
                  progress: Callable[[StratumStats], None] | None = None,
                  rounds: Callable[[RoundStats], None] | None = None,
                  writing: Callable[[str], None] | None = None, origins=None, circuit: bool = True) -> TablesBuild:
-    """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (atomically:
+    """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (the helper of
+    the public ``build_graph(..., engine="duckdb", tables=True)``, graph/engine_build.py; atomically:
     an earlier folder survives a failure); ``writing(stage)`` hears each writing stage.
     ``circuit``: store the derivations of the capped facts (graph/circuit_build.py).
 

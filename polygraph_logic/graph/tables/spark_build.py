@@ -72,7 +72,8 @@ def build_spark_tables(assertions, receipts=None, rules: Iterable[str | Path] = 
                        rounds: Callable[[RoundStats], None] | None = None,
                        writing: Callable[[str], None] | None = None, origins=None,
                        circuit: bool = True) -> TablesBuild:
-    """Evaluates the inputs on Spark (``master``: local[2] by default, or spark://HOST:PORT) and
+    """The helper of the public ``build_graph(..., engine="spark", tables=True)`` (graph/engine_build.py):
+    evaluates the inputs on Spark (``master``: local[2] by default, or spark://HOST:PORT) and
     writes the tables folder ``directory`` with Spark (atomically: an earlier folder survives a
     failure); ``writing(stage)`` hears each writing stage.  ``circuit``: store the derivations of
     the capped facts (graph/circuit_build.py)."""
