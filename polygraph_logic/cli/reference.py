@@ -30,6 +30,7 @@ TITLES = {
     "retrieval": "Retrieval evaluation",
     "bench": "Benchmarks",
     "tables": "Tables folders and SQL what-if",
+    "completion": "Shell completion",
 }
 
 REGENERATE = "python -m polygraph_logic.cli.reference > docs/commands.md"
