@@ -150,3 +150,15 @@ def test_every_third_party_import_is_declared_where_its_module_needs_it():
                     missing.append(f"{path.relative_to(ROOT)}: {module} beside {engine}, not in [{engines[engine]}]")
     assert not missing, missing
     assert "numpy" in extras["duckdb"] & extras["spark"]  # the DuckDB paths register numpy columns
+
+
+def test_the_quick_start_states_python_java_and_a_virtual_environment():
+    import re
+    import tomllib
+
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    version = re.fullmatch(r">=(\d+\.\d+)", requires).group(1)
+    quick = (ROOT / "README.md").read_text().split("## Quick start")[1].split("\n## ")[0]
+    assert f"Python {version} or later" in quick and "-m venv" in quick
+    java = re.search(r"`spark` \| .*Java (\d+)", (ROOT / "docs" / "engines.md").read_text()).group(1)
+    assert f"Java {java}" in quick and "skip" in quick  # the full suite's Spark tests, as engines.md says
