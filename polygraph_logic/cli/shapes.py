@@ -57,6 +57,7 @@ WITHOUT_JSON = {
     "repl": "interactive",
     "serve": "a web server; its /api/ endpoints answer JSON",
     "bench": "writes REPORT_DIR/figures.json beside its report",
+    "completion": "prints a shell script, the command's output",
 }
 
 
