@@ -115,3 +115,15 @@ def read_utf8(path: str | Path) -> str:
         column = len(data[start:error.start].decode("utf-8", "replace")) + 1
         raise PolygraphError("encoding_error", f"byte {data[error.start]:#04x} is not UTF-8; save the file as UTF-8",
                              Position(str(path), line, column)) from None
+
+
+def build_advice(path: str | Path) -> str:
+    """Returns what to run when ``path`` is not a readable graph: rebuild it, when it names a
+    graph (a ``.graph`` file or a folder), else build one beside it under the stem + ``.graph``,
+    so that following the advice never overwrites an input (``assertions.jsonl`` ->
+    ``assertions.graph``)."""
+    target = Path(path)
+    if target.suffix == ".graph" or target.is_dir() or not target.name:
+        return f"rebuild it with `polygraph build ... -o {path}`"
+    return (f"a graph is built from input files: `polygraph build --assertions A.jsonl ... "
+            f"-o {target.with_suffix('.graph')}`, then pass that graph")

@@ -188,3 +188,24 @@ def test_build_draws_its_phases_on_a_terminal_and_nothing_when_piped(tmp_path, m
     assert "\rbuilding, " in drawn and "reading the inputs, compiling, evaluating the rules" in drawn
     assert re.search(r"\rbuilding[^\r]*s  writing /", drawn)  # a phase of the build's line (cut at its width)
     assert drawn.endswith("\r")  # cleared: the report alone remains
+
+
+@pytest.mark.parametrize("command", [["whatif", "--retract-source", "PMID:39973430"], ["show"], ["info"]])
+def test_an_input_file_given_as_the_graph_is_not_suggested_as_the_output(tmp_path, capsys, command):
+    # following the advice must not overwrite the user's input: the stem + .graph beside it
+    given = tmp_path / "assertions.jsonl"
+    text = (ROOT / "examples" / "figure1" / "assertions.jsonl").read_text()
+    given.write_text(text)
+    assert main([command[0], str(given), *command[1:]]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"bad_graph: {given}: not a polygraph graph file")
+    suggested = err.split("`polygraph build ")[1].split("`")[0]
+    assert suggested.endswith(f"-o {tmp_path / 'assertions.graph'}") and str(given) not in suggested
+    assert given.read_text() == text
+
+
+def test_a_damaged_graph_is_suggested_a_rebuild_in_place(tmp_path, capsys):
+    damaged = tmp_path / "figure1.graph"
+    damaged.write_bytes(b"not a database at all\n" * 10)
+    assert main(["show", str(damaged)]) == 2
+    assert capsys.readouterr().err.rstrip().endswith(f"rebuild it with `polygraph build ... -o {damaged}`")

@@ -22,7 +22,8 @@ block's info string is a kind, then optional attributes.
 Attributes: ``needs=data`` runs the block only when the shared data folder
 (``../shared/data`` or ``$POLYGRAPH_DATA``) is there, as ``$DATA``, and skips saying so
 otherwise (such blocks are marked slow: they build from the real data); ``needs=key``
-only when ``ANTHROPIC_API_KEY`` is set (no block of the offline tour needs one); ``not-run``
+only when ``ANTHROPIC_API_KEY`` is set (no block of the offline tour needs one); ``needs=duckdb``
+(or another module of an extra, ``EXTRAS``) only when that module is installed; ``not-run``
 is a block that installs or runs this very suite, waits on a server or benchmarks for
 minutes (shown, never run); ``slow`` runs a block of several seconds that the default run
 can do without (marked slow, as a ``needs=data`` block is: no later block of its page may
@@ -172,6 +173,12 @@ def strip_install(script: str) -> str:
     return re.sub(r"^\s*pip install [^\n&]*&&\s*", "", script, flags=re.MULTILINE)
 
 
+#: the modules of the optional extras a block may need (``needs=duckdb``), with their extra
+EXTRAS = {"duckdb": "duckdb", "matplotlib": "bench", "pyspark": "spark"}
+#: what in a block needs DuckDB: its engine, a tables folder written or read, the SQL what-if
+NEEDS_DUCKDB = re.compile(r"--engine duckdb|export-tables|import-tables|sql-whatif|--tables\b")
+
+
 def runnable(block: Block) -> str | None:
     """Why a block is not run here, or None when it runs."""
     if "not-run" in block.attributes:
@@ -181,6 +188,9 @@ def runnable(block: Block) -> str | None:
         return f"{block.name} needs the shared data folder (../shared/data or $POLYGRAPH_DATA), absent here"
     if block.attributes.get("needs") == "key" and not os.environ.get("ANTHROPIC_API_KEY"):
         return f"{block.name} calls the model and needs ANTHROPIC_API_KEY, not set here"
+    module = block.attributes.get("needs")
+    if module in EXTRAS and importlib.util.find_spec(module) is None:
+        return f'{block.name} needs {module}, not installed here (pip install ".[{EXTRAS[module]}]")'
     return None
 
 
@@ -221,8 +231,16 @@ def test_every_block_says_what_it_is():
                          f"or text/json/jsonl/sparql/trig for one that is shown, not run: {unknown}")
     allowed = {"needs", "not-run", "slow"}
     odd = [b.name for b in ALL_BLOCKS if set(b.attributes) - allowed
-           or b.attributes.get("needs", "data") not in ("data", "key")]
+           or b.attributes.get("needs", "data") not in ("data", "key", *EXTRAS)]
     assert not odd, f"unknown block attributes at {odd}"
+
+
+def test_blocks_that_need_duckdb_say_so():
+    """A block that runs DuckDB is ``needs=duckdb``: without the extra it is skipped, not failed."""
+    unmarked = [b.name for b in RUN_BLOCKS if NEEDS_DUCKDB.search(b.text) and "not-run" not in b.attributes
+                and b.attributes.get("needs") != "duckdb"]
+    assert not unmarked, f"mark these blocks needs=duckdb: {unmarked}"
+    assert any(b.attributes.get("needs") == "duckdb" for b in RUN_BLOCKS)
 
 
 def test_the_convention_itself():
@@ -252,9 +270,11 @@ def test_block_runs_as_printed(block: Block, workspaces):
         pytest.skip(reason)
     workspace = workspaces(block.document)
     for before in RUN_BLOCKS:  # the document's earlier blocks this process has not run (not those that
-        # need data or a key, or are slow: the default run leaves them out, so no later block may need them)
+        # need data or a key, or are slow: the default run leaves them out, so no later block may need them;
+        # one that needs an extra runs when the extra is installed, as this block needs it too)
         if before.document == block.document and before.line < block.line and before.line not in workspace.ran \
-                and not {"needs", "slow"} & set(before.attributes) and runnable(before) is None:
+                and before.attributes.get("needs") not in ("data", "key") and "slow" not in before.attributes \
+                and runnable(before) is None:
             run_block(before, workspace)
     result, expected = run_block(block, workspace)
     shown = result.stdout.replace(str(workspace.folder) + os.sep, "")

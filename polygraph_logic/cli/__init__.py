@@ -7,6 +7,7 @@ API a notebook user would call; nothing in the library imports this package.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -17,7 +18,7 @@ from polygraph_logic.errors import PolygraphError, visible
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
 COMMAND_MODULES = ("program", "graph", "ledger", "whatif", "contradictions", "export", "serve", "construct", "audit",
-                   "retrieval", "tables")
+                   "retrieval", "tables", "completion")
 # the module that registers each command: a command imports its own module only, so that
 # `polygraph whatif` does not pay for rdflib, numpy or the model SDK (test_cli checks this map)
 COMMANDS = {
@@ -29,6 +30,7 @@ COMMANDS = {
     "repl": "whatif", "rests-on": "whatif", "ask": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "construct": "construct",
     "audit": "audit", "queries": "retrieval", "evaluate": "retrieval",
     "export-tables": "tables", "import-tables": "tables", "sql-whatif": "tables",
+    "completion": "completion",
 }
 
 
@@ -72,7 +74,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):  # a name from undecodable argv bytes must still print
             stream.reconfigure(errors="backslashreplace")
     try:
-        parser = build_parser(argv[0] if argv else None)
+        if not argv:  # what the command does, rather than a missing COMMAND
+            build_parser().print_help()
+            return 0
+        if not argv[0].startswith("-") and argv[0] not in COMMANDS:
+            return _fail(unknown_command(argv[0]))
+        parser = build_parser(argv[0])
         args = parser.parse_args(argv)
         return args.run(args)
     except PolygraphError as error:
@@ -105,6 +112,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 RECURSION_LIMIT = 10_000
+
+
+def unknown_command(word: str) -> str:
+    """Returns the error line for a command ``polygraph`` does not have, naming the nearest one."""
+    near = difflib.get_close_matches(word, COMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean {near[0]}?" if near else "the commands are listed by `polygraph --help`"
+    return f"bad_argument: unknown command {visible(word)!r}; {hint}"
 
 
 def _show_if_asked(error: BaseException) -> None:

@@ -29,6 +29,7 @@ TITLES = {
     "audit": "The audit",
     "retrieval": "Retrieval evaluation",
     "tables": "Tables folders and SQL what-if",
+    "completion": "Shell completion",
 }
 
 REGENERATE = "python -m polygraph_logic.cli.reference > docs/commands.md"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.files import build_advice
 
 FORMAT = "polygraph-graph/2"
 LAYERS = ("claim", "merge", "edge", "summary", "sentence", "contradiction")
@@ -47,7 +48,7 @@ class Artifact:
 
 def bad_graph(path, what: str) -> PolygraphError:
     """Returns the error for a damaged or foreign graph file."""
-    return PolygraphError("bad_graph", f"{path}: {what}; rebuild it with `polygraph build ... -o {path}`")
+    return PolygraphError("bad_graph", f"{path}: {what}; {build_advice(path)}")
 
 
 _INT64 = 1 << 63

@@ -181,7 +181,9 @@ class NativeAssertions:
         known = [(v, i) for v, i in plan.values.items() if type(v) is str]
         con.register("known_in", {"v": np.array([v for v, _ in known], dtype=object),
                                   "id": np.array([i for _, i in known], dtype=np.int64)})
-        con.execute("CREATE OR REPLACE TEMP TABLE a_vals AS SELECT v, CAST(id AS INTEGER) AS id FROM known_in")
+        # typed: with no rules nor receipts ``known`` is empty and DuckDB would type ``v`` as NULL
+        con.execute("CREATE OR REPLACE TEMP TABLE a_vals AS SELECT CAST(v AS VARCHAR) AS v, CAST(id AS INTEGER) AS id "
+                    "FROM known_in")
         con.unregister("known_in")
         more = f" UNION {self.receipts.values_sql()}" if self.receipts is not None else ""
         con.execute("CREATE OR REPLACE TEMP TABLE a_new AS SELECT v FROM (SELECT DISTINCT unnest([id, subject, "
