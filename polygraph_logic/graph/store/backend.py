@@ -21,6 +21,7 @@ Backends register by name, as rdflib's stores do, and are imported only when use
 from __future__ import annotations
 
 import importlib
+import json
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Callable, ClassVar, Iterable, Iterator
@@ -109,6 +110,24 @@ class Store(ABC):
     def argument_names(self, relation: str, position: int, prefix: str, limit: int) -> list:
         """Up to ``limit`` distinct values of argument ``position`` (0 or 2) of ``relation``'s facts
         starting with ``prefix`` (the caller keeps the texts)."""
+
+    def touched_facts(self, deleted: list[int]) -> list[tuple]:
+        """``(num, relation, args, label, exact)`` of every fact whose label mentions one of the
+        assertion numbers ``deleted``, in fact order: two short reads, each through an index or
+        a sorted file."""
+        numbers = [row[0] for row in self.query("SELECT DISTINCT fact FROM mentions WHERE assertion IN "
+                                                "(SELECT value FROM json_each(?)) ORDER BY fact",
+                                                (json.dumps(deleted),)).fetchall()]
+        return self.query("SELECT num, relation, args, label, exact FROM facts WHERE num IN "
+                          "(SELECT value FROM json_each(?)) ORDER BY num", (json.dumps(numbers),)).fetchall()
+
+    def touched_artifacts(self, deleted: list[int]) -> list[tuple]:
+        """``(num, id, layer, fact, summary, args, label, exact)`` of every artifact whose label
+        mentions one of the assertion numbers ``deleted``: the facts touched, then their artifacts."""
+        facts = {row[0]: row[2:] for row in self.touched_facts(deleted)}
+        rows = self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
+                          "(SELECT value FROM json_each(?))", (json.dumps(sorted(facts)),)).fetchall()
+        return [(*row, *facts[row[3]]) for row in rows]
 
     @abstractmethod
     def label_kills(self) -> dict[str, int]:

@@ -30,6 +30,12 @@ from polygraph_logic.graph.store.versions import at_views, compare_files, sha256
 _INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
              "predicate": "assertions_by_predicate"}
 
+_TOUCHED_ARTIFACTS = """
+SELECT a.num, a.id, a.layer, a.fact, a.summary, f.args, f.label, f.exact
+FROM artifacts a JOIN facts f ON f.num = a.fact
+WHERE a.fact IN (SELECT DISTINCT fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?)))
+"""
+
 
 class FileStore(Store):
     """A graph file, read-only, at its latest version or an earlier one (``at``)."""
@@ -99,6 +105,10 @@ class FileStore(Store):
         order = " ORDER BY a.num" if ordered else ""
         return self.query("SELECT a.id, a.layer, a.content, f.label, f.exact FROM artifacts a "
                           f"JOIN facts f ON f.num = a.fact WHERE {where}{order}", parameters)
+
+    def touched_artifacts(self, deleted: list[int]) -> list[tuple]:
+        # one query: SQLite joins through the mentions' key and the artifacts' unique fact index
+        return self.query(_TOUCHED_ARTIFACTS, (json.dumps(deleted),)).fetchall()
 
     def fact_prefix(self, relation: str, prefix: str, limit: int) -> list[int]:
         return [row[0] for row in self.query(

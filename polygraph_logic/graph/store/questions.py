@@ -52,21 +52,13 @@ class Questions:
     # --- what a deletion touches --------------------------------------------------------
     def touched_artifacts(self, deleted: Iterable[int]) -> list[tuple]:
         """Returns ``(num, id, layer, fact, summary, args, label, exact)`` of every artifact whose
-        label mentions one of the assertion numbers ``deleted``: three short reads (each through
-        an index or a sorted file), joined here."""
-        facts = {row[0]: row[2:] for row in self.touched_facts(deleted)}
-        rows = self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
-                          "(SELECT value FROM json_each(?))", (_json(sorted(facts)),))
-        return [(*row, *facts[row[3]]) for row in rows]
+        label mentions one of the assertion numbers ``deleted`` (Store.touched_artifacts)."""
+        return self.store.touched_artifacts(sorted(deleted))
 
     def touched_facts(self, deleted: Iterable[int]) -> list[tuple]:
         """Returns ``(num, relation, args, label, exact)`` of every fact whose label mentions one of
-        the assertion numbers ``deleted``, in fact order."""
-        numbers = [row[0] for row in self.query("SELECT DISTINCT fact FROM mentions WHERE assertion IN "
-                                                "(SELECT value FROM json_each(?)) ORDER BY fact",
-                                                (_json(sorted(deleted)),))]
-        return self.query("SELECT num, relation, args, label, exact FROM facts WHERE num IN "
-                          "(SELECT value FROM json_each(?)) ORDER BY num", (_json(numbers),)).fetchall()
+        the assertion numbers ``deleted``, in fact order (Store.touched_facts)."""
+        return self.store.touched_facts(sorted(deleted))
 
     def support_scope(self, numbers: Iterable[int]) -> list[tuple] | None:
         """Returns ``(num, relation, args, label)`` of every fact a derivation from the assertions
