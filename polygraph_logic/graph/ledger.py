@@ -63,13 +63,33 @@ class AddReport:
         return dict(self.__dict__)
 
 
+#: how many times an add computed against a version another writer superseded starts again
+ATTEMPTS = 3
+
+
 def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: str | Path | None = None,
         progress: Callable[[str], None] | None = None, full: bool = False, command: str | None = None) -> AddReport:
-    """Appends a version holding new assertions and receipts (files) to a graph; returns what it did."""
+    """Appends a version holding new assertions and receipts (files) to a graph; returns what it did.
+
+    The version is computed against the latest one and written only if that is still the latest
+    (another writer's version in between: computed again, up to ATTEMPTS times), so two adds at
+    once give the graph the same two adds give one after the other."""
+    for attempt in range(1, ATTEMPTS + 1):
+        try:
+            return _add(graph_path, assertions, receipts, progress, full, command)
+        except PolygraphError as error:
+            if error.code != "concurrent_write" or attempt == ATTEMPTS:
+                raise
+            (progress or (lambda message: None))("another command wrote a version meanwhile: computing again")
+    raise AssertionError("unreachable")
+
+
+def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport:
     say = progress or (lambda message: None)
     with Graph(graph_path) as graph:
         if graph.at is not None:
             raise PolygraphError("bad_argument", "add appends to the latest version")
+        expected = graph.version_read()
         new_assertions, new_receipts = _load(graph, assertions, receipts)
         cap = graph.semiring.cap
         rules = graph.rules()
@@ -102,7 +122,7 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
         record.update(mode=report.mode, reason=reason)
         written.append(report)
 
-    version = write_version(graph_path, "add", command or command_line(), record, write)
+    version = write_version(graph_path, "add", command or command_line(), record, write, expected)
     store_circuit(graph_path)  # the derivations of the facts capped at this version (a crash here: re-derivation)
     written[0].version = version
     return written[0]

@@ -114,6 +114,7 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
         copy_graph(copy_of, path)
     with Graph(path) as graph:
         rows = applied_rows(graph, outcome)
+        expected = graph.version_read()  # another writer's version in between: refused, not overwritten
 
     def write(writer: VersionWriter) -> None:
         writer.prefetch(facts=[(relation, args) for relation, args, *_ in rows.facts],
@@ -134,7 +135,7 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
               "deleted_assertions": len(rows.assertions), "dropped_artifacts": len(rows.dead)}
     if copy_of is not None:
         record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": graph_digest(copy_of)}
-    version = write_version(path, "apply", command or command_line(), record, write)
+    version = write_version(path, "apply", command or command_line(), record, write, expected)
     inherit_circuit(path)  # a deletion derives nothing new: the circuit before it serves
     return version
 

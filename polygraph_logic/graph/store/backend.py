@@ -161,9 +161,12 @@ class Store(ABC):
 
     @classmethod
     @abstractmethod
-    def write_version(cls, path: Path, action: str, command: str, record: dict, write: Callable) -> int:
+    def write_version(cls, path: Path, action: str, command: str, record: dict, write: Callable,
+                      expected: int | None = None) -> int:
         """Appends one version: ``write`` adds and retires rows through the form's version
-        writer, then the version is recorded; returns its number."""
+        writer, then the version is recorded; returns its number.  ``expected``: the version the
+        changes were computed against; another found latest is a concurrent_write error
+        (``check_parent``), never a lost update."""
 
     @classmethod
     @abstractmethod
@@ -222,9 +225,18 @@ def open_store(path: str | Path, at: int | None = None, form: str | None = None,
 
 
 # --- writing a graph at a path, whatever its form -------------------------------------------
-def write_version(path: str | Path, action: str, command: str, record: dict, write: Callable) -> int:
+def check_parent(path: Path, parent: int, expected: int | None) -> None:
+    """Refuses a version computed against an earlier one than the latest (another writer wrote
+    meanwhile): its changes would overwrite that writer's."""
+    if expected is not None and parent != expected:
+        raise PolygraphError("concurrent_write", f"{path}: version {parent} was written by another command "
+                                                 f"while this one read version {expected}; run this one again")
+
+
+def write_version(path: str | Path, action: str, command: str, record: dict, write: Callable,
+                  expected: int | None = None) -> int:
     """Appends one version to the graph at ``path`` (Store.write_version); returns its number."""
-    return store_class(path).write_version(Path(path), action, command, record, write)
+    return store_class(path).write_version(Path(path), action, command, record, write, expected)
 
 
 def write_circuit(path: str | Path, version: int, rows: Iterable[tuple]) -> None:
@@ -247,5 +259,5 @@ def compare_labels(first: str | Path, second: str | Path, limit: int = 10) -> li
     return store_class(first).compare(Path(first), Path(second), limit)
 
 
-__all__ = ["Store", "backend", "compare_labels", "copy_graph", "graph_digest", "open_store", "register",
+__all__ = ["Store", "backend", "check_parent", "compare_labels", "copy_graph", "graph_digest", "open_store", "register",
            "store_class", "write_circuit", "write_version"]

@@ -11,6 +11,7 @@ is writer.py's (a build), version_write.py's (a version) and circuit_rows.py's (
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -18,13 +19,19 @@ from urllib.parse import quote
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
-from polygraph_logic.graph.store.backend import Store
+from polygraph_logic.graph.store.backend import Store, check_parent
 from polygraph_logic.graph.store.circuit_rows import write_file_circuit
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.rows import FORMAT, bad_graph, key_value
-from polygraph_logic.graph.store.schema import file_problem, schema_problem
+from polygraph_logic.graph.store.schema import cut_short, file_problem, schema_problem
 from polygraph_logic.graph.store.version_write import VersionWriter
 from polygraph_logic.graph.store.versions import at_views, compare_files, sha256, version_rows
+
+#: how long a reader waits for a writer's commit, and a writer for another writer, in seconds
+WAIT = 60.0
+
+#: what SQLite says when the disk refuses a write (read-only, full, gone)
+_DISK = re.compile(r"disk I/O error|readonly|read-only|disk is full|unable to open|no such file", re.I)
 
 #: the index each look-up of assertions by a column reads (SQLite's statistics would scan)
 _INDEX_OF = {"id": "sqlite_autoindex_assertions_1", "source": "assertions_by_source",
@@ -46,17 +53,13 @@ class FileStore(Store):
         self.path = Path(path)
         if not self.path.is_file():
             raise PolygraphError("file_error", f"no graph file at {self.path}")
-        problem = file_problem(self.path)
-        if problem:
-            raise bad_graph(self.path, problem)
-        self.errors = (sqlite3.DatabaseError,)
-        # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
-        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
         try:
-            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False)
-            self.meta = dict(sorted(self._db.execute("SELECT key, value FROM meta WHERE key != 'rules'")))
-        except sqlite3.DatabaseError as error:
-            raise bad_graph(self.path, f"not a polygraph graph file ({error})") from None
+            if self.path.stat().st_size == 0:
+                raise bad_graph(self.path, "the file is empty")
+        except OSError as error:
+            raise bad_graph(self.path, f"cannot be read ({error.strerror or error})") from None
+        self.errors = (sqlite3.DatabaseError,)
+        self._open()
         self._check_format()
         self.at = None
         if at is not None:  # an old version: the tables are shadowed by views of its rows (versions.py)
@@ -64,6 +67,25 @@ class FileStore(Store):
             self.at = at
             if stats:
                 self.meta["stats"] = json.dumps(stats)
+
+    def _open(self, recovered: bool = False) -> None:
+        """Opens the file read-only and reads ``meta``; a write that did not finish (a hot journal)
+        is rolled back first, as SQLite does for a connection that may write."""
+        # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
+        uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
+        try:
+            self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=WAIT)
+            self.meta = dict(sorted(self._db.execute("SELECT key, value FROM meta WHERE key != 'rules'")))
+            problem = cut_short(self.path, self._db)
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            if getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY_ROLLBACK" and not recovered:
+                recover(self.path)
+                return self._open(recovered=True)
+            raise bad_graph(self.path, file_problem(self.path) or f"not a polygraph graph file ({error})") from None
+        if problem:
+            self._db.close()
+            raise bad_graph(self.path, problem)
 
     def _check_format(self) -> None:
         found = self.meta.get("format")
@@ -171,13 +193,18 @@ class FileStore(Store):
 
     @classmethod
     def write_version(cls, path: Path, action: str, command: str, record: dict,
-                      write: Callable[[VersionWriter], None]) -> int:
-        db = sqlite3.connect(path)
+                      write: Callable[[VersionWriter], None], expected: int | None = None) -> int:
+        db = writing(path)
         try:
             writer = VersionWriter(db)
+            check_parent(path, writer.parent, expected)
             write(writer)
             version = writer.finish(action, command, record)
             db.commit()
+        except sqlite3.OperationalError as error:
+            if not _DISK.search(str(error)):
+                raise
+            raise disk_error(path, error) from None
         finally:
             db.close()
         return version
@@ -203,4 +230,40 @@ class FileStore(Store):
         return compare_files(first, second, limit)
 
 
-__all__ = ["FileStore"]
+def recover(path: Path) -> None:
+    """Rolls back a write that did not finish (its hot journal), by opening the file as a writer
+    would: SQLite restores the pages the journal holds and deletes it."""
+    try:
+        db = sqlite3.connect(path, timeout=WAIT)
+        try:
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as error:
+        raise PolygraphError("unfinished_write", f"{path}: a write to it did not finish (its journal "
+                                                 f"{path.name}-journal holds what it changed), and it cannot be "
+                                                 f"rolled back here ({error}): run any command on it where the "
+                                                 "file and its folder are writable") from None
+
+
+def writing(path: Path) -> sqlite3.Connection:
+    """A connection holding the file's write lock (a second writer waits for it up to WAIT
+    seconds, then is refused by name): a version is computed and written under it."""
+    db = sqlite3.connect(path, timeout=WAIT)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as error:
+        db.close()
+        if "locked" in str(error) or "busy" in str(error):
+            raise PolygraphError("busy", f"{path}: another command has been writing it for {WAIT:.0f} s; "
+                                         "run this one again when it has finished") from None
+        raise disk_error(path, error) from None
+    return db
+
+
+def disk_error(path: Path, error: Exception) -> PolygraphError:
+    """A write the disk refused (read-only, full, a path through a file), said by name."""
+    return PolygraphError("io_error", f"{path}: cannot be written ({error}); nothing of this command was kept")
+
+
+__all__ = ["FileStore", "recover", "writing"]

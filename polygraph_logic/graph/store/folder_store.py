@@ -19,7 +19,7 @@ from itertools import islice, zip_longest
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from polygraph_logic.graph.store.backend import Store
+from polygraph_logic.graph.store.backend import Store, check_parent
 from polygraph_logic.graph.store.circuit_rows import write_folder_circuit
 from polygraph_logic.graph.store.folder import FolderDB
 from polygraph_logic.graph.store.folder_layout import folder_bytes, head_value, writing_folder
@@ -158,9 +158,12 @@ class FolderStore(Store):
 
     @classmethod
     def write_version(cls, path: Path, action: str, command: str, record: dict,
-                      write: Callable[[FolderVersionWriter], None]) -> int:
+                      write: Callable[[FolderVersionWriter], None], expected: int | None = None) -> int:
+        # optimistic: a version computed against an earlier one is refused here, and two
+        # writers finishing the same version number collide on its folder's name (finish)
         writer = FolderVersionWriter(path)
         try:
+            check_parent(path, writer.parent, expected)
             write(writer)
             return writer.finish(action, command, record)
         finally:

@@ -1,8 +1,14 @@
 """What a graph file must be before any question is asked of it: checked on open.
 
-Opening checks what is cheap and catches the common damage: the SQLite header agrees
-with the file's length (a copy cut short is refused), and every table and column a
-reader uses is there.  ``polygraph check`` (check.py) reads every row as well.
+Opening checks what is cheap and catches the common damage: the pages SQLite counts fit in
+the file's length (a copy cut short is refused), and every table and column a reader uses is
+there; a file SQLite refuses is diagnosed from its header.  ``polygraph check`` (check.py)
+reads every row as well.
+
+The checks never open the file themselves while SQLite may hold it: closing any descriptor of
+a file drops every POSIX lock the process holds on it, SQLite's included, so a header read
+made while this process writes the graph would let a second writer in.  ``cut_short`` asks
+SQLite and ``stat``; ``file_problem`` reads the header only once SQLite has refused the file.
 """
 
 from __future__ import annotations
@@ -45,6 +51,17 @@ def file_problem(path: Path) -> str | None:
             return f"the file has {size:,} bytes but its header says {expected:,}: it was cut short or damaged"
     elif size % page_size:
         return f"the file has {size:,} bytes, not a whole number of {page_size}-byte pages: it was cut short"
+    return None
+
+
+def cut_short(path: Path, db: sqlite3.Connection) -> str | None:
+    """Returns a problem when the file holds fewer bytes than the pages SQLite counts, or None
+    (more bytes is a write under way: another process's pages not yet committed)."""
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    page_size = db.execute("PRAGMA page_size").fetchone()[0]
+    size = path.stat().st_size
+    if size < pages * page_size:
+        return f"the file has {size:,} bytes but its header says {pages * page_size:,}: it was cut short or damaged"
     return None
 
 

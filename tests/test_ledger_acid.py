@@ -1,0 +1,107 @@
+"""A graph file under crashes and concurrent writers (issue 51, the file form).
+
+- A write killed midway leaves SQLite's hot journal: the next reader rolls it back and reads the
+  graph as it was, rather than calling the file damaged.
+- Two ``add`` commands at once give the graph the same two adds give one after the other: the
+  second waits for the first's write lock, finds a version it did not read, and computes again.
+- A version computed against a superseded one is refused by name (``concurrent_write``).
+The reference is always the same commands run one after the other.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.engine_build import build_graph
+from polygraph_logic.graph.store.backend import write_version
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.synthetic import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory) -> tuple[Path, Path, Path]:
+    """A graph of 300 generated assertions (RO rules) and two batches of 100 more."""
+    folder = tmp_path_factory.mktemp("acid")
+    generate(documents=40, assertions=500, merges=0, summaries=0).write(folder / "gen")
+    lines = (folder / "gen" / "assertions.jsonl").read_text().splitlines(keepends=True)
+    for name, part in (("base", lines[:300]), ("a", lines[300:400]), ("b", lines[400:500])):
+        (folder / f"{name}.jsonl").write_text("".join(part))
+    build_graph(folder / "base.jsonl", rules=["ro"], output=folder / "base.graph")
+    return folder / "base.graph", folder / "a.jsonl", folder / "b.jsonl"
+
+
+def _contents(path: Path) -> tuple:
+    """What a graph holds, whatever the order its versions were written in."""
+    with Graph(path) as graph:
+        artifacts = sorted((a.id, a.layer, tuple(sorted(tuple(sorted(s)) for s in a.support))) for a in graph.artifacts())
+        return sorted(graph.assertions), artifacts
+
+
+def _polygraph(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "polygraph_logic", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+
+
+def test_two_adds_at_once_equal_the_two_in_turn(batches, tmp_path):
+    base, a, b = batches
+    together, apart = tmp_path / "together.graph", tmp_path / "apart.graph"
+    shutil.copy(base, together)
+    shutil.copy(base, apart)
+    for batch in (a, b):
+        assert _polygraph("add", str(apart), "--assertions", str(batch)).wait() == 0
+    runs = [_polygraph("add", str(together), "--assertions", str(batch)) for batch in (a, b)]
+    outputs = [run.communicate()[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    assert _contents(together) == _contents(apart)
+    with Graph(together) as graph:
+        assert [row["version"] for row in graph.version_rows()] == [1, 2, 3]
+    check = _polygraph("check", str(together))
+    assert check.wait() == 0, check.stdout.read()
+
+
+def test_a_version_computed_against_a_superseded_one_is_refused(batches, tmp_path):
+    base, a, _ = batches
+    path = tmp_path / "g.graph"
+    shutil.copy(base, path)
+    assert _polygraph("add", str(path), "--assertions", str(a)).wait() == 0  # version 2
+    before = path.read_bytes()
+    with pytest.raises(PolygraphError) as error:
+        write_version(path, "add", "test", {}, lambda writer: writer.retire_artifact("nothing"), expected=1)
+    assert error.value.code == "concurrent_write" and "version 2" in error.value.message
+    assert path.read_bytes() == before  # nothing of it written
+
+
+_KILLED_WRITER = textwrap.dedent('''
+    import sqlite3, sys, time
+    db = sqlite3.connect(sys.argv[1], isolation_level=None)
+    db.execute("PRAGMA cache_size = 10")  # pages spill to the file before the commit
+    db.execute("BEGIN IMMEDIATE")
+    db.execute("DELETE FROM artifacts")
+    db.executemany("INSERT INTO meta VALUES (?, ?)", ((f"x{i}", "y" * 1000) for i in range(20000)))
+    print("written", flush=True)
+    time.sleep(60)
+''')
+
+
+def test_a_write_killed_midway_is_rolled_back_by_the_next_reader(batches, tmp_path):
+    base, _, _ = batches
+    path = tmp_path / "killed.graph"
+    shutil.copy(base, path)
+    writer = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, str(path)], stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline().strip() == "written"
+    writer.kill()
+    writer.wait()
+    journal = path.with_name(path.name + "-journal")
+    assert journal.is_file() and journal.stat().st_size > 0  # a hot journal: the write did not finish
+    assert path.stat().st_size > base.stat().st_size  # the file holds pages of the unfinished write
+    assert _contents(path) == _contents(base)
+    assert not journal.exists() or journal.stat().st_size == 0
