@@ -176,7 +176,8 @@ def strip_install(script: str) -> str:
 #: the modules of the optional extras a block may need (``needs=duckdb``), with their extra
 EXTRAS = {"duckdb": "duckdb", "matplotlib": "bench", "pyspark": "spark"}
 #: what in a block needs DuckDB: its engine, a tables folder written or read, the SQL what-if
-NEEDS_DUCKDB = re.compile(r"--engine duckdb|export-tables|import-tables|sql-whatif|--tables\b")
+NEEDS_DUCKDB = re.compile(r"--engine duckdb|export-tables|import-tables|sql-whatif|--tables\b"
+                          r"""|engine=["']duckdb["']|tables=True""")
 
 
 def runnable(block: Block) -> str | None:
@@ -218,8 +219,10 @@ XDIST = importlib.util.find_spec("xdist") is not None
 def workspaces(tmp_path_factory):
     spaces: dict[Path, Workspace] = {}
 
-    def get(document: Path) -> Workspace:
-        if document not in spaces:
+    def get(document: Path, block: Block | None = None) -> Workspace:
+        """The page's workspace; a fresh one when ``block`` ran there already (as an earlier block
+        of a later one: a worker that steals tests may run a page's blocks out of order)."""
+        if document not in spaces or (block is not None and block.line in spaces[document].ran):
             spaces[document] = Workspace(tmp_path_factory.mktemp(document.parent.name or "readme"))
         return spaces[document]
     return get
@@ -268,7 +271,7 @@ def test_block_runs_as_printed(block: Block, workspaces):
     reason = runnable(block)
     if reason is not None:
         pytest.skip(reason)
-    workspace = workspaces(block.document)
+    workspace = workspaces(block.document, block)
     for before in RUN_BLOCKS:  # the document's earlier blocks this process has not run (not those that
         # need data or a key, or are slow: the default run leaves them out, so no later block may need them;
         # one that needs an extra runs when the extra is installed, as this block needs it too)
