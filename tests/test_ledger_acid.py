@@ -105,3 +105,34 @@ def test_a_write_killed_midway_is_rolled_back_by_the_next_reader(batches, tmp_pa
     assert path.stat().st_size > base.stat().st_size  # the file holds pages of the unfinished write
     assert _contents(path) == _contents(base)
     assert not journal.exists() or journal.stat().st_size == 0
+
+
+def test_a_folder_written_over_an_old_one_never_leaves_it_missing(batches, tmp_path, monkeypatch):
+    """A graph folder written over an existing one swaps names with it in one step: stopped before
+    the swap, the old folder is whole at its name; after it, the new one; no leftover either way."""
+    pytest.importorskip("duckdb")
+    from polygraph_logic.graph.store import folder_layout
+    from polygraph_logic.graph.tables.layout import export_tables
+    base, a, _ = batches
+    grown = tmp_path / "grown.graph"
+    shutil.copy(base, grown)
+    assert _polygraph("add", str(grown), "--assertions", str(a)).wait() == 0
+    folder = tmp_path / "g.tables"
+    export_tables(base, folder)
+    old = _contents(folder)
+
+    def killed(first, second):  # the process stops where the swap would be
+        assert second == folder and (folder / "meta.json").is_file() and (first / "meta.json").is_file()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(folder_layout, "exchange", killed)
+    with pytest.raises(KeyboardInterrupt):
+        export_tables(base, folder)
+    assert _contents(folder) == old
+    monkeypatch.undo()
+    export_tables(grown, folder)  # swapped
+    assert _contents(folder) == _contents(grown) != old
+    monkeypatch.setattr(folder_layout, "exchange", lambda first, second: False)  # a system that cannot swap
+    export_tables(base, folder)
+    assert _contents(folder) == old
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.tables", "grown.graph"]

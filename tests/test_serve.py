@@ -411,3 +411,16 @@ def test_a_negated_assertion_is_marked_in_its_support_set(tmp_path):
         server.shutdown()
         server.server_close()
         thread.join(10)
+
+
+def test_the_listen_queue_holds_many_clients_at_once(server):
+    """The kernel's queue of the listening socket (``ss`` shows it as Send-Q) holds 128
+    connections: the standard library's 5 made a client beyond them wait a second for a retry."""
+    import shutil
+    import subprocess
+    if shutil.which("ss") is None:
+        pytest.skip("no ss (iproute2) to read the listening socket's queue")
+    port = server.server_address[1]
+    lines = subprocess.run(["ss", "-ltnH", f"sport = :{port}"], capture_output=True, text=True).stdout.split("\n")
+    queues = [int(line.split()[2]) for line in lines if line.startswith("LISTEN")]
+    assert queues and min(queues) >= 128, lines

@@ -29,6 +29,8 @@ folder.py reads a folder in place.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import json
 import os
 import shutil
@@ -147,8 +149,17 @@ def writing_folder(target: Path) -> Iterator[Path]:
         os.chmod(partial, 0o777 & ~umask)  # mkdtemp makes 0700; this is an ordinary folder
         yield partial
         if target.exists():
-            shutil.rmtree(target)
-        os.replace(partial, target)
+            # the new folder and the old swap names in one step: at every moment one of them is
+            # the target, whole; the old is removed only then (where the system cannot swap: the
+            # old renamed aside first, so that a crash between the two renames loses nothing)
+            if not exchange(partial, target):
+                aside = partial.with_name(partial.name + ".old")
+                os.replace(target, aside)
+                os.replace(partial, target)
+                partial = aside
+            shutil.rmtree(partial, ignore_errors=True)
+        else:
+            os.replace(partial, target)
     except BaseException as error:
         shutil.rmtree(partial, ignore_errors=True)
         if type(error).__name__ == "OutOfMemoryException":
@@ -157,6 +168,22 @@ def writing_folder(target: Path) -> Iterator[Path]:
             reason = getattr(error, "strerror", None) or str(error).splitlines()[0]
             raise PolygraphError("io_error", f"cannot write {target}: {reason}") from None
         raise
+
+
+def exchange(first: Path, second: Path) -> bool:
+    """Swaps the names of two paths atomically (Linux's renameat2 with RENAME_EXCHANGE); False
+    where the system or its file system cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_cwd, rename_exchange = -100, 2
+    if renameat2(at_cwd, os.fsencode(first), at_cwd, os.fsencode(second), rename_exchange) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(error, os.strerror(error), str(second))
 
 
 def folder_rule_rows(rules, start: int = 1):
