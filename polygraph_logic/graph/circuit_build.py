@@ -117,7 +117,8 @@ def read_filters(rules: dict, facts: list, candidates: list) -> dict[str, tuple[
 def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None = None) -> int:
     """Finds and writes the derivations of every fact with a capped label at the latest version of
     the graph at ``path``, marking that version's circuit complete; returns how many were written."""
-    with Graph(path) as graph, collector_paused():  # the facts read and the derivations found all live on
+    # one version read (a snapshot: another writer's commit waits), its facts and derivations all live on
+    with Graph(path, snapshot=True) as graph, collector_paused():
         version = graph.version_read()
         facts = graph.inexact_facts()
         report = None if progress is None else (lambda done: progress(done, len(facts)))

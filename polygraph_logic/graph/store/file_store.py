@@ -49,7 +49,9 @@ class FileStore(Store):
 
     form = "file"
 
-    def __init__(self, path: Path, at: int | None = None):
+    def __init__(self, path: Path, at: int | None = None, snapshot: bool = False):
+        """``snapshot``: every read in one read transaction, so that a writer's commit waits for
+        the reader to close rather than land between two of its reads (an add reads so)."""
         self.path = Path(path)
         if not self.path.is_file():
             raise PolygraphError("file_error", f"no graph file at {self.path}")
@@ -59,7 +61,7 @@ class FileStore(Store):
         except OSError as error:
             raise bad_graph(self.path, f"cannot be read ({error.strerror or error})") from None
         self.errors = (sqlite3.DatabaseError,)
-        self._open()
+        self._open(snapshot=snapshot)
         self._check_format()
         self.at = None
         if at is not None:  # an old version: the tables are shadowed by views of its rows (versions.py)
@@ -68,20 +70,22 @@ class FileStore(Store):
             if stats:
                 self.meta["stats"] = json.dumps(stats)
 
-    def _open(self, recovered: bool = False) -> None:
+    def _open(self, recovered: bool = False, snapshot: bool = False) -> None:
         """Opens the file read-only and reads ``meta``; a write that did not finish (a hot journal)
         is rolled back first, as SQLite does for a connection that may write."""
         # the path is escaped: '#', '?' and '%' in a file name must not change what is opened
         uri = "file:" + quote(str(self.path.resolve())) + "?mode=ro"
         try:
             self._db = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=WAIT)
+            if snapshot:
+                self._db.execute("BEGIN")  # deferred: the first read takes the shared lock, kept until close
             self.meta = dict(sorted(self._db.execute("SELECT key, value FROM meta WHERE key != 'rules'")))
             problem = cut_short(self.path, self._db)
         except sqlite3.DatabaseError as error:
             self._db.close()
             if getattr(error, "sqlite_errorname", "") == "SQLITE_READONLY_ROLLBACK" and not recovered:
                 recover(self.path)
-                return self._open(recovered=True)
+                return self._open(recovered=True, snapshot=snapshot)
             raise bad_graph(self.path, file_problem(self.path) or f"not a polygraph graph file ({error})") from None
         if problem:
             self._db.close()

@@ -54,7 +54,8 @@ class FolderStore(Store):
     typed = True
     fixed = True
 
-    def __init__(self, path: Path, at: int | None = None, db=None):
+    def __init__(self, path: Path, at: int | None = None, db=None, snapshot: bool = False):
+        # ``snapshot``: always so (a folder's version is fixed when opened, its files never rewritten)
         self.path = Path(path)
         self.db = db if db is not None else FolderDB(self.path, at=at)
         self.errors = self.db.errors

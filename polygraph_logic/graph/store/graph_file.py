@@ -36,7 +36,8 @@ class Graph(Questions, ArtifactReads, CircuitReads):
     def __init__(self, path: str | Path, at: int | None = None, store: Store | str | None = None, **options):
         """Opens the graph file or folder at ``path`` (``at``: an old version) with the backend
         that recognizes it, or with ``store``: a backend's name (``"spark"``, with its
-        ``options``: ``master``) or a Store already open."""
+        ``options``: ``master``) or a Store already open.  ``snapshot=True``: every read of one
+        version, whatever another command writes meanwhile (a file reads in one transaction)."""
         self.path = Path(path)
         self.store = store if isinstance(store, Store) else open_store(self.path, at, store, **options)
         self.meta = self.store.meta
