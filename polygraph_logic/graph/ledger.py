@@ -75,22 +75,14 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
     (another writer's version in between: computed again, up to ATTEMPTS times), so two adds at
     once give the graph the same two adds give one after the other."""
     for attempt in range(1, ATTEMPTS + 1):
-        start = _latest(graph_path)
         try:
             return _add(graph_path, assertions, receipts, progress, full, command)
         except PolygraphError as error:
-            # a version written while this add read the graph: refused at the write (check_parent),
-            # or met midway by a read that mixed two versions (an assertion number not found)
-            moved = error.code == "concurrent_write" or _latest(graph_path) != start
-            if not moved or attempt == ATTEMPTS:
+            # a version written while this add read its own (a snapshot): refused at the write (check_parent)
+            if error.code != "concurrent_write" or attempt == ATTEMPTS:
                 raise
             (progress or (lambda message: None))("another command wrote a version meanwhile: computing again")
     raise AssertionError("unreachable")
-
-
-def _latest(graph_path) -> int:
-    with Graph(graph_path) as graph:
-        return graph.version_read()
 
 
 def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport:
