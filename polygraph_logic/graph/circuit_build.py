@@ -7,8 +7,9 @@ of its body, and those whose label is not 1 (background knowledge) are the deriv
 never be the first to make the fact hold.  Whatever engine built a graph, its circuit is
 found this way from what the graph stores, so every engine's graph gets the same one.
 
-``store_circuit`` writes the derivations of the version a graph reads (after a build or an
-``add``); ``inherit_circuit`` marks a version that adds no derivation (an applied deletion).
+``store_circuit`` writes the derivations of the version a graph reads (after a build);
+``version_circuit`` finds those of a version being written, committed with it (an ``add``), and
+``inherited_circuit`` marks one that adds no derivation (an applied deletion).
 """
 
 from __future__ import annotations
@@ -127,16 +128,18 @@ def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None 
     return len(rows)
 
 
-def inherit_circuit(path: str | Path) -> bool:
-    """Marks the latest version's circuit complete when the version before it has one (a version
-    that derives nothing new: an applied deletion); returns whether it did."""
-    with Graph(path) as graph:
-        version = graph.version_read()
-    with Graph(path, at=version - 1) as before:
-        if not before.has_circuit():
-            return False
-    write_circuit(path, version, ())
-    return True
+def version_circuit(store) -> list[Row]:
+    """The derivations of every capped fact of the version ``store`` reads (a Store open on a
+    version being written: ``write_version(..., circuit=version_circuit)`` commits them with it)."""
+    graph = Graph(store.path, store=store)
+    with collector_paused():
+        return list(derivations(graph, graph.inexact_facts()))
 
 
-__all__ = ["derivations", "inherit_circuit", "store_circuit"]
+def inherited_circuit(had: bool):
+    """The ``circuit`` of a version that derives nothing new (an applied deletion): complete with
+    no derivation of its own when the version before it had one (``had``), else none."""
+    return lambda store: [] if had else None
+
+
+__all__ = ["derivations", "inherited_circuit", "store_circuit", "version_circuit"]

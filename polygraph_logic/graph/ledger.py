@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from polygraph_logic.graph.circuit_build import store_circuit
+from polygraph_logic.graph.circuit_build import version_circuit
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Negation, Rule
@@ -123,8 +123,8 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
         record.update(mode=report.mode, reason=reason)
         written.append(report)
 
-    version = write_version(graph_path, "add", command or command_line(), record, write, expected)
-    store_circuit(graph_path)  # the derivations of the facts capped at this version (a crash here: re-derivation)
+    # the derivations of the facts capped at this version are committed with it
+    version = write_version(graph_path, "add", command or command_line(), record, write, expected, version_circuit)
     written[0].version = version
     return written[0]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from polygraph_logic.graph.circuit_build import inherit_circuit
+from polygraph_logic.graph.circuit_build import inherited_circuit
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.ledger import add
@@ -115,6 +115,7 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
     with Graph(path) as graph:
         rows = applied_rows(graph, outcome)
         expected = graph.version_read()  # another writer's version in between: refused, not overwritten
+        had = graph.has_circuit()
 
     def write(writer: VersionWriter) -> None:
         writer.prefetch(facts=[(relation, args) for relation, args, *_ in rows.facts],
@@ -135,8 +136,8 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
               "deleted_assertions": len(rows.assertions), "dropped_artifacts": len(rows.dead)}
     if copy_of is not None:
         record["applied_to"] = {"file": str(Path(copy_of).resolve()), "sha256": graph_digest(copy_of)}
-    version = write_version(path, "apply", command or command_line(), record, write, expected)
-    inherit_circuit(path)  # a deletion derives nothing new: the circuit before it serves
+    # a deletion derives nothing new: the circuit before it serves, committed with the version
+    version = write_version(path, "apply", command or command_line(), record, write, expected, inherited_circuit(had))
     return version
 
 

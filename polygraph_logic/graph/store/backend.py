@@ -162,11 +162,13 @@ class Store(ABC):
     @classmethod
     @abstractmethod
     def write_version(cls, path: Path, action: str, command: str, record: dict, write: Callable,
-                      expected: int | None = None) -> int:
+                      expected: int | None = None, circuit: Callable | None = None) -> int:
         """Appends one version: ``write`` adds and retires rows through the form's version
         writer, then the version is recorded; returns its number.  ``expected``: the version the
         changes were computed against; another found latest is a concurrent_write error
-        (``check_parent``), never a lost update."""
+        (``check_parent``), never a lost update.  ``circuit(store)``: the version's derivations
+        (None: it has no circuit), asked of a store that reads the version before anyone else
+        can; they are committed with it, so no reader ever sees the version without them."""
 
     @classmethod
     @abstractmethod
@@ -234,9 +236,9 @@ def check_parent(path: Path, parent: int, expected: int | None) -> None:
 
 
 def write_version(path: str | Path, action: str, command: str, record: dict, write: Callable,
-                  expected: int | None = None) -> int:
+                  expected: int | None = None, circuit: Callable | None = None) -> int:
     """Appends one version to the graph at ``path`` (Store.write_version); returns its number."""
-    return store_class(path).write_version(Path(path), action, command, record, write, expected)
+    return store_class(path).write_version(Path(path), action, command, record, write, expected, circuit)
 
 
 def write_circuit(path: str | Path, version: int, rows: Iterable[tuple]) -> None:

@@ -143,19 +143,28 @@ def write_file_circuit(path: str | Path, version: int, rows: Iterable[Row]) -> N
     """Adds version ``version``'s derivations to a graph file and marks that version's circuit complete."""
     db = sqlite3.connect(path)
     try:
-        db.executescript(_FILE_TABLES)
-        db.executemany("INSERT INTO derivations VALUES (?, ?, ?, ?)",
-                       ((fact, rule, json.dumps(list(body)), version) for fact, rule, body in rows))
-        db.execute("INSERT OR IGNORE INTO circuit_versions VALUES (?)", (version,))
+        insert_file_circuit(db, version, rows)
         db.commit()
     finally:
         db.close()
 
 
-def write_folder_circuit(directory: str | Path, version: int, rows: Iterable[Row]) -> None:
+def insert_file_circuit(db: sqlite3.Connection, version: int, rows: Iterable[Row]) -> None:
+    """Adds version ``version``'s derivations on ``db`` and marks its circuit complete, in the
+    transaction open there (a version and its circuit are committed together)."""
+    for statement in _FILE_TABLES.strip().split(";"):  # not executescript: it would commit first
+        if statement.strip():
+            db.execute(statement)
+    db.executemany("INSERT INTO derivations VALUES (?, ?, ?, ?)",
+                   ((fact, rule, json.dumps(list(body)), version) for fact, rule, body in rows))
+    db.execute("INSERT OR IGNORE INTO circuit_versions VALUES (?)", (version,))
+
+
+def write_folder_circuit(directory: str | Path, version: int, rows: Iterable[Row], folder: Path | None = None) -> None:
     """Writes version ``version``'s derivations into a graph folder (beside the build's files for
-    version 1, else in the version's folder), as a hidden file renamed into place when whole."""
-    folder = Path(directory) if version == 1 else version_folder(directory, version)
+    version 1, else in the version's folder; ``folder``: the version's folder being written), as a
+    hidden file renamed into place when whole."""
+    folder = folder or (Path(directory) if version == 1 else version_folder(directory, version))
     target = table_path(folder, TABLE)
     partial, text = folder / f".{TABLE}.partial.parquet", folder / f".{TABLE}.partial.csv"
     try:
@@ -181,4 +190,5 @@ def write_folder_circuit(directory: str | Path, version: int, rows: Iterable[Row
         partial.unlink(missing_ok=True)
 
 
-__all__ = ["CircuitReads", "TABLE", "folder_files", "folder_view", "write_file_circuit", "write_folder_circuit"]
+__all__ = ["CircuitReads", "TABLE", "folder_files", "folder_view", "insert_file_circuit", "write_file_circuit",
+           "write_folder_circuit"]

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
 from polygraph_logic.graph.store.backend import Store, check_parent
-from polygraph_logic.graph.store.circuit_rows import write_file_circuit
+from polygraph_logic.graph.store.circuit_rows import insert_file_circuit, write_file_circuit
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.rows import FORMAT, bad_graph, key_value
 from polygraph_logic.graph.store.schema import cut_short, file_problem, schema_problem
@@ -197,13 +197,18 @@ class FileStore(Store):
 
     @classmethod
     def write_version(cls, path: Path, action: str, command: str, record: dict,
-                      write: Callable[[VersionWriter], None], expected: int | None = None) -> int:
+                      write: Callable[[VersionWriter], None], expected: int | None = None,
+                      circuit: Callable | None = None) -> int:
         db = writing(path)
         try:
             writer = VersionWriter(db)
             check_parent(path, writer.parent, expected)
             write(writer)
             version = writer.finish(action, command, record)
+            if circuit is not None:  # read on the writer's connection: the version as written, not yet seen
+                rows = circuit(_Writing(path, db))
+                if rows is not None:
+                    insert_file_circuit(db, version, rows)
             db.commit()
         except sqlite3.OperationalError as error:
             if not _DISK.search(str(error)):
@@ -232,6 +237,19 @@ class FileStore(Store):
     @classmethod
     def compare(cls, first: Path, second: Path, limit: int = 10) -> list[str]:
         return compare_files(first, second, limit)
+
+
+class _Writing(FileStore):
+    """A graph file read on a writer's connection, inside its transaction: the version being
+    written as it will be committed (``close`` leaves the connection to the writer)."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection):
+        self.path, self._db, self.at = Path(path), db, None
+        self.errors = (sqlite3.DatabaseError,)
+        self.meta = dict(sorted(db.execute("SELECT key, value FROM meta WHERE key != 'rules'")))
+
+    def close(self) -> None:
+        pass
 
 
 def recover(path: Path) -> None:

@@ -24,8 +24,8 @@ from polygraph_logic.graph.store.circuit_rows import write_folder_circuit
 from polygraph_logic.graph.store.folder import FolderDB
 from polygraph_logic.graph.store.folder_layout import folder_bytes, head_value, writing_folder
 from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
-from polygraph_logic.graph.store.folder_versions import (RECORD, later_versions, latest_version, version_folder,
-                                                         version_record)
+from polygraph_logic.graph.store.folder_versions import (RECORD, later_versions, latest_version, reading_pending,
+                                                         version_folder, version_record)
 from polygraph_logic.graph.store.versions import folder_version
 
 # per fact and source, the support sets the source's assertions hit; all of them: the fact dies
@@ -36,6 +36,19 @@ WITH hits AS (
 SELECT h.source, count(*) FROM hits h JOIN facts f ON f.num = h.fact AND f.sets = h.sets_hit
 JOIN artifacts r ON r.fact = h.fact GROUP BY h.source
 """
+
+
+def _complete(path: Path, folder: Path, version: int, circuit: Callable) -> None:
+    """Writes into ``folder`` (version ``version``, not yet in place) the derivations ``circuit``
+    finds, read from the folder as that version will be."""
+    with reading_pending(path, version, folder):
+        store = FolderStore(path)
+        try:
+            rows = circuit(store)
+        finally:
+            store.close()
+    if rows is not None:
+        write_folder_circuit(path, version, rows, folder)
 
 
 def _prefix(prefix: str) -> tuple[str, str]:
@@ -159,14 +172,16 @@ class FolderStore(Store):
 
     @classmethod
     def write_version(cls, path: Path, action: str, command: str, record: dict,
-                      write: Callable[[FolderVersionWriter], None], expected: int | None = None) -> int:
+                      write: Callable[[FolderVersionWriter], None], expected: int | None = None,
+                      circuit: Callable | None = None) -> int:
         # optimistic: a version computed against an earlier one is refused here, and two
         # writers finishing the same version number collide on its folder's name (finish)
         writer = FolderVersionWriter(path)
         try:
             check_parent(path, writer.parent, expected)
             write(writer)
-            return writer.finish(action, command, record)
+            return writer.finish(action, command, record, None if circuit is None else
+                                 lambda folder, version: _complete(path, folder, version, circuit))
         finally:
             writer.close()
 

@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder import FolderDB
@@ -350,13 +351,17 @@ class FolderVersionWriter:
             "rules": self.rule_rows,
         }
 
-    def finish(self, action: str, command: str, record: dict) -> int:
-        """Writes the version's files and record in a hidden folder renamed into place; returns its number."""
+    def finish(self, action: str, command: str, record: dict,
+               complete: Callable[[Path, int], None] | None = None) -> int:
+        """Writes the version's files and record in a hidden folder renamed into place; returns its
+        number.  ``complete(folder, version)`` adds what is committed with them (its circuit) to
+        the hidden folder before the rename."""
         self._check_new_ids()
         stats = self._statistics()
         retired = self._retirements()
         root = self.directory / VERSIONS
         root.mkdir(exist_ok=True)
+        _clear_stale(root)
         partial = root / f".{self.version}.partial-{os.getpid()}"
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir()
@@ -369,6 +374,8 @@ class FolderVersionWriter:
             row = {"version": self.version, "time": now(), "command": command, "action": action,
                    "parent": self.parent, "record": json.loads(json.dumps(record, sort_keys=True)), "stats": stats}
             (partial / RECORD).write_text(json.dumps(row, ensure_ascii=False), encoding="utf-8")
+            if complete is not None:
+                complete(partial, self.version)
             try:
                 partial.rename(version_folder(self.directory, self.version))
             except OSError:
@@ -382,6 +389,25 @@ class FolderVersionWriter:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _clear_stale(root: Path) -> None:
+    """Removes the hidden folders of writes killed before their rename (``.N.partial-PID`` whose
+    process is gone): what a killed write leaves, the next one clears."""
+    for partial in root.glob(".*.partial-*"):
+        pid = partial.name.rpartition("-")[2]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: running
+        return True
+    return True
 
 
 def _duplicate(artifact_id: str) -> PolygraphError:

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder_layout import FILES, INDEXES, quoted, table_path
@@ -41,16 +43,44 @@ INDEX_TABLE = {name: re.search(r"\{(\w+)\}", sql).group(1) for name, sql in INDE
 VERSION_COLUMN = "version_"
 
 
+#: a version being written, readable by its writer alone (``reading_pending``): folder -> (version, its folder)
+_PENDING: dict[str, tuple[int, Path]] = {}
+
+
+@contextmanager
+def reading_pending(directory: str | Path, version: int, folder: Path) -> Iterator[None]:
+    """Within it, this process reads the folder at ``directory`` with version ``version``, whose
+    files are in ``folder`` (hidden until renamed into place): its writer reads it so, to find
+    what is committed with it (its circuit), before any other reader can see it."""
+    key = str(Path(directory).resolve())
+    _PENDING[key] = (version, Path(folder))
+    try:
+        yield
+    finally:
+        _PENDING.pop(key, None)
+
+
+def _pending(directory: str | Path) -> tuple[int, Path] | None:
+    return _PENDING.get(str(Path(directory).resolve())) if _PENDING else None
+
+
 def version_folder(directory: str | Path, version: int) -> Path:
+    pending = _pending(directory)
+    if pending is not None and pending[0] == version:
+        return pending[1]
     return Path(directory) / VERSIONS / str(version)
 
 
 def later_versions(directory: str | Path) -> list[int]:
-    """The numbers of a folder's complete versions after its build, ascending."""
+    """The numbers of a folder's complete versions after its build, ascending (and the version
+    its writer is reading before it is in place: ``reading_pending``)."""
     root = Path(directory) / VERSIONS
     if not root.is_dir():
         return []
     found = sorted(int(p.name) for p in root.iterdir() if p.name.isdigit() and (p / RECORD).is_file())
+    pending = _pending(directory)
+    if pending is not None and pending[0] not in found:
+        found.append(pending[0])
     for expected, number in enumerate(found, 2):
         if number != expected:
             raise PolygraphError("bad_tables", f"{directory}: versions/{expected} is missing (found {found}); "
@@ -148,4 +178,5 @@ def version_files(directory: str | Path) -> list[str]:
 
 
 __all__ = ["FILES", "INDEX_TABLE", "RECORD", "RETIRED", "VERSIONS", "VERSION_COLUMN", "VersionedTables",
-           "check_version", "later_versions", "latest_version", "refuse_versions", "version_folder", "version_record"]
+           "check_version", "later_versions", "latest_version", "reading_pending", "refuse_versions", "version_folder",
+           "version_record"]
