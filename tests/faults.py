@@ -2,13 +2,14 @@
 
 A *write step* is one call that changes what is on disk: the first run of each statement on a
 SQLite connection that may write (the same INSERT for the next row is no new step: within one
-transaction every kill is rolled back alike), each commit, a DuckDB ``COPY ... TO`` (a Parquet file written), and the file
-system's ``rename``/``replace``/``link``/``mkdir``/``write_text``/``write_bytes``/``rmtree``.  The child
-counts them; at step ``k`` it either kills itself with SIGKILL (no ``finally``, no journal
-clean-up: what a power cut or an OOM kill leaves) or raises the OSError a full disk raises
-(ENOSPC), as the operating system would from that call.  ``run(argv, k, mode)`` returns the
-child's exit status and the number of steps it counted; a run that counted fewer than ``k``
-steps finished without the fault, so ``k`` from 1 until then covers every step.
+transaction every kill is rolled back alike), each commit, a DuckDB ``COPY ... TO`` (a Parquet
+file written), and the file system's ``rename``, ``replace``, ``link``, ``mkdir``, ``write_text``,
+``write_bytes`` and ``rmtree``.  The child counts them; at step ``k`` it either kills itself with
+SIGKILL (no ``finally``, no journal clean-up: what a power cut or an OOM kill leaves) or raises
+the error of a full disk as that layer would (SQLite's "database or disk is full", DuckDB's
+IOException, the operating system's ENOSPC).  ``run(argv, k, mode)`` returns the child's exit
+status and the number of steps it counted; a run that counted fewer than ``k`` steps finished
+without the fault, so ``k`` from 1 until then covers every step.
 
 Used by tests/test_ledger_faults.py; the patches live only in the child.
 """
@@ -30,16 +31,19 @@ AT, MODE, REPORT = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 steps = [0]
 
 names = []
-def step(what):
+def step(what, error=None):
     steps[0] += 1
     if os.environ.get("FAULT_NAMES"):
         names.append(what)
     if steps[0] == AT:
         if MODE == "kill":
             os.kill(os.getpid(), signal.SIGKILL)
-        raise OSError(errno.ENOSPC, f"No space left on device (injected at step {AT}: {what})")
+        said = f"No space left on device (injected at step {AT}: {what})"
+        # what each layer raises for a full disk: SQLite's SQLITE_FULL, DuckDB's IOException, the OS's ENOSPC
+        raise error(said) if error is not None else OSError(errno.ENOSPC, said)
 
 seen = set()
+FULL = lambda said: sqlite3.OperationalError("database or disk is full: " + said)
 
 class Counting(sqlite3.Connection):
     """A connection that may write: the first run of each statement but a plain read (a row's
@@ -47,18 +51,18 @@ class Counting(sqlite3.Connection):
     def execute(self, sql, *args):
         if sql not in seen and not sql.lstrip().upper().startswith(("SELECT", "PRAGMA")):
             seen.add(sql)
-            step("sqlite " + sql.split()[0])
+            step("sqlite " + sql.split()[0], FULL)
         return super().execute(sql, *args)
     def executemany(self, sql, *args):
         if ("many", sql) not in seen:
             seen.add(("many", sql))
-            step("sqlite executemany")
+            step("sqlite executemany", FULL)
         return super().executemany(sql, *args)
     def executescript(self, sql):
-        step("sqlite script")
+        step("sqlite script", FULL)
         return super().executescript(sql)
     def commit(self):
-        step("sqlite commit")
+        step("sqlite commit", FULL)
         return super().commit()
 
 connect = sqlite3.connect
@@ -79,7 +83,16 @@ for name in ("rename", "replace", "link", "mkdir", "makedirs"):
     wrap(os, name, "os." + name)
 for name in ("rename", "replace", "mkdir", "write_text", "write_bytes"):
     wrap(Path, name, "Path." + name)
-wrap(shutil, "rmtree", "shutil.rmtree")
+rmtree = shutil.rmtree
+def stepped_rmtree(path, ignore_errors=False, *args, **kwargs):
+    try:
+        step("shutil.rmtree")
+    except OSError:
+        if not ignore_errors:
+            raise
+        return  # what rmtree(..., ignore_errors=True) does when the disk refuses: leaves the tree
+    return rmtree(path, ignore_errors, *args, **kwargs)
+shutil.rmtree = stepped_rmtree
 
 try:
     import duckdb
@@ -92,7 +105,7 @@ if duckdb is not None:
             object.__setattr__(self, "_con", con)
         def execute(self, sql, *args):
             if sql.lstrip().upper().startswith("COPY"):
-                step("duckdb COPY")
+                step("duckdb COPY", duckdb.IOException)
             return self._con.execute(sql, *args)
         def __getattr__(self, name):
             return getattr(self._con, name)

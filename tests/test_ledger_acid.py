@@ -136,3 +136,31 @@ def test_a_folder_written_over_an_old_one_never_leaves_it_missing(batches, tmp_p
     export_tables(base, folder)
     assert _contents(folder) == old
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.tables", "grown.graph"]
+
+
+def test_a_disk_that_refuses_a_write_is_an_io_error_and_changes_nothing(batches, tmp_path, capsys, monkeypatch):
+    import errno
+    import hashlib
+
+    from polygraph_logic.cli import main
+    base, a, _ = batches
+    target = tmp_path / "g.graph"
+    shutil.copy(base, target)
+    before = hashlib.sha256(target.read_bytes()).hexdigest()
+
+    def refused(writer):
+        writer.assertion  # the writer is open: the refusal comes midway through the version
+        raise OSError(errno.EROFS, "Read-only file system", str(target))
+
+    with pytest.raises(PolygraphError) as raised:  # the API: a named error
+        write_version(target, "add", "test", {}, refused)
+    assert raised.value.code == "io_error" and "Read-only file system" in str(raised.value)
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == before
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(target))
+
+    monkeypatch.setattr("polygraph_logic.graph.ledger._add", full)  # the command: exit 2, one line
+    assert main(["add", str(target), "--assertions", str(a)]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("io_error: ") and "No space left on device" in said and "Traceback" not in said

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import errno
 import importlib
 import os
 import sys
@@ -93,6 +94,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return 0
+    except OSError as error:
+        if error.errno not in DISK_ERRORS:
+            return _internal(error)
+        _show_if_asked(error)
+        where = f"{error.filename}: " if error.filename else ""
+        return _fail(f"io_error: {where}{error.strerror or error}: the disk refused a write")
     except RecursionError as error:
         _show_if_asked(error)
         return _fail("too_deep: the input nests too deeply to process (split long expressions or "
@@ -112,6 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 RECURSION_LIMIT = 10_000
+
+#: the errors of a disk that refuses a write: full, over quota, read-only, failing
+DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EIO})
 
 
 def unknown_command(word: str) -> str:

@@ -235,6 +235,12 @@ def check_parent(path: Path, parent: int, expected: int | None) -> None:
                                                  f"while this one read version {expected}; run this one again")
 
 
+def disk_error(path: Path, error: Exception) -> PolygraphError:
+    """A write the disk refused (read-only, full, a path through a file), said by name."""
+    said = str(error).splitlines()[0] if str(error) else type(error).__name__
+    return PolygraphError("io_error", f"{path}: cannot be written ({said}); nothing of this command was kept")
+
+
 def write_version(path: str | Path, action: str, command: str, record: dict, write: Callable,
                   expected: int | None = None, circuit: Callable | None = None) -> int:
     """Appends one version to the graph at ``path`` (Store.write_version); returns its number."""
@@ -261,5 +267,5 @@ def compare_labels(first: str | Path, second: str | Path, limit: int = 10) -> li
     return store_class(first).compare(Path(first), Path(second), limit)
 
 
-__all__ = ["Store", "backend", "check_parent", "compare_labels", "copy_graph", "graph_digest", "open_store", "register",
+__all__ = ["Store", "backend", "check_parent", "compare_labels", "disk_error", "copy_graph", "graph_digest", "open_store", "register",
            "store_class", "write_circuit", "write_version"]

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
-from polygraph_logic.graph.store.backend import Store, check_parent
+from polygraph_logic.graph.store.backend import Store, check_parent, disk_error
 from polygraph_logic.graph.store.circuit_rows import insert_file_circuit, write_file_circuit
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.rows import FORMAT, bad_graph, key_value
@@ -214,8 +214,10 @@ class FileStore(Store):
             if not _DISK.search(str(error)):
                 raise
             raise disk_error(path, error) from None
+        except OSError as error:  # a file beside it (an input, a spill) the disk refused
+            raise disk_error(path, error) from None
         finally:
-            db.close()
+            db.close()  # uncommitted: rolled back, the file as it was
         return version
 
     @classmethod
@@ -281,11 +283,6 @@ def writing(path: Path) -> sqlite3.Connection:
                                          "run this one again when it has finished") from None
         raise disk_error(path, error) from None
     return db
-
-
-def disk_error(path: Path, error: Exception) -> PolygraphError:
-    """A write the disk refused (read-only, full, a path through a file), said by name."""
-    return PolygraphError("io_error", f"{path}: cannot be written ({error}); nothing of this command was kept")
 
 
 __all__ = ["FileStore", "recover", "writing"]

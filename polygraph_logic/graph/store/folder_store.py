@@ -19,7 +19,7 @@ from itertools import islice, zip_longest
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from polygraph_logic.graph.store.backend import Store, check_parent
+from polygraph_logic.graph.store.backend import Store, check_parent, disk_error
 from polygraph_logic.graph.store.circuit_rows import write_folder_circuit
 from polygraph_logic.graph.store.folder import FolderDB
 from polygraph_logic.graph.store.folder_layout import folder_bytes, head_value, writing_folder
@@ -176,12 +176,15 @@ class FolderStore(Store):
                       circuit: Callable | None = None) -> int:
         # optimistic: a version computed against an earlier one is refused here, and two
         # writers finishing the same version number collide on its folder's name (finish)
+        import duckdb  # an optional extra: only folders need it
         writer = FolderVersionWriter(path)
         try:
             check_parent(path, writer.parent, expected)
             write(writer)
             return writer.finish(action, command, record, None if circuit is None else
                                  lambda folder, version: _complete(path, folder, version, circuit))
+        except (OSError, duckdb.IOException) as error:  # nothing is in place before the version's rename
+            raise disk_error(path, error) from None
         finally:
             writer.close()
 
