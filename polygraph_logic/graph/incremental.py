@@ -181,8 +181,11 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
     plus = semiring.plus
     cap = semiring.cap
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
+    probing = [False]
 
     def emit(relation: str, tup: tuple, label: Any) -> None:
+        if probing[0]:  # a probe only notes what the joins look up (LazyStore.probing)
+            return
         bucket = pending[relation]
         previous = bucket.get(tup)
         bucket[tup] = label if previous is None else plus(previous, label)
@@ -219,7 +222,9 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
     delta, relations = changed, set(changed)
     while True:
         indexes: dict[str, dict] = defaultdict(dict)
-        for plan, relation in variants(delta, relations):
+        chosen = variants(delta, relations)
+        _probe(store, chosen, delta, indexes, probing)
+        for plan, relation in chosen:
             plan.evaluate(delta[relation], indexes[relation])
         store.prefetch(pending)
         delta = merge_round(pending, store, plus)
@@ -229,6 +234,27 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
         for relation, rows in delta.items():
             changed.setdefault(relation, {}).update(rows)
         relations = stratum
+
+
+def _probe(store, chosen, delta, indexes, probing: list) -> None:
+    """Runs a round's joins without deriving anything, as long as they look up keys a store read
+    on demand does not know yet, and reads those in one query an index (LazyStore.fetch_wanted):
+    a join of n atoms notes its keys in at most n probes."""
+    if not getattr(store, "batched", False):  # a graph file's indexes answer a look-up in microseconds
+        return
+    for _ in range(MAX_PROBES):
+        probing[0] = store.probing = True
+        try:
+            for plan, relation in chosen:
+                plan.evaluate(delta[relation], indexes[relation])
+        finally:
+            probing[0] = store.probing = False
+        if not store.fetch_wanted():
+            return
+
+
+#: probes a round makes at most (each reads the keys one more join step asks for)
+MAX_PROBES = 4
 
 
 def _constants(atom: Atom) -> tuple[tuple[int, object], ...]:

@@ -9,6 +9,11 @@ The label each fact had on disk is kept in ``old`` (the ledger's crowding check)
 
 It has no size estimates, so plans join in the order the rule states; the order does
 not change an uncapped result, and a capped one is checked by incremental.Watch.
+
+A look-up costs a query (a folder's, milliseconds), so a round's joins are first run
+``probing``: a key not known yet is noted in ``wanted`` and found empty, and ``fetch_wanted``
+then reads every noted key of an index in one query (the joins' next steps note theirs on the
+next probe); the round itself then asks the graph nothing it has not read.
 """
 
 from __future__ import annotations
@@ -35,6 +40,25 @@ class LazyStore(Store):
         self._names = dict(graph.query("SELECT num, id FROM assertions"))
         self._labels: dict[tuple, Polynomial] = {}  # many facts share a label (the edges one claim entails)
         self.added: dict[str, list[tuple]] = {}
+        # look-ups are worth batching where one costs a query of its own (a folder: Store.point_reads)
+        self.batched = not graph.store.point_reads
+        self.probing = False
+        # while probing, the keys asked of each index (relation, positions) and the tuples asked of
+        # each relation (relation, None) that are not known yet
+        self.wanted: dict[tuple[str, tuple | None], set] = {}
+
+    def fetch_wanted(self) -> bool:
+        """Reads what probing noted, one query an index (and one a relation for whole tuples);
+        returns whether anything was noted."""
+        wanted, self.wanted = self.wanted, {}
+        for (relation, positions), keys in wanted.items():
+            if positions is None:
+                self.prefetch({relation: dict.fromkeys(keys)}, least=1)
+            elif len(keys) == 1:
+                self.index(relation, positions).get(next(iter(keys)))
+            else:
+                self.index(relation, positions).fill(keys)
+        return bool(wanted)
 
     def add(self, relation: str, tup: tuple, label: Any) -> None:
         """Adds a new tuple (as plan.Store does) and remembers it for index keys asked for later."""
@@ -76,7 +100,7 @@ class LazyStore(Store):
         return found
 
 
-    def prefetch(self, pending: dict[str, dict[tuple, Any]]) -> None:
+    def prefetch(self, pending: dict[str, dict[tuple, Any]], least: int = 2) -> None:
         """Reads at once the stored rows of the tuples a round derived (``{relation: {tuple: label}}``)
         that are not known yet, so that merging them asks the graph nothing more (a folder answers
         one look-up in milliseconds; a file's index in microseconds, and one read serves both)."""
@@ -85,7 +109,7 @@ class LazyStore(Store):
             if rows.complete:
                 continue
             unknown = [tup for tup in bucket if not dict.__contains__(rows, tup) and tup not in rows.absent]
-            if len(unknown) < 2:
+            if len(unknown) < least:
                 continue
             self.fetch(relation, self.graph.facts_named(relation, [fact_key(tup) for tup in unknown]))
             rows.absent.update(tup for tup in unknown if not dict.__contains__(rows, tup))
@@ -104,6 +128,9 @@ class _Relation(dict):
         if dict.__contains__(self, tup):
             return dict.__getitem__(self, tup)
         if self.complete or tup in self.absent:
+            return default
+        if self.store.probing:
+            self.store.wanted.setdefault((self.relation, None), set()).add(tup)
             return default
         graph = self.store.graph
         if not self.store.fetch(self.relation, graph.query("SELECT args, label, exact FROM facts WHERE relation = ? "
@@ -155,13 +182,35 @@ class _Index(dict):
     def get(self, key, default=()):
         if dict.__contains__(self, key):
             return dict.__getitem__(self, key)
+        if self.store.probing:
+            self.store.wanted.setdefault((self.relation, self.positions), set()).add(key)
+            return default
         found = self.store.fetch(self.relation, self.store.graph.bound_facts(self.relation, zip(self.positions, key),
                                                                              "args, label, exact"))
-        tuples = {tup: None for tup in found
-                  if all(p < len(tup) and tup[p] == v and type(tup[p]) is type(v) for p, v in zip(self.positions, key))}
-        tuples.update(dict.fromkeys(self.pending.pop(key, ())))
-        value = dict.setdefault(self, key, list(tuples))
-        return value or default
+        self._file([key], found)
+        return dict.__getitem__(self, key) or default
+
+    def fill(self, keys) -> None:
+        """Reads the stored tuples of every key of ``keys`` not known yet, in one query."""
+        keys = [key for key in keys if not dict.__contains__(self, key)]
+        if keys:
+            self._file(keys, self.store.fetch(self.relation, self.store.graph.bound_facts_among(
+                self.relation, self.positions, keys, "args, label, exact")))
+
+    def _file(self, keys, found: list[tuple]) -> None:
+        """Files the tuples read (``found``, a superset) under the ``keys`` they hold, with the
+        tuples the evaluation added under those keys meanwhile."""
+        positions = self.positions
+        wanted = {key: {} for key in keys}
+        for tup in found:
+            if all(p < len(tup) for p in positions):
+                key = tuple(tup[p] for p in positions)
+                bucket = wanted.get(key)
+                if bucket is not None and all(type(tup[p]) is type(v) for p, v in zip(positions, key)):
+                    bucket[tup] = None
+        for key, tuples in wanted.items():
+            tuples.update(dict.fromkeys(self.pending.pop(key, ())))
+            dict.setdefault(self, key, list(tuples))
 
     def setdefault(self, key, default=None):
         """Where plan.Store.add files a new tuple: under a key asked for already, or pending."""

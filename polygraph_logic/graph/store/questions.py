@@ -46,6 +46,10 @@ def matching_rules(groups: dict, args: tuple) -> list[int]:
     return sorted(numbers)
 
 
+
+#: joins the keyed arguments of a fact into one text (``bound_facts_among``); no name holds it
+_UNIT = "\x1f"
+
 class Questions:
     """Rows by meaning (mixed into ``Graph``, whose ``query`` runs them)."""
 
@@ -137,6 +141,28 @@ class Questions:
             return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT value FROM json_each(?))",
                               (json.dumps(numbers),))
         return self.query(f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}{limited}", parameters)
+
+    def bound_facts_among(self, relation: str, positions: tuple[int, ...], keys: Iterable[tuple],
+                          columns: str = "args") -> "Rows":
+        """The stored facts of ``relation`` whose arguments at ``positions`` hold one of ``keys``
+        (value tuples), in one query.  When the keys' values at the keyed positions (below 3) are
+        all strings, exactly those rows; else those whose keyed position with the most distinct
+        values among the keys holds one of them (a predicate shared by every key would read the
+        whole relation), so callers re-check the rest (as ``bound_facts``'s do)."""
+        keyed = [i for i, p in enumerate(positions) if p < 3]
+        if not keyed:
+            return self.bound_facts(relation, (), columns)
+        keys = list(keys)
+        if len(keyed) > 1 and all(type(key[i]) is str and _UNIT not in key[i] for key in keys for i in keyed):
+            # every keyed position at once, as one text: the rows of these keys and no others
+            joined = f" || '{_UNIT}' || ".join(f"k{positions[i]}" for i in keyed)
+            values = sorted({_UNIT.join(key[i] for i in keyed) for key in keys})
+            return self.query(f"SELECT {columns} FROM facts WHERE relation = ? AND {joined} IN "
+                              "(SELECT value FROM json_each(?))", (relation, json.dumps(values)))
+        first = max(keyed, key=lambda i: len({key[i] for key in keys}))
+        values = sorted({json.dumps(self.key(key[first])) for key in keys})
+        return self.query(f"SELECT {columns} FROM facts WHERE relation = ? AND k{positions[first]} IN "
+                          "(SELECT value FROM json_each(?))", (relation, "[" + ", ".join(values) + "]"))
 
     def facts_named(self, relation: str, args_keys: list[str]) -> "Rows":
         """``args, label, exact`` of the stored facts of ``relation`` among ``args_keys`` (fact_key texts)."""
