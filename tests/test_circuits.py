@@ -250,3 +250,37 @@ def test_no_circuit_builds_a_graph_whose_capped_verdicts_are_uncertain(tmp_path,
     assert main(["whatif", str(path), "--retract-source", "PMID:39973430", "--exact", "--json"]) == 0
     exact = json.loads(capsys.readouterr().out)
     assert loose["uncertain"] and not loose["exact"] and exact["settled_by"] == "rederivation"
+
+
+@pytest.mark.parametrize("form", ["file", "folder"])
+def test_an_add_stores_every_new_derivation_of_the_capped_facts(tmp_path, form):
+    """An incremental add derives again only the capped facts its evaluation reached (the others
+    had every derivation stored already): at each version the stored derivations of every capped
+    fact are all its derivations, found afresh from the rules over that version's facts."""
+    import random
+    from test_ledger import batches, lines
+    from polygraph_logic.graph.circuit_build import derivations
+    from polygraph_logic.graph.ledger import add
+    if form == "folder":
+        pytest.importorskip("duckdb")
+    synthetic = ROOT / "examples" / "synthetic"
+    files = batches(lines(synthetic / "assertions.jsonl"), lines(synthetic / "receipts.jsonl"), 3,
+                    random.Random(5), tmp_path)
+    grown = tmp_path / ("grown" if form == "folder" else "grown.graph")
+    if form == "folder":
+        build_graph(files[0][0], files[0][1], [RO], engine="duckdb", cap=1, output=grown, tables=True)
+    else:
+        build_graph(files[0][0], files[0][1], [RO], cap=1).write(grown)
+    modes = []
+    for a, r in files[1:]:
+        modes.append(add(grown, a, r).mode)
+        with Graph(grown) as graph:
+            facts = graph.inexact_facts()
+            assert facts and graph.has_circuit()
+            stored = {fact: set(found) for fact, found in graph.derivations(num for num, _, _ in facts).items()}
+            fresh: dict[int, set] = {}
+            for fact, rule, body in derivations(graph, facts):
+                fresh.setdefault(fact, set()).add((rule, body))
+            assert stored == fresh
+    assert "incremental" in modes
+

@@ -128,12 +128,17 @@ def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None 
     return len(rows)
 
 
-def version_circuit(store) -> list[Row]:
+def version_circuit(store, reached: set[tuple[str, tuple]] | None = None) -> list[Row]:
     """The derivations of every capped fact of the version ``store`` reads (a Store open on a
-    version being written: ``write_version(..., circuit=version_circuit)`` commits them with it)."""
+    version being written: ``write_version(..., circuit=version_circuit)`` commits them with it).
+    ``reached``: the ``(relation, args)`` facts that can have a derivation the version before did
+    not (an incremental add's); a capped fact outside it has every derivation stored already."""
     graph = Graph(store.path, store=store)
+    facts = graph.inexact_facts()
+    if reached is not None:
+        facts = [fact for fact in facts if (fact[1], fact[2]) in reached]
     with collector_paused():
-        return list(derivations(graph, graph.inexact_facts()))
+        return list(derivations(graph, facts))
 
 
 def inherited_circuit(had: bool):

@@ -93,6 +93,9 @@ class Watch:
         self.semiring = semiring
         self.offered: dict[tuple[str, tuple], set] = defaultdict(set)  # fact -> support sets derived for it
         self.crowded: tuple[str, tuple] | None = None
+        # every fact a rule instance derived (label changed or not): only these can have a derivation
+        # the graph did not have before (semi-naive: each new one reads a new or changed fact, or a new rule)
+        self.derived: set[tuple[str, tuple]] = set()
 
     def reason(self) -> str | None:
         """Returns why the result may differ from a full evaluation's, or None when it cannot."""
@@ -131,7 +134,7 @@ def _strata(rules, strata, store, semiring, changed, new_rules, old, watch) -> N
         if not stratum_rules:
             continue
         if _ground(stratum, stratum_rules):
-            _ground_stratum(stratum_rules, fresh, store, semiring, changed)
+            watch.derived.update(_ground_stratum(stratum_rules, fresh, store, semiring, changed))
         else:
             _stratum(stratum, stratum_rules, fresh, store, semiring, changed, watch, old)
 
@@ -145,10 +148,10 @@ def _ground(stratum, rules: list[Rule]) -> bool:
                for rule in rules)
 
 
-def _ground_stratum(rules, fresh, store, semiring, changed) -> None:
+def _ground_stratum(rules, fresh, store, semiring, changed) -> set:
     """Derives again, from scratch, every fact of a ground stratum that a new rule or a changed
     body fact reaches: its label is the sum of its rules' products in rule order, as the reference
-    engine sums them (so a truncation by the cap is the one a full evaluation makes)."""
+    engine sums them (so a truncation by the cap is the one a full evaluation makes); returns them."""
     by_fact: dict[tuple, list[Rule]] = defaultdict(list)
     for rule in rules:
         by_fact[(rule.head.relation, tuple(arg.value for arg in rule.head.args))].append(rule)
@@ -175,6 +178,7 @@ def _ground_stratum(rules, fresh, store, semiring, changed) -> None:
             store.add(relation, tup, label)
         changed.setdefault(relation, {})[tup] = label
     semiring.truncated, semiring.inexact, semiring.stop = truncated, inexact, stop
+    return reached
 
 
 def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> None:
@@ -182,10 +186,12 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
     cap = semiring.cap
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
     probing = [False]
+    derived = watch.derived
 
     def emit(relation: str, tup: tuple, label: Any) -> None:
         if probing[0]:  # a probe only notes what the joins look up (LazyStore.probing)
             return
+        derived.add((relation, tup))
         bucket = pending[relation]
         previous = bucket.get(tup)
         bucket[tup] = label if previous is None else plus(previous, label)

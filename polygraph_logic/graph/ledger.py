@@ -123,8 +123,11 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
         record.update(mode=report.mode, reason=reason)
         written.append(report)
 
-    # the derivations of the facts capped at this version are committed with it
-    version = write_version(graph_path, "add", command or command_line(), record, write, expected, version_circuit)
+    # the derivations of the facts capped at this version are committed with it: of those an
+    # incremental add reached (any other capped fact has every derivation stored already), else of all
+    reached = state.reached() if reason is None else None
+    version = write_version(graph_path, "add", command or command_line(), record, write, expected,
+                            lambda store: version_circuit(store, reached))
     written[0].version = version
     return written[0]
 
@@ -234,6 +237,11 @@ class _State:
     store: LazyStore
     changed: dict
     reason: str | None
+    derived: set = field(default_factory=set)  # the facts a rule instance derived (Watch.derived)
+
+    def reached(self) -> set[tuple[str, tuple]]:
+        """The facts that may have a derivation the graph did not have: those derived, and the new facts."""
+        return self.derived | {(relation, tup) for relation, rows in self.changed.items() for tup in rows}
 
 
 def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compiled, cap) -> _State:
@@ -256,7 +264,7 @@ def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compile
     semiring.stop, semiring.truncated = True, False
     strata = stratify(rules, arities)
     changed, watch = evaluate_seeded(rules, strata, store, semiring, changed, new_rules, store.old)
-    return _State(semiring, store, changed, watch.reason())
+    return _State(semiring, store, changed, watch.reason(), watch.derived)
 
 
 def _arities(rules: list[Rule], compiled) -> dict[str, int]:
