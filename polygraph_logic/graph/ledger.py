@@ -252,6 +252,10 @@ def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compile
     # a triple stated again: its label is the sum in input order, old assertions first, as a build
     # sums it (so a truncation by the cap here is the build's own)
     semiring.stop = False
+    seeds: dict[str, dict] = defaultdict(dict)
+    for fact in compiled.assertions:
+        seeds[fact.atom.relation][tuple(arg.value for arg in fact.atom.args)] = None
+    store.prefetch(seeds, least=1)  # whether each is stored already, in one query a relation
     for fact in compiled.assertions:
         relation, tup = fact.atom.relation, tuple(arg.value for arg in fact.atom.args)
         label = semiring.variable(fact.variable)

@@ -145,14 +145,19 @@ class Questions:
     def bound_facts_among(self, relation: str, positions: tuple[int, ...], keys: Iterable[tuple],
                           columns: str = "args") -> "Rows":
         """The stored facts of ``relation`` whose arguments at ``positions`` hold one of ``keys``
-        (value tuples), in one query.  When the keys' values at the keyed positions (below 3) are
-        all strings, exactly those rows; else those whose keyed position with the most distinct
-        values among the keys holds one of them (a predicate shared by every key would read the
-        whole relation), so callers re-check the rest (as ``bound_facts``'s do)."""
+        (value tuples), in one query, and maybe more: callers re-check (as ``bound_facts``'s do).
+        Facts sorted by their arguments' text are read by ranges of it (``_sorted_among``); else,
+        when the keys' values at the keyed positions (below 3) are all strings, exactly the rows of
+        the keys; else those whose keyed position with the most distinct values among the keys
+        holds one of them (a predicate shared by every key would read the whole relation)."""
         keyed = [i for i, p in enumerate(positions) if p < 3]
         if not keyed:
             return self.bound_facts(relation, (), columns)
         keys = list(keys)
+        if self.store.sorted_args:
+            found = self._sorted_among(relation, positions, keys, columns)
+            if found is not None:
+                return found
         if len(keyed) > 1 and all(type(key[i]) is str and _UNIT not in key[i] for key in keys for i in keyed):
             # every keyed position at once, as one text: the rows of these keys and no others
             joined = f" || '{_UNIT}' || ".join(f"k{positions[i]}" for i in keyed)
@@ -163,6 +168,30 @@ class Questions:
         values = sorted({json.dumps(self.key(key[first])) for key in keys})
         return self.query(f"SELECT {columns} FROM facts WHERE relation = ? AND k{positions[first]} IN "
                           "(SELECT value FROM json_each(?))", (relation, "[" + ", ".join(values) + "]"))
+
+    def _sorted_among(self, relation: str, positions: tuple[int, ...], keys: list[tuple], columns: str):
+        """``bound_facts_among`` where facts are sorted by their arguments' text (a folder): the
+        keys' leading arguments as ranges of it, joined with the facts in one pass (x40, 67 keys:
+        0.06 s, where a query a key took 1.6 s and the keys' text matched on every fact 0.3 s); or
+        the look-up file sorted by the third argument, then the facts by number.  None: neither."""
+        place = {p: i for i, p in enumerate(positions)}
+        leading = []
+        while len(leading) in place:
+            leading.append(len(leading))
+        if leading:
+            prefixes = sorted({fact_key([key[place[p]] for p in leading])[:-1] for key in keys})
+            selected = ", ".join(f"f.{c.strip()}" for c in columns.split(","))
+            return self.query(f"SELECT {selected} FROM facts f JOIN (SELECT unnest(?::VARCHAR[]) AS lo) k "
+                              "ON f.relation = ? AND f.args >= k.lo AND f.args < k.lo || chr(1114111)",
+                              (prefixes, relation))
+        table = self.store.lookup("facts_by_k2")
+        if 2 in place and table is not None:
+            values = sorted({self.key(key[place[2]]) for key in keys}, key=str)
+            numbers = [row[0] for row in self.query(f"SELECT num FROM {table} WHERE relation = ? AND k2 IN "
+                                                    "(SELECT unnest(?::VARCHAR[]))", (relation, values))]
+            return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+                              (json.dumps(numbers),))
+        return None
 
     def facts_named(self, relation: str, args_keys: list[str]) -> "Rows":
         """``args, label, exact`` of the stored facts of ``relation`` among ``args_keys`` (fact_key texts)."""
