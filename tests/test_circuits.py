@@ -186,25 +186,33 @@ def test_a_duckdb_folder_stores_the_circuit_of_the_python_graph(tmp_path, shared
 
 # --- versions: each add stores the circuit of its version ---------------------------------------
 
-@pytest.mark.parametrize("form", ["file", "folder"])
-def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path, shared_graph, form):
-    """Figure 1 grown in three batches at cap 1 (a file by the Python engine, a folder by DuckDB):
-    at every version the circuit is complete, and every deletion's verdicts are those of a fresh
-    build of that version's inputs; an applied deletion keeps the circuit of the version before."""
+def _first_batch(tmp_path: Path, form: str, example: Path, seed: int) -> tuple[list, Path]:
+    """An example's inputs cut in three batches (``Random(seed)``) and the first built at cap 1:
+    a file by the Python engine, a folder by DuckDB."""
     import random
-    from test_ledger import FIGURE1, batches, lines, union
-    from polygraph_logic.graph.ledger import add
-    from polygraph_logic.query.session import Session
-    from polygraph_logic.query.whatif import Deletion, what_if
+    from test_ledger import batches, lines
     if form == "folder":
         pytest.importorskip("duckdb")
-    files = batches(lines(FIGURE1 / "assertions.jsonl"), lines(FIGURE1 / "receipts.jsonl"), 3,
-                    random.Random(11), tmp_path)
+    files = batches(lines(example / "assertions.jsonl"), lines(example / "receipts.jsonl"), 3,
+                    random.Random(seed), tmp_path)
     grown = tmp_path / ("grown" if form == "folder" else "grown.graph")
     if form == "folder":
         build_graph(files[0][0], files[0][1], [RO], engine="duckdb", cap=1, output=grown, tables=True)
     else:
         build_graph(files[0][0], files[0][1], [RO], cap=1).write(grown)
+    return files, grown
+
+
+@pytest.mark.parametrize("form", ["file", "folder"])
+def test_each_version_of_a_grown_graph_settles_as_a_build_of_its_inputs(tmp_path, shared_graph, form):
+    """Figure 1 grown in three batches at cap 1 (a file by the Python engine, a folder by DuckDB):
+    at every version the circuit is complete, and every deletion's verdicts are those of a fresh
+    build of that version's inputs; an applied deletion keeps the circuit of the version before."""
+    from test_ledger import FIGURE1, union
+    from polygraph_logic.graph.ledger import add
+    from polygraph_logic.query.session import Session
+    from polygraph_logic.query.whatif import Deletion, what_if
+    files, grown = _first_batch(tmp_path, form, FIGURE1, 11)
     for a, r in files[1:]:
         add(grown, a, r)
     revived = 0
@@ -257,20 +265,9 @@ def test_an_add_stores_every_new_derivation_of_the_capped_facts(tmp_path, form):
     """An incremental add derives again only the capped facts its evaluation reached (the others
     had every derivation stored already): at each version the stored derivations of every capped
     fact are all its derivations, found afresh from the rules over that version's facts."""
-    import random
-    from test_ledger import batches, lines
     from polygraph_logic.graph.circuit_build import derivations
     from polygraph_logic.graph.ledger import add
-    if form == "folder":
-        pytest.importorskip("duckdb")
-    synthetic = ROOT / "examples" / "synthetic"
-    files = batches(lines(synthetic / "assertions.jsonl"), lines(synthetic / "receipts.jsonl"), 3,
-                    random.Random(5), tmp_path)
-    grown = tmp_path / ("grown" if form == "folder" else "grown.graph")
-    if form == "folder":
-        build_graph(files[0][0], files[0][1], [RO], engine="duckdb", cap=1, output=grown, tables=True)
-    else:
-        build_graph(files[0][0], files[0][1], [RO], cap=1).write(grown)
+    files, grown = _first_batch(tmp_path, form, ROOT / "examples" / "synthetic", 5)
     modes = []
     for a, r in files[1:]:
         modes.append(add(grown, a, r).mode)
