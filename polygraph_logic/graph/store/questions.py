@@ -46,10 +46,6 @@ def matching_rules(groups: dict, args: tuple) -> list[int]:
     return sorted(numbers)
 
 
-
-#: joins the keyed arguments of a fact into one text (``bound_facts_among``); no name holds it
-_UNIT = "\x1f"
-
 class Questions:
     """Rows by meaning (mixed into ``Graph``, whose ``query`` runs them)."""
 
@@ -146,10 +142,9 @@ class Questions:
                           columns: str = "args") -> "Rows":
         """The stored facts of ``relation`` whose arguments at ``positions`` hold one of ``keys``
         (value tuples), in one query, and maybe more: callers re-check (as ``bound_facts``'s do).
-        Facts sorted by their arguments' text are read by ranges of it (``_sorted_among``); else,
-        when the keys' values at the keyed positions (below 3) are all strings, exactly the rows of
-        the keys; else those whose keyed position with the most distinct values among the keys
-        holds one of them (a predicate shared by every key would read the whole relation)."""
+        Facts sorted by their arguments' text are read by ranges of it (``_sorted_among``); else
+        those whose keyed position (below 3) with the most distinct values among the keys holds
+        one of them (a predicate shared by every key would read the whole relation)."""
         keyed = [i for i, p in enumerate(positions) if p < 3]
         if not keyed:
             return self.bound_facts(relation, (), columns)
@@ -158,12 +153,6 @@ class Questions:
             found = self._sorted_among(relation, positions, keys, columns)
             if found is not None:
                 return found
-        if len(keyed) > 1 and all(type(key[i]) is str and _UNIT not in key[i] for key in keys for i in keyed):
-            # every keyed position at once, as one text: the rows of these keys and no others
-            joined = f" || '{_UNIT}' || ".join(f"k{positions[i]}" for i in keyed)
-            values = sorted({_UNIT.join(key[i] for i in keyed) for key in keys})
-            return self.query(f"SELECT {columns} FROM facts WHERE relation = ? AND {joined} IN "
-                              "(SELECT value FROM json_each(?))", (relation, json.dumps(values)))
         first = max(keyed, key=lambda i: len({key[i] for key in keys}))
         values = sorted({json.dumps(self.key(key[first])) for key in keys})
         return self.query(f"SELECT {columns} FROM facts WHERE relation = ? AND k{positions[first]} IN "
