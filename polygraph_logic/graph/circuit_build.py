@@ -134,9 +134,7 @@ def version_circuit(store, reached: set[tuple[str, tuple]] | None = None) -> lis
     ``reached``: the ``(relation, args)`` facts that can have a derivation the version before did
     not (an incremental add's); a capped fact outside it has every derivation stored already."""
     graph = Graph(store.path, store=store)
-    facts = graph.inexact_facts()
-    if reached is not None:
-        facts = [fact for fact in facts if (fact[1], fact[2]) in reached]
+    facts = graph.inexact_facts(reached)
     with collector_paused():
         return list(derivations(graph, facts))
 

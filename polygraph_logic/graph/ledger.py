@@ -110,7 +110,10 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
 
     def write(writer: VersionWriter) -> None:
         numbers = {a.id: writer.assertion(a) for a in new_assertions}
-        numbers.update(writer.assertion_numbers())
+        # an incremental add writes the labels it changed: only the assertions they name are looked up
+        among = None if reason is not None else {name for rows in state.changed.values() for label in rows.values()
+                                                 for names in state.semiring.to_json(label) for name in names}
+        numbers.update(writer.assertion_numbers(None if among is None else among - numbers.keys()))
         writer.rules(new_rules)
         if reason is None:
             report = _write_incremental(writer, state, numbers, new_receipts)

@@ -26,6 +26,7 @@ from typing import Iterable
 from polygraph_logic.graph.store.folder_layout import PARQUET, duckdb_connection, quoted, table_path
 from polygraph_logic.graph.store.folder_versions import later_versions, version_folder
 from polygraph_logic.graph.store.label_codec import encode_label
+from polygraph_logic.graph.store.rows import fact_key
 
 TABLE = "derivations"
 _FILE_TABLES = """
@@ -84,10 +85,19 @@ class CircuitReads:
             found.setdefault(fact, {})[(rule, tuple(json.loads(body)))] = None
         return {fact: list(entries) for fact, entries in found.items()}
 
-    def inexact_facts(self) -> list[tuple[int, str, tuple]]:
-        """``(num, relation, args)`` of every fact whose stored label is capped, in number order."""
-        return [(num, relation, self.args(args)) for num, relation, args in
-                self.query("SELECT num, relation, args FROM facts WHERE NOT exact ORDER BY num")]
+    def inexact_facts(self, among: Iterable[tuple[str, tuple]] | None = None) -> list[tuple[int, str, tuple]]:
+        """``(num, relation, args)`` of every fact whose stored label is capped, in number order;
+        ``among``: only of these ``(relation, args)`` facts (looked up by key, one query a relation)."""
+        if among is None:
+            rows = self.query("SELECT num, relation, args FROM facts WHERE NOT exact ORDER BY num")
+        else:
+            keys: dict[str, list[str]] = {}
+            for relation, args in among:
+                keys.setdefault(relation, []).append(fact_key(args))
+            rows = sorted(row for relation in sorted(keys) for row in self.query(
+                "SELECT num, relation, args FROM facts WHERE NOT exact AND relation = ? AND args IN "
+                "(SELECT value FROM json_each(?))", (relation, json.dumps(sorted(keys[relation])))))
+        return [(num, relation, self.args(args)) for num, relation, args in rows]
 
     def relation_facts(self, relations: Iterable[str], only: dict[str, tuple[int, Iterable]] | None = None
                        ) -> Iterable[tuple[str, tuple, int, bool]]:

@@ -259,9 +259,10 @@ class FolderVersionWriter:
         stored = {row[0] for row in self._all("SELECT id FROM artifacts")}
         return (stored - self.retired_artifacts.keys()) | self.artifact_numbers.keys()
 
-    def assertion_numbers(self) -> dict[str, int]:
-        numbers = {name: num for num, name in self._all("SELECT num, id FROM assertions")
-                   if num not in self.retired_assertions}
+    def assertion_numbers(self, among=None) -> dict[str, int]:
+        rows = self._all("SELECT num, id FROM assertions") if among is None else \
+            self._rows("SELECT num, id FROM assertions WHERE id IN (SELECT value FROM keys)", sorted(set(among)))
+        numbers = {name: num for num, name in rows if num not in self.retired_assertions}
         numbers.update((row["id"], num) for num, row in self.new_assertions.items())
         return numbers
 

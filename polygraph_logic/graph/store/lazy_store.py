@@ -23,7 +23,7 @@ from typing import Any
 from polygraph_logic.datalog.joins.join_plan import Store
 from polygraph_logic.provenance.why import Polynomial
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.store.rows import fact_key
+from polygraph_logic.graph.store.rows import bad_graph, fact_key
 
 
 class LazyStore(Store):
@@ -37,7 +37,7 @@ class LazyStore(Store):
         self.semiring = semiring
         self.relations = {name: _Relation(self, name) for name in arities}
         self.old: dict[tuple[str, tuple], Any] = {}
-        self._names = dict(graph.query("SELECT num, id FROM assertions"))
+        self._names: dict[int, str] = {}  # assertion number -> id, read for the labels fetched (names_for)
         self._labels: dict[tuple, Polynomial] = {}  # many facts share a label (the edges one claim entails)
         self.added: dict[str, list[tuple]] = {}
         # look-ups are worth batching where one costs a query of its own (a folder: Store.point_reads)
@@ -72,6 +72,19 @@ class LazyStore(Store):
             found = indexes[positions] = _Index(self, relation, positions)
         return found
 
+    def names_for(self, blobs) -> None:
+        """Reads, in one query, the ids of the assertion numbers in stored labels ``blobs`` not known
+        yet (an add reads the few the facts it touches name, not every assertion of the graph)."""
+        names, unknown = self._names, set()
+        for blob in blobs:
+            unknown.update(n for group in self.graph.decode(blob) for n in group if n not in names)
+        if unknown:
+            names.update(self.graph.names(unknown))
+            missing = unknown - names.keys()
+            if missing:
+                raise bad_graph(self.graph.path, f"a stored label names assertion number {min(missing)}, "
+                                "which the graph does not have")
+
     def label(self, blob: bytes, exact) -> Polynomial:
         """Returns a stored label as a polynomial of the evaluation's semiring."""
         found = self._labels.get((blob, exact))
@@ -90,6 +103,8 @@ class LazyStore(Store):
         """Keeps the stored facts ``rows_read`` (args, label, exact) of ``relation``; returns their tuples."""
         rows = self.relations[relation]
         found = []
+        rows_read = list(rows_read)
+        self.names_for(blob for _, blob, exact in rows_read if (blob, exact) not in self._labels)
         for args, blob, exact in rows_read:
             tup = self.graph.args(args)
             if not dict.__contains__(rows, tup):

@@ -171,8 +171,12 @@ class VersionWriter:
     def artifact_ids(self) -> set[str]:
         return {row[0] for row in self.db.execute("SELECT id FROM artifacts")}
 
-    def assertion_numbers(self) -> dict[str, int]:
-        return {name: num for num, name in self.db.execute("SELECT num, id FROM assertions")}
+    def assertion_numbers(self, among=None) -> dict[str, int]:
+        """Returns {id: number} of every assertion, or of those of the ids ``among``."""
+        if among is None:
+            return {name: num for num, name in self.db.execute("SELECT num, id FROM assertions")}
+        return {name: num for num, name in self.db.execute(
+            "SELECT num, id FROM assertions WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(set(among))),))}
 
     def rules(self, rules) -> None:
         self.db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree, since) VALUES (?, ?, ?, ?, ?, ?)",
