@@ -20,8 +20,9 @@ from polygraph_logic.provenance.circuit import Expansion, expand
 BUDGET = 10_000
 
 
-class _Facts:
-    """Stored facts by number (label, exactness, relation and arguments), read in batches."""
+class FactRows:
+    """Stored facts by number (label, exactness, relation and arguments), read in batches (one
+    instance may serve many expansions: ``ask`` reads every answer's row at once)."""
 
     def __init__(self, graph: Graph):
         self.graph = graph
@@ -59,12 +60,12 @@ def expanded(graph: Graph, fact: FactKey, budget: int = BUDGET) -> Expansion | N
 
 
 def expand_node(graph: Graph, root: int, lazy: Mapping[int, Collection[frozenset]] | None = None,
-                budget: int = BUDGET) -> Expansion:
+                budget: int = BUDGET, facts: FactRows | None = None) -> Expansion:
     """The minimal support sets of the stored fact or lazy node ``root``: ``lazy`` holds the
     derivation bodies of lazy facts (negative numbers; datalog/lazy/on_demand.py).  A capped stored
     fact of a graph without a circuit counts with its capped sets, and the expansion then says
-    it is incomplete."""
-    facts = _Facts(graph)
+    it is incomplete.  ``facts``: the stored rows read so far (shared by several expansions)."""
+    facts = facts if facts is not None else FactRows(graph)
     lazy = lazy or {}
     circuit_held = graph.has_circuit()
     capped_leaf = [False]

@@ -20,7 +20,7 @@ from polygraph_logic.datalog.syntax import Atom, Constant, Rule, format_value
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
-from polygraph_logic.query.circuit_support import BUDGET, expand_node
+from polygraph_logic.query.circuit_support import BUDGET, FactRows, expand_node
 
 
 def lazy_part(graph: Graph) -> LazyPart | None:
@@ -110,23 +110,28 @@ def ask(graph: Graph, question: str, deletion=None, facts: LazyFacts | None = No
             roots[args] = (node, True, facts.engine.derivations)
     for args, num in _stored(graph, relation, pattern):
         roots.setdefault(args, (num, False, {}))
+    rows = FactRows(graph)  # every stored answer's row in one read, and their assertions' ids in one
+    rows.load(node for node, lazy, _ in roots.values() if not lazy)
+    expansions = {args: expand_node(graph, roots[args][0], roots[args][2], budget, rows)
+                  for args in sorted(roots, key=fact_key)}
+    names = graph.names({n for expansion in expansions.values() for m in expansion.sets for n in m})
     answers = []
-    for args in sorted(roots, key=fact_key):
-        node, lazy, derivations = roots[args]
-        expansion = expand_node(graph, node, derivations, budget)
-        names = graph.names({n for m in expansion.sets for n in m})
+    for args, expansion in expansions.items():
         sets = [sorted(names[n] for n in m) for m in expansion.sets]
         alive = any(m.isdisjoint(deleted) for m in expansion.sets)
-        answers.append(Answer(relation, args, lazy, sets, expansion.complete,
+        answers.append(Answer(relation, args, roots[args][1], sets, expansion.complete,
                               True if alive else (False if expansion.complete else None)))
     return answers
 
 
 def _stored(graph: Graph, relation: str, pattern: Pattern):
     """``(args, number)`` of the stored facts of ``relation`` matching ``pattern`` (those whose
-    label is 1 too: background knowledge holds whatever is deleted)."""
-    for stored_relation, args, num, _ in graph.relation_facts([relation]):
-        if all(p is None or p == v for p, v in zip(pattern, args)):
+    label is 1 too: background knowledge holds whatever is deleted): through the store's indexes
+    on the bound arguments (as ``why`` finds a fact), every fact of the relation only when none is."""
+    bound = [(k, v) for k, v in enumerate(pattern) if v is not None]
+    for text, num in graph.bound_facts(relation, bound, "args, num"):
+        args = graph.args(text)
+        if len(args) == len(pattern) and all(p is None or p == v for p, v in zip(pattern, args)):
             yield args, num
 
 

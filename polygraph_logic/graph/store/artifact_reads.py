@@ -40,14 +40,21 @@ class ArtifactReads:
     def artifacts_named(self, artifact_ids: Iterable[str]) -> dict[str, Artifact]:
         """Returns ``{id: artifact}`` for the ids that name artifacts, in two reads (their numbers
         by id, then their rows by number)."""
-        ids = list(dict.fromkeys(artifact_ids))
-        if not ids:
+        numbers = self.artifact_numbers(artifact_ids)
+        if not numbers:
             return {}
-        table = self.store.lookup("artifacts_by_id") or "artifacts"
-        numbers = [row[0] for row in self.query(
-            f"SELECT num FROM {table} WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))]
-        rows = self.store.artifact_rows("a.num IN (SELECT value FROM json_each(?))", (json.dumps(sorted(numbers)),))
+        rows = self.store.artifact_rows("a.num IN (SELECT value FROM json_each(?))", (json.dumps(numbers),))
         return {a.id: a for a in (self._artifact(row, names) for row, names in self._named(rows, 3))}
+
+    def artifact_numbers(self, artifact_ids: Iterable[str]) -> list[int]:
+        """Returns the numbers of the artifacts ``artifact_ids`` name, sorted, in one read of the
+        look-up sorted by id where the store has one (not a scan of every artifact)."""
+        ids = sorted(set(artifact_ids))
+        if not ids:
+            return []
+        table = self.store.lookup("artifacts_by_id") or "artifacts"
+        return sorted(row[0] for row in self.query(f"SELECT num FROM {table} WHERE id IN (SELECT value FROM json_each(?))",
+                                                   (json.dumps(ids),)))
 
     def artifacts_present(self, artifact_ids: Iterable[str]) -> set[str]:
         """Returns those of ``artifact_ids`` that name artifacts, in one read."""

@@ -114,9 +114,9 @@ def name_counts(graph: Graph, column: str, names: list[str]) -> list[dict]:
 
 
 def describe_ids(graph: Graph, ids: list[str]) -> dict[str, str]:
-    """Returns ``{id: one-line description}`` of artifacts in one query (labels are not read)."""
-    rows = graph.query("SELECT id, layer, content FROM artifacts WHERE id IN (SELECT value FROM json_each(?))",
-                       (json.dumps(ids),))
+    """Returns ``{id: one-line description}`` of artifacts, read by number (labels are not read)."""
+    rows = graph.query("SELECT id, layer, content FROM artifacts WHERE num IN (SELECT value FROM json_each(?))",
+                       (json.dumps(graph.artifact_numbers(ids)),))
     out = {}
     for id_, layer, content in rows:
         try:
