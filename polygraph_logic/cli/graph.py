@@ -10,9 +10,7 @@ from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.cli.ledger import add_at
-from polygraph_logic.graph.engine_build import ENGINES, build_graph
-from polygraph_logic.graph.compile import compile_inputs
-from polygraph_logic.graph.records import load_inputs
+from polygraph_logic.engines import ENGINES
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS, describe
 from polygraph_logic.progress import Progress
@@ -182,6 +180,8 @@ def register(commands) -> None:
 
 
 def _run_compile(args: argparse.Namespace) -> int:
+    from polygraph_logic.graph.compile import compile_inputs  # start-up time: `show` and `info` need
+    from polygraph_logic.graph.records import load_inputs     # none of the build's modules
     assertions, receipts = load_inputs(args.assertions, args.receipts)
     compiled = compile_inputs(assertions, receipts, args.cap)
     compiled.program()  # checks the program, as build would
@@ -190,7 +190,8 @@ def _run_compile(args: argparse.Namespace) -> int:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from polygraph_logic.query.origins import load_origins  # start-up time: loaded when run
+    from polygraph_logic.graph.engine_build import build_graph  # start-up time: loaded when run
+    from polygraph_logic.query.origins import load_origins
     origins = load_origins(args.origins) if args.origins else None
     output = args.tables or args.output
     with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:

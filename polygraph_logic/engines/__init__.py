@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from polygraph_logic.lazy_exports import lazy_exports
 
+#: the engines a graph is built with (graph/engine_build.py): the Python reference, DuckDB, Spark
+ENGINES = ("python", "duckdb", "spark")
+
 # name -> the module of this package that defines it, imported on first use (PEP 562)
 _EXPORTS = {
     "RoundStats": "driver", "evaluate_duckdb": "duckdb_run", "evaluate_spark": "spark_run",
     "make_plan": "sql_plan",
 }
 
-__all__ = [*_EXPORTS]
+__all__ = ["ENGINES", *_EXPORTS]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -19,10 +19,10 @@ from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.records import Receipt
+from polygraph_logic.engines import ENGINES
 from polygraph_logic.engines.driver import RoundStats
 from polygraph_logic.resources import rule_file
 
-ENGINES = ("python", "duckdb", "spark")
 
 
 def build_graph(

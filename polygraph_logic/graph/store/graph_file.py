@@ -179,11 +179,12 @@ class Graph(Questions, ArtifactReads, CircuitReads):
     def _named(self, rows, label_at: int) -> Iterator[tuple[tuple, dict[int, str]]]:
         """Yields each row with the ids of the assertions its label (at ``label_at``) cites, read
         for a batch of rows at a time (one query per batch, not per row)."""
-        rows = iter(rows)
-        while chunk := list(islice(rows, 2_000)):
+        rows, size = iter(rows), 100  # small first (a listing that stops early reads little), then larger
+        while chunk := list(islice(rows, size)):
             names = self.names(n for row in chunk for group in self.decode(row[label_at]) for n in group)
             for row in chunk:
                 yield row, names
+            size = min(size * 4, 2_000)
 
     def label(self, artifact: Artifact | str) -> Polynomial:
         """Returns an artifact's support label as a why-polynomial."""
