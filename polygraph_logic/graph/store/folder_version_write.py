@@ -342,9 +342,15 @@ class FolderVersionWriter:
         kept = f" WHERE num NOT IN ({', '.join(map(str, self.retired_assertions))})" \
             if self.retired_assertions else ""
         count, = self._one(f"SELECT count(*) FROM assertions{kept}")
-        sources = {row[0] for row in self._all(f"SELECT DISTINCT source FROM assertions{kept}")}
-        sources.update(row["source"] for row in self.new_assertions.values())
-        stats["assertions"], stats["sources"] = count + len(self.new_assertions), len(sources)
+        new_sources = {row["source"] for row in self.new_assertions.values()}
+        if kept or not self.db.meta.get("stats"):  # sources may have gone: counted again
+            sources = len({row[0] for row in self._all(f"SELECT DISTINCT source FROM assertions{kept}")} | new_sources)
+        else:  # the parent's count and the new sources it did not have (x400: 0.2 s -> a look-up)
+            table = "assertions_by_source" if "assertions_by_source" in self.db.indexes else "assertions"
+            known = self._rows(f"SELECT DISTINCT source FROM {table} WHERE source IN (SELECT value FROM keys)",
+                               sorted(new_sources))
+            sources = self.stats["sources"] + len(new_sources) - len(known)
+        stats["assertions"], stats["sources"] = count + len(self.new_assertions), sources
         stats["layers"] = {k: v for k, v in stats["layers"].items() if v["artifacts"]}
         return stats
 
