@@ -63,13 +63,17 @@ INDEXES = {
 #: and artifacts files were written in 0.65 and 0.84 s against 0.73 and 0.97 s at the default
 #: level 3, no larger: 11.6 and 15.4 MiB against 11.3 and 16.1; snappy took as long and wrote
 #: twice the bytes)
-#: in row groups of 16,384 rows, not DuckDB's 122,880: a look-up by key reads (and decodes) one or
-#: two of them (x40: a fact by its arguments 20 -> 6 ms, an add of 50 assertions to a folder
-#: 2.8-2.9 -> 2.4-2.6 s), and a scan of the whole file takes as long (41-50 ms against 51-76)
-_COMPRESSED = "FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1"
-PARQUET = f"{_COMPRESSED}, ROW_GROUP_SIZE 16384"
-#: look-up files written in smaller row groups still
-SMALL_ROW_GROUPS = {"rules_by_head": 2048}
+PARQUET = "FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1"
+#: files written in smaller row groups than DuckDB's 122,880 rows, where a look-up reads (and decodes)
+#: one or two of them: the facts in 32,768 (an add of 50 assertions at x400, 3.3-3.5 s -> 3.0-3.1 s;
+#: 16,384 was faster at x40, 2.8-3.0 -> 2.1-2.3 s, but slower at x400, 3.4-3.8 s, and wrote each file
+#: 30% slower), the rules by head in 2,048
+ROW_GROUPS = {"facts": 32_768, "rules_by_head": 2048}
+
+
+def parquet_options(name: str) -> str:
+    """The COPY options of the folder's file ``name`` (a table or a look-up file)."""
+    return f"{PARQUET}, ROW_GROUP_SIZE {ROW_GROUPS[name]}" if name in ROW_GROUPS else PARQUET
 #: the most numbers a streamed read of a folder's table asks for at once (FolderDB.in_ranges)
 RANGE = 100_000
 #: the rules as rule-language text, beside meta.json (at x400, 31 MB that opening need not parse)
@@ -214,9 +218,8 @@ def write_indexes(directory: Path, memory_limit: str = "2GB") -> None:
     try:
         names = {name: f"read_parquet('{quoted(table_path(directory, name))}')" for name in FILES}
         for index, sql in INDEXES.items():
-            options = f"{_COMPRESSED}, ROW_GROUP_SIZE {SMALL_ROW_GROUPS[index]}" if index in SMALL_ROW_GROUPS \
-                else PARQUET
-            con.execute(f"COPY ({sql.format(**names)}) TO '{quoted(table_path(directory, index))}' ({options})")
+            con.execute(f"COPY ({sql.format(**names)}) TO '{quoted(table_path(directory, index))}' "
+                        f"({parquet_options(index)})")
     finally:
         con.close()
         if spill.exists():

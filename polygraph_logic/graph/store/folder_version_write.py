@@ -21,8 +21,8 @@ from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder import FolderDB
-from polygraph_logic.graph.store.folder_layout import FILES, ORDER, PARQUET, bad_folder, duckdb_connection, folder_rule_rows, \
-    quoted, table_path
+from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, duckdb_connection, folder_rule_rows, \
+    parquet_options, quoted, table_path
 from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, VERSION_COLUMN, VERSIONS, version_folder
 from polygraph_logic.graph.store.label_codec import encode_label
 from polygraph_logic.graph.store.rows import fact_key
@@ -456,4 +456,4 @@ def _write_table(con, directory: Path, name: str, columns: list[tuple[str, str]]
         con.execute(f"INSERT INTO {name} SELECT {', '.join(f'CAST({c} AS {t})' for c, t in columns)} FROM batch")
         con.unregister("batch")
     order = ORDER.get(name, "tbl, num")
-    con.execute(f"COPY (SELECT * FROM {name} ORDER BY {order}) TO '{quoted(table_path(directory, name))}' ({PARQUET})")
+    con.execute(f"COPY (SELECT * FROM {name} ORDER BY {order}) TO '{quoted(table_path(directory, name))}' ({parquet_options(name)})")

@@ -30,12 +30,12 @@ from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.folder_versions import refuse_versions
 from polygraph_logic.graph.store.table_schema import PARQUET_SCHEMA
-from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, PARQUET, RULES_TEXT,
+from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, RULES_TEXT,
                                                        bad_folder, check_target, duckdb_connection, quoted, read_meta,
-                                                       table_path, write_indexes, writing_folder)
+                                                       parquet_options, table_path, write_indexes, writing_folder)
 
 TABLES_FORMAT = FOLDER_FORMAT
-_SCHEMA, _ORDER, _quoted, _bad, _PARQUET = PARQUET_SCHEMA, ORDER, quoted, bad_folder, PARQUET
+_SCHEMA, _ORDER, _quoted, _bad = PARQUET_SCHEMA, ORDER, quoted, bad_folder
 _TYPES = {"INTEGER": "BIGINT", "TEXT": "VARCHAR", "BLOB": "BLOB", "REAL": "DOUBLE"}
 
 
@@ -116,14 +116,14 @@ def copy_out(con, directory: Path, names=FILES, ordered=frozenset()) -> dict[str
         # counted in the file written (its metadata): a view's rows are made once, by the copy
         if name not in ordered or not _copied_in_order(con, name, path):
             con.execute(f"COPY (SELECT * FROM {name} ORDER BY {_ORDER[name]}) TO {path} "
-                        f"({_PARQUET})")
+                        f"({parquet_options(name)})")
         counts[name] = con.execute(f"SELECT count(*) FROM read_parquet({path})").fetchone()[0]
     return counts
 
 
 def _copied_in_order(con, name: str, path: str) -> bool:
     """Writes ``name`` to ``path`` as scanned; whether the file came out in its order."""
-    con.execute(f"COPY (SELECT * FROM {name}) TO {path} ({_PARQUET})")
+    con.execute(f"COPY (SELECT * FROM {name}) TO {path} ({parquet_options(name)})")
     return _in_order(con, path)
 
 
