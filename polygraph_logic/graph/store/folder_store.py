@@ -30,12 +30,13 @@ from polygraph_logic.graph.store.versions import folder_version
 
 # per fact and source, the support sets the source's assertions hit; all of them: the fact dies
 _LABEL_KILLS = """
-WITH hits AS (
-    SELECT m.fact, a.source, count(DISTINCT m.support_set) AS sets_hit
-    FROM mentions m JOIN assertions a ON a.num = m.assertion GROUP BY m.fact, a.source)
-SELECT h.source, count(*) FROM hits h JOIN facts f ON f.num = h.fact AND f.sets = h.sets_hit
-JOIN artifacts r ON r.fact = h.fact GROUP BY h.source
+WITH carried AS (SELECT f.num, f.sets FROM facts f SEMI JOIN artifacts r ON r.fact = f.num),
+sets AS (SELECT DISTINCT m.fact, a.source, m.support_set FROM mentions m JOIN assertions a ON a.num = m.assertion),
+hits AS (SELECT fact, source, count(*) AS sets_hit FROM sets GROUP BY fact, source)
+SELECT h.source, count(*) FROM hits h JOIN carried c ON c.num = h.fact AND c.sets = h.sets_hit GROUP BY h.source
 """
+# (x400: 10.1 s -> 7.4 s against a count(DISTINCT support_set) per fact and source joined with every
+# fact and every artifact; the same counts: a version carries each fact by one artifact at most)
 
 
 def _complete(path: Path, folder: Path, version: int, circuit: Callable) -> None:
