@@ -58,6 +58,8 @@ COMMANDS = {
     "info": ["info", "{g}"],
     "show --limit 20": ["show", "{g}", "--limit", "20"],
     "log": ["log", "{g}"],
+    "ask (a bound argument)": ["ask", "{g}", 'edge("vabremab", _, _)'],
+    "check": ["check", "{g}"],
     "sql-whatif (before)": ["sql-whatif", "{g}", "--retract-source", SOURCE],
 }
 
