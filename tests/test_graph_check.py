@@ -123,3 +123,66 @@ def test_a_damaged_schema_is_refused_on_open_by_every_reader(graph_file, tmp_pat
         err = capsys.readouterr().err
         assert err.startswith(f"bad_graph: {path}: {expected}"), err
     assert digest(path) == before and not (tmp_path / "out.trig").exists()
+
+
+# --- a folder: check asks DuckDB (checks_in_sql), and finds what the row-by-row reading finds ----------
+@pytest.fixture(scope="module")
+def graph_folder(graph_file, tmp_path_factory) -> Path:
+    pytest.importorskip("duckdb")
+    folder = tmp_path_factory.mktemp("check-folder") / "g.tables"
+    assert main(["export-tables", str(graph_file), "-o", str(folder)]) == 0
+    return folder
+
+
+def damaged_folder(folder: Path, tmp_path: Path, table: str, select: str) -> Path:
+    """A copy of ``folder`` whose ``table`` file is rewritten as ``select`` over it (``t``)."""
+    import duckdb
+    path = tmp_path / "damaged.tables"
+    shutil.copytree(folder, path)
+    file = path / f"{table}.parquet"
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t AS SELECT * FROM read_parquet('{file}')")
+    con.execute(f"COPY ({select}) TO '{file}' (FORMAT parquet)")
+    con.close()
+    return path
+
+
+def _row_by_row(path: Path, monkeypatch):
+    """The report of reading every row in Python, as a graph file is checked (the reference)."""
+    from polygraph_logic.graph.store.folder_store import FolderStore
+    with monkeypatch.context() as patched:
+        patched.setattr(FolderStore, "checks_in_sql", False)
+        return check_graph(path)
+
+
+@pytest.mark.parametrize("table, select, kind", [
+    ("artifacts", "SELECT * REPLACE (CASE WHEN num = 1 THEN '{not json' ELSE content END AS content) FROM t",
+     "artifacts whose content is not JSON"),
+    ("artifacts", "SELECT * REPLACE (CASE WHEN num = 2 THEN '[1]' ELSE content END AS content) FROM t",
+     "artifacts whose content is not a JSON object"),
+    ("artifacts", "SELECT * REPLACE (CASE WHEN num = 3 THEN 'bogus' ELSE layer END AS layer) FROM t",
+     "artifacts of an unknown layer"),
+    ("artifacts", "SELECT * REPLACE (CASE WHEN num = 4 THEN fact + 100000 ELSE fact END AS fact) FROM t",
+     "artifacts whose fact is missing"),
+    ("artifacts", "SELECT * REPLACE (CASE WHEN layer = 'edge' THEN '{\"subject\": 1}' ELSE content END AS content) "
+     "FROM t", "claims or edges without subject, predicate and object"),
+    ("facts", "SELECT * REPLACE (CASE WHEN num = 7 THEN [[99999]] ELSE label END AS label) FROM t",
+     "labels citing missing assertions"),
+    ("facts", "SELECT * REPLACE (CASE WHEN num = 9 THEN 'x' || num ELSE args END AS args) FROM t",
+     "facts with damaged arguments"),
+])
+def test_a_folder_is_checked_by_queries_that_find_what_reading_every_row_finds(graph_folder, tmp_path, monkeypatch,
+                                                                             table, select, kind):
+    path = damaged_folder(graph_folder, tmp_path, table, select)
+    report, reference = check_graph(path), _row_by_row(path, monkeypatch)
+    assert kind in report.problems, report.problems
+    assert report.problems == reference.problems and report.examples == reference.examples
+    assert report.rows == reference.rows
+
+
+def test_a_sound_folder_checks_ok_as_row_by_row(graph_folder, monkeypatch, capsys):
+    report = check_graph(graph_folder)
+    assert report.ok and report.rows == _row_by_row(graph_folder, monkeypatch).rows
+    assert main(["check", str(graph_folder)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"{graph_folder}: ok (")

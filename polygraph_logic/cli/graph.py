@@ -275,7 +275,8 @@ def _run_info(args: argparse.Namespace) -> int:
 
 def _run_check(args: argparse.Namespace) -> int:
     from polygraph_logic.graph.store.check import check_graph  # start-up time: loaded when run
-    report = check_graph(args.graph)
+    with Progress("checking", stream=sys.stderr, unit="stages") as progress:
+        report = check_graph(args.graph, progress=lambda stage: progress.step(stage))
     if args.json:
         print_json({"file": report.path, "ok": report.ok, "rows": dict(report.rows),
                     "problems": {kind: {"count": count, "examples": report.examples[kind]}

@@ -42,6 +42,8 @@ class Store(ABC):
     point_reads: ClassVar[bool] = True
     #: the format types its columns and checks its bytes (a check need not read them for damage)
     typed: ClassVar[bool] = False
+    #: its engine reads lists and JSON in SQL (DuckDB): ``check`` asks it queries instead of reading every row
+    checks_in_sql: ClassVar[bool] = False
     #: the rows never change while the store is open: look-ups may be kept
     fixed: ClassVar[bool] = False
 

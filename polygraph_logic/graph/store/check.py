@@ -14,11 +14,11 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph
 
-#: problems of one kind reported in full; the rest are counted
 from polygraph_logic.graph.store.rows import LAYERS
 from polygraph_logic.graph.kinds import KINDS
 
@@ -35,8 +35,9 @@ class CheckReport:
     problems: Counter = field(default_factory=Counter)
     examples: dict[str, list[str]] = field(default_factory=dict)
 
-    def add(self, kind: str, example: str) -> None:
-        self.problems[kind] += 1
+    def add(self, kind: str, example: str, count: int = 1) -> None:
+        """Counts ``count`` problems of ``kind`` (``example`` one of them, kept among the first)."""
+        self.problems[kind] += count
         if len(self.examples.setdefault(kind, [])) < EXAMPLES:
             self.examples[kind].append(example)
 
@@ -59,17 +60,25 @@ class CheckReport:
                 f"rebuild it with `polygraph build ... -o {self.path}`")
 
 
-def check_graph(path: str | Path) -> CheckReport:
-    """Reads every row of a graph file or folder; returns a report (opening errors raise PolygraphError)."""
+def check_graph(path: str | Path, progress: Callable[[str], None] | None = None) -> CheckReport:
+    """Reads every row of a graph file or folder; returns a report (opening errors raise PolygraphError).
+    ``progress(stage)`` is called as each stage begins."""
     report = CheckReport(str(path))
+    say = progress or (lambda stage: None)
     with Graph(path) as graph:
         if not graph.store.typed:  # a format that types its columns and checksums its pages needs no such read
+            say("the file's integrity and column types")
             _integrity(graph, report)
             _types(graph, report)
         known = _assertion_numbers(graph, report)
-        _facts(graph, known, report)
-        _artifacts(graph, report)
+        in_sql = graph.store.checks_in_sql
+        say("facts: labels and arguments")
+        (_facts_in_sql if in_sql else _facts)(graph, known, report)
+        say("artifacts: facts, layers and contents")
+        (_artifacts_in_sql if in_sql else _artifacts)(graph, report)
+        say("mentions")
         _mentions(graph, report)
+        say("statistics and rules")
         _meta(graph, report)
     return report
 
@@ -146,6 +155,56 @@ def _artifacts(graph: Graph, report: CheckReport) -> None:
         elif layer in ("claim", "edge") and not all(isinstance(parsed.get(k), str)
                                                    for k in ("subject", "predicate", "object")):
             report.add("claims or edges without subject, predicate and object", repr(id_))
+
+
+def _found(graph: Graph, report: CheckReport, kind: str, sql: str, example, parameters=()) -> None:
+    """Counts the rows ``sql`` selects as problems of ``kind``, the first few as examples (``example(row)``)."""
+    count = graph.query(f"SELECT count(*) FROM ({sql}) q", parameters).fetchone()[0]
+    if count:
+        rows = graph.query(f"{sql} LIMIT {EXAMPLES}", parameters).fetchall()
+        for i, row in enumerate(rows):
+            report.add(kind, example(row), count - len(rows) + 1 if i == 0 else 1)
+
+
+def _facts_in_sql(graph: Graph, known, report: CheckReport) -> None:
+    """``_facts`` as queries of a store whose engine reads lists and JSON (DuckDB): at x400, 11 million
+    facts in seconds rather than a Python loop over every row.  JSON is typed only where it is valid
+    (``CASE``: DuckDB's ``AND`` does not stop at the first false)."""
+    report.rows["facts"] = graph.query("SELECT count(*) FROM facts").fetchone()[0]
+    _found(graph, report, "labels that do not decode",
+           "SELECT num, relation FROM facts WHERE TRY_CAST(label AS BIGINT[][]) IS NULL ORDER BY num",
+           lambda row: f"fact {row[0]} ({row[1]})")
+    numbers = "SELECT num, relation, unnest(flatten(TRY_CAST(label AS BIGINT[][]))) AS n FROM facts"
+    outside = (f"n < 1 OR n > {len(known)}" if isinstance(known, range)
+               else "n NOT IN (SELECT num FROM assertions)")
+    _found(graph, report, "labels citing missing assertions",
+           f"SELECT num, relation, min(n) FROM ({numbers}) WHERE {outside} GROUP BY num, relation ORDER BY num",
+           lambda row: f"fact {row[0]} ({row[1]}) cites assertion number(s) {row[2]}")
+    _found(graph, report, "facts with damaged arguments",
+           "SELECT num, relation, args FROM facts WHERE NOT coalesce(CASE WHEN json_valid(args) THEN "
+           "json_type(args) = 'ARRAY' END, FALSE) ORDER BY num", lambda row: f"fact {row[0]} ({row[1]}): {str(row[2])[:40]!r}")
+
+
+def _artifacts_in_sql(graph: Graph, report: CheckReport) -> None:
+    """``_artifacts`` as queries (see ``_facts_in_sql``)."""
+    report.rows["artifacts"] = graph.query("SELECT count(*) FROM artifacts").fetchone()[0]
+    _found(graph, report, "artifacts whose fact is missing",
+           "SELECT a.id FROM artifacts a LEFT JOIN facts f ON f.num = a.fact WHERE f.num IS NULL ORDER BY a.num",
+           lambda row: repr(row[0]))
+    _found(graph, report, "artifacts of an unknown layer",
+           f"SELECT id, layer FROM artifacts WHERE layer NOT IN ({', '.join('?' * len(LAYERS))}) ORDER BY num",
+           lambda row: f"{row[0]!r} has layer {row[1]!r}", tuple(LAYERS))
+    _found(graph, report, "artifacts whose content is not JSON",
+           "SELECT id FROM artifacts WHERE NOT coalesce(json_valid(content), FALSE) ORDER BY num", lambda row: repr(row[0]))
+    _found(graph, report, "artifacts whose content is not a JSON object",
+           "SELECT id FROM artifacts WHERE CASE WHEN json_valid(content) THEN json_type(content) != 'OBJECT' END "
+           "ORDER BY num",
+           lambda row: repr(row[0]))
+    strings = " AND ".join(f"coalesce(json_type(content, '$.{k}') = 'VARCHAR', FALSE)"
+                           for k in ("subject", "predicate", "object"))
+    _found(graph, report, "claims or edges without subject, predicate and object",
+           f"SELECT id FROM artifacts WHERE layer IN ('claim', 'edge') AND CASE WHEN json_valid(content) THEN "
+           f"json_type(content) = 'OBJECT' AND NOT ({strings}) END ORDER BY num", lambda row: repr(row[0]))
 
 
 def _mentions(graph: Graph, report: CheckReport) -> None:

@@ -66,6 +66,7 @@ class FolderStore(Store):
     sorted_args = True
     point_reads = False
     typed = True
+    checks_in_sql = True
     fixed = True
 
     def __init__(self, path: Path, at: int | None = None, db=None, snapshot: bool = False):

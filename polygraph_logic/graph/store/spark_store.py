@@ -147,6 +147,7 @@ class SparkStore(FolderStore):
     version; ``session``: a Spark session already started, instead of ``master``)."""
 
     form = "spark"
+    checks_in_sql = False  # Spark SQL spells lists and JSON its own way: check reads the rows
 
     def __init__(self, path: Path, at: int | None = None, master: str | None = None, session=None):
         path = Path(path)
