@@ -86,10 +86,11 @@ def register(commands) -> None:
     info.set_defaults(run=_run_info)
 
     check = commands.add_parser(
-        "check", help="read every row of a graph file and report damage",
-        description="Run SQLite's integrity check and read every row: labels decode and cite existing "
-                    "assertions, artifacts have their facts, known layers and JSON content, mentions and "
-                    "rules load. Prints one bad_graph line per kind of damage and exits 2, or 'ok'.")
+        "check", help="check every row of a graph file or folder and report damage",
+        description="Check every row: labels decode and cite existing assertions, artifacts have their facts, "
+                    "known layers and JSON content, mentions and rules load (a file: SQLite's integrity check, "
+                    "then every row read; a folder: one DuckDB query per kind of damage). Reports its stages "
+                    "on standard error. Prints one bad_graph line per kind of damage and exits 2, or 'ok'.")
     add_graph(check)
     add_json(check, "check")
     check.set_defaults(run=_run_check)
