@@ -192,7 +192,7 @@ def _run_compile(args: argparse.Namespace) -> int:
 
 def _run_build(args: argparse.Namespace) -> int:
     from polygraph_logic.graph.engine_build import build_graph  # start-up time: loaded when run
-    from polygraph_logic.query.origins import load_origins
+    from polygraph_logic.query.origins import load_origins  # start-up time: loaded when run
     origins = load_origins(args.origins) if args.origins else None
     output = args.tables or args.output
     with Progress("building", stream=sys.stderr, unit="strata evaluated") as progress:

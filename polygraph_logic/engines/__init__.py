@@ -25,5 +25,5 @@ _EXPORTS = {
     "make_plan": "sql_plan",
 }
 
-__all__ = ["ENGINES", *_EXPORTS]
+__all__ = [*_EXPORTS]  # ENGINES, a constant of the package itself, is imported by name
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
