@@ -6,9 +6,10 @@
 through it too (a version, a circuit, a copy).  ``graph_file.Graph`` asks the questions by
 meaning (``questions``, ``artifact_reads``, ``circuit_rows``, ``search``), each of its store;
 ``writer`` writes a file's build (graph/tables/ writes a folder's), ``version_write`` and
-``folder_version_write`` a version (what the latter reads of the version before: ``folder_version_reads``); ``schema`` and ``check`` check a graph; ``versions`` and
-``folder_versions`` read histories; ``views``, ``fact_store`` and ``lazy_store`` read rows on
-demand; ``label_codec`` codes support labels; ``stored_rules`` keeps rules as syntax trees;
+``folder_version_write`` a version (``folder_version_reads``: what the latter reads of the one
+before); ``schema`` and ``check`` check a graph; ``versions`` and ``folder_versions`` read
+histories; ``views``, ``fact_store`` and ``lazy_store`` read rows on demand; ``label_codec``
+codes support labels; ``stored_rules`` keeps rules as syntax trees;
 ``sql_whatif`` answers a what-if as one SQL query over a folder.
 """
 
