@@ -178,6 +178,26 @@ def test_a_lazy_build_stores_the_rest_and_answers_the_lazy_facts_as_the_full_bui
     assert answered == {key: full[key] for key in covered if key[1][1] in ("RO:0002131", "RO:0002379", "RO:0002323")}
 
 
+@pytest.mark.parametrize("built", ["full.graph", "lazy.graph", "lazy.tables"])
+def test_ask_with_a_bound_argument_answers_every_fact_it_matches(synthetic, built):
+    """A bound first or third argument is looked up through the store's indexes (a folder's sorted
+    facts, its look-up file by third argument): the answers are the full build's facts that match."""
+    from polygraph_logic.graph.store.graph_file import Graph
+    from polygraph_logic.query.lazy_facts import ask
+    full = _facts(synthetic / "full.graph")
+    entity = max((args[0] for relation, args in full if relation == "edge"),
+                 key=lambda e: sum(1 for relation, args in full if relation == "edge" and e in (args[0], args[2])))
+    with Graph(synthetic / built) as graph:
+        for question, position in ((f'edge("{entity}", _, _)', 0), (f'edge(_, _, "{entity}")', 2),
+                                   (f'edge("{entity}", "RO:0002131", _)', 0)):
+            answers = ask(graph, question)
+            got = {(a.relation, a.args): frozenset(map(frozenset, a.support_sets)) for a in answers}
+            expected = {key: label for key, label in full.items() if key[0] == "edge" and key[1][position] == entity
+                        and ("RO:0002131" in question) <= (key[1][1] == "RO:0002131")}
+            assert got == expected and len(expected) > 0, question
+            assert all(a.complete and a.holds for a in answers)
+
+
 def test_ask_on_the_command_line_gives_the_verdict_of_a_recomputation(synthetic):
     """Each answer's verdict under a source's retraction is what the full build's label says."""
     from polygraph_logic.graph.store.graph_file import Graph
