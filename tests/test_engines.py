@@ -163,13 +163,18 @@ def conservative_only(got: dict, expected: dict, complete: dict) -> bool:
 @given(text=programs(), cap=st.sampled_from([1, 2, 3, None]), limit=st.sampled_from([None, "200MB"]))
 @example(text='s2 :: f("b", "b").\ns1 :: f("a", "c").\ns3 :: f("a", "a").\nf(X, X) :- f("a", X).\n'
               'e(X, X) :- f("a", X), f(Y, Y).', cap=1, limit=None)  # found by CI: e("c", "c")
+@example(text='s1 :: e("a", "b").\ns2 :: e("a", "b").\ns1 :: f("b", "b").\nf(X, X) :- f("b", X), e(Y, "b").',
+         cap=1, limit=None)  # found by CI: f("b", "b"), inexact by both label engines, exact off the circuit
 def test_random_programs_identical_labels(text, cap, limit):
     """Also under a memory limit, where a round's joins run two at a time."""
     try:
         program = parse_program(text)
     except PolygraphError:
         return  # e.g. a rule that defines a relation with another arity; not what is tested here
-    expected = labels_of(evaluate(program, "why", cap=cap))
+    # the Python engine's label fixpoint, the algorithm the SQL plan runs (its default reads labels
+    # off a circuit, which never multiplies in a derivation whose body holds the fact itself: there
+    # a capped label in that body leaves the fact exact, where both label engines mark it inexact)
+    expected = labels_of(evaluate(program, "why", cap=cap, circuit=False))
     model, _ = evaluate_duckdb(parse_program(text), cap, limit)
     got = labels_of(model)
     if got != expected and cap is not None:
@@ -180,7 +185,7 @@ def test_random_programs_identical_labels(text, cap, limit):
             return
         facts, rules = [line for line in text.splitlines() if ":-" not in line], \
             [line for line in text.splitlines() if ":-" in line]
-        other = labels_of(evaluate(parse_program("\n".join(facts[::-1] + rules)), "why", cap=cap))
+        other = labels_of(evaluate(parse_program("\n".join(facts[::-1] + rules)), "why", cap=cap, circuit=False))
         if other != expected:
             return
     assert got == expected
