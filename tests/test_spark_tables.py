@@ -140,12 +140,14 @@ def test_import_tables_of_the_spark_folder_answers_as_the_python_graph(command_f
 
 
 def test_a_bad_target_is_refused_before_evaluating(tmp_path, monkeypatch):
-    from polygraph_logic.engines import spark_run
+    from polygraph_logic.graph.tables import spark_build  # imported first: it binds spark_run's evaluation
 
     def evaluated(*args, **kwargs):
         raise AssertionError("evaluated before the target was checked")
 
-    monkeypatch.setattr(spark_run, "evaluation", evaluated)
+    # patched where it is called, and so undone after: patching spark_run's name instead leaked into
+    # every later Spark build when this test was the first to import spark_build (CI, by test order)
+    monkeypatch.setattr(spark_build, "evaluation", evaluated)
     with pytest.raises(PolygraphError) as error:
         build_graph(*INPUTS, [rule_file("ro")], engine="spark", output=tmp_path / "missing" / "t", tables=True)
     assert error.value.code == "io_error"
