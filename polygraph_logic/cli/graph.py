@@ -69,6 +69,12 @@ def register(commands) -> None:
                        help="leave out the circuit of the capped labels (the derivations of every fact the cap "
                             "truncated): the build is faster, and a what-if then counts dead verdicts on capped "
                             "labels as uncertain unless --exact re-derives them")
+    build.add_argument("--labels", choices=("capped", "witness"), default="capped",
+                       help="capped (the default): each fact's label lists its --cap smallest support sets; "
+                            "witness (--engine python): one support set per fact, from its first derivation, "
+                            "and the evaluation's circuit for every fact with more, so the build costs the "
+                            "Boolean closure whatever the number of alternative derivations; what-if verdicts "
+                            "are settled on the circuit (policies trust-all and deployed)")
     build.add_argument("--stats", action="store_true",
                        help="print to stderr each stratum (facts, rounds, seconds) and, with --engine duckdb "
                             "or spark, each semi-naive round (delta facts, monomials, seconds)")
@@ -213,7 +219,7 @@ def _run_build(args: argparse.Namespace) -> int:
         built = build_graph(args.assertions, args.receipts, args.rules, cap=args.cap, progress=evaluated,
                             engine=args.engine, memory_limit=args.memory_limit, master=args.master,
                             rounds=round_done if args.stats else None, output=output, tables=bool(args.tables),
-                            origins=origins, circuit=args.circuit,
+                            origins=origins, circuit=args.circuit, labels=args.labels,
                             writing=lambda stage: progress.phase(f"writing {output}: {stage}"))
     if args.tables:
         return _report(args, output, built.layers, built.truncated, built.over_cap, built.seconds,

@@ -32,6 +32,7 @@ from polygraph_logic.datalog.syntax import Rule
 from polygraph_logic.provenance.gate_labels import gate_labels
 from polygraph_logic.provenance.gates import Circuit
 from polygraph_logic.provenance.why import Polynomial, WhySemiring
+from polygraph_logic.provenance.witness import witness_polynomials
 
 _NONE: tuple = ()  # the label of a fact with provenance one, and the body of a derivation using none
 
@@ -90,22 +91,25 @@ def load_facts(program: Program, store: Store, circuit: Circuit, choice: Choice 
 
 
 def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, circuit: Circuit,
-                     budget: Budget) -> int:
+                     budget: Budget, numbers: Mapping[int, int] | None = None) -> int:
     """Runs one stratum of tracked relations to its Boolean fixpoint, recording every
-    derivation as a gate; returns the number of rounds."""
+    derivation as a gate; returns the number of rounds.  ``numbers``: ``id(rule) -> number``
+    (the program's rules numbered from 1, as a graph stores them) for the gates' rules."""
     relations = store.relations
+    numbers_of = numbers or {}
     bodies = Bodies()
     pending: dict[str, dict[tuple, int]] = defaultdict(dict)
-    numbers = count(circuit.size)  # the nodes of new facts, made when merged (Circuit.nodes)
-    new_node = numbers.__next__
+    new_node = count(circuit.size).__next__  # the nodes of new facts, made when merged (Circuit.nodes)
     # gates appended to the circuit's arrays in the plans' last step: no call per derivation
     head_append, ends_append, flat = circuit.heads.append, circuit.ends.append, circuit.bodies
-    body_append, body_extend = flat.append, flat.extend
+    body_append, body_extend, rule_append = flat.append, flat.extend, circuit.rules.append
     circuit.forget_indexes()
 
-    def finish(relation: str, head_key) -> Any:
-        """A plan's last step: ``emit`` for one head relation, inlined (one call less a derivation)."""
+    def finish(relation: str, head_key, rule: Rule | None = None) -> Any:
+        """A plan's last step: ``emit`` for one head relation, inlined (one call less a derivation);
+        ``rule``: the rule the plan runs, whose number (``numbers``) each gate records."""
         rows = relations[relation]
+        number = -1 if rule is None else numbers_of.get(id(rule), -1)
 
         def record(b, body) -> None:
             tup = head_key(b)
@@ -116,6 +120,7 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
                 if node is None:
                     node = bucket[tup] = new_node()
             head_append(node)
+            rule_append(number)
             if type(body) is int:
                 body_append(body)
             elif body is not ONE_MARK and body:
@@ -164,6 +169,7 @@ class CircuitModel(Model):
     def __init__(self, program: Program, semiring: WhySemiring, store: Store, circuit: Circuit):
         super().__init__(program, semiring, store)
         self.circuit = circuit
+        self.witness = False  # labels: one support set per fact (provenance/witness.py), not capped sums
         self._labels: dict[int, Polynomial] | None = None
 
     def labels(self) -> dict[int, Polynomial]:
@@ -171,7 +177,8 @@ class CircuitModel(Model):
         label depends on the order its cycle's labels were computed in, so every reading sees
         one pass over the whole circuit (a label read alone would see its own cone's)."""
         if self._labels is None:
-            self._labels = gate_labels(self.circuit, self.semiring)
+            self._labels = (witness_polynomials(self.circuit, self.semiring) if self.witness
+                            else gate_labels(self.circuit, self.semiring))
         return self._labels
 
     def node_label(self, node) -> Polynomial:

@@ -77,6 +77,7 @@ def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit
         by_head[rule.head.relation].append(rule)
     # every label is one when nothing is tracked: the plans then carry no labels (unit_steps.py)
     unit = semiring.name == "boolean" or not program.tracked
+    numbers = {id(rule): n for n, rule in enumerate(program.rules, 1)} if circuit else None
     for stratum in program.strata:
         rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
         subsumptions = [s for s in program.subsumptions if s.relation in stratum]
@@ -84,7 +85,7 @@ def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit
             continue
         started = time.perf_counter()
         if circuit and stratum & program.tracked:
-            rounds = circuit_fixpoint(stratum, rules, store, gates, budget)
+            rounds = circuit_fixpoint(stratum, rules, store, gates, budget, numbers)
         else:
             rounds = fixpoint(stratum, rules, store, semiring, budget, choice, subsumptions, unit or circuit)
         stats = StratumStats(

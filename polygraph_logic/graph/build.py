@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.datalog.circuit_eval import CircuitModel
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, tuple_key
 from polygraph_logic.datalog.lazy.part import LazyPart, split
 from polygraph_logic.datalog.program import Program, load_program
@@ -23,7 +24,7 @@ from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.assertions import Assertion
-from polygraph_logic.graph.circuit_build import store_circuit
+from polygraph_logic.graph.circuit_build import store_circuit, store_gates
 from polygraph_logic.graph.compile import CompiledInputs, compile_inputs
 from polygraph_logic.graph.contradiction_layer import contradiction_artifacts
 from polygraph_logic.graph.records import Receipt, given_assertions, given_receipts, load_inputs
@@ -32,10 +33,16 @@ from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.versions import file_entry
 
 
+#: how a build labels facts: ``capped``, the smallest ``cap`` support sets of each; ``witness``, one
+#: support set each, from its first derivation, and the circuit of every fact with more (witness.py)
+LABELS = ("capped", "witness")
+
+
 def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=None,
-               lazy: LazyPart | None = None) -> dict[str, str]:
+               lazy: LazyPart | None = None, labels: str = "capped") -> dict[str, str]:
     """The meta rows that record how a graph was built (the graph file's, a tables folder's);
-    ``lazy``: the patterns and rules left to on-demand derivation (datalog/lazy/part.py)."""
+    ``lazy``: the patterns and rules left to on-demand derivation (datalog/lazy/part.py);
+    ``labels``: one of LABELS (recorded when not the default)."""
     meta = {
         "cap": "none" if cap is None else str(cap),
         "rule_files": json.dumps(rule_files),
@@ -46,6 +53,8 @@ def build_meta(cap: int | None, rule_files: list[str], over_cap: int, origins=No
         meta["origins"] = origins.to_json()
     if lazy is not None:
         meta["lazy"] = lazy.to_json()
+    if labels != "capped":
+        meta["labels"] = labels
     return meta
 
 
@@ -69,6 +78,7 @@ class Build:
     inputs: list = field(default_factory=list)  # the input files (versions.file_entry), recorded as version 1
     circuit: bool = True  # write stores the derivations of the capped facts (circuit_build.py)
     lazy: LazyPart | None = None  # what the build left to on-demand derivation (datalog/lazy/part.py)
+    labels: str = "capped"  # one of LABELS: witness labels come with the circuit of the evaluation
 
     @cached_property
     def artifacts(self) -> list[Artifact]:
@@ -94,16 +104,12 @@ class Build:
 
     def write(self, path: str | Path, progress: Callable[[str, int], None] | None = None) -> None:
         """Persists the graph atomically (see store.write_graph), collecting artifacts as it goes."""
-        meta = build_meta(self.cap, self.rule_files, self.over_cap, self.origins, self.lazy)
+        meta = build_meta(self.cap, self.rule_files, self.over_cap, self.origins, self.lazy, self.labels)
         started = time.perf_counter()
         facts, rules = (), ()
+        self._nodes = [] if isinstance(self.model, CircuitModel) else None
         if self.model is not None:
-            support = supports(self.model)
-            # numbered by relation name, then arguments in tuple_key's order: as DuckDB and Spark
-            # number them, so that every engine writes the same rows
-            facts = (StoredFact(name, tup, support(relation[tup]), relation[tup].exact)
-                     for name in sorted(self.model.relations()) for relation in (self.model.facts(name),)
-                     for tup in sorted(relation, key=tuple_key))
+            facts = self._stored_facts(self.model, self._nodes)
             rules = self.model.program.rules
         tally = Tally()
         if "artifacts" in self.__dict__:
@@ -116,13 +122,32 @@ class Build:
                     version={"action": "build", "inputs": self.inputs}, finish=self._circuit)
         self.seconds["write"] = time.perf_counter() - started
 
+    @staticmethod
+    def _stored_facts(model: Model, nodes: list | None) -> Iterator[StoredFact]:
+        """Every fact of ``model``, numbered by relation name, then arguments in tuple_key's order:
+        as DuckDB and Spark number them, so that every engine writes the same rows.  ``nodes``
+        (a circuit's model): gets each fact's node, in that order (``()`` for provenance one)."""
+        support = supports(model)
+        for name in sorted(model.relations()):
+            relation = model.facts(name)
+            raw = model.store.relations[name]
+            for tup in sorted(relation, key=tuple_key):
+                label = relation[tup]
+                if nodes is not None:
+                    nodes.append(raw[tup])
+                yield StoredFact(name, tup, support(label), label.exact)
+
     def _circuit(self, path: Path) -> None:
-        """Stores the circuit of the capped labels in the written file (timed: ``seconds["circuit"]``),
-        unless ``circuit`` is False."""
+        """Stores the circuit of the inexact labels in the written file (timed: ``seconds["circuit"]``),
+        unless ``circuit`` is False: the evaluation's own gates when it recorded them, else the
+        derivations found again from the stored rules (circuit_build.py)."""
         if not self.circuit:
             return
         started = time.perf_counter()
-        store_circuit(path)
+        if self._nodes is not None:
+            store_gates(path, self.model.circuit, self._nodes, self.model.labels())
+        else:
+            store_circuit(path)
         self.seconds["circuit"] = time.perf_counter() - started
 
 
@@ -146,15 +171,24 @@ def build_python(
     rules: Iterable[str | Path] = (),
     cap: int | None = 8,
     progress: Callable[[StratumStats], None] | None = None,
+    labels: str = "capped",
 ) -> Build:
     """The Build of the inputs (paths or records) and rule files evaluated by the Python engine
     under why-provenance capped at ``cap``: the public ``build_graph``'s (engine_build.py)
-    ``engine="python"``, for the modules below it (the ledger, replay)."""
+    ``engine="python"``, for the modules below it (the ledger, replay).  ``labels="witness"``:
+    the Boolean closure with one gate per derivation (circuit_eval.py), each fact labelled by
+    one support set (provenance/witness.py) and the gates written as the graph's circuit."""
     p = prepare_build(assertions, receipts, rules, cap)
     started = time.perf_counter()
-    model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=False)
+    witness = labels == "witness"
+    model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=witness)
+    if witness:
+        model.witness = True
+        model.labels()
     p.seconds["evaluate"] = time.perf_counter() - started
-    return p.build(model)
+    build = p.build(model)
+    build.labels = labels
+    return build
 
 
 @dataclass

@@ -128,6 +128,38 @@ def store_circuit(path: str | Path, progress: Callable[[int, int], None] | None 
     return len(rows)
 
 
+def gate_rows(circuit, nodes: list, labels) -> Iterator[Row]:
+    """The derivations of every fact with an inexact label, read off an evaluation's circuit
+    (provenance/gates.py) rather than found again: ``nodes`` lists each stored fact's node in
+    the order of the facts' numbers (``()``: provenance one), ``labels`` each node's label.  A
+    row as ``derivations`` yields it: body facts of label 1 left out, a body holding the fact
+    itself left out, each body once."""
+    number = {node: num for num, node in enumerate(nodes, 1) if type(node) is int}
+    offsets, gates = circuit.by_head()
+    rules = circuit.rules
+    for num, node in enumerate(nodes, 1):
+        if type(node) is not int or labels[node].exact:
+            continue
+        seen = set()
+        for i in range(offsets[node], offsets[node + 1]):
+            g = gates[i]
+            body = tuple(sorted({number[b] for b in circuit.gate_body(g) if not labels[b].is_one()}))
+            if num not in body and body not in seen:
+                seen.add(body)
+                yield num, rules[g], body
+
+
+def store_gates(path: str | Path, circuit, nodes: list, labels) -> int:
+    """Writes ``gate_rows`` as the circuit of the latest version of the graph at ``path`` (a build
+    evaluated as a circuit), marking it complete; returns how many derivations were written."""
+    with Graph(path, snapshot=True) as graph:
+        version = graph.version_read()
+    with collector_paused():
+        rows = list(gate_rows(circuit, nodes, labels))
+    write_circuit(path, version, rows)
+    return len(rows)
+
+
 def version_circuit(store, reached: set[tuple[str, tuple]] | None = None) -> list[Row]:
     """The derivations of every capped fact of the version ``store`` reads (a Store open on a
     version being written: ``write_version(..., circuit=version_circuit)`` commits them with it).
@@ -145,4 +177,4 @@ def inherited_circuit(had: bool):
     return lambda store: [] if had else None
 
 
-__all__ = ["derivations", "inherited_circuit", "store_circuit", "version_circuit"]
+__all__ = ["derivations", "gate_rows", "inherited_circuit", "store_circuit", "store_gates", "version_circuit"]

@@ -41,6 +41,7 @@ def build_graph(
     origins=None,
     circuit: bool = True,
     writing: Callable[[str], None] | None = None,
+    labels: str = "capped",
 ):
     """Evaluates assertions, receipts and rules under why-provenance capped at ``cap`` with
     ``engine``; returns the ``Build`` (``output`` None: nothing written, ``build.write(path)``
@@ -55,14 +56,17 @@ def build_graph(
     ``progress`` hears each stratum evaluated, ``rounds`` each semi-naive round (duckdb, spark),
     ``writing`` each stage of writing ``output``.  ``origins`` (query.origins.Origins) are
     stored with the graph; ``circuit=False`` leaves out the circuit of the capped labels.
+    ``labels="witness"`` (engine python): one support set per fact and the evaluation's circuit
+    of every fact with more (graph/build.py's LABELS), a build at the Boolean closure's price.
     A combination that does not apply is refused (``bad_argument``, naming the option).
     """
     _check(engine, output, tables, memory_limit, master, cap)
+    _check_labels(labels, engine, circuit)
     rules = rule_paths(rules)
     if tables:
         return _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master,
                              Path(output), origins, circuit, writing)
-    build = _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master)
+    build = _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, labels)
     build.origins, build.circuit = origins, circuit
     if output is not None:
         say = writing or (lambda stage: None)
@@ -91,6 +95,19 @@ def _check(engine, output, tables: bool, memory_limit, master, cap) -> None:
                                              "engine duckdb or spark (or write a graph file and export_tables it)")
 
 
+def _check_labels(labels, engine: str, circuit: bool) -> None:
+    """Refuses labels that are not one of LABELS, or witness labels where they cannot be built."""
+    if labels not in python_build.LABELS:
+        raise PolygraphError("bad_argument", f"labels (--labels) is one of {', '.join(python_build.LABELS)}, "
+                                             f"not {labels!r}")
+    if labels == "witness" and engine != "python":
+        raise PolygraphError("bad_argument", "labels='witness' (--labels witness) is built by engine python: "
+                                             "the SQL engines do not record the evaluation's circuit yet")
+    if labels == "witness" and not circuit:
+        raise PolygraphError("bad_argument", "labels='witness' (--labels witness) keeps the circuit that settles "
+                                             "its verdicts: it cannot be left out (circuit=False, --no-circuit)")
+
+
 def rule_paths(rules: Iterable[str | Path]) -> list[str]:
     """Each rule file as a path: a path that exists as given, else the shipped rule file of that
     name (``"ro"``: rules/ro.dl); a ``file_error`` names one that is neither."""
@@ -103,10 +120,10 @@ def rule_paths(rules: Iterable[str | Path]) -> list[str]:
         raise PolygraphError("file_error", str(error)) from None
 
 
-def _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master):
+def _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, labels="capped"):
     """The Build of the inputs evaluated by ``engine`` (its ``rounds``: the SQL engines' rounds)."""
     if engine == "python":
-        return python_build.build_python(assertions, receipts, rules, cap=cap, progress=progress)
+        return python_build.build_python(assertions, receipts, rules, cap=cap, progress=progress, labels=labels)
     from polygraph_logic.engines.duckdb_run import evaluate_duckdb  # start-up time: DuckDB only when asked
     from polygraph_logic.engines.spark_run import evaluate_spark  # start-up time: Spark only when asked
     prepared = python_build.prepare_build(assertions, receipts, rules, cap)  # as the Python engine's build

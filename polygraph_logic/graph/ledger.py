@@ -350,12 +350,13 @@ def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts,
         present = graph.artifacts_present(r.artifact for r in receipts)
         receipts = [r for r in receipts if r.artifact in present]
         rule_files = recorded_rules(graph_path)
+        labels = graph.meta.get("labels", "capped")  # a witness graph is evaluated to witness labels again
         stored = graph.layer_count("merge", "summary")
         if len(receipts) < stored:  # built from records in memory, or before versions were recorded
             raise PolygraphError("unrecorded_inputs", f"{graph_path} must be evaluated in full ({reason}), but its "
                                                       "receipts were not recorded as files; rebuild it with "
                                                       "`polygraph build` from the files, then add")
-    build = build_python([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap)
+    build = build_python([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap, labels=labels)
     model = build.model
     semiring = model.semiring
     rows = writer.fact_rows()

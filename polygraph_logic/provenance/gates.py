@@ -8,8 +8,8 @@ a well-founded derivation). The circuit is exact: nothing is capped. Its size is
 output, whatever the number of alternative derivations, so provenance costs what the
 closure costs; sums of products (``gate_labels.py``) are a display computed on demand.
 
-Nodes are numbers ``0 .. size-1``. Gates live in three flat arrays (heads, end offsets,
-bodies) so that a circuit of millions of derivations is a few bytes per derivation.
+Nodes are numbers ``0 .. size-1``. Gates live in flat arrays (heads, end offsets,
+bodies, and the rule each instantiates) so that a circuit of millions of derivations is a few bytes per derivation.
 Variables (assertion ids) are numbers of a ``VariableTable``.
 """
 
@@ -24,7 +24,7 @@ from polygraph_logic.provenance.circuit import settle
 class Circuit:
     """Facts as nodes, derivations as gates, assertions as the variables stating leaves."""
 
-    __slots__ = ("table", "flags", "stated", "heads", "ends", "bodies", "_by_head", "_by_body")
+    __slots__ = ("table", "flags", "stated", "heads", "ends", "bodies", "rules", "_by_head", "_by_body")
 
     BASE = 1  # flag: the fact holds outright (background knowledge, or a gate with an empty body)
 
@@ -35,6 +35,7 @@ class Circuit:
         self.heads = array("i")
         self.ends = array("q")
         self.bodies = array("i")
+        self.rules = array("i")  # per gate: the number of the rule it instantiates (-1: not said)
         self._by_head = None  # CSR (offsets, gates), built on first use
         self._by_body = None
 

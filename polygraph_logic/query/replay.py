@@ -99,7 +99,7 @@ def _build(graph_path: Path, out: Path, record: dict, files: dict[str, str]) -> 
     rules = [e["file"] for e in record.get("rules", [])]
     folder = store_class(graph_path).form == "folder"
     build_graph(files.get("assertions"), files.get("receipts"), rules, cap=cap, engine="duckdb" if folder else "python",
-                output=out, tables=folder)
+                output=out, tables=folder, labels=record.get("labels", "capped"))
 
 
 def _files(record: dict) -> dict[str, str]:

@@ -282,6 +282,16 @@ def check_policy(policy: str) -> str:
     return policy
 
 
+def refuse_witness(graph, what: str) -> None:
+    """Refuses a question whose answer reads every support set of a label, on a graph whose labels
+    keep one support set per fact (``polygraph build --labels witness``): naming why and what to do."""
+    if graph.meta.get("labels") == "witness":
+        raise PolygraphError("needs_capped_labels", f"{what}, which reads all of a label's support sets, and "
+                             "this graph keeps one per fact (built with --labels witness); ask under the "
+                             "policies trust-all or deployed, which its circuit settles, or build it with "
+                             "--labels capped")
+
+
 def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = False,
             rederiver=None, require: Requirement | None = None) -> Outcome:
     """Evaluates a deletion under a policy without changing anything; see the module docstring.
@@ -292,6 +302,10 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     """
     check_policy(policy)
     graph = as_graph(graph)
+    if policy == "flat" or policy.startswith("distrust:"):
+        refuse_witness(graph, f"the policy {policy} removes every artifact a deletion touches")
+    if require:
+        refuse_witness(graph, "--require asks whether any of an artifact's support sets holds a kind")
     started = time.perf_counter()
     exact = exact or graph.has_circuit()  # a stored circuit settles every capped verdict (whatif_verdicts.py)
     numbers = deletion.numbers(graph)

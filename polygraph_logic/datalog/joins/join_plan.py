@@ -133,7 +133,7 @@ class Plan:
     def __init__(self, rule: Rule, store: Store, semiring, emit: Callable[[str, tuple, Any], None],
                  delta_atom: int | None = None, goal: bool = False, unit: bool = False):
         """``unit``: every label is the semiring's one (see unit_steps.py); the plan passes
-        no labels, and emits one. An ``emit`` with a ``finish(relation, head_key)`` attribute
+        no labels, and emits one. An ``emit`` with a ``finish(relation, head_key, rule)`` attribute
         makes the plan's last step itself: ``finish`` returns ``(b, label) -> None``."""
         self.rule = rule
         self.unit = unit and _plain_atoms(rule)
@@ -177,7 +177,7 @@ class Plan:
         head_key = tuple_getter(head.args, self.slots, (store, semiring))
         finish = getattr(emit, "finish", None)
         if finish is not None:  # the emitter makes the last step itself (circuit_eval.py)
-            return compile_steps(steps, self.slots, store, semiring, finish(relation, head_key), self.body)
+            return compile_steps(steps, self.slots, store, semiring, finish(relation, head_key, self.rule), self.body)
 
         def final(b, label):
             emit(relation, head_key(b), one if label is ONE_MARK else label)

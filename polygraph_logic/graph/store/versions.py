@@ -175,6 +175,8 @@ def first_version(meta: dict, version: dict | None) -> dict:
     record.setdefault("action", "build")
     record.setdefault("command", command_line())
     record.setdefault("cap", meta.get("cap", "none"))
+    if "labels" in meta:  # witness labels (graph/build.py's LABELS): a replay builds them again
+        record.setdefault("labels", meta["labels"])
     if "rules" not in record:
         try:
             files = json.loads(meta.get("rule_files") or "[]")

@@ -1,0 +1,113 @@
+"""Benchmark: a graph file's build with capped labels and with witness labels, against the Boolean
+closure of the same program, on the synthetic graph's copies with and without hubs.
+
+Each variant is a child process of its own (its peak RSS its own), alternated within each round:
+
+- ``boolean``: the build's program (inputs loaded and compiled, RO rules) evaluated under the
+  Boolean semiring, nothing written: the closure's price;
+- ``capped``: ``polygraph build -o G.graph`` (the Python engine: a semi-naive fixpoint over capped
+  labels, then the derivations of every capped fact found again from the stored rules);
+- ``witness``: ``polygraph build --labels witness -o G.graph`` (the Boolean closure with one gate
+  per derivation, one support set per fact, the gates of every inexact fact stored as the circuit).
+
+For each graph, the variants' what-if verdicts under trust-all for the retracted sources are
+checked to agree (the circuit settles every verdict a witness cannot).
+
+    python -m benchmarks.witness_builds [--copies 20] [--hubs 0 40] [--rounds 1]
+
+Figures go to docs/bench/current.md, as printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.harness import run
+
+_BOOLEAN = """
+import sys, time
+from polygraph_logic.graph.build import prepare_build
+from polygraph_logic.datalog.evaluate import evaluate
+from polygraph_logic.resources import rule_file
+p = prepare_build(sys.argv[1], sys.argv[2], [str(rule_file("ro"))], 8)
+started = time.perf_counter()
+model = evaluate(p.program, "boolean")
+print(sum(len(model.facts(r)) for r in model.relations()))
+"""
+
+_VERDICTS = """
+import sys, json
+from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.query.whatif import Deletion, what_if
+sources = [line.strip() for line in open(sys.argv[2]) if line.strip()]
+with Graph(sys.argv[1]) as graph:
+    print(json.dumps(sorted(what_if(graph, Deletion(sources=tuple(sources)), "trust-all").dead)))
+"""
+
+
+def _generate(folder: Path, copies: int, hubs: int) -> Path:
+    out = folder / f"x{copies}-h{hubs}"
+    if not (out / "assertions.jsonl").exists():
+        argv = ["generate", "--copies", str(copies), "-o", str(out)]
+        if hubs:
+            argv += ["--hubs", str(hubs), "--hub-sides", "both"]
+        subprocess.run([sys.executable, "-m", "polygraph_logic", *argv], check=True, capture_output=True)
+    return out
+
+
+def _variant(name: str, inputs: Path, graph: Path) -> tuple[float, float]:
+    a, r = str(inputs / "assertions.jsonl"), str(inputs / "receipts.jsonl")
+    if name == "boolean":
+        argv = [sys.executable, "-c", _BOOLEAN, a, r]
+    else:
+        graph.unlink(missing_ok=True)
+        argv = [sys.executable, "-m", "polygraph_logic", "build", "--assertions", a, "--receipts", r,
+                "--rules", "ro", "-o", str(graph), "--labels", name]
+    done = run(argv).check(f"{name} on {inputs.name}")
+    return done.seconds, done.peak_mib or 0.0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--copies", type=int, default=20)
+    parser.add_argument("--hubs", type=int, nargs="+", default=[0, 40])
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args(argv)
+    variants = ("boolean", "capped", "witness")
+    with tempfile.TemporaryDirectory(prefix="witness-bench-") as tmp:
+        folder = Path(tmp)
+        rows = []
+        for hubs in args.hubs:
+            inputs = _generate(folder, args.copies, hubs)
+            runs: dict[str, list[tuple[float, int]]] = {v: [] for v in variants}
+            for round_ in range(args.rounds):
+                for name in variants:
+                    runs[name].append(_variant(name, inputs, folder / f"{name}-{hubs}.graph"))
+                    seconds, peak = runs[name][-1]
+                    print(f"  x{args.copies} {hubs} hubs round {round_ + 1} {name}: {seconds:.2f} s, {peak:.0f} MB",
+                          flush=True)
+            verdicts = {name: subprocess.run([sys.executable, "-c", _VERDICTS, str(folder / f"{name}-{hubs}.graph"),
+                                              str(inputs / "retracted.txt")], check=True, capture_output=True,
+                                             text=True).stdout for name in ("capped", "witness")}
+            agree = verdicts["capped"] == verdicts["witness"]
+            dead = len(json.loads(verdicts["capped"]))
+            best = {name: min(runs[name]) for name in variants}
+            rows.append((hubs, best, agree, dead))
+        print(f"\nx{args.copies}, graph file builds (Python engine, RO rules), best of {args.rounds}: seconds, peak MB")
+        print(f"  {'hubs':>4}  {'boolean':>14}  {'capped':>14}  {'witness':>14}  {'capped/bool':>11}  "
+              f"{'witness/bool':>12}  verdicts (trust-all, the retracted sources)")
+        for hubs, best, agree, dead in rows:
+            b, c, w = best["boolean"], best["capped"], best["witness"]
+            cells = "  ".join(f"{s:7.2f} s {m:4.0f}" for s, m in (b, c, w))
+            print(f"  {hubs:>4}  {cells}  {c[0] / b[0]:10.2f}x  {w[0] / b[0]:11.2f}x  "
+                  f"{'agree' if agree else 'DIFFER'} ({dead:,} dead)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
