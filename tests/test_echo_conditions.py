@@ -89,6 +89,7 @@ def echo_graph(tmp_path_factory) -> Path:
     # no cap: C4's contradiction has ten support sets, more than the default cap of 8
     assert main(["build", *inputs, "--cap", "none", "-o", str(folder / "echo.graph")]) == 0
     assert main(["build", *inputs, "--cap", "2", "-o", str(folder / "capped.graph")]) == 0
+    assert main(["build", *inputs, "--cap", "2", "--no-circuit", "-o", str(folder / "bare.graph")]) == 0
     return folder
 
 
@@ -228,18 +229,21 @@ def test_the_text_says_the_balance_and_the_echo(echo_graph, capsys):
 
 
 def test_under_the_cap_the_counts_are_lower_bounds(echo_graph, capsys):
-    with Graph(echo_graph / "echo.graph") as full, Graph(echo_graph / "capped.graph") as capped:
+    with Graph(echo_graph / "echo.graph") as full, Graph(echo_graph / "bare.graph") as capped, \
+            Graph(echo_graph / "capped.graph") as circuit:
         for condition in ("1S5P", "5S5P"):
             exact, bound = robustness(full, claim(condition)), robustness(capped, claim(condition))
             assert bound["lower_bounds"] and not bound["exact"] and not exact["lower_bounds"]
             for key in ("paths", "origins", "independent_supports", "independent_sources"):
                 assert bound[key] <= exact[key], (condition, key)
             assert bound["paths"] == 2  # the cap kept two of the five support sets
+            # with its circuit, the capped graph's support sets are expanded: the counts are the full ones
+            assert robustness(circuit, claim(condition)) == exact, condition
         # C3 capped: two of five supporting sets kept, so at most two of its five origins are seen
         (c3,) = [c for c in contradictions(capped) if c.subject == subject("C3")]
         assert not c3.balance.exact and len(c3.balance.supporting) <= 5
     capsys.readouterr()
-    assert main(["robustness", str(echo_graph / "capped.graph"), claim("5S5P")]) == 0
+    assert main(["robustness", str(echo_graph / "bare.graph"), claim("5S5P")]) == 0
     assert "every count above is a lower bound" in capsys.readouterr().out
     assert main(["contradictions", str(echo_graph / "capped.graph")]) == 0
     assert "(capped: counts are lower bounds)" in capsys.readouterr().out

@@ -261,7 +261,7 @@ def minimal(family) -> list[frozenset]:
     return [s for s in unique if not any(o < s for o in unique)]
 
 
-def random_graph(rng: random.Random, directory: Path, cap=None) -> tuple[dict, dict, dict]:
+def random_graph(rng: random.Random, directory: Path, cap=None, circuit: bool = True) -> tuple[dict, dict, dict]:
     """A graph of random claims, receipts and derived_from records (sources derive from studies or
     from earlier sources: no cycle); returns each artifact's support sets worked out from the
     inputs (claims: the assertions stating them; summaries: their minimal bundles; no rules, no edge),
@@ -293,6 +293,7 @@ def random_graph(rng: random.Random, directory: Path, cap=None) -> tuple[dict, d
     build = build_graph(assertions, load_receipts(write_jsonl(directory / "r.jsonl", receipts),
                                                   {a.id for a in assertions}), [], cap=cap)
     build.origins = load_origins(write_jsonl(directory / "o.jsonl", records)) if records else Origins()
+    build.circuit = circuit
     build.write(directory / "g.graph")
     return expected, source_of, records
 
@@ -326,17 +327,19 @@ def test_origin_counts_match_brute_force_on_random_graphs(tmp_path):
 
 
 def test_capped_counts_are_lower_bounds_on_random_graphs(tmp_path):
-    """Under a cap of 1, every count is at most the uncapped one and says it is a lower bound."""
+    """Under a cap of 1 without a circuit, every count is at most the uncapped one and says it is a
+    lower bound; with the circuit, the support sets are expanded and every count is the uncapped one."""
     for trial in range(10):
         counts = {}
-        for cap in (None, 1):
-            directory = tmp_path / f"{trial}-{cap}"
+        for cap, circuit in ((None, True), (1, False), (1, True)):
+            directory = tmp_path / f"{trial}-{cap}-{circuit}"
             directory.mkdir()
-            expected, _, _ = random_graph(random.Random(100 + trial), directory, cap=cap)
+            expected, _, _ = random_graph(random.Random(100 + trial), directory, cap=cap, circuit=circuit)
             with Graph(directory / "g.graph") as graph:
-                counts[cap] = {a: robustness(graph, a) for a in expected}
-        for artifact, exact in counts[None].items():
-            bound = counts[1][artifact]
+                counts[cap, circuit] = {a: robustness(graph, a) for a in expected}
+        assert counts[1, True] == counts[None, True]
+        for artifact, exact in counts[None, True].items():
+            bound = counts[1, False][artifact]
             assert bound["lower_bounds"] == (not bound["exact"])
             assert bound["lower_bounds"] or exact["paths"] == 1  # two sets cannot fit under a cap of 1
             for key in ("paths", "origins", "independent_supports"):

@@ -238,7 +238,9 @@ def _report(args: argparse.Namespace, output: str, counts: dict, truncated: int,
         return 0
     print(f"wrote {output}: {sum(counts.values())} artifacts "
           f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
-          f"{truncated} labels truncated at cap {args.cap}, {over_cap} receipts over the cap; "
+          + (f"{truncated} witness labels with more support sets (settled by the circuit), "
+             if getattr(args, "labels", "capped") == "witness" else f"{truncated} labels truncated at cap {args.cap}, ")
+          + f"{over_cap} receipts over the cap; "
           f"{more}{sum(seconds.values()):.2f} s", file=sys.stderr)
     return 0
 

@@ -139,6 +139,7 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
         nonlocal pending
         made = sum(len(bucket) for bucket in pending.values())
         if made:
+            circuit.rounds.append(circuit.size)  # the round's facts: its derivations read none of them
             circuit.nodes(made)
         delta = {}
         for relation, bucket in pending.items():

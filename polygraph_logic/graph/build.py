@@ -128,13 +128,20 @@ class Build:
         as DuckDB and Spark number them, so that every engine writes the same rows.  ``nodes``
         (a circuit's model): gets each fact's node, in that order (``()`` for provenance one)."""
         support = supports(model)
+        if nodes is not None:  # a circuit's model: its labels by node, read once
+            labels, one = model.labels(), model.semiring.one()
         for name in sorted(model.relations()):
-            relation = model.facts(name)
+            if nodes is None:
+                relation = model.facts(name)
+                for tup in sorted(relation, key=tuple_key):
+                    label = relation[tup]
+                    yield StoredFact(name, tup, support(label), label.exact)
+                continue
             raw = model.store.relations[name]
-            for tup in sorted(relation, key=tuple_key):
-                label = relation[tup]
-                if nodes is not None:
-                    nodes.append(raw[tup])
+            for tup in sorted(raw, key=tuple_key):
+                node = raw[tup]
+                nodes.append(node)
+                label = labels[node] if type(node) is int else one
                 yield StoredFact(name, tup, support(label), label.exact)
 
     def _circuit(self, path: Path) -> None:

@@ -14,6 +14,7 @@ found this way from what the graph stores, so every engine's graph gets the same
 
 from __future__ import annotations
 
+from array import array
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -134,16 +135,24 @@ def gate_rows(circuit, nodes: list, labels) -> Iterator[Row]:
     the order of the facts' numbers (``()``: provenance one), ``labels`` each node's label.  A
     row as ``derivations`` yields it: body facts of label 1 left out, a body holding the fact
     itself left out, each body once."""
-    number = {node: num for num, node in enumerate(nodes, 1) if type(node) is int}
-    offsets, gates = circuit.by_head()
-    rules = circuit.rules
+    number = array("q", bytes(8 * circuit.size))  # node -> its fact's number
+    one = bytearray(circuit.size)  # node -> its label is 1 (never a body fact)
+    inexact = []
     for num, node in enumerate(nodes, 1):
-        if type(node) is not int or labels[node].exact:
-            continue
+        if type(node) is int:
+            number[node] = num
+            label = labels[node]
+            if label.is_one():
+                one[node] = 1
+            elif not label.exact:
+                inexact.append((num, node))
+    offsets, gates = circuit.by_head()
+    ends, bodies, rules = circuit.ends, circuit.bodies, circuit.rules
+    for num, node in inexact:
         seen = set()
         for i in range(offsets[node], offsets[node + 1]):
             g = gates[i]
-            body = tuple(sorted({number[b] for b in circuit.gate_body(g) if not labels[b].is_one()}))
+            body = tuple(sorted({number[b] for b in bodies[ends[g - 1] if g else 0:ends[g]] if not one[b]}))
             if num not in body and body not in seen:
                 seen.add(body)
                 yield num, rules[g], body

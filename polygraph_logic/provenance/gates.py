@@ -24,7 +24,7 @@ from polygraph_logic.provenance.circuit import settle
 class Circuit:
     """Facts as nodes, derivations as gates, assertions as the variables stating leaves."""
 
-    __slots__ = ("table", "flags", "stated", "heads", "ends", "bodies", "rules", "_by_head", "_by_body")
+    __slots__ = ("table", "flags", "stated", "heads", "ends", "bodies", "rules", "rounds", "_by_head", "_by_body")
 
     BASE = 1  # flag: the fact holds outright (background knowledge, or a gate with an empty body)
 
@@ -36,6 +36,7 @@ class Circuit:
         self.ends = array("q")
         self.bodies = array("i")
         self.rules = array("i")  # per gate: the number of the rule it instantiates (-1: not said)
+        self.rounds = array("q")  # the first node each round of an evaluation made, in order
         self._by_head = None  # CSR (offsets, gates), built on first use
         self._by_body = None
 

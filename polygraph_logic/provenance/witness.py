@@ -1,11 +1,13 @@
 """Witness labels: one support set per fact, read off a circuit (gates.py) in one pass.
 
 A capped label costs one product of labels per derivation, so its price follows the number of
-alternative derivations (path multiplicity), not the closure. A witness costs one union per fact:
-the assertion stating it, or the union of the witnesses of the body of its first derivation. The
-Boolean evaluation makes a fact's node when its first derivation fires, from facts it already
-holds, so every body node of that derivation is older than the fact and one pass in node order
-computes them all.
+alternative derivations (path multiplicity), not the closure. A witness costs one union per
+derivation of the round that made the fact: the Boolean evaluation makes a fact's node in the
+first round that derives it, from facts made in earlier rounds, so one pass in node order finds
+every body's witness computed. A fact's witness is the assertion stating it, or the smallest (by
+the cap's order: size, then the assertion ids in natural order) of the unions of its body
+witnesses over the derivations of that round: the same choice whichever engine evaluates the
+rules, since every engine's semi-naive rounds find the same derivations.
 
 A witness is a true support set (the fact is derivable from its assertions alone), so a fact
 whose witness survives a deletion stands. It is *exact*, the whole minimal DNF, only when the
@@ -17,70 +19,67 @@ circuit: the verdicts a witness cannot settle are settled there (circuit.settle)
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Callable
+
 from polygraph_logic.provenance.gates import Circuit
 from polygraph_logic.provenance.why import Polynomial, WhySemiring
 
 _EMPTY = frozenset()
 
 
-def witness_labels(circuit: Circuit) -> tuple[list[frozenset], bytearray]:
-    """Returns, per node, its witness (a set of assertion numbers) and whether it is exact."""
+def _by_size(monomial: frozenset) -> tuple:
+    return len(monomial), sorted(monomial)
+
+
+def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None = None,
+                   ) -> tuple[list[frozenset], bytearray]:
+    """Returns, per node, its witness (a set of assertion numbers) and whether it is exact;
+    ``key`` orders candidate witnesses (the semiring table's ``set_key``: the cap's order;
+    default: size, then the numbers)."""
+    key = key or _by_size
     size = circuit.size
     offsets, gates = circuit.by_head()
     ends, bodies, flags, stated = circuit.ends, circuit.bodies, circuit.flags, circuit.stated
+    rounds = circuit.rounds
     witness: list[frozenset | None] = [None] * size
     exact = bytearray(size)
-    late = []  # nodes whose first derivations read a node not computed yet (not made by a Boolean pass)
     for node in range(size):
-        if not _compute(node, witness, exact, offsets, gates, ends, bodies, flags, stated):
-            late.append(node)
-    while late:  # a circuit built otherwise: compute what can be, until nothing more can
-        waiting = [node for node in late if not _compute(node, witness, exact, offsets, gates, ends, bodies,
-                                                         flags, stated)]
-        if len(waiting) == len(late):
-            raise ValueError(f"{len(late)} node(s) of the circuit have no well-founded derivation")
-        late = waiting
-    return witness, exact
-
-
-def _compute(node, witness, exact, offsets, gates, ends, bodies, flags, stated) -> bool:
-    """Sets ``node``'s witness and exactness; False when no derivation of it can be read yet."""
-    if flags[node] & Circuit.BASE:
-        witness[node], exact[node] = _EMPTY, 1
-        return True
-    numbers = stated.get(node, ())
-    ways = len(numbers)
-    first = None
-    one_way = None  # the body of the only derivation, when it has one
-    for i in range(offsets[node], offsets[node + 1]):
-        g = gates[i]
-        body = bodies[ends[g - 1] if g else 0:ends[g]]
-        if node in body:
+        if flags[node] & Circuit.BASE:
+            witness[node], exact[node] = _EMPTY, 1
             continue
-        ways += 1
-        one_way = body
-        if first is None and not numbers and all(witness[b] is not None for b in body):
-            first = _EMPTY.union(*(witness[b] for b in body))
-    if numbers:
-        found = frozenset((min(numbers),))
-    elif first is not None:
-        found = first
-    elif ways:
-        return False
-    else:  # no Boolean evaluation makes a node nothing derives or states
-        raise ValueError(f"node {node} of the circuit has no derivation and no stating assertion")
-    witness[node] = found
-    if not found:
-        exact[node] = 1
-    elif ways == 1:
-        exact[node] = 1 if numbers else all(exact[b] for b in one_way)
-    return True
+        numbers = stated.get(node, ())
+        # the nodes made before this node's round: every body of a derivation of that round
+        made = bisect_right(rounds, node) - 1
+        before = rounds[made] if made >= 0 else 0
+        ways = len(numbers)
+        candidates = [frozenset((n,)) for n in numbers]
+        only = None  # the body of the only derivation, when it has one
+        for i in range(offsets[node], offsets[node + 1]):
+            g = gates[i]
+            body = bodies[ends[g - 1] if g else 0:ends[g]]
+            if node in body:
+                continue
+            ways += 1
+            only = body
+            if not numbers and all(b < before for b in body):
+                candidates.append(_EMPTY.union(*(witness[b] for b in body)))
+        if not candidates:
+            raise ValueError(f"node {node} of the circuit has no derivation from the facts made before it "
+                             "and no stating assertion: not a circuit a Boolean evaluation records")
+        found = candidates[0] if len(candidates) == 1 else min(candidates, key=key)
+        witness[node] = found
+        if not found:
+            exact[node] = 1
+        elif ways == 1:
+            exact[node] = 1 if numbers else all(exact[b] for b in only)
+    return witness, exact
 
 
 def witness_polynomials(circuit: Circuit, semiring: WhySemiring) -> dict[int, Polynomial]:
     """Returns ``{node: label}``: each node's witness as a label of one support set (the
     semiring's 1 for the empty one), exact as ``witness_labels`` says."""
-    witness, exact = witness_labels(circuit)
+    witness, exact = witness_labels(circuit, semiring.table.set_key)
     table, one = semiring.table, semiring.one()
     made: dict[tuple, Polynomial] = {}
     labels = {}

@@ -196,37 +196,52 @@ def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int 
     return result
 
 
+def full_support(graph, artifact) -> tuple[list[frozenset], bool]:
+    """An artifact's support sets (assertion ids) and whether they are all of them: an exact
+    label's, else every minimal support set expanded from the graph's circuit when the expansion
+    completes (circuit_support.py), else the label's own (capped, or one witness)."""
+    label = graph.label(artifact)
+    if label.exact:
+        return label.support_sets(), True
+    found = expanded(graph, artifact.fact)
+    if found is None or not found.complete:
+        return label.support_sets(), False
+    names = graph.names({n for m in found.sets for n in m})
+    return [frozenset(names[n] for n in m) for m in found.sets], True
+
+
 def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all") -> dict:
-    """Returns, for each support set, the deleted assertions and sources that broke it."""
+    """Returns, for each support set (all of them, expanded from the circuit when the label is
+    capped), the deleted assertions and sources that broke it."""
     graph = as_graph(graph)
     artifact = graph.artifact(artifact_id)
-    label = graph.label(artifact)
+    supports, exact = full_support(graph, artifact)
     outcome = what_if(graph, deletion, policy)
     deleted = outcome.deleted
-    source = graph.sources_of(a for support in label.support_sets() for a in support if a in deleted)
+    source = graph.sources_of(a for support in supports for a in support if a in deleted)
     sets = []
-    for support in label.support_sets():
+    for support in supports:
         broken = sorted(a for a in support if a in deleted)
         sets.append({"support": sorted(support), "broken_by": broken,
                      "sources": sorted({source[a] for a in broken})})
     demoted = {d["artifact"] for d in outcome.demoted}
     status = "dead" if artifact_id in outcome.dead else "demoted" if artifact_id in demoted else "alive"
     return {"artifact": artifact_id, "layer": artifact.layer, "triple": _triple(artifact), "status": status,
-            "policy": policy, "deletion": str(deletion), "exact": label.exact, "support_sets": sets}
+            "policy": policy, "deletion": str(deletion), "exact": exact, "support_sets": sets}
 
 
 def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
                distrust: tuple[str, ...] = ()) -> dict:
     """Returns the fewest sources (and origins) whose retraction kills the artifact, its
     independent sources, its paths, distinct origins and independent supports, and the echo
-    flag (see the module docstring and origins.py).  On a capped label (``exact`` false) every
+    flag (see the module docstring and origins.py).  A capped label's support sets are all
+    expanded from the graph's circuit; where that cannot be done whole (``exact`` false) every
     count is a lower bound (``lower_bounds``).  ``origins`` overrides the graph's stored
     ``derived_from`` mapping; support sets holding a ``distrust`` kind are not counted."""
     graph = as_graph(graph)
     distrust = check_kinds(distrust)
     origins = graph_origins(graph, origins)
-    label = graph.label(artifact_id)
-    supports = label.support_sets()
+    supports, exact = full_support(graph, graph.artifact(artifact_id))
     distrusted = 0
     if distrust:
         kind = graph.kinds_of((a for support in supports for a in support))
@@ -250,8 +265,8 @@ def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
         "origin_clusters": origins.clusters(sources),
         "fewest_origins_to_kill": fewest_to_kill(origin_sets),
         "echo": counts["echo"],
-        "exact": label.exact,
-        "lower_bounds": not label.exact,  # a capped label lists only its smallest support sets
+        "exact": exact,
+        "lower_bounds": not exact,  # a capped label not expanded lists only its smallest support sets
     }
     if distrust:
         result.update(distrusted_kinds=list(distrust), distrusted_sets=distrusted)

@@ -149,6 +149,12 @@ class CircuitReads:
                                              (json.dumps(sorted(set(numbers))),))}
 
 
+def body_text(body: Iterable[int]) -> str:
+    """A derivation's body as stored: its fact numbers as JSON text, as ``json.dumps`` writes a
+    list of integers (joined directly: a build writes millions)."""
+    return f"[{', '.join(map(str, body))}]"
+
+
 def write_file_circuit(path: str | Path, version: int, rows: Iterable[Row]) -> None:
     """Adds version ``version``'s derivations to a graph file and marks that version's circuit complete."""
     db = sqlite3.connect(path)
@@ -166,7 +172,7 @@ def insert_file_circuit(db: sqlite3.Connection, version: int, rows: Iterable[Row
         if statement.strip():
             db.execute(statement)
     db.executemany("INSERT INTO derivations VALUES (?, ?, ?, ?)",
-                   ((fact, rule, json.dumps(list(body)), version) for fact, rule, body in rows))
+                   ((fact, rule, body_text(body), version) for fact, rule, body in rows))
     db.execute("INSERT OR IGNORE INTO circuit_versions VALUES (?)", (version,))
 
 
@@ -184,7 +190,7 @@ def write_folder_circuit(directory: str | Path, version: int, rows: Iterable[Row
         with text.open("w", encoding="utf-8", newline="") as handle:
             writer = csv.writer(handle)
             for fact, rule, body in rows:
-                writer.writerow((fact, rule, json.dumps(list(body))))
+                writer.writerow((fact, rule, body_text(body)))
                 written += 1
         con = duckdb_connection()
         try:
@@ -200,5 +206,5 @@ def write_folder_circuit(directory: str | Path, version: int, rows: Iterable[Row
         partial.unlink(missing_ok=True)
 
 
-__all__ = ["CircuitReads", "TABLE", "folder_files", "folder_view", "insert_file_circuit", "write_file_circuit",
+__all__ = ["CircuitReads", "TABLE", "body_text", "folder_files", "folder_view", "insert_file_circuit", "write_file_circuit",
            "write_folder_circuit"]
