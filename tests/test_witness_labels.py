@@ -183,3 +183,27 @@ def test_the_cli_builds_witness_labels_and_replays_them(tmp_path):
     replayed = _polygraph("replay", graph, "-o", tmp_path / "again.graph", "--json")
     assert replayed.returncode == 0, replayed.stderr
     assert json.loads(replayed.stdout)["identical"] is True
+
+
+def test_an_add_to_a_witness_graph_settles_as_a_build_of_all_its_inputs(tmp_path):
+    """An add evaluates its new facts with capped labels over the stored witnesses (both sound,
+    the capped facts' derivations stored with the version): every verdict equals a build of the
+    union, with witness labels and with capped ones."""
+    lines = (EXAMPLES_DIR / "synthetic" / "assertions.jsonl").read_text().splitlines()
+    (tmp_path / "base.jsonl").write_text("\n".join(lines[:-40]) + "\n")
+    (tmp_path / "batch.jsonl").write_text("\n".join(lines[-40:]) + "\n")
+    grown = tmp_path / "grown.graph"
+    assert _polygraph("build", "--assertions", tmp_path / "base.jsonl", "--rules", "ro", "--labels", "witness",
+                      "-o", grown).returncode == 0
+    added = _polygraph("add", grown, "--assertions", tmp_path / "batch.jsonl")
+    assert added.returncode == 0, added.stderr
+    fresh = {}
+    for labels in ("witness", "capped"):
+        fresh[labels] = tmp_path / f"{labels}.graph"
+        build_graph(EXAMPLES_DIR / "synthetic" / "assertions.jsonl", None, [RO], output=fresh[labels], labels=labels)
+    sources = sorted({json.loads(line)["source"] for line in lines})
+    with Graph(grown) as a, Graph(fresh["witness"]) as b, Graph(fresh["capped"]) as c:
+        for source in sources[::3]:
+            deletion = Deletion(sources=(source,))
+            dead = [set(what_if(g, deletion).dead) for g in (a, b, c)]
+            assert dead[0] == dead[1] == dead[2], source
