@@ -133,12 +133,12 @@ class Build:
         for name in sorted(model.relations()):
             if nodes is None:
                 relation = model.facts(name)
-                for tup in sorted(relation, key=tuple_key):
+                for tup in _ordered(relation):
                     label = relation[tup]
                     yield StoredFact(name, tup, support(label), label.exact)
                 continue
             raw = model.store.relations[name]
-            for tup in sorted(raw, key=tuple_key):
+            for tup in _ordered(raw):
                 node = raw[tup]
                 nodes.append(node)
                 label = labels[node] if type(node) is int else one
@@ -406,12 +406,22 @@ def _rows(model: Model, relation: str):
     return model.facts(relation) if relation in model.store.relations else {}
 
 
+def _plain(rows) -> bool:
+    """Whether every argument is a string without the character below every other: tuple_key
+    orders such strings as they are, and so does one string of them joined by that character
+    (one comparison of strings per pair, not one of tuples)."""
+    return all(type(v) is str and "\0" not in v for args in rows for v in args)
+
+
 def _sorted(rows):
-    if all(type(v) is str and "\0" not in v for args in rows for v in args):
-        # tuple_key orders strings as they are, and so does one string of them joined by the
-        # character below every other: one comparison of strings per pair, not one of tuples
+    if _plain(rows):
         return sorted(rows.items(), key=lambda item: "\0".join(item[0]))
     return sorted(rows.items(), key=lambda item: tuple_key(item[0]))
+
+
+def _ordered(rows) -> list:
+    """The tuples of ``rows`` in tuple_key's order."""
+    return sorted(rows, key="\0".join) if _plain(rows) else sorted(rows, key=tuple_key)
 
 
 def _content(triple: Sequence[str]) -> dict:
