@@ -13,7 +13,10 @@ Each variant is a child process of its own (its peak RSS its own), alternated wi
 For each graph, the variants' what-if verdicts under trust-all for the retracted sources are
 checked to agree (the circuit settles every verdict a witness cannot).
 
-    python -m benchmarks.witness_builds [--copies 20] [--hubs 0 40] [--rounds 1]
+    python -m benchmarks.witness_builds [--copies 20] [--hubs 0 40] [--rounds 1] [--before CHECKOUT]
+
+``--before`` adds the capped build of another checkout (a git worktree of an earlier commit),
+run from its folder, as ``before``.
 
 Figures go to docs/bench/current.md, as printed.
 """
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -60,15 +64,18 @@ def _generate(folder: Path, copies: int, hubs: int) -> Path:
     return out
 
 
-def _variant(name: str, inputs: Path, graph: Path) -> tuple[float, float]:
+def _variant(name: str, inputs: Path, graph: Path, before: Path | None) -> tuple[float, float]:
+    """One whole process: ``boolean``, ``capped``, ``witness`` or ``before`` (the capped build of
+    the checkout ``before``, run from its folder)."""
     a, r = str(inputs / "assertions.jsonl"), str(inputs / "receipts.jsonl")
     if name == "boolean":
         argv = [sys.executable, "-c", _BOOLEAN, a, r]
     else:
         graph.unlink(missing_ok=True)
         argv = [sys.executable, "-m", "polygraph_logic", "build", "--assertions", a, "--receipts", r,
-                "--rules", "ro", "-o", str(graph), "--labels", name]
-    done = run(argv).check(f"{name} on {inputs.name}")
+                "--rules", "ro", "-o", str(graph)] + (["--labels", name] if name == "witness" else [])
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = run(argv, cwd=before if name == "before" else Path.cwd(), env=env).check(f"{name} on {inputs.name}")
     return done.seconds, done.peak_mib or 0.0
 
 
@@ -77,8 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--hubs", type=int, nargs="+", default=[0, 40])
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--before", type=Path, help="a checkout whose capped build runs too (as 'before')")
     args = parser.parse_args(argv)
-    variants = ("boolean", "capped", "witness")
+    variants = ("boolean", "capped", "witness") + (("before",) if args.before else ())
     with tempfile.TemporaryDirectory(prefix="witness-bench-") as tmp:
         folder = Path(tmp)
         rows = []
@@ -87,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict[str, list[tuple[float, int]]] = {v: [] for v in variants}
             for round_ in range(args.rounds):
                 for name in variants:
-                    runs[name].append(_variant(name, inputs, folder / f"{name}-{hubs}.graph"))
+                    runs[name].append(_variant(name, inputs, folder / f"{name}-{hubs}.graph", args.before))
                     seconds, peak = runs[name][-1]
                     print(f"  x{args.copies} {hubs} hubs round {round_ + 1} {name}: {seconds:.2f} s, {peak:.0f} MB",
                           flush=True)
@@ -99,11 +107,11 @@ def main(argv: list[str] | None = None) -> int:
             best = {name: min(runs[name]) for name in variants}
             rows.append((hubs, best, agree, dead))
         print(f"\nx{args.copies}, graph file builds (Python engine, RO rules), best of {args.rounds}: seconds, peak MB")
-        print(f"  {'hubs':>4}  {'boolean':>14}  {'capped':>14}  {'witness':>14}  {'capped/bool':>11}  "
-              f"{'witness/bool':>12}  verdicts (trust-all, the retracted sources)")
+        print(f"  {'hubs':>4}  " + "  ".join(f"{name:>14}" for name in variants)
+              + f"  {'capped/bool':>11}  {'witness/bool':>12}  verdicts (trust-all, the retracted sources)")
         for hubs, best, agree, dead in rows:
             b, c, w = best["boolean"], best["capped"], best["witness"]
-            cells = "  ".join(f"{s:7.2f} s {m:4.0f}" for s, m in (b, c, w))
+            cells = "  ".join(f"{best[name][0]:7.2f} s {best[name][1]:4.0f}" for name in variants)
             print(f"  {hubs:>4}  {cells}  {c[0] / b[0]:10.2f}x  {w[0] / b[0]:11.2f}x  "
                   f"{'agree' if agree else 'DIFFER'} ({dead:,} dead)")
     return 0

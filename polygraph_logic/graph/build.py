@@ -188,10 +188,11 @@ def build_python(
     p = prepare_build(assertions, receipts, rules, cap)
     started = time.perf_counter()
     witness = labels == "witness"
-    model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=witness)
-    if witness:
-        model.witness = True
-        model.labels()
+    with collector_paused():  # the circuit and its labels all live on (allocation.py)
+        model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=witness)
+        if witness:
+            model.witness = True
+            model.labels()
     p.seconds["evaluate"] = time.perf_counter() - started
     build = p.build(model)
     build.labels = labels

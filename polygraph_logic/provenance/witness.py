@@ -19,7 +19,6 @@ circuit: the verdicts a witness cannot settle are settled there (circuit.settle)
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Callable
 
 from polygraph_logic.provenance.gates import Circuit
@@ -41,38 +40,62 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
     size = circuit.size
     offsets, gates = circuit.by_head()
     ends, bodies, flags, stated = circuit.ends, circuit.bodies, circuit.flags, circuit.stated
-    rounds = circuit.rounds
+    # each round's nodes: [rounds[k], rounds[k + 1]); its derivations read nodes made before rounds[k]
+    starts = [*circuit.rounds, size]
     witness: list[frozenset | None] = [None] * size
     exact = bytearray(size)
+    base = Circuit.BASE
+    made, before = 0, 0  # the round of ``node`` (its index in ``starts``) and its first node
     for node in range(size):
-        if flags[node] & Circuit.BASE:
+        while made < len(starts) - 1 and node >= starts[made]:
+            before = starts[made]
+            made += 1
+        if flags[node] & base:
             witness[node], exact[node] = _EMPTY, 1
             continue
-        numbers = stated.get(node, ())
-        # the nodes made before this node's round: every body of a derivation of that round
-        made = bisect_right(rounds, node) - 1
-        before = rounds[made] if made >= 0 else 0
-        ways = len(numbers)
-        candidates = [frozenset((n,)) for n in numbers]
-        only = None  # the body of the only derivation, when it has one
+        numbers = stated.get(node)
+        ways = len(numbers) if numbers else 0
+        found = None
+        only = -1  # the gate of the only derivation, when it has one
         for i in range(offsets[node], offsets[node + 1]):
             g = gates[i]
-            body = bodies[ends[g - 1] if g else 0:ends[g]]
-            if node in body:
-                continue
-            ways += 1
-            only = body
-            if not numbers and all(b < before for b in body):
-                candidates.append(_EMPTY.union(*(witness[b] for b in body)))
-        if not candidates:
+            first, last = ends[g - 1] if g else 0, ends[g]
+            if last - first == 1:  # one body fact (most derivations): its witness, no union
+                b = bodies[first]
+                if b == node:
+                    continue
+                ways += 1
+                only = g
+                if numbers or b >= before:
+                    continue
+                candidate = witness[b]
+            else:
+                body = bodies[first:last]
+                if node in body:
+                    continue
+                ways += 1
+                only = g
+                if numbers or max(body, default=-1) >= before:
+                    continue
+                candidate = _EMPTY.union(*[witness[b] for b in body])
+            if found is None:
+                found, found_key = candidate, None
+            elif candidate != found:
+                found_key = found_key or key(found)
+                candidate_key = key(candidate)
+                if candidate_key < found_key:
+                    found, found_key = candidate, candidate_key
+        if numbers:
+            found = frozenset((numbers[0],)) if len(numbers) == 1 else \
+                min((frozenset((n,)) for n in numbers), key=key)
+        elif found is None:
             raise ValueError(f"node {node} of the circuit has no derivation from the facts made before it "
                              "and no stating assertion: not a circuit a Boolean evaluation records")
-        found = candidates[0] if len(candidates) == 1 else min(candidates, key=key)
         witness[node] = found
         if not found:
             exact[node] = 1
         elif ways == 1:
-            exact[node] = 1 if numbers else all(exact[b] for b in only)
+            exact[node] = 1 if numbers else all(exact[b] for b in circuit.gate_body(only))
     return witness, exact
 
 
@@ -81,18 +104,8 @@ def witness_polynomials(circuit: Circuit, semiring: WhySemiring) -> dict[int, Po
     semiring's 1 for the empty one), exact as ``witness_labels`` says."""
     witness, exact = witness_labels(circuit, semiring.table.set_key)
     table, one = semiring.table, semiring.one()
-    made: dict[tuple, Polynomial] = {}
-    labels = {}
-    for node, (found, flag) in enumerate(zip(witness, exact)):
-        if not found:
-            labels[node] = one
-            continue
-        key = (found, flag)
-        label = made.get(key)
-        if label is None:
-            label = made[key] = Polynomial(frozenset((found,)), bool(flag), table)
-        labels[node] = label
-    return labels
+    return {node: Polynomial(frozenset((found,)), flag == 1, table) if found else one
+            for node, (found, flag) in enumerate(zip(witness, exact))}
 
 
 __all__ = ["witness_labels", "witness_polynomials"]
