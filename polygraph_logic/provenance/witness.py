@@ -104,8 +104,19 @@ def witness_polynomials(circuit: Circuit, semiring: WhySemiring) -> dict[int, Po
     semiring's 1 for the empty one), exact as ``witness_labels`` says."""
     witness, exact = witness_labels(circuit, semiring.table.set_key)
     table, one = semiring.table, semiring.one()
-    return {node: Polynomial(frozenset((found,)), flag == 1, table) if found else one
-            for node, (found, flag) in enumerate(zip(witness, exact))}
+    # a witness passed on through one-fact bodies is one object: one label per object and flag
+    made: dict[tuple[int, int], Polynomial] = {}
+    labels = {}
+    for node, (found, flag) in enumerate(zip(witness, exact)):
+        if not found:
+            labels[node] = one
+            continue
+        key = (id(found), flag)
+        label = made.get(key)
+        if label is None:
+            label = made[key] = Polynomial(frozenset((found,)), flag == 1, table)
+        labels[node] = label
+    return labels
 
 
 __all__ = ["witness_labels", "witness_polynomials"]
