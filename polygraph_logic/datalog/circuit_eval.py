@@ -94,7 +94,8 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
                      budget: Budget, numbers: Mapping[int, int] | None = None) -> int:
     """Runs one stratum of tracked relations to its Boolean fixpoint, recording every
     derivation as a gate; returns the number of rounds.  ``numbers``: ``id(rule) -> number``
-    (the program's rules numbered from 1, as a graph stores them) for the gates' rules."""
+    (the program's rules numbered from 1, as a graph stores them): each gate records its rule
+    in ``circuit.rules`` (None: no rule recorded, a call less per derivation)."""
     relations = store.relations
     numbers_of = numbers or {}
     bodies = Bodies()
@@ -120,14 +121,20 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
                 if node is None:
                     node = bucket[tup] = new_node()
             head_append(node)
-            rule_append(number)
             if type(body) is int:
                 body_append(body)
             elif body is not ONE_MARK and body:
                 body_extend(body)
             ends_append(len(flat))
 
-        return record
+        if numbers is None:  # rules not asked for: nothing more per derivation
+            return record
+
+        def record_rule(b, body) -> None:
+            record(b, body)
+            rule_append(number)
+
+        return record_rule
 
     def emit(relation: str, tup: tuple, body: Any) -> None:
         """A derivation of ``relation(tup)``; the plans' last steps are ``finish``'s own."""

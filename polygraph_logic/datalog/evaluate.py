@@ -33,6 +33,7 @@ def evaluate(
     max_facts: int | None = None,
     timeout: float | None = None,
     circuit: bool | None = None,
+    gate_rules: bool = False,
 ) -> Model:
     """Evaluates ``program`` to its fixpoint under a semiring and returns the Model.
 
@@ -44,13 +45,15 @@ def evaluate(
     Values are computed at ``program.domain_size`` (32 or 64 bits, datalog/values/domain.py).
     ``circuit`` (default: under "why"): evaluate the Boolean closure and record one gate per
     derivation (circuit_eval.py), the cap then only bounding the labels shown; False: a
-    semi-naive fixpoint over capped labels.
+    semi-naive fixpoint over capped labels.  ``gate_rules``: each gate of the circuit also records
+    the number of the rule it instantiates (``circuit.rules``; a graph's stored circuit names them).
     """
     with domain.using(program.domain_size):  # the program's width for every value computed
-        return _evaluate(program, semiring, cap, progress, Budget(max_facts, timeout), circuit)
+        return _evaluate(program, semiring, cap, progress, Budget(max_facts, timeout), circuit, gate_rules)
 
 
-def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit: bool | None = None) -> Model:
+def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit: bool | None = None,
+              gate_rules: bool = False) -> Model:
     if isinstance(semiring, str):
         semiring = make_semiring(semiring, cap)
     if circuit is None:
@@ -77,7 +80,7 @@ def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit
         by_head[rule.head.relation].append(rule)
     # every label is one when nothing is tracked: the plans then carry no labels (unit_steps.py)
     unit = semiring.name == "boolean" or not program.tracked
-    numbers = {id(rule): n for n, rule in enumerate(program.rules, 1)} if circuit else None
+    numbers = {id(rule): n for n, rule in enumerate(program.rules, 1)} if circuit and gate_rules else None
     for stratum in program.strata:
         rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
         subsumptions = [s for s in program.subsumptions if s.relation in stratum]

@@ -189,7 +189,7 @@ def build_python(
     started = time.perf_counter()
     witness = labels == "witness"
     with collector_paused():  # the circuit and its labels all live on (allocation.py)
-        model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=witness)
+        model = evaluate(p.program, "why", cap=cap, progress=progress, circuit=witness, gate_rules=witness)
         if witness:
             model.witness = True
             model.labels()

@@ -135,6 +135,8 @@ def gate_rows(circuit, nodes: list, labels) -> Iterator[Row]:
     the order of the facts' numbers (``()``: provenance one), ``labels`` each node's label.  A
     row as ``derivations`` yields it: body facts of label 1 left out, a body holding the fact
     itself left out, each body once."""
+    if len(circuit.rules) != circuit.gate_count:
+        raise ValueError("the circuit's gates do not record their rules: evaluate with gate_rules=True")
     number = array("q", bytes(8 * circuit.size))  # node -> its fact's number
     one = bytearray(circuit.size)  # node -> its label is 1 (never a body fact)
     inexact = []
