@@ -178,6 +178,10 @@ def test_the_cli_builds_witness_labels_and_replays_them(tmp_path):
     done = _polygraph("build", "--assertions", assertions, "--receipts", receipts, "--rules", "ro",
                       "--labels", "witness", "-o", graph)
     assert done.returncode == 0, done.stderr
+    shown = _polygraph("show", graph, "--layer", "merge")
+    assert "a12·a13  [witness]" in shown.stdout, shown.stdout
+    info = _polygraph("info", graph)
+    assert "witness (one support set per fact" in info.stdout, info.stdout
     refused = _polygraph("whatif", graph, "--retract-source", "PMID:39973430", "--policy", "flat")
     assert refused.returncode == 2 and "needs_capped_labels" in refused.stderr
     replayed = _polygraph("replay", graph, "-o", tmp_path / "again.graph", "--json")

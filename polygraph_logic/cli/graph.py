@@ -105,7 +105,8 @@ def register(commands) -> None:
         "show", help="list a graph's artifacts with their labels",
         description="List the artifacts of each layer (claims, merges, edges, summaries, sentences, "
                     "contradictions): id, content and label (support sets), '[capped]' where the cap "
-                    "truncated the label.")
+                    "truncated the label ('[witness]': one support set of several, on a graph built "
+                    "with --labels witness).")
     add_graph(show)
     add_at(show)
     show.add_argument("--layer", choices=LAYERS, action="append", help="only this layer (repeatable)")
@@ -277,8 +278,10 @@ def _run_info(args: argparse.Namespace) -> int:
         sizes = "  ".join(f"{k}:{v}" for k, v in entry["support_sets"].items())
         per = entry["label_bytes"] / entry["artifacts"]
         print(f"{layer:{width}} {entry['artifacts']:>9} {entry['inexact']:>8} {per:>17.1f}  {sizes}")
+    kept = ("witness (one support set per fact; the circuit holds the rest)"
+            if info["meta"].get("labels") == "witness" else f"cap {info['meta'].get('cap') or 'none'}")
     print(f"labels: {info['label_bytes_per_artifact']:.1f} bytes per artifact on average; "
-          f"cap {info['meta'].get('cap') or 'none'}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
+          f"{kept}; receipts over the cap: {info['meta'].get('receipts_over_cap')}")
     return 0
 
 
@@ -417,11 +420,13 @@ def _run_show(args: argparse.Namespace) -> int:
             print_json({"counts": {layer: counts[layer] for layer in layers}, "artifacts": listed,
                         **({"required_kinds": list(require.kinds)} if require else {})})
             return 0
+        # an inexact label: one a cap truncated, or a witness (one support set of several)
+        inexact = "  [witness]" if graph.meta.get("labels") == "witness" else "  [capped]"
         for layer in layers:
             print(f"{layer} ({counts[layer]})")
             for artifact in itertools.islice(graph.artifacts(layer), args.limit):  # streamed
                 label = graph.label(artifact)
-                marker = "" if artifact.exact else "  [capped]"
+                marker = "" if artifact.exact else inexact
                 if require and artifact.id in unqualified:
                     marker += f"  [no support set of only {'/'.join(require.kinds)}]"
                 print(f"  {artifact.id}  {describe(artifact)}\n      {label}{marker}")
