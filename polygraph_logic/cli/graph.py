@@ -71,7 +71,8 @@ def register(commands) -> None:
                             "labels as uncertain unless --exact re-derives them")
     build.add_argument("--labels", choices=("capped", "witness"), default="capped",
                        help="capped (the default): each fact's label lists its --cap smallest support sets; "
-                            "witness (--engine python): one support set per fact, from its first derivation, "
+                            "witness (--engine python): one support set per fact, the smallest of the round that "
+                            "derived it first, "
                             "and the evaluation's circuit for every fact with more, so the build costs the "
                             "Boolean closure whatever the number of alternative derivations; what-if verdicts "
                             "are settled on the circuit (policies trust-all and deployed)")
@@ -240,7 +241,7 @@ def _report(args: argparse.Namespace, output: str, counts: dict, truncated: int,
     print(f"wrote {output}: {sum(counts.values())} artifacts "
           f"({', '.join(f'{counts.get(layer, 0)} {layer}' for layer in LAYERS)}); "
           + (f"{truncated} witness labels with more support sets (settled by the circuit), "
-             if getattr(args, "labels", "capped") == "witness" else f"{truncated} labels truncated at cap {args.cap}, ")
+             if args.labels == "witness" else f"{truncated} labels truncated at cap {args.cap}, ")
           + f"{over_cap} receipts over the cap; "
           f"{more}{sum(seconds.values()):.2f} s", file=sys.stderr)
     return 0

@@ -34,7 +34,8 @@ from polygraph_logic.graph.store.versions import file_entry
 
 
 #: how a build labels facts: ``capped``, the smallest ``cap`` support sets of each; ``witness``, one
-#: support set each, from its first derivation, and the circuit of every fact with more (witness.py)
+#: support set each (the smallest of the round that made it) and the circuit of every fact with more
+#: (provenance/witness.py)
 LABELS = ("capped", "witness")
 
 
@@ -79,6 +80,8 @@ class Build:
     circuit: bool = True  # write stores the derivations of the capped facts (circuit_build.py)
     lazy: LazyPart | None = None  # what the build left to on-demand derivation (datalog/lazy/part.py)
     labels: str = "capped"  # one of LABELS: witness labels come with the circuit of the evaluation
+    #: each written fact's circuit node, in the facts' order (a circuit's model, once written)
+    _nodes: list | None = field(default=None, init=False, repr=False)
 
     @cached_property
     def artifacts(self) -> list[Artifact]:

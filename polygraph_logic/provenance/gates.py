@@ -8,8 +8,9 @@ a well-founded derivation). The circuit is exact: nothing is capped. Its size is
 output, whatever the number of alternative derivations, so provenance costs what the
 closure costs; sums of products (``gate_labels.py``) are a display computed on demand.
 
-Nodes are numbers ``0 .. size-1``. Gates live in flat arrays (heads, end offsets,
-bodies, and the rule each instantiates) so that a circuit of millions of derivations is a few bytes per derivation.
+Nodes are numbers ``0 .. size-1``. Gates live in flat arrays (heads, end offsets, bodies,
+and the rule each instantiates) so that a circuit of millions of derivations is a few bytes
+per derivation.
 Variables (assertion ids) are numbers of a ``VariableTable``.
 """
 

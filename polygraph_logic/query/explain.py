@@ -176,8 +176,7 @@ def why(graph, artifact_id: str, explainer: Explainer | None = None, trees: int 
     if sets is not None and not label.exact:
         found = expanded(graph, artifact.fact)
         if found is not None:
-            names = graph.names({n for m in found.sets for n in m})
-            supports = [frozenset(names[n] for n in m) for m in found.sets]
+            supports = _named_sets(graph, found.sets)
             expansion = {"support_sets": len(supports), "complete": found.complete}
     supports = supports if sets is None else supports[:sets]
     named = graph.assertions.named({a for support in supports for a in support})
@@ -206,8 +205,13 @@ def full_support(graph, artifact) -> tuple[list[frozenset], bool]:
     found = expanded(graph, artifact.fact)
     if found is None or not found.complete:
         return label.support_sets(), False
-    names = graph.names({n for m in found.sets for n in m})
-    return [frozenset(names[n] for n in m) for m in found.sets], True
+    return _named_sets(graph, found.sets), True
+
+
+def _named_sets(graph, sets) -> list[frozenset]:
+    """Support sets of assertion numbers (an expansion's) as sets of assertion ids."""
+    names = graph.names({n for m in sets for n in m})
+    return [frozenset(names[n] for n in m) for m in sets]
 
 
 def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all") -> dict:
