@@ -17,7 +17,7 @@ from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.engines import sql_labels as labels
+from polygraph_logic.engines import sql_labels as labels, sql_witness as witnesses
 from polygraph_logic.engines.dialect import DUCKDB
 from polygraph_logic.engines.driver import RoundStats, Runner
 from polygraph_logic.engines.sql_plan import Plan, make_plan
@@ -119,7 +119,8 @@ JOIN_MEMORY = 16 * 2 ** 20
 def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None = None,
                progress: Callable[[StratumStats], None] | None = None,
                rounds: Callable[[RoundStats], None] | None = None,
-               threads: int | None = None, opened: tuple | None = None, inputs=None) -> Iterator["_Runner"]:
+               threads: int | None = None, opened: tuple | None = None, inputs=None,
+               witness: bool = False) -> Iterator["_Runner"]:
     """Evaluates ``program`` on DuckDB and yields the runner while its connection is open: its
     ``r<n>`` tables hold every relation's labels (read them with ``runner.con``;
     graph/tables/duckdb_build.py writes them as Parquet without a round trip through Python).
@@ -130,10 +131,13 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
     (graph/tables/native_inputs.py), loaded by ``inputs.load(runner)``.  Under a limit a statement
     unites at most JOINS_UNDER_LIMIT joins (Plan.contributions): each holds a hash table while it
     runs, so that a union of many needs memory whatever the data (x1: 100MB failed, 48MB builds;
-    docs/bench/notebook.md)."""
+    docs/bench/notebook.md).
+
+    ``witness``: witness labels (sql_witness.py): the Boolean closure, each fact labelled by one
+    support set, every derivation kept in ``gates`` and the inexact facts in ``inexact``."""
     program.check_provenance_negation()
     with collector_paused():  # planning and loading make objects that all live on (allocation.py)
-        plan = make_plan(program, cap)
+        plan = make_plan(program, cap, witness)
     with nullcontext(opened) if opened else session(memory_limit, threads) as (con, work):
         with collector_paused():
             runner = _Runner(con, plan, work, rounds, JOINS_UNDER_LIMIT if memory_limit else None)
@@ -141,6 +145,8 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
             if inputs is not None:
                 inputs.load(runner)
         runner.run(progress)
+        if witness:
+            runner.inexact = witnesses.settle(con, plan, runner.stated)
         yield runner
 
 
@@ -152,6 +158,8 @@ class _Runner(Runner):
     def __init__(self, con, plan: Plan, work: Path, on_round, joins: int | None = None):
         super().__init__(plan, on_round)
         self.con, self.work, self.joins = con, work, joins
+        self.stated = 0  # witness labels: the last id of a stated fact (the facts loaded)
+        self.inexact = 0  # witness labels: the facts ``settle`` found inexact
         if joins:
             self.small_delta = SMALL_DELTA
             self.small_joins = max(joins, memory_limit_bytes(con) // JOIN_MEMORY)
@@ -164,6 +172,8 @@ class _Runner(Runner):
 
     def load(self) -> None:
         plan, con = self.plan, self.con
+        if plan.witness:
+            witnesses.create(con, plan)
         for relation in plan.relations:
             for delta in (False, True):
                 self._create(relation, delta)
@@ -172,14 +182,20 @@ class _Runner(Runner):
             names = ", ".join(f"'{k}': 'INTEGER'" for k in plan.keys(relation))
             self.insert_facts(relation, f"read_csv('{path}', header = false, columns = {{{names}, 'v': 'INTEGER'}})")
         for shape in self.parameter_shapes():
-            columns = ", ".join(f"c{i} INTEGER" for i in range(shape.width))
-            path = self._csv(f"params{shape.number}", shape.params)
-            names = ", ".join(f"'c{i}': 'INTEGER'" for i in range(shape.width))
+            width = shape.width + plan.witness  # witness labels: each row's rule number too (rn)
+            columns = ", ".join(f"c{i} INTEGER" for i in range(shape.width)) + (", rn INTEGER" if plan.witness else "")
+            rows = [(*row, number) for row, number in zip(shape.params, shape.numbers)] if plan.witness else shape.params
+            path = self._csv(f"params{shape.number}", rows)
+            names = ", ".join(f"'c{i}': 'INTEGER'" for i in range(width))
             con.execute(f"CREATE TABLE {shape.table} ({columns})")
             con.execute(f"INSERT INTO {shape.table} SELECT DISTINCT * FROM "
                         f"read_csv('{path}', header = false, columns = {{{names}}})")
 
     def _create(self, relation: str, delta: bool) -> None:
+        if self.plan.witness:
+            self.con.execute(f"CREATE TABLE {self.plan.table(relation, delta)} "
+                             f"({witnesses.relation_columns(self.plan, relation)})")
+            return
         columns = ", ".join(f"{k} INTEGER" for k in self.plan.keys(relation))
         self.con.execute(f"CREATE TABLE {self.plan.table(relation, delta)} "
                          f"({columns}, label INTEGER[][], exact BOOLEAN)")
@@ -194,10 +210,17 @@ class _Runner(Runner):
 
     def insert_facts(self, relation: str, source: str) -> None:
         """Adds to ``relation`` the facts of ``source`` (a table expression of the key columns and
-        ``v``: the assertion number, -1 for background knowledge), one label per fact."""
+        ``v``: the assertion number, -1 for background knowledge), one label per fact; under witness
+        labels the least of them (exact when it is the only one) and the fact's id."""
         plan, keys = self.plan, self.plan.keys(relation)
         raw = (f"SELECT {', '.join(keys)}, list_distinct(list(CASE WHEN v < 0 THEN []::INTEGER[] "
                f"ELSE [v] END)) AS p, TRUE AS e FROM {source} GROUP BY {', '.join(keys)}")
+        if plan.witness:
+            self.con.execute(f"INSERT INTO {plan.table(relation)} "
+                             f"{witnesses.with_ids(labels.normalize(DUCKDB, raw, keys, 1))}")
+            last = self.con.execute(f"SELECT max(id) FROM {plan.table(relation)}").fetchall()[0][0]
+            self.stated = max(self.stated, last or 0)
+            return
         self.con.execute(f"INSERT INTO {plan.table(relation)} {labels.normalize(DUCKDB, raw, keys, plan.cap)}")
 
     def distinct(self, relation: str, column: int, limit: int) -> list[int]:
@@ -213,7 +236,11 @@ class _Runner(Runner):
     def replace_delta(self, relation: str, sql: str) -> tuple[int, int]:
         delta = self.plan.table(relation, delta=True)
         self._empty_delta(relation)
-        self.con.execute(f"INSERT INTO {delta} {sql}")
+        if self.plan.witness:  # the round's new facts, then its derivations by the ids of their facts
+            self.con.execute(f"INSERT INTO {delta} {witnesses.new_facts(self.plan, relation)}")
+            witnesses.record(self.con, self.plan, relation)
+        else:
+            self.con.execute(f"INSERT INTO {delta} {sql}")
         count, size = self.con.execute(f"SELECT count(*), coalesce(sum(len(label)), 0) FROM {delta}").fetchall()[0]
         self.con.execute(f"DROP TABLE c{self.plan.relations[relation]}")
         return count, size
@@ -224,6 +251,9 @@ class _Runner(Runner):
     def apply_delta(self, relation: str) -> None:
         plan = self.plan
         table, delta = plan.table(relation), plan.table(relation, delta=True)
+        if plan.witness:  # a delta holds new facts only
+            self.con.execute(f"INSERT INTO {table} SELECT * FROM {delta}")
+            return
         on = " AND ".join(f"{table}.{k} = {delta}.{k}" for k in plan.keys(relation))
         self.con.execute(f"DELETE FROM {table} USING {delta} WHERE {on}")
         self.con.execute(f"INSERT INTO {table} SELECT * FROM {delta}")

@@ -60,7 +60,7 @@ def driver(plan, shape, delta: int) -> tuple[tuple, str]:
         else:
             sources_of_head.append(free[item[1]])  # a position of the other atom
     key = (other, tuple(signature), tuple(sources_of_head))
-    columns = ", ".join([*values, *heads, "t.label AS l0", "t.exact AS e0"])
+    columns = ", ".join([*values, *heads, plan.atom("t", 0)]) + plan.rule_column(shape)
     text = (f"SELECT {columns} FROM {', '.join(sources)}"
             + (f" WHERE {' AND '.join(where)}" if where else ""))
     return key, text
@@ -80,5 +80,6 @@ def grouped(plan, head_relation: str, key: tuple, drivers: list[str]) -> str:
     select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, plan.keys(head_relation)))
     union = " UNION ALL ".join(drivers)
     join = f"JOIN {plan.table(other)} AS o ON {' AND '.join(on)}" if on else f"CROSS JOIN {plan.table(other)} AS o"
-    return (f"SELECT {select}, g.l0 AS l0, g.e0 AS e0, o.label AS l1, o.exact AS e1 "
+    rule = ", g.rn AS rn" if plan.witness else ""
+    return (f"SELECT {select}, g.l0 AS l0, g.e0 AS e0, {plan.atom('o', 1)}{rule} "
             f"FROM ({union}) g {join}")

@@ -48,6 +48,7 @@ class Shape:
     body: tuple[tuple[str, Pattern], ...]
     params: list[tuple[int, ...]] = field(default_factory=list)  # one row per rule (value ids)
     rules: list[Rule] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)  # per rule: its number (1 + its place in the program)
     filters: tuple[tuple[int, int], ...] = ()  # (variable, parameter): the variable's value is not the parameter's
 
     @property
@@ -69,6 +70,21 @@ class Plan:
     values: dict = field(default_factory=dict)  # Value -> integer id
     held: int = 0  # ids of values not in ``values`` (``hold``)
     strata: list[tuple[frozenset[str], list[Shape]]] = field(default_factory=list)
+    #: witness labels (sql_witness.py): an atom carries its fact's witness and id, not a label
+    witness: bool = False
+
+    def atom(self, alias: str, n: int) -> str:
+        """The columns body atom ``alias`` carries into a join, as the ``n``-th factor: its label
+        and exactness (``l{n}``, ``e{n}``), or under ``witness`` its witness and fact id."""
+        if self.witness:
+            return f"{alias}.label[1] AS l{n}, {alias}.id AS e{n}"
+        return f"{alias}.label AS l{n}, {alias}.exact AS e{n}"
+
+    def rule_column(self, shape: Shape) -> str:
+        """Under ``witness``, the column naming the rule each derivation applies (``rn``)."""
+        if not self.witness:
+            return ""
+        return ", p.rn AS rn" if shape.width else f", {shape.numbers[0]} AS rn"
 
     def arity(self, relation: str) -> int:
         return self.program.arities[relation]
@@ -98,7 +114,8 @@ class Plan:
 
     def variant(self, shape: Shape, delta: int | None) -> str:
         """The join deriving ``shape``'s head: (keys, l0, e0, l1, e1, ...) with the body's
-        labels in product order, body atom ``delta`` read from the delta (None: all whole)."""
+        labels in product order, body atom ``delta`` read from the delta (None: all whole);
+        under ``witness`` (keys, l0, e0, ..., rn): witnesses, fact ids and the rule's number."""
         head_relation, head_pattern = shape.head
         sources, where, bound = [], [], {}
         if shape.width:
@@ -118,13 +135,21 @@ class Plan:
         heads = [f"p.c{item[1]}" if item[0] == "p" else bound[item[1]] for item in head_pattern] or ["0"]
         select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, self.keys(head_relation)))
         order = product_order([pattern for _, pattern in shape.body], delta)
-        columns = ", ".join(f"t{i}.label AS l{n}, t{i}.exact AS e{n}" for n, i in enumerate(order))
+        columns = ", ".join(self.atom(f"t{i}", n) for n, i in enumerate(order)) + self.rule_column(shape)
         return (f"SELECT {select}, {columns} FROM {', '.join(sources)}"
                 + (f" WHERE {' AND '.join(where)}" if where else ""))
 
     def fold(self, d: Dialect, text: str, keys: list[str], atoms: int) -> str:
         """Wraps ``text`` (keys, l0, e0, ...) into (keys, label, exact): the product of the
-        labels left to right, each step minimised and capped as WhySemiring.times."""
+        labels left to right, each step minimised and capped as WhySemiring.times.  Under
+        ``witness``, (keys, rn, label, body): the union of the body's witnesses (ascending) and
+        its fact ids (ascending: one rule instance found from two delta atoms is one row)."""
+        if self.witness:
+            ids = ", ".join(f"e{n}" for n in range(atoms))
+            union = "l0" if atoms == 1 else \
+                f"list_sort(list_distinct(flatten([{', '.join(f'l{n}' for n in range(atoms))}])))"
+            body = f"[{ids}]" if atoms == 1 else f"list_sort([{ids}])"
+            return f"SELECT {', '.join(keys)}, rn, {union} AS label, {body} AS body FROM ({text}) s"
         if atoms == 1:
             return f"SELECT {', '.join(keys)}, l0 AS label, e0 AS exact FROM ({text}) s"
         for n in range(1, atoms):
@@ -250,8 +275,9 @@ def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
     return order
 
 
-def make_plan(program: Program, cap: int | None) -> Plan:
-    """Plans ``program``; raises PolygraphError(engine_unsupported) naming a rule it cannot plan."""
+def make_plan(program: Program, cap: int | None, witness: bool = False) -> Plan:
+    """Plans ``program``; raises PolygraphError(engine_unsupported) naming a rule it cannot plan.
+    ``witness``: the plan of witness labels (sql_witness.py) instead of capped ones."""
     _refuse_records(program)
     for item in program.subsumptions:
         raise PolygraphError("engine_unsupported", f"a subsumption of {item.relation}: this engine does not delete "
@@ -260,15 +286,15 @@ def make_plan(program: Program, cap: int | None) -> Plan:
         if declared.choice:
             raise PolygraphError("engine_unsupported", f"{declared.relation} is declared with choice-domain, which "
                                  "this engine does not keep; evaluate with the default engine", declared.position)
-    plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))})
-    by_head: dict[str, list[Rule]] = {}
-    for rule in program.rules:
-        by_head.setdefault(rule.head.relation, []).append(rule)
+    plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))}, witness=witness)
+    by_head: dict[str, list[tuple[int, Rule]]] = {}
+    for number, rule in enumerate(program.rules, 1):
+        by_head.setdefault(rule.head.relation, []).append((number, rule))
     count = 0
     for stratum in program.strata:
         shapes: dict[tuple, Shape] = {}
         for name in sorted(stratum):
-            for rule in by_head.get(name, ()):
+            for number, rule in by_head.get(name, ()):
                 key, params = _lift(rule)
                 shape = shapes.get(key)
                 if shape is None:
@@ -276,6 +302,7 @@ def make_plan(program: Program, cap: int | None) -> Plan:
                     count += 1
                 shape.params.append(tuple(plan.intern(v) for v in params))
                 shape.rules.append(rule)
+                shape.numbers.append(number)
         if shapes:
             plan.strata.append((stratum, list(shapes.values())))
     return plan

@@ -56,16 +56,17 @@ def build_graph(
     ``progress`` hears each stratum evaluated, ``rounds`` each semi-naive round (duckdb, spark),
     ``writing`` each stage of writing ``output``.  ``origins`` (query.origins.Origins) are
     stored with the graph; ``circuit=False`` leaves out the circuit of the capped labels.
-    ``labels="witness"`` (engine python): one support set per fact and the evaluation's circuit
-    of every fact with more (graph/build.py's LABELS), a build at the Boolean closure's price.
+    ``labels="witness"`` (engine python, or duckdb with ``tables``): one support set per fact and
+    the evaluation's circuit of every fact with more (graph/build.py's LABELS), a build at the
+    Boolean closure's price.
     A combination that does not apply is refused (``bad_argument``, naming the option).
     """
     _check(engine, output, tables, memory_limit, master, cap)
-    _check_labels(labels, engine, circuit)
+    _check_labels(labels, engine, circuit, tables)
     rules = rule_paths(rules)
     if tables:
         return _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master,
-                             Path(output), origins, circuit, writing)
+                             Path(output), origins, circuit, writing, labels)
     build = _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, labels)
     build.origins, build.circuit = origins, circuit
     if output is not None:
@@ -95,14 +96,18 @@ def _check(engine, output, tables: bool, memory_limit, master, cap) -> None:
                                              "engine duckdb or spark (or write a graph file and export_tables it)")
 
 
-def _check_labels(labels, engine: str, circuit: bool) -> None:
+def _check_labels(labels, engine: str, circuit: bool, tables: bool = False) -> None:
     """Refuses labels that are not one of LABELS, or witness labels where they cannot be built."""
     if labels not in python_build.LABELS:
         raise PolygraphError("bad_argument", f"labels (--labels) is one of {', '.join(python_build.LABELS)}, "
                                              f"not {labels!r}")
-    if labels == "witness" and engine != "python":
-        raise PolygraphError("bad_argument", "labels='witness' (--labels witness) is built by engine python: "
-                                             "the SQL engines do not record the evaluation's circuit yet")
+    if labels == "witness" and engine == "spark":
+        raise PolygraphError("bad_argument", "labels='witness' (--labels witness) is built by engine python (a "
+                                             "graph file) or duckdb (a graph folder, --tables), not spark")
+    if labels == "witness" and engine == "duckdb" and not tables:
+        raise PolygraphError("bad_argument", "labels='witness' (--labels witness) with engine duckdb writes a "
+                                             "graph folder: add tables=True (--tables), or build a graph file "
+                                             "with engine python")
     if labels == "witness" and not circuit:
         raise PolygraphError("bad_argument", "labels='witness' (--labels witness) keeps the circuit that settles "
                                              "its verdicts: it cannot be left out (circuit=False, --no-circuit)")
@@ -139,7 +144,7 @@ def _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, 
 
 
 def _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, folder: Path,
-                  origins, circuit, writing):
+                  origins, circuit, writing, labels="capped"):
     """The graph folder written straight from DuckDB or Spark (graph/tables/)."""
     if engine == "spark":
         from polygraph_logic.graph.tables.spark_build import build_spark_tables  # start-up time: Spark when asked
@@ -147,4 +152,4 @@ def _build_folder(assertions, receipts, rules, cap, progress, engine, memory_lim
                                   origins=origins, rounds=rounds, writing=writing, circuit=circuit)
     from polygraph_logic.graph.tables.duckdb_build import build_tables  # start-up time: DuckDB when asked
     return build_tables(assertions, receipts, rules, folder, cap=cap, memory_limit=memory_limit, progress=progress,
-                        origins=origins, rounds=rounds, writing=writing, circuit=circuit)
+                        origins=origins, rounds=rounds, writing=writing, circuit=circuit, labels=labels)

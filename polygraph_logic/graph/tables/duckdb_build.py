@@ -40,7 +40,9 @@ from polygraph_logic.allocation import collector_paused
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
-from polygraph_logic.graph.store.folder_layout import folder_rule_rows
+from polygraph_logic.engines import sql_witness as witnesses
+from polygraph_logic.graph.store.circuit_rows import TABLE as CIRCUIT
+from polygraph_logic.graph.store.folder_layout import PARQUET, folder_rule_rows, quoted, table_path
 from polygraph_logic.graph.tables import native_inputs
 from polygraph_logic.graph.tables.digests import Background, Digests
 from polygraph_logic.engines.driver import RoundStats
@@ -79,11 +81,14 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
                  cap: int | None = 8, memory_limit: str | None = None,
                  progress: Callable[[StratumStats], None] | None = None,
                  rounds: Callable[[RoundStats], None] | None = None,
-                 writing: Callable[[str], None] | None = None, origins=None, circuit: bool = True) -> TablesBuild:
+                 writing: Callable[[str], None] | None = None, origins=None, circuit: bool = True,
+                 labels: str = "capped") -> TablesBuild:
     """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (the helper of
     the public ``build_graph(..., engine="duckdb", tables=True)``, graph/engine_build.py; atomically:
     an earlier folder survives a failure); ``writing(stage)`` hears each writing stage.
-    ``circuit``: store the derivations of the capped facts (graph/circuit_build.py).
+    ``circuit``: store the derivations of the capped facts (graph/circuit_build.py).  ``labels``
+    "witness": witness labels evaluated set at a time (engines/sql_witness.py), the evaluation's
+    own derivations of every inexact fact written as the circuit.
 
     An assertions file of the plain shape is read by DuckDB itself (native_inputs.py);
     any other, and assertions given as records, are read in Python as every build reads them."""
@@ -96,8 +101,8 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
             found = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
             prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
             built = _evaluated(prepared, native, opened, memory_limit, target, partial, progress, rounds, writing,
-                               origins)
-        if circuit:  # once DuckDB's session is closed (its memory freed), read from the files written
+                               origins, labels)
+        if circuit and labels != "witness":  # once DuckDB's session is closed (its memory freed), read from the files written
             (writing or (lambda stage: None))("circuit of the capped labels")
             started = time.perf_counter()
             store_circuit(partial)
@@ -106,18 +111,19 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
 
 
 def _evaluated(prepared, native, opened, memory_limit, target: Path, partial: Path, progress, rounds, writing,
-               origins) -> TablesBuild:
+               origins, labels: str = "capped") -> TablesBuild:
     """Evaluates ``prepared`` in the open session ``opened`` and writes its files into ``partial``
     (the folder that becomes ``target``)."""
     cap = prepared.cap
     stats, counted = round_collector(rounds)
     started = time.perf_counter()
-    with evaluation(prepared.program, cap, memory_limit, progress, counted, opened=opened, inputs=native) as runner:
+    with evaluation(prepared.program, cap, memory_limit, progress, counted, opened=opened, inputs=native,
+                    witness=labels == "witness") as runner:
         prepared.seconds["evaluate"] = time.perf_counter() - started
         started = time.perf_counter()
         writer = _Writer(runner, prepared, writing or (lambda stage: None), native)
         counts = writer.write(partial)
-        meta = writer.meta(origins)
+        meta = writer.meta(origins, labels)
         write_meta(partial, meta, counts)
         prepared.seconds["write"] = time.perf_counter() - started
     return TablesBuild(target, counts, writer.layers, writer.inexact, prepared.compiled.over_cap,
@@ -162,6 +168,9 @@ class _Writer(ArtifactTables):
         self.shifted = ranks_are_numbers(self.con)
         self.stage("facts and mentions")
         self._numbered()
+        if self.plan.witness:
+            self.stage("circuit of the witness labels")
+            self._circuit(folder)
         digests = Digests(self.con, list(DIGESTED)).start()
         try:
             self._labels()
@@ -275,6 +284,8 @@ class _Writer(ArtifactTables):
             joins = "".join(f" JOIN vals v{i} ON v{i}.id = t.k{i}" for i in range(arity))
             args = " || ', ' || ".join(f"v{i}.json" for i in range(arity)) or "''"
             keys = [f"t.k{i}" if i < arity else "CAST(NULL AS INTEGER)" for i in range(3)]
+            if plan.witness:  # the fact's id in the evaluation: its derivations name it so
+                keys.append("t.id")
             ranks = [f"v{i}.srt" if i < arity else "CAST(NULL AS INTEGER)" for i in range(width)]
             # the lengths of the first two arguments' text: a claim's or edge's content is made from
             # its args without a join (tables_artifacts._CONTENT)
@@ -282,7 +293,7 @@ class _Writer(ArtifactTables):
                        else "CAST(NULL AS INTEGER) AS n0, CAST(NULL AS INTEGER) AS n1")
             parts.append((relation, f"SELECT {position} AS rel_order, {_quote(relation)} AS relation, "
                           f"'[' || {args} || ']' AS args, {lengths}, "
-                          f"{', '.join(f'{k} AS k{i}' for i, k in enumerate(keys))}, "
+                          f"{', '.join(f'{k} AS {_key_name(i)}' for i, k in enumerate(keys))}, "
                           f"{', '.join(f'{r} AS s{i}' for i, r in enumerate(ranks))}, "
                           f"{label} AS label, t.exact FROM {table} t{joins}"))
         order = ", ".join(f"s{i}" for i in range(width))
@@ -304,6 +315,13 @@ class _Writer(ArtifactTables):
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
                                     "'^[rdp][0-9]+$')").fetchall():
             con.execute(f"DROP TABLE {table}")  # the evaluation's tables: fx holds what is written
+
+    def _circuit(self, folder: Path) -> None:
+        """The evaluation's derivations of every inexact fact, as the folder's circuit (version 1)."""
+        target = table_path(folder, CIRCUIT)
+        self.con.execute(f"COPY ({witnesses.circuit_sql('fx')}) TO '{quoted(target)}' ({PARQUET})")
+        for table in (witnesses.GATES, witnesses.INEXACT):
+            self.con.execute(f"DROP TABLE {table}")
 
     def _labels(self) -> None:
         """``mentions`` and ``facts``: labels in assertion numbers (fx's labels are in the plan's
@@ -386,14 +404,19 @@ class _Writer(ArtifactTables):
         count = self.native.count if self.native is not None else len(self.prepared.assertions)
         self.stats = {"assertions": count, "sources": sources, "layers": layers}
 
-    def meta(self, origins=None) -> dict[str, str]:
-        return folder_meta(self.prepared, self.background, self.stats, origins, self.rules_text)
+    def meta(self, origins=None, labels: str = "capped") -> dict[str, str]:
+        return folder_meta(self.prepared, self.background, self.stats, origins, self.rules_text, labels)
 
 
 #: the assertions of every label of fx but those of one assertion (ranks or numbers, as fx's
 #: labels are): (fact, support_set, n) rows
 _UNNESTED = ("SELECT fact, CAST(i - 1 AS INTEGER) AS support_set, unnest(m) AS n FROM "
              "(SELECT num AS fact, unnest(label) AS m, generate_subscripts(label, 1) AS i FROM fx WHERE NOT single)")
+
+
+def _key_name(i: int) -> str:
+    """fx's columns of a fact's first three arguments (k0..k2), then its evaluation id (fid)."""
+    return f"k{i}" if i < 3 else "fid"
 
 
 def ranks_are_numbers(con) -> bool:

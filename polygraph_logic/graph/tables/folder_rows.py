@@ -20,11 +20,13 @@ from polygraph_logic.graph.store.versions import first_version
 ASSERTIONS = PARQUET_SCHEMA["assertions"]
 
 
-def folder_meta(prepared, background: int, stats: dict, origins=None, rules: str | None = None) -> dict[str, str]:
+def folder_meta(prepared, background: int, stats: dict, origins=None, rules: str | None = None,
+                labels: str = "capped") -> dict[str, str]:
     """The meta rows of a tables folder, as a graph file's (the build record, the rules' text,
-    statistics); ``rules``: the rules' text when the program does not hold every rule."""
+    statistics); ``rules``: the rules' text when the program does not hold every rule;
+    ``labels``: how the build labelled facts (build.LABELS)."""
     meta = python_build.build_meta(prepared.cap, prepared.rule_files, prepared.compiled.over_cap, origins,
-                                   prepared.lazy)
+                                   prepared.lazy, labels)
     if rules is None:
         rules = "\n".join(str(rule) for rule in prepared.program.rules)
     # the build's record, as a graph file keeps it for version 1 (folder.py reads it for ``log``)

@@ -132,19 +132,39 @@ class ReceiptRows:
         shape); the values are ids in ``a_vals`` (native_inputs.py)."""
         con, plan = self.con, runner.plan
         shapes = {rule: shape for shape in plan.shapes() for rule in shape.rules}
+        number = self._renumber(plan, shapes) if plan.witness else None
         for kind, (section, seq, rule) in enumerate(self.exemplars):
             shape = shapes[rule]
             columns = ", ".join(f"max(x.id) FILTER (WHERE v.pos = {i}) AS c{i}" for i in range(shape.width))
+            if number is not None:  # witness labels: each rule's number as the rules are stored
+                columns += f", CAST({number} AS INTEGER) AS rn"
             rows = (f"SELECT {columns} FROM rc_rules r JOIN rc_vals v ON v.section = r.section AND v.seq = r.seq "
                     f"JOIN a_vals x ON x.v = v.value WHERE r.kind = {kind} {{}} GROUP BY r.section, r.seq")
             # the positions are plan._lift's (the body's constants, then the head's): the exemplar's
             # row, as the plan made it, says whether they still are
             found = con.execute(rows.format(f"AND r.section = {section} AND r.seq = {seq}")).fetchall()
+            if number is not None:
+                found = [row[:-1] for row in found]
+                con.execute(f"DELETE FROM {shape.table} WHERE rn = {shape.numbers[shape.rules.index(rule)]}")
             if found != [shape.params[shape.rules.index(rule)]]:
                 raise PolygraphError("engine_error", f"the receipt rule '{rule}' is not planned as its rows "
                                                      "say (native_receipts.py and plan._lift disagree)")
             con.execute(f"INSERT INTO {shape.table} SELECT * FROM ({rows.format('')} "
                         f"EXCEPT SELECT * FROM {shape.table})")
+
+    def _renumber(self, plan, shapes: dict) -> str:
+        """Under witness labels each parameter row carries its rule's number (``rn``), and the rules
+        are stored with every receipt rule in place of its kind's exemplar (``program_rules``): the
+        program's rules after the exemplars move on by the receipt rules their exemplars stand for.
+        Returns the SQL of a receipt rule's number from its ``r.section`` and ``r.seq``."""
+        first = min(shapes[rule].numbers[shapes[rule].rules.index(rule)] for _, _, rule in self.exemplars)
+        bridge, exemplars, total = first - 1, len(self.exemplars), sum(self.sizes)
+        last = bridge + exemplars
+        for shape in plan.shapes():
+            shape.numbers = [n - exemplars + total if n > last else n for n in shape.numbers]
+            if shape.params and shape.width:
+                self.con.execute(f"UPDATE {shape.table} SET rn = rn - {exemplars} + {total} WHERE rn > {last}")
+        return f"{bridge} + CASE WHEN r.section = 1 THEN {self.sizes[0]} ELSE 0 END + r.seq + 1"
 
     def rules(self, con=None) -> Iterator[Rule]:
         """Every receipt rule in the program's order (merges, then summaries, each in file order),

@@ -1,0 +1,120 @@
+"""Witness labels set at a time: the Boolean closure in SQL, one support set per fact, every derivation kept.
+
+The SQL form of provenance/witness.py (the Python engine's circuit and witnesses), for
+DuckDB.  The semi-naive loop is driver.py's, with Boolean deltas: a round's delta holds the
+facts it made, not the facts whose label changed, so a round costs its joins' output whatever
+the number of ways a fact holds.  Tables (sql_plan.Plan with ``witness``):
+
+- ``r<n>``/``d<n>``: a relation's facts and a round's new ones, (keys, label, exact, id): the
+  label is ``[witness]`` (one support set of assertion ranks, ascending), ``id`` a number of
+  the fact's own (``fact_ids``), so that a derivation names its body facts;
+- ``c<n>``: a round's derivations of one relation, (keys, rn, label, body): the rule's
+  number, the union of the body facts' witnesses and their ids;
+- ``gates``: every derivation, (head, rn, body): one row per rule instance (a round's rows
+  are distinct, and semi-naive rounds find each instance in one round only).
+
+A new fact's witness is the least (the cap's order: size, then ranks) of the unions of the
+round that made it, as witness.py chooses; a stated fact's is its least assertion, the empty
+set for background knowledge.  Exactness is settled once the closure is (``settle``): a
+witness is the whole minimal DNF only when the fact has one way to hold (witness.py).  The
+circuit of every inexact fact is written from ``gates`` (``circuit_sql``) as the graph
+folder's derivations, fact numbers and all, without a fact passing through Python.
+"""
+
+from __future__ import annotations
+
+#: a table of fact ids: every fact of the evaluation, stated or made, gets the next one
+SEQUENCE = "fact_ids"
+GATES = "gates"
+#: facts whose witness is not exact, found by ``settle``
+INEXACT = "inexact"
+
+
+def create(con, plan) -> None:
+    """The sequence of fact ids and the (empty) table of derivations."""
+    con.execute(f"CREATE SEQUENCE {SEQUENCE} START 1")
+    con.execute(f"CREATE TABLE {GATES} (head INTEGER, rn INTEGER, body INTEGER[])")
+
+
+def relation_columns(plan, relation: str) -> str:
+    """The columns of a relation's ``r``/``d`` table under witness labels."""
+    keys = ", ".join(f"{k} INTEGER" for k in plan.keys(relation))
+    return f"{keys}, label INTEGER[][], exact BOOLEAN, id INTEGER"
+
+
+def with_ids(select: str) -> str:
+    """``select``'s rows, each with the next fact id (``id``)."""
+    return f"SELECT *, CAST(nextval('{SEQUENCE}') AS INTEGER) AS id FROM ({select}) n"
+
+
+def new_facts(plan, relation: str) -> str:
+    """The facts of ``c<n>`` that ``r<n>`` does not hold, each with its witness (the least of its
+    derivations' unions), exact until ``settle`` says otherwise, and a new id."""
+    keys = ", ".join(plan.keys(relation))
+    number = plan.relations[relation]
+    least = "[arg_min(label, list_prepend(CAST(len(label) AS INTEGER), label))]"
+    return with_ids(f"SELECT {keys}, {least} AS label, TRUE AS exact FROM c{number} "
+                    f"ANTI JOIN {plan.table(relation)} USING ({keys}) GROUP BY {keys}")
+
+
+def record(con, plan, relation: str) -> None:
+    """Adds the derivations of ``c<n>`` to ``gates``, each head by its id (a fact ``r<n>`` held
+    before the round, or one of the round's new facts in ``d<n>``)."""
+    keys = ", ".join(plan.keys(relation))
+    number = plan.relations[relation]
+    heads = (f"SELECT {keys}, id FROM {plan.table(relation)} UNION ALL "
+             f"SELECT {keys}, id FROM {plan.table(relation, delta=True)}")
+    con.execute(f"INSERT INTO {GATES} SELECT DISTINCT h.id, c.rn, c.body FROM c{number} c "
+                f"JOIN ({heads}) h USING ({keys})")
+
+
+def settle(con, plan, stated: int) -> int:
+    """Marks inexact every fact with more than one way to hold, then every fact whose only
+    derivation has an inexact body fact, until none is added; facts of ids up to ``stated`` are
+    the stated ones (loaded before any round).  A derivation whose body holds the fact itself is
+    no way to hold it; a witness that is empty (label 1) is exact.  Returns the inexact facts."""
+    facts = " UNION ALL ".join(f"SELECT id, label, exact FROM {plan.table(relation)}" for relation in plan.relations)
+    con.execute(f"CREATE TEMP TABLE ways AS SELECT head, count(*) AS n FROM {GATES} "
+                "WHERE NOT list_contains(body, head) GROUP BY head")
+    con.execute(f"""CREATE TABLE {INEXACT} AS SELECT f.id FROM ({facts}) f LEFT JOIN ways w ON w.head = f.id
+                    WHERE len(f.label[1]) > 0 AND (CASE WHEN f.id <= {stated}
+                          THEN NOT f.exact OR w.n IS NOT NULL ELSE w.n > 1 END)""")
+    # the body facts of each fact made by one derivation, whose witness is its body's union
+    con.execute(f"""CREATE TEMP TABLE single AS SELECT g.head, unnest(g.body) AS b FROM {GATES} g
+                    JOIN ways w ON w.head = g.head AND w.n = 1
+                    WHERE g.head > {stated} AND NOT list_contains(g.body, g.head)""")
+    con.execute(f"CREATE TEMP TABLE newest AS SELECT id FROM {INEXACT}")
+    while True:
+        con.execute(f"""CREATE OR REPLACE TEMP TABLE found AS SELECT DISTINCT s.head AS id FROM single s
+                        JOIN newest n ON n.id = s.b ANTI JOIN {INEXACT} i ON i.id = s.head""")
+        added = con.execute("SELECT count(*) FROM found").fetchall()[0][0]
+        if not added:
+            break
+        con.execute(f"INSERT INTO {INEXACT} SELECT id FROM found")
+        con.execute("CREATE OR REPLACE TEMP TABLE newest AS SELECT id FROM found")
+    for name in ("ways", "single", "newest", "found"):
+        con.execute(f"DROP TABLE IF EXISTS {name}")
+    for relation in plan.relations:
+        con.execute(f"UPDATE {plan.table(relation)} SET exact = (id NOT IN (SELECT id FROM {INEXACT}))")
+    return con.execute(f"SELECT count(*) FROM {INEXACT}").fetchall()[0][0]
+
+
+def circuit_sql(facts: str = "fx") -> str:
+    """The derivations of every inexact fact as the folder stores them (circuit_rows.py): (fact,
+    rule, body) with fact numbers from ``facts`` (a table of ``num``, ``fid`` and ``one``), body
+    facts of label 1 left out, a derivation whose body holds the fact left out, each body once
+    (the least rule that gives it), ordered by fact, rule and body."""
+    return f"""
+        WITH d AS (SELECT row_number() OVER () AS k, g.head, g.rn, g.body FROM {GATES} g
+                   SEMI JOIN {INEXACT} i ON i.id = g.head WHERE NOT list_contains(g.body, g.head)),
+        u AS (SELECT b.k, x.num FROM (SELECT k, unnest(body) AS b FROM d) b JOIN {facts} x ON x.fid = b.b
+              WHERE NOT x.one),
+        n AS (SELECT k, list_sort(list_distinct(list(num))) AS nums FROM u GROUP BY k)
+        SELECT fact, min(rn) AS rule, text AS body FROM (
+            SELECT h.num AS fact, d.rn, '[' || array_to_string(coalesce(n.nums, []::BIGINT[]), ', ') || ']' AS text
+            FROM d JOIN {facts} h ON h.fid = d.head LEFT JOIN n USING (k)) t
+        GROUP BY fact, text ORDER BY fact, rule, body"""
+
+
+__all__ = ["GATES", "INEXACT", "SEQUENCE", "circuit_sql", "create", "new_facts", "record", "relation_columns",
+           "settle", "with_ids"]
