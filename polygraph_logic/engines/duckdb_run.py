@@ -80,10 +80,12 @@ def _size(text: str) -> str:
 def evaluate_duckdb(program: Program, cap: int | None = 8, memory_limit: str | None = None,
                     progress: Callable[[StratumStats], None] | None = None,
                     rounds: Callable[[RoundStats], None] | None = None,
-                    threads: int | None = None) -> tuple[Model, list[RoundStats]]:
+                    threads: int | None = None, witness: bool = False) -> tuple[Model, list[RoundStats]]:
     """Evaluates ``program`` under why-provenance capped at ``cap`` on DuckDB; returns the
-    Model (the same labels as ``evaluate(program, "why", cap)``) and per-round statistics."""
-    with evaluation(program, cap, memory_limit, progress, rounds, threads) as runner:
+    Model (the same labels as ``evaluate(program, "why", cap)``) and per-round statistics.
+    ``witness``: each fact's witness label instead (sql_witness.py; the same as the Python
+    engine's, provenance/witness.py), ``cap`` unused."""
+    with evaluation(program, cap, memory_limit, progress, rounds, threads, witness=witness) as runner:
         return runner.model(), runner.stats
 
 

@@ -9,7 +9,7 @@ the number of ways a fact holds.  Tables (sql_plan.Plan with ``witness``):
   label is ``[witness]`` (one support set of assertion ranks, ascending), ``id`` a number of
   the fact's own (``fact_ids``), so that a derivation names its body facts;
 - ``c<n>``: a round's derivations of one relation, (keys, rn, label, body): the rule's
-  number, the union of the body facts' witnesses and their ids;
+  number, the union of the body facts' witnesses and their ids (a set: ascending, each once);
 - ``gates``: every derivation, (head, rn, body): one row per rule instance (a round's rows
   are distinct, and semi-naive rounds find each instance in one round only).
 
@@ -69,12 +69,13 @@ def record(con, plan, relation: str) -> None:
 
 
 def settle(con, plan, stated: int) -> int:
-    """Marks inexact every fact with more than one way to hold, then every fact whose only
-    derivation has an inexact body fact, until none is added; facts of ids up to ``stated`` are
+    """Marks inexact every fact with more than one way to hold (stating assertions, and sets of
+    body facts: two rules over the same facts are one way), then every fact whose only way
+    has an inexact body fact, until none is added; facts of ids up to ``stated`` are
     the stated ones (loaded before any round).  A derivation whose body holds the fact itself is
     no way to hold it; a witness that is empty (label 1) is exact.  Returns the inexact facts."""
     facts = " UNION ALL ".join(f"SELECT id, label, exact FROM {plan.table(relation)}" for relation in plan.relations)
-    con.execute(f"CREATE TEMP TABLE ways AS SELECT head, count(*) AS n FROM {GATES} "
+    con.execute(f"CREATE TEMP TABLE ways AS SELECT head, count(DISTINCT body) AS n FROM {GATES} "
                 "WHERE NOT list_contains(body, head) GROUP BY head")
     con.execute(f"""CREATE TABLE {INEXACT} AS SELECT f.id FROM ({facts}) f LEFT JOIN ways w ON w.head = f.id
                     WHERE len(f.label[1]) > 0 AND (CASE WHEN f.id <= {stated}

@@ -12,8 +12,9 @@ rules, since every engine's semi-naive rounds find the same derivations.
 A witness is a true support set (the fact is derivable from its assertions alone), so a fact
 whose witness survives a deletion stands. It is *exact*, the whole minimal DNF, only when the
 fact has one way to hold: background knowledge or the empty witness (label 1), or a single
-stating assertion and no derivation, or a single derivation (bodies holding the fact itself
-aside) and no stating assertion whose body facts are all exact. Every other fact keeps its
+stating assertion and no derivation, or derivations of one set of body facts (bodies holding
+the fact itself aside; two rules, or one rule found twice, over the same facts are one way)
+and no stating assertion, whose body facts are all exact. Every other fact keeps its
 circuit: the verdicts a witness cannot settle are settled there (circuit.settle), exactly.
 """
 
@@ -54,7 +55,8 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
             witness[node], exact[node] = _EMPTY, 1
             continue
         numbers = stated.get(node)
-        ways = len(numbers) if numbers else 0
+        first_body = None  # the body facts of its first derivation; ``more``: another's differ
+        more = False
         found = None
         only = -1  # the gate of the only derivation, when it has one
         for i in range(offsets[node], offsets[node + 1]):
@@ -64,8 +66,10 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
                 b = bodies[first]
                 if b == node:
                     continue
-                ways += 1
-                only = g
+                if first_body is None:
+                    first_body, only = b, g
+                elif not more and first_body != b:
+                    more = True
                 if numbers or b >= before:
                     continue
                 candidate = witness[b]
@@ -73,8 +77,12 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
                 body = bodies[first:last]
                 if node in body:
                     continue
-                ways += 1
-                only = g
+                facts = frozenset(body)
+                single = next(iter(facts)) if len(facts) == 1 else facts
+                if first_body is None:
+                    first_body, only = single, g
+                elif not more and first_body != single:
+                    more = True
                 if numbers or max(body, default=-1) >= before:
                     continue
                 candidate = _EMPTY.union(*[witness[b] for b in body])
@@ -85,6 +93,7 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
                 candidate_key = key(candidate)
                 if candidate_key < found_key:
                     found, found_key = candidate, candidate_key
+        ways = (len(numbers) if numbers else 0) + (first_body is not None) + more
         if numbers:
             found = frozenset((numbers[0],)) if len(numbers) == 1 else \
                 min((frozenset((n,)) for n in numbers), key=key)
