@@ -8,12 +8,15 @@ Each variant is a child process of its own (its peak RSS its own), alternated wi
 - ``capped``: ``polygraph build -o G.graph`` (the Python engine: a semi-naive fixpoint over capped
   labels, then the derivations of every capped fact found again from the stored rules);
 - ``witness``: ``polygraph build --labels witness -o G.graph`` (the Boolean closure with one gate
-  per derivation, one support set per fact, the gates of every inexact fact stored as the circuit).
+  per derivation, one support set per fact, the gates of every inexact fact stored as the circuit);
+- ``duckdb-capped`` and ``duckdb-witness``: the same labels built by DuckDB into a graph folder
+  (``build --engine duckdb --tables``; witness labels set at a time, engines/sql_witness.py).
 
 For each graph, the variants' what-if verdicts under trust-all for the retracted sources are
 checked to agree (the circuit settles every verdict a witness cannot).
 
     python -m benchmarks.witness_builds [--copies 20] [--hubs 0 40] [--rounds 1] [--before CHECKOUT]
+        [--variants boolean capped witness duckdb-capped duckdb-witness] [--memory-limit 2GB]
 
 ``--before`` adds the capped build of another checkout (a git worktree of an earlier commit),
 run from its folder, as ``before``.
@@ -64,12 +67,21 @@ def _generate(folder: Path, copies: int, hubs: int) -> Path:
     return out
 
 
-def _variant(name: str, inputs: Path, graph: Path, before: Path | None) -> tuple[float, float]:
-    """One whole process: ``boolean``, ``capped``, ``witness`` or ``before`` (the capped build of
-    the checkout ``before``, run from its folder)."""
+VARIANTS = ("boolean", "capped", "witness", "duckdb-capped", "duckdb-witness")
+
+
+def _variant(name: str, inputs: Path, graph: Path, before: Path | None, limit: str | None = None) -> tuple[float, float]:
+    """One whole process: one of VARIANTS or ``before`` (the capped build of the checkout
+    ``before``, run from its folder)."""
     a, r = str(inputs / "assertions.jsonl"), str(inputs / "receipts.jsonl")
     if name == "boolean":
         argv = [sys.executable, "-c", _BOOLEAN, a, r]
+    elif name.startswith("duckdb-"):
+        import shutil
+        shutil.rmtree(graph, ignore_errors=True)
+        argv = [sys.executable, "-m", "polygraph_logic", "build", "--assertions", a, "--receipts", r, "--rules", "ro",
+                "--engine", "duckdb", "--tables", str(graph), "--labels", name.split("-", 1)[1]]
+        argv += ["--memory-limit", limit] if limit else []
     else:
         graph.unlink(missing_ok=True)
         argv = [sys.executable, "-m", "polygraph_logic", "build", "--assertions", a, "--receipts", r,
@@ -85,8 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hubs", type=int, nargs="+", default=[0, 40])
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--before", type=Path, help="a checkout whose capped build runs too (as 'before')")
+    parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS[:3]))
+    parser.add_argument("--memory-limit", help="DuckDB's memory limit for the duckdb variants")
     args = parser.parse_args(argv)
-    variants = ("boolean", "capped", "witness") + (("before",) if args.before else ())
+    variants = tuple(dict.fromkeys(["boolean", *args.variants])) + (("before",) if args.before else ())
     with tempfile.TemporaryDirectory(prefix="witness-bench-") as tmp:
         folder = Path(tmp)
         rows = []
@@ -95,26 +109,34 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict[str, list[tuple[float, int]]] = {v: [] for v in variants}
             for round_ in range(args.rounds):
                 for name in variants:
-                    runs[name].append(_variant(name, inputs, folder / f"{name}-{hubs}.graph", args.before))
+                    runs[name].append(_variant(name, inputs, _graph(folder, name, hubs), args.before,
+                                               args.memory_limit))
                     seconds, peak = runs[name][-1]
                     print(f"  x{args.copies} {hubs} hubs round {round_ + 1} {name}: {seconds:.2f} s, {peak:.0f} MB",
                           flush=True)
-            verdicts = {name: subprocess.run([sys.executable, "-c", _VERDICTS, str(folder / f"{name}-{hubs}.graph"),
+            built = [name for name in variants if name not in ("boolean", "before")]
+            verdicts = {name: subprocess.run([sys.executable, "-c", _VERDICTS, str(_graph(folder, name, hubs)),
                                               str(inputs / "retracted.txt")], check=True, capture_output=True,
-                                             text=True).stdout for name in ("capped", "witness")}
-            agree = verdicts["capped"] == verdicts["witness"]
-            dead = len(json.loads(verdicts["capped"]))
+                                             text=True).stdout for name in built}
+            agree = len(set(verdicts.values())) == 1
+            dead = len(json.loads(verdicts[built[0]]))
             best = {name: min(runs[name]) for name in variants}
             rows.append((hubs, best, agree, dead))
-        print(f"\nx{args.copies}, graph file builds (Python engine, RO rules), best of {args.rounds}: seconds, peak MB")
-        print(f"  {'hubs':>4}  " + "  ".join(f"{name:>14}" for name in variants)
-              + f"  {'capped/bool':>11}  {'witness/bool':>12}  verdicts (trust-all, the retracted sources)")
+        print(f"\nx{args.copies}, builds (RO rules; boolean: the Python engine's closure, nothing written), "
+              f"best of {args.rounds}: seconds, peak MB")
+        print(f"  {'hubs':>4}  " + "  ".join(f"{name:>15}" for name in variants) + "  "
+              + "  ".join(f"{name + '/bool':>15}" for name in built) + "  verdicts (trust-all, the retracted sources)")
         for hubs, best, agree, dead in rows:
-            b, c, w = best["boolean"], best["capped"], best["witness"]
-            cells = "  ".join(f"{best[name][0]:7.2f} s {best[name][1]:4.0f}" for name in variants)
-            print(f"  {hubs:>4}  {cells}  {c[0] / b[0]:10.2f}x  {w[0] / b[0]:11.2f}x  "
-                  f"{'agree' if agree else 'DIFFER'} ({dead:,} dead)")
+            b = best["boolean"]
+            cells = "  ".join(f"{best[name][0]:8.2f} s {best[name][1]:4.0f}" for name in variants)
+            ratios = "  ".join(f"{best[name][0] / b[0]:14.2f}x" for name in built)
+            print(f"  {hubs:>4}  {cells}  {ratios}  {'agree' if agree else 'DIFFER'} ({dead:,} dead)")
     return 0
+
+
+def _graph(folder: Path, name: str, hubs: int) -> Path:
+    """Where variant ``name`` writes its graph (a folder for the duckdb variants)."""
+    return folder / (f"{name}-{hubs}" if name.startswith("duckdb-") else f"{name}-{hubs}.graph")
 
 
 if __name__ == "__main__":
