@@ -71,7 +71,7 @@ def register(commands) -> None:
                             "labels as uncertain unless --exact re-derives them")
     build.add_argument("--labels", choices=("capped", "witness"), default="capped",
                        help="capped (the default): each fact's label lists its --cap smallest support sets; "
-                            "witness (--engine python): one support set per fact, the smallest of the round that "
+                            "witness (--engine python, or duckdb with --tables): one support set per fact, the smallest of the round that "
                             "derived it first, "
                             "and the evaluation's circuit for every fact with more, so the build costs the "
                             "Boolean closure whatever the number of alternative derivations; what-if verdicts "
