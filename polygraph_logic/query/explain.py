@@ -31,6 +31,7 @@ from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins
 from polygraph_logic.graph.goal_plans import FactKey, GoalPlans, stated_by
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.query.whatif import Deletion, as_graph, what_if
+from polygraph_logic.query.rests_on import rests_on  # noqa: F401  (re-exported: it lived here)
 
 
 @dataclass
@@ -275,39 +276,6 @@ def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
     if distrust:
         result.update(distrusted_kinds=list(distrust), distrusted_sets=distrusted)
     return result
-
-
-def rests_on(graph, kinds: tuple[str, ...], exact: bool = False) -> dict:
-    """Returns the artifacts that rest on assertions of ``kinds``: every support set holds one, so with
-    those kinds distrusted nothing else supports them (a what-if distrusting them, under trust-all).
-
-    The listing follows that rule where the what-if's cleanup verdicts do not:
-
-    - a claim whose every stating assertion is of ``kinds`` rests on them even when the rules entail
-      its triple from other evidence; ``still_entailed`` names those claims with that other support
-      (cleanup keeps the triple, as an edge).
-    - a sentence-level summary is the conjunction of its sentences, so it rests on ``kinds`` when any
-      of its sentences does; ``summaries`` names those sentences per summary and what a cleanup
-      trusting labels does with it: ``trimmed`` (kept without them) or ``removed`` (every sentence
-      rests on ``kinds``).
-    """
-    graph = as_graph(graph)
-    outcome = what_if(graph, Deletion(kinds=check_kinds(kinds)), "trust-all", exact=exact)
-    rows, dead = outcome.rows, outcome.dead_ranks
-    resting = {name for name, entry in outcome.summaries.items() if entry["dead_sentences"]}
-    dead_sentences = {rows[n][0] for n in dead if rows[n][1] == "sentence"}
-    summaries = {name: {"sentences": outcome.summaries[name]["sentences"],
-                        "resting_sentences": [s for s in graph.sentence_ids(name) if s in dead_sentences],
-                        "under_trust_all": outcome.summaries[name]["status"]}  # "trimmed" or "removed"
-                 for name in sorted(resting)}
-    # a resting summary is touched: its label mentions the assertions of its resting sentences
-    listed = [n for n in outcome._ordered
-              if n in dead or n in outcome.demotions or (rows[n][1] == "summary" and rows[n][0] in resting)]
-    artifacts = outcome.listing(listed)
-    return {"kinds": list(outcome.deletion.kinds), "assertions": len(outcome.deleted), "artifacts": artifacts,
-            "by_layer": dict(Counter(entry["layer"] for entry in artifacts)),
-            "still_entailed": [dict(d) for d in outcome.demoted],
-            "summaries": summaries, "uncertain": outcome.uncertain, "exact": exact}
 
 
 def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "source",
