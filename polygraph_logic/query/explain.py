@@ -32,6 +32,7 @@ from polygraph_logic.graph.goal_plans import FactKey, GoalPlans, stated_by
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.query.whatif import Deletion, as_graph, what_if
 from polygraph_logic.query.rests_on import rests_on  # noqa: F401  (re-exported: it lived here)
+from polygraph_logic.query.whatif_batch import SourceWhatIfs
 
 
 @dataclass
@@ -308,6 +309,10 @@ def _by_layer(outcome) -> dict[str, int]:
     return {layer: layers[layer] for layer in sorted(layers, key=layer_order)}
 
 
+#: the fewest what-ifs whose rows top-sources reads at once (whatif_batch.py)
+BATCH = 4
+
+
 def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
     """top_sources under trust-all without a what-if per source: every source's label kills
     (one pass over the labels, graph.label_kills) bound its dead count from above, so the
@@ -317,7 +322,8 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
     bounds = graph.label_kills()
     order = sorted(graph.distinct("source"), key=lambda s: (-bounds.get(s, 0), s))
     rows: list[dict] = []
-    for source in order:
+    batch = None
+    for at, source in enumerate(order):
         bound = bounds.get(source, 0)
         if len(rows) >= limit:
             kth = sorted(rows, key=lambda r: (-r["dead"], r["source"]))[limit - 1]
@@ -326,7 +332,9 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
         if bound == 0:  # nothing of it can die: no what-if to run
             rows.append({"source": source, "dead": 0, "by_layer": {}})
             continue
-        outcome = what_if(graph, Deletion(sources=(source,)), "trust-all")
+        if batch is None or source not in batch.deleted:  # the rows of as many what-ifs as the ranking still needs, read at once
+            batch = SourceWhatIfs(graph, [s for s in order[at:at + max(limit - len(rows), BATCH)] if bounds.get(s, 0)])
+        outcome = batch.outcome(source)
         rows.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": _by_layer(outcome)})
     rows.sort(key=lambda r: (-r["dead"], r["source"]))
     return rows[:limit]

@@ -297,6 +297,11 @@ class Questions:
         """True when the file stores kinds (graphs built before kinds did not: all source claims)."""
         return "kind" in self.assertion_columns
 
+    def numbers_by_source(self, sources: Iterable[str]) -> "Rows":
+        """``(num, id, source)`` of the assertions of ``sources`` (indexed)."""
+        return self.query(f"SELECT num, id, source FROM {self.store.assertions_by('source')} WHERE source IN "
+                          "(SELECT value FROM json_each(?))", (_json(sorted(set(sources))),))
+
     def kind_numbers(self, kinds: Iterable[str]) -> dict[int, str]:
         """Returns {assertion number: id} of the graph's assertions of the given kinds (indexed)."""
         return dict(self.of_kinds(kinds, "num, id"))
