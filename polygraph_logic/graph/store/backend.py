@@ -162,6 +162,12 @@ class Store(ABC):
                                   (low, low + ARTIFACTS_AT_ONCE)).fetchall()
             low += ARTIFACTS_AT_ONCE
 
+    def fact_rows(self, carried: bool = True) -> Iterator[tuple]:
+        """``(relation, args, label, exact)`` of every fact (``carried`` False: of those no artifact
+        carries), in number order, streamed."""
+        where = "" if carried else " WHERE num NOT IN (SELECT fact FROM artifacts)"
+        return self.query(f"SELECT relation, args, label, exact FROM facts{where} ORDER BY num")
+
     @abstractmethod
     def label_kills(self) -> dict[str, int]:
         """``{source: artifacts with an assertion of it in every support set}`` (Questions.label_kills)."""

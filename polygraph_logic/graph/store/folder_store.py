@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Iterator
 from polygraph_logic.graph.store.backend import Store, check_parent, disk_error
 from polygraph_logic.graph.store.circuit_rows import write_folder_circuit
 from polygraph_logic.graph.store.folder import FolderDB
-from polygraph_logic.graph.store.folder_layout import folder_bytes, head_value, writing_folder
+from polygraph_logic.graph.store.folder_layout import RANGE, folder_bytes, head_value, writing_folder
 from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
 from polygraph_logic.graph.store.folder_versions import (RECORD, later_versions, latest_version, reading_pending,
                                                          version_folder, version_record)
@@ -141,6 +141,19 @@ class FolderStore(Store):
                 if fact in facts:  # as the file's join: an artifact without its fact is not read
                     yield (id_, layer, content, *facts[fact])
             size = min(size * 4, 10_000)
+
+    def fact_rows(self, carried: bool = True) -> Iterator[tuple]:
+        # a range of numbers at a time, each ordered and (uncarried) anti-joined with the artifacts
+        # of that range of facts: one query over every fact held the artifacts' facts and sorted
+        # every row it returned (x40: 108 MB more; x400 reached READER_MEMORY)
+        first, last = self.query("SELECT min(num), max(num) FROM facts").fetchone()
+        low, size = (first or 1) - 1, 1_000
+        where = "" if carried else " AND num NOT IN (SELECT fact FROM artifacts WHERE fact > ? AND fact <= ?)"
+        while last is not None and low < last:
+            high = low + size
+            yield from self.query(f"SELECT relation, args, label, exact FROM facts WHERE num > ? AND num <= ?{where} "
+                                  "ORDER BY num", (low, high) if carried else (low, high, low, high)).fetchall()
+            low, size = high, min(size * 4, RANGE)
 
     def fact_prefix(self, relation: str, prefix: str, limit: int) -> list[int]:
         return [row[0] for row in self.query(
