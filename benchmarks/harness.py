@@ -111,12 +111,15 @@ class Run:
 
 
 def run(command: Sequence[str], *, env: dict | None = None, cwd: str | Path | None = None,
-        timeout: float | None = None, input: str | bytes | None = None, peak: bool = True) -> Run:
+        timeout: float | None = None, input: str | bytes | None = None, peak: bool = True,
+        tail: int | None = None) -> Run:
     """Runs ``command`` to its end (or stops it, with every process it started, after ``timeout``
     seconds); returns its wall time, its output (read from files, so that a child that prints a
     lot never blocks) and, with ``peak``, its own peak RSS and CPU seconds (see the module
     docstring; the wall time is then the launcher's, from the fork to the child's end).  Without
-    ``peak`` the command starts straight from this process, the wall time taken from outside."""
+    ``peak`` the command starts straight from this process, the wall time taken from outside.
+    ``tail``: keep only the last ``tail`` bytes of its output (a listing as long as the graph,
+    timed, need not be read back whole)."""
     command = [str(c) for c in command]
     launched = peak and _LAUNCHER_WORKS
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given, \
@@ -143,7 +146,7 @@ def run(command: Sequence[str], *, env: dict | None = None, cwd: str | Path | No
                 code, seconds, cpu = int(reported[0]), float(reported[1]), float(reported[3])
                 # ru_maxrss: KiB on Linux, bytes on macOS
                 peak_mib = int(reported[2]) / (2**20 if sys.platform == "darwin" else 2**10)
-        out.seek(0)
+        out.seek(0 if tail is None else max(0, out.seek(0, os.SEEK_END) - tail))
         err.seek(0)
         return Run(command, seconds, peak_mib, code, out.read().decode("utf-8", "replace"),
                    err.read().decode("utf-8", "replace"), timeout, cpu)
@@ -186,7 +189,9 @@ class Polygraph:
     checkout (put first on the children's PYTHONPATH; ``-P`` keeps the current folder from
     shadowing it)."""
 
-    def __init__(self, python_path: str | None = None, timeout: float | None = None):
+    def __init__(self, python_path: str | None = None, timeout: float | None = None, tail: int | None = None):
+        """``tail``: keep the last ``tail`` bytes of each command's output (``run``)."""
+        self.tail = tail
         self.env = dict(os.environ)
         if python_path:
             self.env["PYTHONPATH"] = os.pathsep.join(p for p in (python_path, self.env.get("PYTHONPATH")) if p)
@@ -194,7 +199,7 @@ class Polygraph:
 
     def __call__(self, *arguments: str) -> Run:
         return run([sys.executable, "-P", "-m", "polygraph_logic.cli", *map(str, arguments)], env=self.env,
-                   timeout=self.timeout)
+                   timeout=self.timeout, tail=self.tail)
 
     def python(self, code: str, *arguments: str) -> Run:
         return run([sys.executable, "-P", "-c", code, *map(str, arguments)], env=self.env, timeout=self.timeout)

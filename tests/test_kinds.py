@@ -12,7 +12,8 @@ import rdflib
 from recompute import truth
 from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.query.explain import Explainer, rests_on, robustness, why
+from polygraph_logic.query.explain import Explainer, robustness, why
+from polygraph_logic.query.rests_on import rests_on
 from polygraph_logic.export import export_graph, vocabulary_path
 from polygraph_logic.export.namespaces import KIND_CLASSES, PG
 from polygraph_logic.graph.assertions import Assertion

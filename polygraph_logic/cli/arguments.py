@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
@@ -96,10 +97,34 @@ def add_json(command: argparse.ArgumentParser, shape: str) -> None:
 
 
 def print_json(data, out=None) -> None:
-    """Prints one JSON document (UTF-8 as is, indented) on standard output."""
+    """Prints one JSON document (UTF-8 as is, indented) on standard output; a value of a dict that
+    is an iterator is written as a list, each item as it comes (a listing never held whole)."""
     out = out or sys.stdout
+    if isinstance(data, dict):
+        data = {key: _Streamed(value) if isinstance(value, Iterator) else value for key, value in data.items()}
     json.dump(data, out, indent=2, ensure_ascii=False)
     out.write("\n")
+
+
+class _Streamed(list):
+    """An iterator that json.dump writes as a list as it reads it: json's encoder (with an indent,
+    its Python one) asks a list whether it is empty, then iterates it."""
+
+    def __init__(self, items: Iterator):
+        super().__init__()
+        self._items = items
+        self._first = next(items, _NOTHING)
+
+    def __bool__(self) -> bool:
+        return self._first is not _NOTHING
+
+    def __iter__(self):
+        if self._first is not _NOTHING:
+            yield self._first
+            yield from self._items
+
+
+_NOTHING = object()
 
 
 def add_cap(command: argparse.ArgumentParser, what: str = "label", default: int | None = 8) -> None:

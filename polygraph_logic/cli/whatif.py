@@ -133,11 +133,15 @@ def register(commands) -> None:
                     "marked so (cleanup keeps the triple as an edge). A summary with sentence-level receipts "
                     "is the conjunction of its sentences: it is listed when any sentence is, with the "
                     "sentences listed and what trust-all does with it (trimmed: kept without them; removed: "
-                    "every sentence rests on KIND).")
+                    "every sentence rests on KIND). Artifacts are listed in layer order, then id, and read in "
+                    "bounded memory however many rest on KIND (the listing is sorted on disk when long); "
+                    "--limit N lists the first N, the count still counting them all.")
     add_graph(rests)
     add_at(rests)
     rests.add_argument("--kind", action="append", required=True, metavar="KIND",
                        help=f"the kind (repeatable: resting on any of them): {', '.join(KINDS)}")
+    add_limit(rests, None, "artifacts, the first in layer order, then id (JSON: still_entailed, summaries and "
+                           "uncertain of those; by_layer counts all)")
     rests.add_argument("--exact", action="store_true",
                        help="on a graph written before circuits: settle verdicts on capped labels by symbolic "
                        "re-derivation (a graph with a circuit settles every verdict without it)")
@@ -279,32 +283,37 @@ def _run_top(args: argparse.Namespace) -> int:
 
 
 def _run_rests_on(args: argparse.Namespace) -> int:
-    from polygraph_logic.query.explain import rests_on  # start-up time: loaded when run
-    with Graph(args.graph, at=args.at) as graph:
-        result = rests_on(graph, tuple(args.kind), exact=args.exact)
-    if args.json:
-        print_json(result)
-        return 0
-    kinds = ", ".join(result["kinds"])
-    print(f"{len(result['artifacts'])} artifacts rest only on {kinds} ({result['assertions']} assertions of "
+    from polygraph_logic.query.rests_on import RestsOn  # start-up time: loaded when run
+    with Graph(args.graph, at=args.at) as graph, RestsOn(graph, tuple(args.kind), exact=args.exact) as found:
+        if args.json:
+            print_json(found.report(args.limit))
+            return 0
+        _print_resting(found, args.limit)
+    return 0
+
+
+def _print_resting(found, limit: int | None) -> None:
+    """Prints ``rests-on``'s listing as it is read (``found``: a query.rests_on.RestsOn)."""
+    kinds = ", ".join(found.kinds)
+    print(f"{found.total} artifacts rest only on {kinds} ({found.assertions} assertions of "
           "that kind): every support set of each holds one")
-    entailed = {entry["artifact"] for entry in result["still_entailed"]}
-    for entry in result["artifacts"]:
+    for row in found.listed(limit):
+        entry = row.entry
         triple = f"  {' '.join(map(str, entry['triple']))}" if "triple" in entry else ""
-        note = "  [its triple is still entailed by other evidence: it stands as an edge]" \
-            if entry["id"] in entailed else ""
-        summary = result["summaries"].get(entry["id"])
+        note = "  [its triple is still entailed by other evidence: it stands as an edge]" if row.still_entailed else ""
+        summary = found.summaries.get(entry["id"])
         if summary is not None:
             note = (f"  [{len(summary['resting_sentences'])} of {summary['sentences']} sentences rest on {kinds}: "
                     + ("trust-all keeps it trimmed, without them]" if summary["under_trust_all"] == "trimmed"
                        else "trust-all removes it]"))
         print(f"  - {entry['id']} ({entry['layer']}){triple}{note}")
-    if result["summaries"]:
+    if limit is not None and found.total > limit:
+        print(f"  ... and {found.total - limit} more (--limit {limit})")
+    if found.summaries:
         print("a summary with sentence-level receipts is the conjunction of its sentences: it rests on a kind "
               "when any sentence does")
-    if result["uncertain"]:
-        print(f"{len(result['uncertain'])} of them rest on capped labels; --exact settles them")
-    return 0
+    if found.uncertain_count:
+        print(f"{found.uncertain_count} of them rest on capped labels; --exact settles them")
 
 
 def _run_repl(args: argparse.Namespace) -> int:

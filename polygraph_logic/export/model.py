@@ -26,11 +26,13 @@ layout, in the order written (``m`` is the export's Minter; every graph is named
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Callable, Iterator, NamedTuple
 
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
 from polygraph_logic.export.iris import Minter
+from polygraph_logic.export.once import Once
 from polygraph_logic.export.namespaces import (
     DCTERMS,
     FORMAT,
@@ -70,6 +72,9 @@ class TripleTerm(NamedTuple):
 # (subject IRI, predicate IRI, object: IRI str | Literal | TripleTerm, graph IRI)
 Quad = tuple
 
+#: the IRIs of entities, relations and sources an export keeps at a time
+TERMS_HELD = 1 << 16
+
 TRUE, FALSE = Literal("true", XSD_BOOLEAN), Literal("false", XSD_BOOLEAN)
 
 
@@ -102,18 +107,11 @@ class ExportModel:
         self.status, self.with_facts, self.rdf12 = status, facts, rdf12
         self.meta, self.terms_graph = self.m.graph("meta"), self.m.graph("terms")
         self.deletion = self.m.graph("deletion")
-        self._terms: dict[tuple[str, str], str] = {}
-        self._labelled: set[str] = set()  # minted entities whose rdfs:label was written
+        # the IRIs of entities, relations and sources, the latest TERMS_HELD kept (entities repeat)
+        self.term = lru_cache(maxsize=TERMS_HELD)(self.m.term)
+        self._labelled = Once()  # minted entities whose rdfs:label was written
         self._entity_space = f"{self.m.base}entity/"
         self.counts = self.graph.counts()
-
-    def term(self, value: str, kind: str = "entity") -> str:
-        """Returns the IRI of an entity, relation or source (cached: entities repeat)."""
-        key = (value, kind)
-        iri = self._terms.get(key)
-        if iri is None:
-            iri = self._terms[key] = self.m.term(value, kind)
-        return iri
 
     def quads(self, progress: Callable[[], None] | None = None) -> Iterator[Quad]:
         """Yields every quad of the export, artifact by artifact; ``progress()`` after each artifact."""
@@ -144,13 +142,15 @@ class ExportModel:
     def _entity_labels(self, values, graph: str) -> Iterator[Quad]:
         for value in values:
             iri = self.term(value)
-            if iri.startswith(self._entity_space) and iri not in self._labelled:
-                self._labelled.add(iri)
+            if iri.startswith(self._entity_space) and self._labelled.first(iri):
                 yield iri, RDFS + "label", Literal(value), graph
 
     def _assertions(self) -> Iterator[Quad]:
         g = self.terms_graph
-        for source in dict.fromkeys(a.source for a in self.graph.assertions.values()):
+        described = Once()
+        for source in (a.source for a in self.graph.assertions.values()):
+            if not described.first(source):
+                continue
             iri = self.term(source, "source")
             yield iri, RDF_TYPE, PROV + "Entity", g
             yield iri, DCTERMS + "identifier", Literal(source), g
@@ -231,7 +231,7 @@ class ExportModel:
         yield a, PG + "artifactId", Literal(id_), prov
         yield a, PG + "ordinal", integer(ordinal), prov
         yield a, PG + "content", json_literal(artifact.content), prov
-        yield a, PG + "polynomial", Literal(str(self.graph.label(artifact))), prov
+        yield a, PG + "polynomial", Literal(self.graph.semiring.text(artifact.support)), prov
         yield a, PG + "exact", TRUE if artifact.exact else FALSE, prov
         if triple is not None and self.rdf12:
             yield a, RDF + "reifies", TripleTerm(*triple), prov

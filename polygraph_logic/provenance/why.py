@@ -8,7 +8,7 @@ from typing import ClassVar
 
 
 from polygraph_logic.provenance.base import NegationNotSupported, Semiring
-from polygraph_logic.provenance.variables import VariableTable
+from polygraph_logic.provenance.variables import VariableTable, natural_key
 
 
 Monomial = frozenset  # of variable numbers (VariableTable); sets, not bitsets: a bitset's
@@ -204,6 +204,17 @@ class WhySemiring(Semiring[Polynomial]):
     def to_json(self, a: Polynomial) -> list[list[str]]:
         """Returns the support sets as id lists, smallest first: ``[["a77"], ["a12", "a40"]]``."""
         return [self.table.names_in(m) for m in a._ordered()]
+
+    def text(self, support_sets: Iterable[Iterable[str]]) -> str:
+        """Returns ``str(self.polynomial(support_sets))`` without interning the ids (an export of a
+        large graph would otherwise hold every assertion id of it in the table)."""
+        monomials = minimal(frozenset(support) for support in support_sets)
+        if not monomials:
+            return "0"
+        keyed = [(len(m), tuple(sorted(map(natural_key, m)))) for m in monomials]
+        if self.cap is not None and len(keyed) > self.cap:
+            keyed = heapq.nsmallest(self.cap, keyed)
+        return " + ".join("·".join(key[1] for key in keys) or "1" for _, keys in sorted(keyed))
 
     def polynomial(self, support_sets: Iterable[Iterable[str]], exact: bool = True) -> Polynomial:
         """Returns the label whose support sets are ``support_sets``, minimised and capped."""

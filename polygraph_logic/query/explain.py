@@ -31,6 +31,8 @@ from polygraph_logic.query.origins import Origins, fewest_to_kill, graph_origins
 from polygraph_logic.graph.goal_plans import FactKey, GoalPlans, stated_by
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.query.whatif import Deletion, as_graph, what_if
+from polygraph_logic.query.rests_on import rests_on  # noqa: F401  (re-exported: it lived here)
+from polygraph_logic.query.whatif_batch import SourceWhatIfs
 
 
 @dataclass
@@ -277,39 +279,6 @@ def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
     return result
 
 
-def rests_on(graph, kinds: tuple[str, ...], exact: bool = False) -> dict:
-    """Returns the artifacts that rest on assertions of ``kinds``: every support set holds one, so with
-    those kinds distrusted nothing else supports them (a what-if distrusting them, under trust-all).
-
-    The listing follows that rule where the what-if's cleanup verdicts do not:
-
-    - a claim whose every stating assertion is of ``kinds`` rests on them even when the rules entail
-      its triple from other evidence; ``still_entailed`` names those claims with that other support
-      (cleanup keeps the triple, as an edge).
-    - a sentence-level summary is the conjunction of its sentences, so it rests on ``kinds`` when any
-      of its sentences does; ``summaries`` names those sentences per summary and what a cleanup
-      trusting labels does with it: ``trimmed`` (kept without them) or ``removed`` (every sentence
-      rests on ``kinds``).
-    """
-    graph = as_graph(graph)
-    outcome = what_if(graph, Deletion(kinds=check_kinds(kinds)), "trust-all", exact=exact)
-    rows, dead = outcome.rows, outcome.dead_ranks
-    resting = {name for name, entry in outcome.summaries.items() if entry["dead_sentences"]}
-    dead_sentences = {rows[n][0] for n in dead if rows[n][1] == "sentence"}
-    summaries = {name: {"sentences": outcome.summaries[name]["sentences"],
-                        "resting_sentences": [s for s in graph.sentence_ids(name) if s in dead_sentences],
-                        "under_trust_all": outcome.summaries[name]["status"]}  # "trimmed" or "removed"
-                 for name in sorted(resting)}
-    # a resting summary is touched: its label mentions the assertions of its resting sentences
-    listed = [n for n in outcome._ordered
-              if n in dead or n in outcome.demotions or (rows[n][1] == "summary" and rows[n][0] in resting)]
-    artifacts = outcome.listing(listed)
-    return {"kinds": list(outcome.deletion.kinds), "assertions": len(outcome.deleted), "artifacts": artifacts,
-            "by_layer": dict(Counter(entry["layer"] for entry in artifacts)),
-            "still_entailed": [dict(d) for d in outcome.demoted],
-            "summaries": summaries, "uncertain": outcome.uncertain, "exact": exact}
-
-
 def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "source",
                 origins: "Origins | str | None" = None) -> list[dict]:
     """Returns the sources (``by="origin"``: the evidential origins, each retracting every
@@ -340,6 +309,10 @@ def _by_layer(outcome) -> dict[str, int]:
     return {layer: layers[layer] for layer in sorted(layers, key=layer_order)}
 
 
+#: the fewest what-ifs whose rows top-sources reads at once (whatif_batch.py)
+BATCH = 4
+
+
 def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
     """top_sources under trust-all without a what-if per source: every source's label kills
     (one pass over the labels, graph.label_kills) bound its dead count from above, so the
@@ -349,7 +322,8 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
     bounds = graph.label_kills()
     order = sorted(graph.distinct("source"), key=lambda s: (-bounds.get(s, 0), s))
     rows: list[dict] = []
-    for source in order:
+    batch = None
+    for at, source in enumerate(order):
         bound = bounds.get(source, 0)
         if len(rows) >= limit:
             kth = sorted(rows, key=lambda r: (-r["dead"], r["source"]))[limit - 1]
@@ -358,7 +332,9 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
         if bound == 0:  # nothing of it can die: no what-if to run
             rows.append({"source": source, "dead": 0, "by_layer": {}})
             continue
-        outcome = what_if(graph, Deletion(sources=(source,)), "trust-all")
+        if batch is None or source not in batch.deleted:  # the rows of as many what-ifs as the ranking still needs, read at once
+            batch = SourceWhatIfs(graph, [s for s in order[at:at + max(limit - len(rows), BATCH)] if bounds.get(s, 0)])
+        outcome = batch.outcome(source)
         rows.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": _by_layer(outcome)})
     rows.sort(key=lambda r: (-r["dead"], r["source"]))
     return rows[:limit]

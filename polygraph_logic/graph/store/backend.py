@@ -31,6 +31,12 @@ from polygraph_logic.graph.store.rows import bad_graph
 from polygraph_logic.graph.store.views import Rows
 
 
+#: how many artifacts ``artifact_labels`` reads in one query of a store
+ARTIFACTS_AT_ONCE = 20_000
+ARTIFACT_LABELS = ("SELECT a.num, a.id, a.layer, a.fact, a.summary, f.args, f.label, f.exact "
+                    "FROM artifacts a JOIN facts f ON f.num = a.fact")
+
+
 class Store(ABC):
     """One form of a built graph, opened for reading (``execute``); its classmethods write it."""
 
@@ -130,6 +136,37 @@ class Store(ABC):
         rows = self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
                           "(SELECT value FROM json_each(?))", (json.dumps(sorted(facts)),)).fetchall()
         return [(*row, *facts[row[3]]) for row in rows]
+
+    def artifact_labels(self, deleted: list[int] | None = None) -> Iterator[tuple]:
+        """``(num, id, layer, fact, summary, args, label, exact)`` of every artifact (``deleted``:
+        of those whose label mentions one of these assertion numbers), streamed in no set order:
+        a range of artifact numbers at a time, each joined with its facts (a join of every
+        artifact would hash one side whole), or the touched facts a chunk at a time."""
+        if deleted is not None:
+            facts = [row[0] for row in self.query("SELECT DISTINCT fact FROM mentions WHERE assertion IN "
+                                                  "(SELECT value FROM json_each(?)) ORDER BY fact",
+                                                  (json.dumps(deleted),)).fetchall()]
+            for start in range(0, len(facts), ARTIFACTS_AT_ONCE):
+                chunk = json.dumps(facts[start:start + ARTIFACTS_AT_ONCE])
+                labels = {row[0]: row[1:] for row in self.query(
+                    "SELECT num, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))", (chunk,))}
+                for row in self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
+                                      "(SELECT value FROM json_each(?))", (chunk,)).fetchall():
+                    if row[3] in labels:
+                        yield (*row, *labels[row[3]])
+            return
+        first, last = self.query("SELECT min(num), max(num) FROM artifacts").fetchone()
+        low = (first or 1) - 1
+        while last is not None and low < last:
+            yield from self.query(ARTIFACT_LABELS + " WHERE a.num > ? AND a.num <= ?",
+                                  (low, low + ARTIFACTS_AT_ONCE)).fetchall()
+            low += ARTIFACTS_AT_ONCE
+
+    def fact_rows(self, carried: bool = True) -> Iterator[tuple]:
+        """``(relation, args, label, exact)`` of every fact (``carried`` False: of those no artifact
+        carries), in number order, streamed."""
+        where = "" if carried else " WHERE num NOT IN (SELECT fact FROM artifacts)"
+        return self.query(f"SELECT relation, args, label, exact FROM facts{where} ORDER BY num")
 
     @abstractmethod
     def label_kills(self) -> dict[str, int]:

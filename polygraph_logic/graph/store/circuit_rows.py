@@ -57,6 +57,10 @@ def folder_view(directory: str | Path, at: int) -> str | None:
                               for v, path in files)
 
 
+_DERIVATIONS = ("SELECT fact, rule, body FROM derivations WHERE since <= ? AND fact IN (SELECT value FROM json_each(?)) "
+                "AND rule IN (SELECT num FROM rules)")
+
+
 class CircuitReads:
     """The stored circuit's rows by meaning (mixed into ``Graph``)."""
 
@@ -77,13 +81,19 @@ class CircuitReads:
         found: dict[int, dict] = {}
         if not facts or not self.has_circuit():
             return {}
-        version = self.version_read()
-        rows = self.query("SELECT fact, rule, body FROM derivations WHERE since <= ? AND fact IN "
-                          "(SELECT value FROM json_each(?)) AND rule IN (SELECT num FROM rules) "
-                          "ORDER BY fact, rule, body", (version, json.dumps(facts)))
+        rows = self.query(_DERIVATIONS + " ORDER BY fact, rule, body", (self.version_read(), json.dumps(facts)))
         for fact, rule, body in rows:  # a derivation stored again by a later version is read once
             found.setdefault(fact, {})[(rule, tuple(json.loads(body)))] = None
         return {fact: list(entries) for fact, entries in found.items()}
+
+    def derivation_bodies(self, facts: Iterable[int]) -> Iterable[tuple[int, str]]:
+        """``(fact, body)`` of the stored derivations of ``facts`` whose rule the version read holds,
+        streamed in no set order (``body``: its fact numbers as JSON text; a derivation a later
+        version stored again comes twice).  A graph with no circuit: none."""
+        if not self.has_circuit():
+            return iter(())
+        return self.query(_DERIVATIONS.replace("rule, body", "body", 1),
+                          (self.version_read(), json.dumps(sorted(set(facts)))))
 
     def inexact_facts(self, among: Iterable[tuple[str, tuple]] | None = None) -> list[tuple[int, str, tuple]]:
         """``(num, relation, args)`` of every fact whose stored label is capped, in number order;

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
-from polygraph_logic.graph.store.backend import Store, check_parent, disk_error
+from polygraph_logic.graph.store.backend import ARTIFACT_LABELS, Store, check_parent, disk_error
 from polygraph_logic.graph.store.circuit_rows import insert_file_circuit, write_file_circuit
 from polygraph_logic.graph.store.label_codec import decode_label
 from polygraph_logic.graph.store.rows import FORMAT, bad_graph, key_value
@@ -135,6 +135,12 @@ class FileStore(Store):
     def touched_artifacts(self, deleted: list[int]) -> list[tuple]:
         # one query: SQLite joins through the mentions' key and the artifacts' unique fact index
         return self.query(_TOUCHED_ARTIFACTS, (json.dumps(deleted),)).fetchall()
+
+    def artifact_labels(self, deleted: list[int] | None = None) -> Iterator[tuple]:
+        # streamed by SQLite: artifacts in number order, each fact by its number (a B-tree look-up)
+        if deleted is None:
+            return self.query(ARTIFACT_LABELS)
+        return self.query(_TOUCHED_ARTIFACTS, (json.dumps(deleted),))
 
     def fact_prefix(self, relation: str, prefix: str, limit: int) -> list[int]:
         return [row[0] for row in self.query(

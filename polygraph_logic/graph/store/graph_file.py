@@ -204,9 +204,7 @@ class Graph(Questions, ArtifactReads, CircuitReads):
     def facts(self, carried: bool = True) -> Iterator[StoredFact]:
         """Yields every fact of the evaluated program with its support sets, streamed (with
         ``carried=False``, only the facts no artifact carries)."""
-        where = "" if carried else " WHERE num NOT IN (SELECT fact FROM artifacts)"
-        rows = self.query(f"SELECT relation, args, label, exact FROM facts{where} ORDER BY num")
-        for (relation, args, blob, exact), names in self._named(rows, 2):
+        for (relation, args, blob, exact), names in self._named(self.store.fact_rows(carried), 2):
             yield StoredFact(relation, self.args(args), self.support(blob, names), bool(exact))
 
     def fact(self, relation: str, args: tuple) -> StoredFact | None:

@@ -8,7 +8,7 @@ grows with the number of values asked about.
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, check_kinds
 from polygraph_logic.graph.store.rows import fact_key, key_value
@@ -60,6 +60,34 @@ class Questions:
         the assertion numbers ``deleted``, in fact order (Store.touched_facts)."""
         return self.store.touched_facts(sorted(deleted))
 
+    def artifact_labels(self, deleted: Iterable[int] | None = None) -> Iterator[tuple]:
+        """Yields ``(num, id, layer, fact, summary, args, label, exact)`` of every artifact, or (``deleted``)
+        of those whose label mentions one of these assertion numbers, streamed in no set order
+        (Store.artifact_labels)."""
+        return self.store.artifact_labels(None if deleted is None else sorted(deleted))
+
+    def mention_count(self, deleted: Iterable[int]) -> int:
+        """Returns how many (assertion, fact) mentions the assertion numbers ``deleted`` have (indexed)."""
+        return self.query("SELECT count(*) FROM mentions WHERE assertion IN (SELECT value FROM json_each(?))",
+                          (_json(sorted(deleted)),)).fetchone()[0]
+
+    def capped_facts(self, deleted: Iterable[int] | None = None) -> "Rows":
+        """``(num, relation, args, label)`` of the facts whose label the cap truncated, streamed: every
+        one, or (``deleted``) those whose label mentions one of these assertion numbers."""
+        if deleted is None:
+            return self.query("SELECT num, relation, args, label FROM facts WHERE NOT exact")
+        return self.query("SELECT num, relation, args, label FROM facts WHERE NOT exact AND num IN "
+                          "(SELECT fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?)))",
+                          (_json(sorted(deleted)),))
+
+    def fact_labels(self, numbers: Iterable[int], chunk: int = 10_000) -> Iterator[tuple]:
+        """Yields ``(num, label)`` of the facts numbered ``numbers`` that the version read holds,
+        ``chunk`` numbers a query."""
+        numbers = sorted(set(numbers))
+        for start in range(0, len(numbers), chunk):
+            yield from self.query("SELECT num, label FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+                                  (_json(numbers[start:start + chunk]),)).fetchall()
+
     def support_scope(self, numbers: Iterable[int]) -> list[tuple] | None:
         """Returns ``(num, relation, args, label)`` of every fact a derivation from the assertions
         ``numbers`` alone may use: the facts whose labels mention one of them, and the facts of
@@ -80,8 +108,15 @@ class Questions:
 
     def edge_rows(self, args_keys: Iterable[str]) -> list[tuple]:
         """Returns ``(args, num, label, exact)`` of the ``edge`` facts with these argument keys."""
-        return self.query("SELECT args, num, label, exact FROM facts WHERE relation = 'edge' AND args IN "
-                          "(SELECT value FROM json_each(?))", (_json(sorted(args_keys)),)).fetchall()
+        keys = sorted(args_keys)
+        if not (self.store.sorted_args and keys):
+            return self.query("SELECT args, num, label, exact FROM facts WHERE relation = 'edge' AND args IN "
+                              "(SELECT value FROM json_each(?))", (_json(keys),)).fetchall()
+        # facts sorted by their arguments' text: the keys' range skips the row groups outside it
+        # (x40, 10,000 claims' edges: 0.37 -> 0.07 s)
+        return self.query("SELECT args, num, label, exact FROM facts WHERE relation = 'edge' AND args >= ? "
+                          "AND args <= ? AND args IN (SELECT value FROM json_each(?))",
+                          (keys[0], keys[-1], _json(keys))).fetchall()
 
     def fact_label(self, relation: str, args: tuple) -> bytes | None:
         """Returns the stored label of one fact (coded, see ``decode``), or None when it is not stored."""
@@ -262,15 +297,24 @@ class Questions:
         """True when the file stores kinds (graphs built before kinds did not: all source claims)."""
         return "kind" in self.assertion_columns
 
+    def numbers_by_source(self, sources: Iterable[str]) -> "Rows":
+        """``(num, id, source)`` of the assertions of ``sources`` (indexed)."""
+        return self.query(f"SELECT num, id, source FROM {self.store.assertions_by('source')} WHERE source IN "
+                          "(SELECT value FROM json_each(?))", (_json(sorted(set(sources))),))
+
     def kind_numbers(self, kinds: Iterable[str]) -> dict[int, str]:
         """Returns {assertion number: id} of the graph's assertions of the given kinds (indexed)."""
+        return dict(self.of_kinds(kinds, "num, id"))
+
+    def of_kinds(self, kinds: Iterable[str], columns: str = "num") -> Iterable[tuple]:
+        """``columns`` of the graph's assertions of the given kinds, streamed (indexed)."""
         kinds = check_kinds(kinds)
-        if not kinds:
-            return {}
+        if not kinds or not (self.has_kinds or DEFAULT_KIND in kinds):
+            return iter(())
         if not self.has_kinds:
-            return dict(self.query("SELECT num, id FROM assertions")) if DEFAULT_KIND in kinds else {}
-        return dict(self.query("SELECT num, id FROM assertions WHERE kind IN (SELECT value FROM json_each(?))",
-                               (_json(kinds),)))
+            return self.query(f"SELECT {columns} FROM assertions")
+        return self.query(f"SELECT {columns} FROM assertions WHERE kind IN (SELECT value FROM json_each(?))",
+                          (_json(kinds),))
 
     def kinds_of(self, assertion_ids: Iterable[str]) -> dict[str, str]:
         """Returns {assertion id: kind} for the given ids."""

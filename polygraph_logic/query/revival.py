@@ -1,0 +1,85 @@
+"""The capped facts a deletion kills by their labels that the graph's circuit still derives, found in
+bounded memory (for rests_on.py; whatif_verdicts._settled asks the same of a what-if's touched rows).
+
+A capped label keeps only its smallest support sets, so when the deletion hits every one the fact is
+*open*: it holds if an assertion of it survives or a stored derivation's body facts all hold
+(provenance/circuit.py: the least fixpoint).  Here the derivations are read a chunk of open facts at
+a time, and only those that can still fire are kept: a derivation with a body fact that is dead
+(an exact label the deletion kills, or a fact the version lacks) never fires, one whose body
+facts all hold fires at once, and the rest wait on their open body facts.  What is held is the
+open facts and the waiting derivations, not the whole circuit they reach.
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from collections.abc import Callable
+
+from polygraph_logic.graph.goal_plans import stated_by
+
+#: open facts whose derivations are read in one query
+FACTS_AT_ONCE = 10_000
+#: the relations whose facts an assertion states outright (goal_plans.stated_by)
+STATED = ("claim", "neg_edge", "assertion")
+
+
+def revived_facts(graph, killed: Callable[[bytes | str], bool], survives: Callable[[int], bool],
+                  touched: list[int] | None = None) -> set[int]:
+    """Returns the numbers of the capped facts that ``killed`` (a stored label: does the deletion hit
+    every support set?) calls dead and that still hold by the circuit.  ``survives(n)``: assertion
+    number ``n`` is not deleted; ``touched``: the deleted assertion numbers, when few (the capped
+    facts are then found by the mentions index; None: every capped fact is read)."""
+    open_facts, holding = set(), []
+    for num, relation, args, blob in graph.capped_facts(touched):
+        if killed(blob):
+            open_facts.add(num)
+            if relation in STATED and any(map(survives, stated_by(graph, (relation, graph.args(args))))):
+                holding.append(num)  # a surviving assertion states it
+    heads, missing = array("q"), array("q")  # per waiting derivation: its head, its open body facts not holding
+    blocked_by, blocking = array("q"), array("q")  # (open body fact, waiting derivation) pairs
+    ordered = sorted(open_facts)
+    for start in range(0, len(ordered), FACTS_AT_ONCE):
+        found = [(fact, json.loads(body)) for fact, body in graph.derivation_bodies(ordered[start:start + FACTS_AT_ONCE])]
+        others = {b for _, body in found for b in body if b not in open_facts}
+        alive = {num for num, blob in graph.fact_labels(others) if not killed(blob)}
+        for head, body in found:
+            if not all(b in open_facts or b in alive for b in body):
+                continue  # a dead body fact: it never fires
+            blockers = {b for b in body if b in open_facts}
+            if not blockers:
+                holding.append(head)
+                continue
+            for b in blockers:
+                blocked_by.append(b)
+                blocking.append(len(heads))
+            heads.append(head)
+            missing.append(len(blockers))
+    return _least_fixpoint(holding, heads, missing, blocked_by, blocking)
+
+
+def _least_fixpoint(holding: list[int], heads: array, missing: array, blocked_by: array, blocking: array) -> set[int]:
+    """The facts that hold: ``holding`` and, by counting, the head of every derivation whose open
+    body facts all come to hold (provenance/circuit.settle's loop; the waiting derivations kept
+    as arrays sorted by body fact, 16 bytes a pair, not a dict of lists)."""
+    import numpy  # noqa: PLC0415  (a core dependency, loaded when a circuit is settled)
+
+    bodies = numpy.frombuffer(blocked_by, dtype=numpy.int64) if blocked_by else numpy.zeros(0, numpy.int64)
+    order = numpy.argsort(bodies, kind="stable")
+    bodies, waiting = bodies[order], (numpy.frombuffer(blocking, dtype=numpy.int64)[order] if blocking
+                                      else numpy.zeros(0, numpy.int64))
+    held: set[int] = set()
+    while holding:
+        fact = holding.pop()
+        if fact in held:
+            continue
+        held.add(fact)
+        low, high = numpy.searchsorted(bodies, [fact, fact + 1])
+        for d in waiting[low:high].tolist():
+            missing[d] -= 1
+            if missing[d] == 0 and heads[d] not in held:
+                holding.append(heads[d])
+    return held
+
+
+__all__ = ["revived_facts"]
