@@ -4,8 +4,8 @@ explanations, contradictions, origins, kinds, the interactive session and replay
 ``whatif`` decides which artifacts a deletion touches and which stand (``verdicts`` on
 the touched rows, ``rederive`` for what a capped label cannot settle); ``explain``
 says why (``why``, ``whynot``, ``robustness``, ``top_sources``); ``rests_on`` lists what
-rests on kinds of evidence, in bounded memory; ``contradictions`` finds the smallest retractions that resolve each contradiction;
-``origins`` groups sources by evidential origin; ``session`` builds a deletion step by
+rests on kinds of evidence, in bounded memory; ``contradictions`` finds the smallest
+retractions that resolve each contradiction; ``origins`` groups sources by evidential origin; ``session`` builds a deletion step by
 step with undo; ``replay`` rebuilds a graph's history and applies a deletion as a version.
 """
 

@@ -317,7 +317,8 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
     """top_sources under trust-all without a what-if per source: every source's label kills
     (one pass over the labels, graph.label_kills) bound its dead count from above, so the
     sources are evaluated in falling order of their bounds until no bound left can reach the
-    ``limit``-th count found (ties broken by name, as the full ranking breaks them).  The same
+    ``limit``-th count found (ties broken by name, as the full ranking breaks them); the rows of
+    the what-ifs still needed are read a batch of sources at a time (whatif_batch.py).  The same
     rows as a what-if for every source."""
     bounds = graph.label_kills()
     order = sorted(graph.distinct("source"), key=lambda s: (-bounds.get(s, 0), s))
@@ -332,7 +333,8 @@ def _top_by_bounds(graph: Graph, limit: int) -> list[dict]:
         if bound == 0:  # nothing of it can die: no what-if to run
             rows.append({"source": source, "dead": 0, "by_layer": {}})
             continue
-        if batch is None or source not in batch.deleted:  # the rows of as many what-ifs as the ranking still needs, read at once
+        if batch is None or source not in batch.deleted:
+            # the rows of as many what-ifs as the ranking still needs, read at once
             batch = SourceWhatIfs(graph, [s for s in order[at:at + max(limit - len(rows), BATCH)] if bounds.get(s, 0)])
         outcome = batch.outcome(source)
         rows.append({"source": source, "dead": len(outcome.dead_ranks), "by_layer": _by_layer(outcome)})

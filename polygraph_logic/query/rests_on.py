@@ -70,7 +70,8 @@ class RestsOn:
         self.uncertain_count = 0
         if self.assertions:
             self._decide()
-        self.by_layer = {layer: self._layers[layer] for layer in sorted(self._layers, key=lambda x: (layer_order(x), x))}
+        self.by_layer = {layer: self._layers[layer]
+                         for layer in sorted(self._layers, key=lambda x: (layer_order(x), x))}
         self.total = self._runs.count
 
     def __enter__(self) -> "RestsOn":

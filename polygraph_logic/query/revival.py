@@ -40,7 +40,8 @@ def revived_facts(graph, killed: Callable[[bytes | str], bool], survives: Callab
     blocked_by, blocking = array("q"), array("q")  # (open body fact, waiting derivation) pairs
     ordered = sorted(open_facts)
     for start in range(0, len(ordered), FACTS_AT_ONCE):
-        found = [(fact, json.loads(body)) for fact, body in graph.derivation_bodies(ordered[start:start + FACTS_AT_ONCE])]
+        chunk = ordered[start:start + FACTS_AT_ONCE]
+        found = [(fact, json.loads(body)) for fact, body in graph.derivation_bodies(chunk)]
         others = {b for _, body in found for b in body if b not in open_facts}
         alive = {num for num, blob in graph.fact_labels(others) if not killed(blob)}
         for head, body in found:

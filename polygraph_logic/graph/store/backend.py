@@ -149,7 +149,8 @@ class Store(ABC):
             for start in range(0, len(facts), ARTIFACTS_AT_ONCE):
                 chunk = json.dumps(facts[start:start + ARTIFACTS_AT_ONCE])
                 labels = {row[0]: row[1:] for row in self.query(
-                    "SELECT num, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))", (chunk,))}
+                    "SELECT num, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+                    (chunk,))}
                 for row in self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN "
                                       "(SELECT value FROM json_each(?))", (chunk,)).fetchall():
                     if row[3] in labels:
@@ -161,6 +162,10 @@ class Store(ABC):
             yield from self.query(ARTIFACT_LABELS + " WHERE a.num > ? AND a.num <= ?",
                                   (low, low + ARTIFACTS_AT_ONCE)).fetchall()
             low += ARTIFACTS_AT_ONCE
+
+    def in_order(self, table: str, columns: str) -> Iterator[tuple]:
+        """``columns`` of every row of ``table`` (one with a ``num`` column) in number order, streamed."""
+        return self.query(f"SELECT {columns} FROM {table} ORDER BY num")
 
     def fact_rows(self, carried: bool = True) -> Iterator[tuple]:
         """``(relation, args, label, exact)`` of every fact (``carried`` False: of those no artifact

@@ -57,8 +57,8 @@ def folder_view(directory: str | Path, at: int) -> str | None:
                               for v, path in files)
 
 
-_DERIVATIONS = ("SELECT fact, rule, body FROM derivations WHERE since <= ? AND fact IN (SELECT value FROM json_each(?)) "
-                "AND rule IN (SELECT num FROM rules)")
+_DERIVATIONS = ("SELECT fact, rule, body FROM derivations WHERE since <= ? AND fact IN "
+                "(SELECT value FROM json_each(?)) AND rule IN (SELECT num FROM rules)")
 
 
 class CircuitReads:

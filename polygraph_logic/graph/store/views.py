@@ -52,7 +52,7 @@ class Assertions(Mapping):
         return self._graph.assertion_row(assertion_id, "1") is not None
 
     def __iter__(self) -> Iterator[str]:
-        return (row[0] for row in self._graph.query("SELECT id FROM assertions ORDER BY num"))
+        return (row[0] for row in self._graph.store.in_order("assertions", "id"))
 
     def __len__(self) -> int:
         if self._count is None:
@@ -60,7 +60,7 @@ class Assertions(Mapping):
         return self._count
 
     def values(self) -> Iterator[Assertion]:
-        return (self._graph.assertion(row) for row in self._graph.query(f"SELECT {self._COLUMNS} FROM assertions ORDER BY num"))
+        return (self._graph.assertion(row) for row in self._graph.store.in_order("assertions", self._COLUMNS))
 
     def items(self) -> Iterator[tuple[str, Assertion]]:
         return ((a.id, a) for a in self.values())
