@@ -117,7 +117,7 @@ class RestsOn:
     # --- deciding ---------------------------------------------------------------------
     def _distrusted(self) -> None:
         """``_deleted``: a byte per assertion number, 1 for the kinds'; ``assertions``: how many."""
-        top = self.graph.query("SELECT max(num) FROM assertions").fetchone()[0] or 0
+        top = self.graph.last_assertion()
         self._deleted = deleted = bytearray(top + 1)
         count = 0
         for (num,) in self.graph.of_kinds(self.kinds):

@@ -11,18 +11,11 @@ the graph.  The verdicts are the what-if's own (``decide``), so the same as ``wh
 
 from __future__ import annotations
 
-import json
-
 from polygraph_logic.query.whatif import Deletion, Outcome
 from polygraph_logic.query.whatif_verdicts import decide
 
 #: the most numbers one query of the batch's rows lists (a folder prunes its row groups by them)
 CHUNK = 10_000
-
-
-def _chunks(numbers) -> list[str]:
-    numbers = sorted(numbers)
-    return [json.dumps(numbers[i:i + CHUNK]) for i in range(0, len(numbers), CHUNK)]
 
 
 class SourceWhatIfs:
@@ -35,18 +28,12 @@ class SourceWhatIfs:
         self.deleted: dict[str, dict[int, str]] = {source: {} for source in sources}
         for num, id_, source in graph.numbers_by_source(sources):
             self.deleted[source][num] = id_
+        mentions, facts, artifacts = graph.batch_rows((n for found in self.deleted.values() for n in found), CHUNK)
         self._mentions: dict[int, list[int]] = {}
-        for chunk in _chunks({n for found in self.deleted.values() for n in found}):
-            for assertion, fact in graph.query("SELECT assertion, fact FROM mentions WHERE assertion IN "
-                                               "(SELECT value FROM json_each(?))", (chunk,)):
-                self._mentions.setdefault(assertion, []).append(fact)
-        facts = {f for found in self._mentions.values() for f in found}
-        self._facts = {row[0]: row for chunk in _chunks(facts) for row in graph.query(
-            "SELECT num, relation, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
-            (chunk,))}
-        self._artifacts = {row[3]: row for chunk in _chunks(facts) for row in graph.query(
-            "SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN (SELECT value FROM json_each(?))",
-            (chunk,))}
+        for assertion, fact in mentions:
+            self._mentions.setdefault(assertion, []).append(fact)
+        self._facts = {row[0]: row for row in facts}
+        self._artifacts = {row[3]: row for row in artifacts}
         claims = [self._facts[row[3]][2] for row in self._artifacts.values()
                   if row[2] == "claim" and row[3] in self._facts]
         self._edges = {row[0]: row for row in graph.edge_rows(claims)} if claims else {}

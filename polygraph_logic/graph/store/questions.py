@@ -124,6 +124,30 @@ class Questions:
                          (relation, fact_key(args))).fetchone()
         return None if row is None else row[0]
 
+    def last_assertion(self) -> int:
+        """The greatest assertion number (0: none)."""
+        return self.query("SELECT max(num) FROM assertions").fetchone()[0] or 0
+
+    def batch_rows(self, assertions: Iterable[int], chunk: int = 10_000) -> tuple[list, list, list]:
+        """The rows a batch of what-ifs retracting ``assertions`` reads (query/whatif_batch.py):
+        ``(assertion, fact)`` of their mentions, ``(num, relation, args, label, exact)`` of the facts
+        those reach and ``(num, id, layer, fact, summary)`` of those facts' artifacts, ``chunk``
+        numbers a query (a folder prunes its row groups by them)."""
+        def chunks(numbers):
+            numbers = sorted(set(numbers))
+            return [_json(numbers[i:i + chunk]) for i in range(0, len(numbers), chunk)]
+
+        mentions = [row for part in chunks(assertions) for row in self.query(
+            "SELECT assertion, fact FROM mentions WHERE assertion IN (SELECT value FROM json_each(?))", (part,))]
+        facts = [row[1] for row in mentions]
+        rows = [row for part in chunks(facts) for row in self.query(
+            "SELECT num, relation, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+            (part,))]
+        artifacts = [row for part in chunks(facts) for row in self.query(
+            "SELECT num, id, layer, fact, summary FROM artifacts WHERE fact IN (SELECT value FROM json_each(?))",
+            (part,))]
+        return mentions, rows, artifacts
+
     def summary_parts(self, summaries: Iterable[int]) -> list[tuple]:
         """Returns ``(summary, num, id, layer)`` of the sentence-level summaries numbered
         ``summaries`` and of their sentences, in artifact order."""
