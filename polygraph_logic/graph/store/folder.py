@@ -175,7 +175,9 @@ class FolderDB:
             return
         low, size = first - 1, 1_000
         while low < last:
-            yield from call(lambda: self.execute(sql, (low, low + size, *parameters)).fetchall())
+            cursor = call(lambda: self.execute(sql, (low, low + size, *parameters)))
+            while batch := call(cursor.fetchmany, BATCH // 10):  # a range's rows streamed, not held whole
+                yield from batch
             low, size = low + size, min(size * 4, RANGE)
 
     def close(self) -> None:

@@ -143,10 +143,14 @@ class FolderStore(Store):
             size = min(size * 4, 10_000)
 
     def in_order(self, table: str, columns: str) -> Iterator[tuple]:
-        # a range of numbers at a time: one ORDER BY over the table sorts every row it returns
-        # (an export reads the assertions three times in order)
-        return self.db.in_ranges(f"SELECT {columns} FROM {table} WHERE num > ? AND num <= ? ORDER BY num", (),
-                                 table, self.call)
+        # a range of numbers at a time, each streamed: one ORDER BY over the table sorts every row
+        # it returns (an export reads the assertions three times in order)
+        first, last = self.query(f"SELECT min(num), max(num) FROM {table}").fetchone()
+        low = (first or 1) - 1
+        while last is not None and low < last:
+            yield from self.query(f"SELECT {columns} FROM {table} WHERE num > ? AND num <= ? ORDER BY num",
+                                  (low, low + RANGE))
+            low += RANGE
 
     def fact_rows(self, carried: bool = True) -> Iterator[tuple]:
         # a range of numbers at a time, each ordered and (uncarried) anti-joined with the artifacts
@@ -158,7 +162,7 @@ class FolderStore(Store):
         while last is not None and low < last:
             high = low + size
             yield from self.query(f"SELECT relation, args, label, exact FROM facts WHERE num > ? AND num <= ?{where} "
-                                  "ORDER BY num", (low, high) if carried else (low, high, low, high)).fetchall()
+                                  "ORDER BY num", (low, high) if carried else (low, high, low, high))
             low, size = high, min(size * 4, RANGE)
 
     def fact_prefix(self, relation: str, prefix: str, limit: int) -> list[int]:
