@@ -405,19 +405,18 @@ def _run_show(args: argparse.Namespace) -> int:
         unqualified = ({entry["id"] for entry in what_if(graph, Deletion(), require=require).unqualified}
                        if require else set())
 
-        def marks(artifact, label) -> dict:  # with --require: the artifact's and each listed set's
+        def marks(artifact) -> dict:  # with --require: the artifact's and each listed set's
             if not require:
                 return {}
             return {"meets_requirement": artifact.id not in unqualified,
-                    "qualifying_sets": require.qualifying(graph, label.support_sets())}
+                    "qualifying_sets": require.qualifying(graph, graph.label(artifact).support_sets())}
 
-        if args.json:
-            listed = []
-            for layer in layers:
-                for artifact in itertools.islice(graph.artifacts(layer), args.limit):
-                    label = graph.label(artifact)
-                    listed.append({"id": artifact.id, "layer": layer, "text": describe(artifact), "label": str(label),
-                                   "exact": artifact.exact, **marks(artifact, label)})
+        # a label's text without interning its ids (graph.label would hold every assertion id read)
+        text = graph.semiring.text
+        if args.json:  # the listing written as it is read (print_json streams an iterator)
+            listed = ({"id": artifact.id, "layer": layer, "text": describe(artifact), "label": text(artifact.support),
+                       "exact": artifact.exact, **marks(artifact)}
+                      for layer in layers for artifact in itertools.islice(graph.artifacts(layer), args.limit))
             print_json({"counts": {layer: counts[layer] for layer in layers}, "artifacts": listed,
                         **({"required_kinds": list(require.kinds)} if require else {})})
             return 0
@@ -426,9 +425,8 @@ def _run_show(args: argparse.Namespace) -> int:
         for layer in layers:
             print(f"{layer} ({counts[layer]})")
             for artifact in itertools.islice(graph.artifacts(layer), args.limit):  # streamed
-                label = graph.label(artifact)
                 marker = "" if artifact.exact else inexact
                 if require and artifact.id in unqualified:
                     marker += f"  [no support set of only {'/'.join(require.kinds)}]"
-                print(f"  {artifact.id}  {describe(artifact)}\n      {label}{marker}")
+                print(f"  {artifact.id}  {describe(artifact)}\n      {text(artifact.support)}{marker}")
     return 0
