@@ -164,3 +164,20 @@ def test_facts_among_many_keys_are_those_of_each_key_asked_alone(forms):
                 alone = {edge for edge in alone if tuple(edge[p] for p in positions) in keys}
                 together = {graph.args(row[0]) for row in graph.bound_facts_among("edge", positions, keys, "args")}
                 assert alone and alone <= together  # a superset the caller filters: nothing missed
+
+
+@pytest.mark.parametrize("packed", [True, False])
+@pytest.mark.parametrize("bits", [True, False])
+def test_every_form_of_the_label_kills_query_counts_alike(forms, packed, bits):
+    """The folder's label kills, keys packed or side by side, sets hit counted as bits or after a
+    DISTINCT, equal the file's (counted by another query)."""
+    from polygraph_logic.graph.store import folder_store
+    file, folder = forms
+    a, b = open_store(file), open_store(folder)
+    try:
+        b._kill_keys = lambda: folder_store._kill_keys(packed=packed, bits=bits)
+        expected = a.label_kills()
+        assert expected and b.label_kills() == expected
+    finally:
+        a.close()
+        b.close()
