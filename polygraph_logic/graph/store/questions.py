@@ -190,11 +190,9 @@ class Questions:
         limited = "" if limit is None else f" LIMIT {int(limit)}"
         if by_k2 and not set(columns.split(", ")) <= {"args", "num"}:
             # the numbers from the look-up file, then the rows by number (facts sorted by number:
-            # a row group or two each), rather than every fact of the relation scanned
-            numbers = [row[0] for row in self.query(f"SELECT num FROM {table} WHERE {' AND '.join(where)}{limited}",
-                                                    parameters)]
-            return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT value FROM json_each(?))",
-                              (json.dumps(numbers),))
+            # a row group or two each), rather than every fact of the relation scanned; one query
+            return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT num FROM {table} WHERE "
+                              f"{' AND '.join(where)}{limited})", parameters)
         return self.query(f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}{limited}", parameters)
 
     def bound_facts_among(self, relation: str, positions: tuple[int, ...], keys: Iterable[tuple],
@@ -235,10 +233,9 @@ class Questions:
         table = self.store.lookup("facts_by_k2")
         if 2 in place and table is not None:
             values = sorted({self.key(key[place[2]]) for key in keys}, key=str)
-            numbers = [row[0] for row in self.query(f"SELECT num FROM {table} WHERE relation = ? AND k2 IN "
-                                                    "(SELECT unnest(?::VARCHAR[]))", (relation, values))]
-            return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT value FROM json_each(?))",
-                              (json.dumps(numbers),))
+            # one query, not the numbers and then their rows (x40, 30 values: 58 -> 27 ms)
+            return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT num FROM {table} WHERE relation = ? "
+                              "AND k2 IN (SELECT unnest(?::VARCHAR[])))", (relation, values))
         return None
 
     def facts_named(self, relation: str, args_keys: list[str]) -> "Rows":
