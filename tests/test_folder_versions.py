@@ -179,3 +179,21 @@ def test_bad_adds_and_versions_leave_the_folder_as_it_was(grown, tmp_path, capsy
     (copy / "versions" / "3").rename(copy / "versions" / "5")
     text = _run(capsys, ["info"], copy)
     assert "exit 2" in text and "versions/3 is missing" in text
+
+
+def test_the_kills_kept_at_every_version_are_those_counted_anew(grown):
+    """What each source kills on its labels alone (top-sources' bounds), as the folder's writers keep
+    it at every version (the build's count, then each version's changes to its parent's), equals a
+    count made anew over the version's mentions and the graph file's count over its labels."""
+    from polygraph_logic.graph.store.label_kills import KILLS_SQL
+    from polygraph_logic.graph.store.label_kills import kills_path
+    _, file, folder, _, _ = grown
+    seen = []
+    for version in VERSIONS:
+        assert kills_path(folder, version).is_file(), version
+        with Graph(file, at=version) as a, Graph(folder, at=version) as b:
+            kept, expected = b.store.label_kills(), a.store.label_kills()
+            anew = dict(b.store.query(KILLS_SQL.format(**b.store._kill_keys())).fetchall())
+        assert kept == anew == expected, version
+        seen.append(kept)
+    assert seen[-1] and len({json.dumps(counts, sort_keys=True) for counts in seen}) > 1  # the versions change them

@@ -186,3 +186,14 @@ def test_a_sound_folder_checks_ok_as_row_by_row(graph_folder, monkeypatch, capsy
     assert main(["check", str(graph_folder)]) == 0
     captured = capsys.readouterr()
     assert captured.out.startswith(f"{graph_folder}: ok (")
+
+
+def test_kept_kill_counts_that_differ_from_the_labels_are_named(graph_folder, tmp_path, capsys):
+    """The counts a folder keeps of what each source kills (top-sources' bounds) are checked against
+    a count made anew over its labels: one count changed is named, with the source."""
+    path = damaged_folder(graph_folder, tmp_path, "label_kills",
+                          "SELECT source, CASE WHEN row_number() OVER (ORDER BY source) = 1 THEN n + 1 ELSE n END "
+                          "AS n FROM t")
+    report = check_graph(path)
+    assert report.problems == {"kept kill counts that differ from the labels": 1}, report.problems
+    assert main(["check", str(path)]) == 2

@@ -177,6 +177,11 @@ class Store(ABC):
     def label_kills(self) -> dict[str, int]:
         """``{source: artifacts with an assertion of it in every support set}`` (Questions.label_kills)."""
 
+    def kept_kills(self) -> dict[str, int] | None:
+        """label_kills as the graph's writers kept them for the version read (label_kills.py), or
+        None where the form keeps none (``check`` compares them with a count made anew)."""
+        return None
+
     # --- what belongs to the form ------------------------------------------------------------
     @abstractmethod
     def rules_text(self) -> str: ...

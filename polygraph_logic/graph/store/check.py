@@ -78,6 +78,10 @@ def check_graph(path: str | Path, progress: Callable[[str], None] | None = None)
         (_artifacts_in_sql if in_sql else _artifacts)(graph, report)
         say("mentions")
         _mentions(graph, report)
+        kept = graph.store.kept_kills()
+        if kept is not None:
+            say("the counts kept of what each source kills")
+            _kills(graph, kept, report)
         say("statistics and rules")
         _meta(graph, report)
     return report
@@ -217,6 +221,14 @@ def _mentions(graph: Graph, report: CheckReport) -> None:
                        "WHERE f.num IS NULL")):
         for assertion, fact in graph.query(sql):
             report.add(what, f"assertion {assertion} -> fact {fact}")
+
+
+def _kills(graph: Graph, kept: dict[str, int], report: CheckReport) -> None:
+    counted = graph.store.label_kills(anew=True)
+    for source in sorted(kept.keys() | counted.keys()):
+        if kept.get(source, 0) != counted.get(source, 0):
+            report.add("kept kill counts that differ from the labels",
+                       f"{source}: kept {kept.get(source, 0)}, counted {counted.get(source, 0)}")
 
 
 def _meta(graph: Graph, report: CheckReport) -> None:

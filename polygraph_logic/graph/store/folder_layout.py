@@ -46,7 +46,7 @@ FOLDER_FORMAT = "polygraph-tables/1"
 FILES = ("assertions", "facts", "mentions", "artifacts", "rules")
 #: the order each file is written in (mentions by assertion: row groups then skip by min/max)
 ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, support_set", "artifacts": "num",
-         "rules": "num"}
+         "rules": "num", "label_kills": "source"}
 #: look-up files derived from the tables (write_indexes): sorted copies of a column or two, so
 #: that a look-up by artifact id, or by a fact's third argument, reads a row group or two
 INDEXES = {
@@ -212,14 +212,22 @@ def head_value(text):
 def write_indexes(directory: Path, memory_limit: str = "2GB") -> None:
     """Writes the folder's look-up files (INDEXES) from its tables, sorting under ``memory_limit``
     (DuckDB spills beyond it)."""
-    spill = directory / ".index-spill"
-    con = duckdb_connection(memory_limit, spill)
-    con.execute("SET enable_progress_bar = false")
-    try:
+    with spilling(directory, memory_limit) as con:
         names = {name: f"read_parquet('{quoted(table_path(directory, name))}')" for name in FILES}
         for index, sql in INDEXES.items():
             con.execute(f"COPY ({sql.format(**names)}) TO '{quoted(table_path(directory, index))}' "
                         f"({parquet_options(index)})")
+
+
+@contextmanager
+def spilling(directory: Path, memory_limit: str) -> Iterator:
+    """A DuckDB connection that spills beyond ``memory_limit`` into a hidden folder of ``directory``,
+    removed when it closes."""
+    spill = directory / ".index-spill"
+    con = duckdb_connection(memory_limit, spill)
+    con.execute("SET enable_progress_bar = false")
+    try:
+        yield con
     finally:
         con.close()
         if spill.exists():

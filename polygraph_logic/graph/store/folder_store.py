@@ -26,43 +26,8 @@ from polygraph_logic.graph.store.folder_layout import RANGE, folder_bytes, head_
 from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
 from polygraph_logic.graph.store.folder_versions import (RECORD, later_versions, latest_version, reading_pending,
                                                          version_folder, version_record)
+from polygraph_logic.graph.store.label_kills import KILLS_SQL, fitting_keys, kills_path, read_kills
 from polygraph_logic.graph.store.versions import folder_version
-
-# per fact and source, the support sets the source's assertions hit; all of them: the fact dies.  The
-# sources numbered first, and each (fact, source) packed in one integer: the aggregates hash integers,
-# not text (x100 under 256 MB, as x400 under READER_MEMORY: 4.0-5.0 s -> 1.8-2.3 s); the sets hit as
-# the bits of one integer where every label has at most 64 (one aggregate, not a DISTINCT and a count:
-# x400 4.9-5.0 -> 3.9-4.2 s).  Before the text's grouping: x400 10.1 s -> 7.4 s against a
-# count(DISTINCT support_set) per fact and source joined with every fact and every artifact.  A
-# version carries each fact by one artifact at most.
-_LABEL_KILLS = """
-WITH sources AS (SELECT source, row_number() OVER (ORDER BY source) AS s FROM (SELECT DISTINCT source FROM assertions)),
-numbered AS (SELECT a.num, s.s FROM assertions a JOIN sources s USING (source)),
-carried AS (SELECT f.num, f.sets FROM facts f SEMI JOIN artifacts r ON r.fact = f.num),
-hits AS ({hits}),
-kills AS (SELECT {source} AS s, count(*) AS n FROM hits h JOIN carried c ON c.num = {fact} AND c.sets = h.sets_hit
-          GROUP BY 1)
-SELECT s.source, k.n FROM kills k JOIN sources s USING (s)
-"""
-_MENTIONED = "FROM mentions m JOIN numbered n ON n.num = m.assertion"
-#: bits for a source's number in _LABEL_KILLS's packed keys
-SOURCE_BITS = 24
-
-
-def _kill_keys(packed: bool, bits: bool) -> dict[str, str]:
-    """_LABEL_KILLS's parts: (fact, source) packed in one integer or side by side; the support sets
-    hit as bits of an integer (every label with at most 64) or counted after a DISTINCT."""
-    key, grouped = ((f"(m.fact << {SOURCE_BITS}) | n.s AS k", "k") if packed else ("m.fact AS fact, n.s AS s", "fact, s"))
-    hits = (f"SELECT {key}, bit_count(bit_or(1::UBIGINT << m.support_set)) AS sets_hit {_MENTIONED} GROUP BY {grouped}"
-            if bits else f"SELECT {grouped}, count(*) AS sets_hit FROM (SELECT DISTINCT {key}, m.support_set "
-                         f"{_MENTIONED}) AS d GROUP BY {grouped}")
-    if packed:
-        return {"hits": hits, "source": f"h.k & {2**SOURCE_BITS - 1}", "fact": f"h.k >> {SOURCE_BITS}"}
-    return {"hits": hits, "source": "h.s", "fact": "h.fact"}
-
-
-#: a graph with more sources, or facts numbered past 2^(63 - SOURCE_BITS), and Spark: side by side, counted
-UNPACKED_KEYS = _kill_keys(packed=False, bits=False)
 
 
 def _complete(path: Path, folder: Path, version: int, circuit: Callable) -> None:
@@ -194,17 +159,18 @@ class FolderStore(Store):
                            "ORDER BY k2 LIMIT ?", (prefix, prefix + "\U0010ffff"))
         return [row[0] for row in self.query(sql, (relation, *bounds, limit))]
 
-    def label_kills(self) -> dict[str, int]:
-        # a folder's mentions keep each assertion's support set: DuckDB counts
-        return dict(self.query(_LABEL_KILLS.format(**self._kill_keys())).fetchall())
+    def label_kills(self, anew: bool = False) -> dict[str, int]:
+        # the counts its writer kept for this version (label_kills.py), else (or ``anew``) DuckDB
+        # counts them over the mentions, which keep each assertion's support set
+        kept = None if anew else self.kept_kills()
+        return kept if kept is not None else dict(self.query(KILLS_SQL.format(**self._kill_keys())).fetchall())
+
+    def kept_kills(self) -> dict[str, int] | None:
+        kept = kills_path(self.path, self.version_read())
+        return self.call(lambda: read_kills(kept)) if kept.is_file() else None
 
     def _kill_keys(self) -> dict[str, str]:
-        """_LABEL_KILLS's parts: packed keys, unless the graph has too many sources or facts for
-        them; the sets hit as bits, unless a label has more than 64 support sets."""
-        sources = self.query("SELECT count(DISTINCT source) FROM assertions").fetchone()[0]
-        facts, sets = self.query("SELECT max(num), max(sets) FROM facts").fetchone()
-        return _kill_keys(packed=sources < 2**SOURCE_BITS and (facts or 0) < 2**(63 - SOURCE_BITS),
-                          bits=(sets or 0) <= 64)
+        return fitting_keys(lambda sql: self.query(sql).fetchone())
 
     # --- what belongs to the form ------------------------------------------------------------
     def rules_text(self) -> str:

@@ -26,6 +26,7 @@ from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, 
 from polygraph_logic.graph.store.folder_version_reads import FolderVersionReads, _Fact, _V
 from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, VERSIONS, version_folder
 from polygraph_logic.graph.store.label_codec import encode_label
+from polygraph_logic.graph.store.label_kills import KILLS_FILE, KillChanges, kills_path, read_kills
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.versions import count_label, now
 
@@ -220,8 +221,10 @@ class FolderVersionWriter(FolderVersionReads):
         were) and the old labels of those that stay, plus what it wrote (count_label, as a graph
         file counts them)."""
         stats = json.loads(json.dumps(self.stats))
+        kills = self.kill_changes = KillChanges()
         for num, layer, fact, label, exact in self.retired_artifacts.values():
             count_label(stats, layer, encode_label(label), exact, -1)
+            kills.count(label, -1)
         gone = {row[0] for row in self.retired_artifacts.values()}
         staying = [(num, layer, fact) for num, layer, fact in self._rows(
             "SELECT num, layer, fact FROM artifacts WHERE fact IN (SELECT CAST(value AS BIGINT) FROM keys)",
@@ -231,8 +234,11 @@ class FolderVersionWriter(FolderVersionReads):
             old, old_exact = self.labels_before[fact]
             count_label(stats, layer, encode_label(old), old_exact, -1)
             count_label(stats, layer, encode_label(labels[fact][0]), labels[fact][1], +1)
+            kills.count(old, -1)
+            kills.count(labels[fact][0], +1)
         for _, layer, _, fact, _ in self.new_artifacts.values():
             count_label(stats, layer, encode_label(labels[fact][0]), labels[fact][1], +1)
+            kills.count(labels[fact][0], +1)
         kept = f" WHERE num NOT IN ({', '.join(map(str, self.retired_assertions))})" \
             if self.retired_assertions else ""
         count, = self._one(f"SELECT count(*) FROM assertions{kept}")
@@ -298,6 +304,7 @@ class FolderVersionWriter(FolderVersionReads):
             row = {"version": self.version, "time": now(), "command": command, "action": action,
                    "parent": self.parent, "record": json.loads(json.dumps(record, sort_keys=True)), "stats": stats}
             (partial / RECORD).write_text(json.dumps(row, ensure_ascii=False), encoding="utf-8")
+            self._write_kills(con, partial)
             if complete is not None:
                 complete(partial, self.version)
             try:
@@ -310,6 +317,21 @@ class FolderVersionWriter(FolderVersionReads):
             shutil.rmtree(partial, ignore_errors=True)
         self.stats = stats
         return self.version
+
+    def _write_kills(self, con, partial: Path) -> None:
+        """Writes this version's counts of what each source kills (label_kills.py): its parent's,
+        changed as _statistics found; none where the parent has none (they are counted when asked)."""
+        parent = kills_path(self.directory, self.parent)
+        if not parent.is_file():
+            return
+        numbers = self.kill_changes.numbers()
+        source_of = {num: row["source"] for num, row in self.new_assertions.items() if num in numbers}
+        source_of.update(self._rows("SELECT num, source FROM assertions WHERE num IN (SELECT CAST(value AS BIGINT) "
+                                    "FROM keys)", sorted(str(n) for n in numbers - source_of.keys())))
+        if numbers - source_of.keys():  # a label citing an assertion the folder lacks: left to the query
+            return
+        counts = self.kill_changes.applied(read_kills(parent), source_of)
+        _write_table(con, partial, KILLS_FILE, [("source", "VARCHAR"), ("n", "BIGINT")], sorted(counts.items()))
 
     def close(self) -> None:
         self.db.close()

@@ -26,7 +26,8 @@ from polygraph_logic.engines.spark import spark_session
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder import INDEXED_BY, FolderDB
 from polygraph_logic.graph.store.folder_layout import INDEXES, read_meta, table_path
-from polygraph_logic.graph.store.folder_store import UNPACKED_KEYS, FolderStore
+from polygraph_logic.graph.store.folder_store import FolderStore
+from polygraph_logic.graph.store.label_kills import UNPACKED_KEYS
 from polygraph_logic.graph.store.folder_versions import refuse_versions
 
 _LIST = "(SELECT value FROM json_each(?))"

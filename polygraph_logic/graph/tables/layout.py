@@ -30,6 +30,7 @@ from polygraph_logic.graph.store.writer import write_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.folder_versions import refuse_versions
 from polygraph_logic.graph.store.table_schema import PARQUET_SCHEMA
+from polygraph_logic.graph.store.label_kills import write_build_kills
 from polygraph_logic.graph.store.folder_layout import (BATCH, FILES, FOLDER_FORMAT, ORDER, RULES_TEXT,
                                                        bad_folder, check_target, duckdb_connection, quoted, read_meta,
                                                        parquet_options, table_path, write_indexes, writing_folder)
@@ -61,8 +62,10 @@ def export_tables(graph: str | Path | Graph, directory: str | Path,
 
 def write_meta(folder: Path, graph_meta: dict[str, str], counts: dict[str, int]) -> None:
     """Writes a tables folder's look-up files (folder.write_indexes) and its meta.json: the
-    format, the graph file's meta rows, rows per table (the last step of every writer)."""
+    format, the graph file's meta rows, rows per table (the last step of every writer), and the
+    counts of what each source kills (label_kills.py)."""
     write_indexes(folder)
+    write_build_kills(folder)
     graph_meta = dict(graph_meta)
     (folder / RULES_TEXT).write_text(graph_meta.pop("rules", ""), encoding="utf-8")
     meta = {"format": TABLES_FORMAT, "graph_format": FORMAT, "meta": graph_meta, "rows": counts}
