@@ -46,7 +46,7 @@ FOLDER_FORMAT = "polygraph-tables/1"
 FILES = ("assertions", "facts", "mentions", "artifacts", "rules")
 #: the order each file is written in (mentions by assertion: row groups then skip by min/max)
 ORDER = {"assertions": "num", "facts": "num", "mentions": "assertion, fact, support_set", "artifacts": "num",
-         "rules": "num", "label_kills": "source"}
+         "rules": "num"}
 #: look-up files derived from the tables (write_indexes): sorted copies of a column or two, so
 #: that a look-up by artifact id, or by a fact's third argument, reads a row group or two
 INDEXES = {

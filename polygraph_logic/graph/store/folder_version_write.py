@@ -26,7 +26,7 @@ from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, 
 from polygraph_logic.graph.store.folder_version_reads import FolderVersionReads, _Fact, _V
 from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, VERSIONS, version_folder
 from polygraph_logic.graph.store.label_codec import encode_label
-from polygraph_logic.graph.store.label_kills import KILLS_FILE, KillChanges, kills_path, read_kills
+from polygraph_logic.graph.store.label_kills import KillChanges, changed_kills, kills_path, write_kills
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.versions import count_label, now
 
@@ -330,8 +330,8 @@ class FolderVersionWriter(FolderVersionReads):
                                     "FROM keys)", sorted(str(n) for n in numbers - source_of.keys())))
         if numbers - source_of.keys():  # a label citing an assertion the folder lacks: left to the query
             return
-        counts = self.kill_changes.applied(read_kills(parent), source_of)
-        _write_table(con, partial, KILLS_FILE, [("source", "VARCHAR"), ("n", "BIGINT")], sorted(counts.items()))
+        changes = self.kill_changes.changes(source_of)  # the parent's counts are changed in SQL: x400 has 120 k
+        write_kills(con, partial / parent.name, changed_kills(con, parent, changes))
 
     def close(self) -> None:
         self.db.close()

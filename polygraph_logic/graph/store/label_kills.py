@@ -125,10 +125,20 @@ class KillChanges:
     def numbers(self) -> set[int]:
         return {n for groups, _ in self.labels for group in groups for n in group}
 
-    def applied(self, parent: dict[str, int], source_of: dict[int, str]) -> dict[str, int]:
-        """The parent's counts with these changes (sources left at zero dropped)."""
-        counts = Counter(parent)
+    def changes(self, source_of: dict[int, str]) -> dict[str, int]:
+        """``{source: change to its count}`` (sources left unchanged out)."""
+        counts: Counter = Counter()
         for groups, sign in self.labels:
             for source in killers(groups, source_of):
                 counts[source] += sign
         return {source: n for source, n in counts.items() if n}
+
+
+def changed_kills(con, parent: Path, changes: dict[str, int]) -> str:
+    """The SQL of a parent's counts (its file) with ``changes`` made (sources at zero left out);
+    the changes are the table ``kill_changes`` on ``con``."""
+    con.execute("CREATE TABLE kill_changes (source VARCHAR, n BIGINT)")
+    if changes:
+        con.executemany("INSERT INTO kill_changes VALUES (?, ?)", sorted(changes.items()))
+    return (f"SELECT source, sum(n) AS n FROM (SELECT source, n FROM read_parquet('{quoted(parent)}') "
+            "UNION ALL SELECT source, n FROM kill_changes) GROUP BY source")
