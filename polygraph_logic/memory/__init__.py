@@ -1,0 +1,14 @@
+"""A graph as an agent's memory: the questions an agent asks of it as tools (``tools``, their
+schemas in ``schema``), served over the Model Context Protocol (``server``, the ``mcp`` extra)."""
+
+from __future__ import annotations
+
+from polygraph_logic.lazy_exports import lazy_exports
+
+# name -> the module of this package that defines it, imported on first use (PEP 562)
+_EXPORTS = {
+    "MemoryTools": "tools", "build_server": "server", "run": "server",
+}
+
+__all__ = [*_EXPORTS]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
