@@ -182,6 +182,33 @@ def test_search_serves_only_what_stands(graph):
     assert [r["id"] for r in merges["results"]] == ["merge:mapk-erk"]
 
 
+def test_search_reads_the_evidence_view_and_the_requirement(tmp_path):
+    """On the ledger's evidence example (times, scopes, a retraction, an expiry, a hypothesis and
+    the assay that verifies it): search leaves out what the view leaves out, and what does not
+    meet the requirement, as `whatif` names them."""
+    ledger = ROOT / "examples" / "ledger"
+    path = tmp_path / "evidence.graph"
+    status, _, err = cli("build", "--assertions", ledger / "evidence.jsonl", "--receipts",
+                         ledger / "evidence-receipts.jsonl", "-o", path)
+    assert status == 0, err
+    query = {"query": "HIF-1α MCT4 VEGF-A glycolysis lactate export", "limit": 100}
+    view = {"as_of": "2024-06-01", "scope": "team:genomics"}
+    _, results = serve(path, [("search", query), ("search", {**query, **view}),
+                              ("search", {**query, "require": ["source_claim"]}),
+                              ("whatif", {"require": ["source_claim"], "as_of": "2024-03-01", "list": True})])
+    everything, viewed, required, whatif = (_answer(r) for r in results)
+    found = [r["id"] for r in everything["results"]]
+    assert len(found) == 5  # the four claims and the summary
+    dead = _dead(path, "--as-of", "2024-06-01", "--scope", "team:genomics")
+    assert dead and [r["id"] for r in viewed["results"]] == [i for i in found if i not in dead]
+    unqualified = {entry["id"] for entry in cli_json("whatif", path, "--require", "source_claim")["require"]
+                   ["unqualified"]}
+    assert unqualified and [r["id"] for r in required["results"]] == [i for i in found if i not in unqualified]
+    assert required["left_out"] == {"dead": 0, "unqualified": len(unqualified)}
+    assert _timeless(whatif) == _timeless(cli_json("whatif", path, "--require", "source_claim", "--as-of", "2024-03-01",
+                                                   "--list"))
+
+
 def test_bad_questions_are_tool_errors_with_the_commands_code(graph):
     calls = [("why", {"artifact": "merge:mapk"}),
              ("whatif", {"retract_sources": ["PMID:39973430"], "policy": "trust-some"}),
@@ -192,6 +219,9 @@ def test_bad_questions_are_tool_errors_with_the_commands_code(graph):
              ("why", {}),
              ("add", {"assertions_file": str(FIGURE1 / "contradicting.jsonl")}),
              ("whatif", {"stale_after": "soon"}),
+             ("search", {"query": "MAPK", "limit": 0}),
+             ("show", {"layers": ["claims"]}),
+             ("why", {"artifact": "merge:mapk-erk", "trees": True}),
              ("why", {"artifact": "merge:mapk-erk", "trees": 0})]
     _, results = serve(graph, calls)
     codes = []
@@ -201,7 +231,12 @@ def test_bad_questions_are_tool_errors_with_the_commands_code(graph):
         assert result.content[0].text == f"{error['code']}: {error['message']}"
         codes.append(error["code"])
     assert codes == ["unknown_artifact", "unknown_policy", "unknown_deletion", "unknown_kind", "bad_argument",
-                     "bad_argument", "bad_argument", "unknown_tool", "bad_duration"]
+                     "bad_argument", "bad_argument", "unknown_tool", "bad_duration", "bad_argument", "bad_argument",
+                     "bad_argument"]
+    messages = [r.structured_content["error"]["message"] for r in results[9:12]]
+    assert messages == ["limit must be between 1 and 100, not 0",
+                        "unknown layer 'claims'; choose one of: claim, merge, edge, summary, sentence, contradiction",
+                        "trees is an integer, not True"]
     # the same code and message as the command line's error line
     for result, argv in [(results[0], ["why", graph, "merge:mapk"]),
                          (results[1], ["whatif", graph, "--retract-source", "PMID:39973430", "--policy", "trust-some"]),

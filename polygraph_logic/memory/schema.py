@@ -141,7 +141,8 @@ def _check(name: str, spec: dict, value) -> None:
     fits = {"string": isinstance(value, str), "boolean": isinstance(value, bool),
             "integer": isinstance(value, int) and not isinstance(value, bool)}[kind]
     if not fits:
-        raise PolygraphError("bad_argument", f"{name} is a {kind}, not {_shown(value)}")
+        raise PolygraphError("bad_argument", f"{name} is {'an' if kind == 'integer' else 'a'} {kind}, not "
+                                             f"{_shown(value)}")
     if "enum" in spec and value not in spec["enum"]:
         code = "unknown_policy" if name == "policy" else "unknown_kind" if "verification" in spec["enum"] else \
             "bad_argument"

@@ -112,10 +112,8 @@ class MemoryTools:
             version = graph.version_read()
             if self._standing is None or self._standing[0] != version:
                 self._standing = (version, StandingSearch(graph))
-            search = self._standing[1]
-            search.graph = graph  # the index is in memory; the what-if reads the graph opened now
-            return search.search(a["query"], a.get("limit", 10), _deletion(a), self._policy(a), _requirement(a),
-                                 a.get("layers"))
+            return self._standing[1].search(a["query"], a.get("limit", 10), _deletion(a), self._policy(a),
+                                            _requirement(a), a.get("layers"), graph=graph)
 
     def _add(self, a: dict) -> dict:
         from polygraph_logic.graph.ledger import add  # start-up time: loaded when asked
@@ -142,8 +140,8 @@ def _known(graph: Graph, artifact: str) -> None:
 def _deletion(a: dict) -> Deletion:
     """The deletion the arguments name, as the deletion flags of the commands name it."""
     view = EvidenceView.parse(a.get("as_of"), a.get("stale_after"), a.get("scope"))
-    return Deletion(tuple(dict.fromkeys(a.get("retract_sources", ()))), tuple(dict.fromkeys(a.get("revoke_relations", ()))),
-                    tuple(dict.fromkeys(a.get("assertions", ()))), check_kinds(a.get("distrust_kinds", ())), view)
+    names = [tuple(dict.fromkeys(a.get(key, ()))) for key in ("retract_sources", "revoke_relations", "assertions")]
+    return Deletion(*names, check_kinds(a.get("distrust_kinds", ())), view)
 
 
 def _requirement(a: dict) -> Requirement | None:

@@ -35,19 +35,19 @@ class StandingSearch:
         self._layer = {a.id: a.layer for a in self.retriever.index.ranked}
 
     def search(self, query: str, limit: int = 10, deletion: Deletion | None = None, policy: str = "trust-all",
-               require: Requirement | None = None, layers=None) -> dict:
+               require: Requirement | None = None, layers=None, graph=None) -> dict:
         """Returns the ``limit`` best artifacts for ``query`` among those standing: ``results`` (id,
         layer, score, the text searched), and how many artifacts the view left out (``left_out``:
-        dead under the policy, and with a requirement standing without a support set of its kinds)."""
+        dead under the policy, and with a requirement standing without a support set of its kinds).
+        ``graph``: the indexed version opened again, to decide what stands on (the index is in memory)."""
         deletion = deletion or Deletion()
-        outcome = what_if(self.graph, deletion, policy, require=require)
+        outcome = what_if(graph or self.graph, deletion, policy, require=require)
         dead = set(outcome.dead)
         unqualified = {entry["id"] for entry in outcome.unqualified} if require else set()
         visible = self.retriever.visible(dead | unqualified)
         if layers:
-            chosen = set(layers)
-            artifact_of = self.retriever.artifact_of
-            visible &= np.array([self._layer[artifact_of[d]] in chosen for d in range(len(visible))], dtype=bool)
+            layer_of = np.array([self._layer[artifact] for artifact in self.retriever.artifact_of[:len(visible)]])
+            visible &= np.isin(layer_of, list(layers))
         docs, scores = self.retriever.scores(query)
         top = top_k(docs, scores, self._order_of(len(self.retriever.artifact_of)), limit, visible)
         results = [{"id": self.retriever.artifact_of[d], "layer": self._layer[self.retriever.artifact_of[d]],
