@@ -95,7 +95,8 @@ def tool_schemas(policy: str, policies, kinds, layers) -> list[dict]:
                                          "kind whose deletion resolves each"},
                **deletion}),
         _tool("show", "The graph's artifacts with their labels, layer by layer; with require, whether each meets "
-                      "the requirement. The answer of `polygraph show --json`.",
+                      "the requirement. The answer of `polygraph show --json`: every artifact unless limit says "
+                      "how many per layer (give one on a large graph; search finds artifacts by their text).",
               {**only, "limit": _count("at most this many artifacts per layer"), **require}),
         _tool("ask", "The facts matching an atom such as edge(\"MAPK/ERK\", _, _) (a variable or _ matches any "
                      "value), stored or lazy, each with its support sets and, with a deletion, whether it holds. "
