@@ -174,7 +174,7 @@ def strip_install(script: str) -> str:
 
 
 #: the modules of the optional extras a block may need (``needs=duckdb``), with their extra
-EXTRAS = {"duckdb": "duckdb", "matplotlib": "bench", "pyspark": "spark"}
+EXTRAS = {"duckdb": "duckdb", "matplotlib": "bench", "pyspark": "spark", "mcp": "mcp"}
 #: what in a block needs DuckDB: its engine, a tables folder written or read, the SQL what-if
 NEEDS_DUCKDB = re.compile(r"--engine duckdb|export-tables|import-tables|sql-whatif|--tables\b"
                           r"""|engine=["']duckdb["']|tables=True""")

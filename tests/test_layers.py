@@ -27,7 +27,7 @@ LAYERS = [
     {"graph"},
     {"query"},
     {"importers", "export", "llm", "audit", "retrieval"},
-    {"serve", "cli", "__main__"},  # __main__: `python -m polygraph_logic`, the command
+    {"serve", "cli", "memory", "__main__"},  # __main__: `python -m polygraph_logic`, the command
 ]
 
 

@@ -18,7 +18,7 @@ from polygraph_logic import __version__
 from polygraph_logic.errors import PolygraphError, visible
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
-COMMAND_MODULES = ("program", "graph", "ledger", "whatif", "contradictions", "export", "serve", "construct", "audit",
+COMMAND_MODULES = ("program", "graph", "ledger", "whatif", "contradictions", "export", "serve", "memory", "construct", "audit",
                    "retrieval", "tables", "completion")
 # the module that registers each command: a command imports its own module only, so that
 # `polygraph whatif` does not pay for rdflib, numpy or the model SDK (test_cli checks this map)
@@ -28,7 +28,7 @@ COMMANDS = {
     "compile-ontology": "graph", "generate": "graph",
     "add": "ledger", "log": "ledger", "replay": "ledger",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
-    "repl": "whatif", "rests-on": "whatif", "ask": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "construct": "construct",
+    "repl": "whatif", "rests-on": "whatif", "ask": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "mcp": "memory", "construct": "construct",
     "audit": "audit", "queries": "retrieval", "evaluate": "retrieval",
     "export-tables": "tables", "import-tables": "tables", "sql-whatif": "tables",
     "completion": "completion",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 from pathlib import Path
@@ -396,37 +395,23 @@ def _run_import(args: argparse.Namespace) -> int:
 
 
 def _run_show(args: argparse.Namespace) -> int:
-    from polygraph_logic.query.whatif import Deletion, what_if  # start-up time: only with --require
+    from polygraph_logic.query.listing import Listing  # start-up time: loaded when run
 
     require = requirement(args)
     with Graph(args.graph, at=args.at) as graph:
-        counts = graph.counts()
-        layers = [layer for layer in args.layer or LAYERS if counts.get(layer)]
-        unqualified = ({entry["id"] for entry in what_if(graph, Deletion(), require=require).unqualified}
-                       if require else set())
-
-        def marks(artifact) -> dict:  # with --require: the artifact's and each listed set's
-            if not require:
-                return {}
-            return {"meets_requirement": artifact.id not in unqualified,
-                    "qualifying_sets": require.qualifying(graph, graph.label(artifact).support_sets())}
-
-        # a label's text without interning its ids (graph.label would hold every assertion id read)
-        text = graph.semiring.text
+        listing = Listing(graph, args.layer, args.limit, require)
         if args.json:  # the listing written as it is read (print_json streams an iterator)
-            listed = ({"id": artifact.id, "layer": layer, "text": describe(artifact), "label": text(artifact.support),
-                       "exact": artifact.exact, **marks(artifact)}
-                      for layer in layers for artifact in itertools.islice(graph.artifacts(layer), args.limit))
-            print_json({"counts": {layer: counts[layer] for layer in layers}, "artifacts": listed,
-                        **({"required_kinds": list(require.kinds)} if require else {})})
+            print_json(listing.to_json())
             return 0
         # an inexact label: one a cap truncated, or a witness (one support set of several)
         inexact = "  [witness]" if graph.meta.get("labels") == "witness" else "  [capped]"
-        for layer in layers:
-            print(f"{layer} ({counts[layer]})")
-            for artifact in itertools.islice(graph.artifacts(layer), args.limit):  # streamed
-                marker = "" if artifact.exact else inexact
-                if require and artifact.id in unqualified:
-                    marker += f"  [no support set of only {'/'.join(require.kinds)}]"
-                print(f"  {artifact.id}  {describe(artifact)}\n      {text(artifact.support)}{marker}")
+        shown = None
+        for layer, artifact in listing.rows():  # streamed
+            if layer != shown:
+                print(f"{layer} ({listing.counts[layer]})")
+                shown = layer
+            marker = "" if artifact.exact else inexact
+            if require and artifact.id in listing.unqualified:
+                marker += f"  [no support set of only {'/'.join(require.kinds)}]"
+            print(f"  {artifact.id}  {describe(artifact)}\n      {listing.text(artifact.support)}{marker}")
     return 0

@@ -25,6 +25,7 @@ TITLES = {
     "contradictions": "Contradictions",
     "export": "RDF export",
     "serve": "The explorer",
+    "memory": "Memory for agents (MCP)",
     "construct": "Construction with a model",
     "audit": "The audit",
     "retrieval": "Retrieval evaluation",

@@ -56,6 +56,7 @@ WITHOUT_JSON = {
     "queries": "writes the queries as JSON Lines, one object a query",
     "repl": "interactive",
     "serve": "a web server; its /api/ endpoints answer JSON",
+    "mcp": "an MCP server; its tools answer JSON",
     "completion": "prints a shell script, the command's output",
 }
 
