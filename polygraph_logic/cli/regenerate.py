@@ -127,7 +127,8 @@ def _print_plan(plan, dry: bool) -> None:
     deleted = len(plan.outcome.deleted)
     head = "dry run: " if dry else ""
     tail = "; nothing asked, nothing written" if dry else ""
-    print(f"{head}{plan.deletion} ({plan.mode}, trust-all): {deleted} assertions deleted, "
+    applied = " (applied by the version before)" if plan.mode == "after-deletion" else ""
+    print(f"{head}{plan.deletion}{applied} under trust-all: {deleted} assertions deleted, "
           f"{len(plan.rewrites)} artifacts to rewrite{tail}")
     for rewrite in plan.rewrites:
         covers = f"; with its dead sentences {', '.join(rewrite.covers)}" if rewrite.covers else ""
