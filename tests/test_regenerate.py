@@ -9,7 +9,6 @@ here by brute force from the receipts file itself, not by the what-if machinery.
 from __future__ import annotations
 
 import json
-import shutil
 from itertools import combinations
 from pathlib import Path
 
@@ -282,4 +281,49 @@ def test_the_fixture_is_what_its_script_writes(tmp_path):
     spec.loader.exec_module(script)
     written = script.record(tmp_path / "answers.jsonl")
     assert written.read_text() == FIXTURE.read_text(), "run python examples/figure1/record_regenerate.py"
-    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+# --- the live path (the real SDK over a mock transport: no network) and a graph folder -------
+def test_the_live_path_asks_once_caches_and_sends_only_standing_evidence(tmp_path, monkeypatch):
+    httpx2 = pytest.importorskip("httpx2")
+    from polygraph_logic.llm import ModelClient
+    from polygraph_logic.llm.regenerate import regenerate
+
+    monkeypatch.delenv("POLYGRAPH_MODEL", raising=False)
+    prompts = []
+    answer = json.dumps({"sentences": [{"text": "AIM2 localises to the cytosol.", "support": [["a32"]]}]})
+
+    def api(request):
+        body = json.loads(request.content)
+        prompts.append(body["messages"][0]["content"])
+        return httpx2.Response(200, json={
+            "id": "msg_test", "type": "message", "role": "assistant", "model": body["model"],
+            "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn", "stop_sequence": None,
+            "usage": {"input_tokens": 350, "output_tokens": 30}})
+
+    deletion = Deletion(sources=(RETRACTION,))
+    first, second = _build(tmp_path, "first.graph"), _build(tmp_path, "second.graph")
+    for graph in (first, second):
+        client = ModelClient(cache=tmp_path / "cache.sqlite", api_key="sk-test",
+                             http_client=httpx2.Client(transport=httpx2.MockTransport(api)))
+        with client:
+            report = regenerate(graph, client, deletion)
+        assert report.written is not None and report.written.replaced == ["summary:aim2"]
+    assert len(prompts) == 1 and "[a32] AIM2" in prompts[0] and "[a31]" not in prompts[0]
+    assert report.usage["calls"] == 0 and report.usage["cached"] == 1  # the second run: from the cache
+    with Graph(second) as opened:
+        assert opened.artifact("summary:aim2-regenerated").support == (("a32",),)
+
+
+def test_a_graph_folder_is_regenerated_the_same_way(tmp_path, capsys):
+    pytest.importorskip("duckdb", reason="the [duckdb] extra is not installed")
+    folder = tmp_path / "folder"
+    assert main(["build", "--assertions", str(FIGURE1 / "assertions.jsonl"), "--receipts",
+                 str(FIGURE1 / "receipts.jsonl"), "--rules", "ro", "--engine", "duckdb", "--tables", str(folder)]) == 0
+    assert main(["regenerate", str(folder), "--retract-source", RETRACTION, "--replay", str(FIXTURE)]) == 0
+    with Graph(folder) as opened:
+        assert opened.layer_ids("sentence") == ["summary:aim2-regenerated#s1"]
+        assert opened.artifact("summary:aim2-regenerated").support == (("a32",),)
+    assert main(["check", str(folder)]) == 0
+    assert main(["replay", str(folder), "-o", str(tmp_path / "again")]) == 0
+    assert "identical" in capsys.readouterr().out

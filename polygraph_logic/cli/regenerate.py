@@ -99,7 +99,7 @@ def _run(args: argparse.Namespace) -> int:
           f"{u.get('input_tokens', 0)} input and "
           f"{u.get('output_tokens', 0)} output tokens, {u.get('retries', 0)} retries")
     if report.written is None:
-        print("nothing to regenerate: nothing written")
+        print("no rewrite was made: nothing written (nor the deletion applied: `polygraph repl` applies it)")
         return 0
     w = report.written
     print(f"version {w.version}: {w.deleted_assertions} assertions deleted, {len(w.dropped)} artifacts dropped, "

@@ -276,8 +276,8 @@ def regenerate(graph_path: str | Path, client: ModelClient, deletion: Deletion |
             continue
         made = _receipts(rewrite, data)
         if not made:
-            report.not_rebuilt.append({"artifact": rewrite.artifact, "reason": "the model made no merge of "
-                                                                               "these names from the standing evidence"})
+            why = "the model made no merge of these names from the standing evidence"
+            report.not_rebuilt.append({"artifact": rewrite.artifact, "reason": why})
         report.receipts.extend(made)
     report.usage = client.usage.to_json()
     if failures:

@@ -147,8 +147,9 @@ def regenerate_version(path: str | Path, receipts: str | Path, outcome: Outcome 
              "dropped_artifacts": len(dropped)}
     if outcome is not None:
         entry["policy"] = outcome.policy
-        entry["deletion"] = {k: list(getattr(outcome.deletion, k)) for k in ("sources", "relations", "assertions",
-                                                                               "kinds") if getattr(outcome.deletion, k, ())}
+        named = outcome.deletion
+        entry["deletion"] = {k: list(getattr(named, k)) for k in ("sources", "relations", "assertions", "kinds")
+                             if getattr(named, k, ())}
     reached = state.reached()
     report.version = write_version(path, "regenerate", command or command_line(), entry, write, expected,
                                    lambda store: version_circuit(store, reached))
