@@ -65,6 +65,7 @@ CALLS = {
     "construct": ["construct", "corpus", "--replay", "corpus/recorded/answers.jsonl", "-o", "constructed"],
     "audit": ["audit", "example.graph", "--retract-source", "example:doc-1", "--oracle",
               "replay:corpus/recorded/audit.jsonl"],
+    "regenerate": ["regenerate", "f1.graph", "--retract-source", "PMID:40057077", "--dry-run"],
     "evaluate": ["evaluate", "f1.graph", "--queries", "queries.txt", "--limit", "5", "--retract-source",
                  "PMID:40057077"],
     "export-tables": ["export-tables", "f1.graph", "-o", "tables-out"],

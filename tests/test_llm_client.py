@@ -403,3 +403,29 @@ def test_the_sdk_is_used_without_its_own_retries(api, tmp_path):
         assert isinstance(client._sdk, anthropic.Anthropic) and client._sdk.max_retries == 0
     body = json.loads(api.requests[0].content)
     assert body["max_tokens"] == 4096 and body["messages"][0]["role"] == "user"
+
+
+def test_a_recorded_answer_that_fails_its_checks_is_that_failure(tmp_path):
+    """Under --replay a recorded answer is the model's answer: one citing an id the prompt did not
+    show is refused as such (unknown_citation), not taken for a missing answer."""
+    from polygraph_logic.llm import RecordedAnswers, UnknownCitation
+    from polygraph_logic.llm.cache import RECORDED_FORMAT, prompt_sha256
+
+    template = load_template("rederive-merge")
+    prompt = template.render(MERGE)
+    path = tmp_path / "answers.jsonl"
+    fabricated = '{"sentences": [{"text": "x", "support": [["a99"]]}]}'
+    path.write_text(json.dumps({"format": RECORDED_FORMAT}) + "\n" + json.dumps(
+        {"model": "m", "template": "summary-sentences", "version": "1", "prompt_sha256": prompt_sha256(
+            load_template("summary-sentences").render({"community": "c", "evidence": "[a20] x | p | y | t"})),
+         "draw": 0, "text": fabricated}) + "\n" + json.dumps(
+        {"model": "m", "template": template.name, "version": template.version,
+         "prompt_sha256": prompt_sha256(prompt), "draw": 0, "text": "I'm sorry, I cannot help with that."}) + "\n")
+    with ModelClient("m", cache=RecordedAnswers(path)) as client:
+        with pytest.raises(UnknownCitation):
+            client.complete("summary-sentences", {"community": "c", "evidence": "[a20] x | p | y | t"}, 0,
+                            "sentences")
+        with pytest.raises(ModelError) as refused:
+            client.complete("rederive-merge", MERGE)
+    assert refused.value.code == "refusal" and client.usage.calls == 0
+    assert client.usage.rejected == {"unknown_citation": 1, "refusal": 1}

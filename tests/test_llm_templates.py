@@ -19,13 +19,15 @@ CONSTRUCTION = {"extract-claims": ("claims", {"relations", "source", "document"}
                 "summary-sentences": ("sentences", {"community", "evidence"}),
                 "summary-flat": ("summary", {"community", "evidence"}),
                 "summary-whole": ("summary", {"community", "evidence"})}
+REGENERATION = {"regenerate-summary": ("sentences", {"community", "artifact", "context", "evidence"}),
+                "regenerate-merge": ("merges", {"artifact", "entities", "evidence"})}
 
 
 def test_every_template_the_issue_names_ships():
-    assert set(template_names()) == set(AUDIT_TEMPLATES) | set(CONSTRUCTION)
+    assert set(template_names()) == set(AUDIT_TEMPLATES) | set(CONSTRUCTION) | set(REGENERATION)
 
 
-@pytest.mark.parametrize("name", sorted(set(AUDIT_TEMPLATES) | set(CONSTRUCTION)))
+@pytest.mark.parametrize("name", sorted(set(AUDIT_TEMPLATES) | set(CONSTRUCTION) | set(REGENERATION)))
 def test_headers_parse_by_hand(name):
     path = resource_dir("prompts") / f"{name}.md"
     head, _, body = path.read_text(encoding="utf-8").partition("\n---\n")
@@ -43,13 +45,13 @@ def test_audit_templates_keep_the_contract(name):
     assert set(template.placeholders) == {"artifact", "evidence"}
 
 
-@pytest.mark.parametrize("name, expected", sorted(CONSTRUCTION.items()))
+@pytest.mark.parametrize("name, expected", sorted({**CONSTRUCTION, **REGENERATION}.items()))
 def test_construction_templates(name, expected):
     template = load_template(name)
     assert (template.schema, set(template.placeholders)) == expected
 
 
-@pytest.mark.parametrize("name", sorted(set(AUDIT_TEMPLATES) | set(CONSTRUCTION)))
+@pytest.mark.parametrize("name", sorted(set(AUDIT_TEMPLATES) | set(CONSTRUCTION) | set(REGENERATION)))
 def test_rendering_fills_every_placeholder_and_keeps_json_braces(name):
     template = load_template(name)
     values = {p: f"<<{p.upper()}>>" for p in template.placeholders}

@@ -19,7 +19,7 @@ from polygraph_logic.errors import PolygraphError, visible
 
 # one module per concept, each with register(commands), in the order of `polygraph --help`
 COMMAND_MODULES = ("program", "graph", "ledger", "whatif", "contradictions", "export", "serve", "memory", "construct", "audit",
-                   "retrieval", "tables", "completion")
+                   "regenerate", "retrieval", "tables", "completion")
 # the module that registers each command: a command imports its own module only, so that
 # `polygraph whatif` does not pay for rdflib, numpy or the model SDK (test_cli checks this map)
 COMMANDS = {
@@ -28,8 +28,9 @@ COMMANDS = {
     "compile-ontology": "graph", "generate": "graph",
     "add": "ledger", "log": "ledger", "replay": "ledger",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
-    "repl": "whatif", "rests-on": "whatif", "ask": "whatif", "contradictions": "contradictions", "export": "export", "serve": "serve", "mcp": "memory", "construct": "construct",
-    "audit": "audit", "queries": "retrieval", "evaluate": "retrieval",
+    "repl": "whatif", "rests-on": "whatif", "ask": "whatif", "contradictions": "contradictions", "export": "export",
+    "serve": "serve", "mcp": "memory", "construct": "construct",
+    "audit": "audit", "regenerate": "regenerate", "queries": "retrieval", "evaluate": "retrieval",
     "export-tables": "tables", "import-tables": "tables", "sql-whatif": "tables",
     "completion": "completion",
 }

@@ -107,6 +107,12 @@ def _run_log(args: argparse.Namespace) -> int:
             print(f"  deletion: {record.get('deletion')} under {record.get('policy')}: "
                   f"{record.get('deleted_assertions')} assertions deleted, "
                   f"{record.get('dropped_artifacts')} artifacts dropped")
+        if row["action"] == "regenerate":
+            deletion = f"deletion: {record['deletion']} under {record['policy']}: " if "deletion" in record else \
+                "after the deletion applied by the version before: "
+            print(f"  {deletion}{record.get('deleted_assertions')} assertions deleted, "
+                  f"{record.get('dropped_artifacts')} artifacts dropped; rewritten by {record.get('model')}, replacing "
+                  f"{', '.join(record.get('replaced', ())) or 'no standing artifact'}")
         if record.get("mode"):
             print(f"  evaluated: {record['mode']}" + (f" ({record['reason']})" if record.get("reason") else ""))
         if row["stats"]:

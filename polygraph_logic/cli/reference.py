@@ -28,6 +28,7 @@ TITLES = {
     "memory": "Memory for agents (MCP)",
     "construct": "Construction with a model",
     "audit": "The audit",
+    "regenerate": "Regeneration after a retraction",
     "retrieval": "Retrieval evaluation",
     "tables": "Tables folders and SQL what-if",
     "completion": "Shell completion",

@@ -42,6 +42,8 @@ SHAPES: dict[str, tuple[str, tuple[str, ...]]] = {
                              "usage", "failures", "files")),
     "audit": ("object", ("format", "graph", "draws", "tau", "oracle", "prompt", "edge_oracle", "deletions",
                          "pooled", "findings")),
+    "regenerate": ("object", ("format", "graph", "deletion", "mode", "policy", "deleted_assertions", "rewrites",
+                              "not_asked", "requests", "prompt_characters", "input_tokens_estimate")),
     "evaluate": ("object", ("format", "graph", "k", "queries", "documents", "policies_exact", "deletions",
                             "rows", "verdicts")),
     "export-tables": ("object", ("output", "rows")),

@@ -9,6 +9,9 @@ exact flags, versions; of folders, the facts at each version).  Before running i
 recorded file against its sha256 and the release that wrote each version, and says
 which input changed.
 
+A regenerated version (regenerated.py) is replayed from its recorded receipts file, its
+deletion (unless the version before applied it) and the artifacts it replaced.
+
 ``apply_version(path, outcome)`` writes what a deletion does (as ``Session.apply``
 decides it: dead artifacts dropped, labels restricted, trimmed summaries) as one more
 version of the graph at ``path``: the deleted assertions, the dropped artifacts and the
@@ -17,7 +20,7 @@ old labels move to the history, so the retraction is part of the record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from polygraph_logic.graph.circuit_build import inherited_circuit
@@ -25,11 +28,12 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.engine_build import build_graph
 from polygraph_logic.graph.ledger import add
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.store.rows import Artifact
 from polygraph_logic.graph.store.backend import compare_labels, copy_graph, graph_digest, store_class, write_version
 from polygraph_logic.graph.store.version_write import VersionWriter
 from polygraph_logic.graph.store.versions import command_line, release, sha256
-from polygraph_logic.query.whatif import Deletion, Outcome, what_if
+from polygraph_logic.query.applied import applied_rows
+from polygraph_logic.query.regenerated import regenerate_version
+from polygraph_logic.query.whatif import Deletion, what_if
 
 
 @dataclass
@@ -86,6 +90,14 @@ def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> Repl
             with Graph(out) as copy:
                 outcome = what_if(copy, deletion, record["policy"])
             apply_version(out, outcome, copy_of=None, command=row["command"])
+        elif row["action"] == "regenerate":  # the deletion (unless applied before) and the rewrites, one version
+            outcome = None
+            if "policy" in record:
+                deletion = Deletion(**{k: tuple(v) for k, v in record["deletion"].items()})
+                with Graph(out) as copy:
+                    outcome = what_if(copy, deletion, record["policy"])
+            regenerate_version(out, files["receipts"], outcome, tuple(record.get("replaced", ())),
+                               record=_regenerate_fields(record), command=row["command"])
     report.differences = compare_labels(graph_path, out)
     report.identical = not report.differences
     return report
@@ -100,6 +112,11 @@ def _build(graph_path: Path, out: Path, record: dict, files: dict[str, str]) -> 
     folder = store_class(graph_path).form == "folder"
     build_graph(files.get("assertions"), files.get("receipts"), rules, cap=cap, engine="duckdb" if folder else "python",
                 output=out, tables=folder, labels=record.get("labels", "capped"))
+
+
+def _regenerate_fields(record: dict) -> dict:
+    """The fields of a regenerate version's record that say what asked for it (kept by a replay)."""
+    return {k: v for k, v in record.items() if k in ("regeneration", "model", "template_versions")}
 
 
 def _files(record: dict) -> dict[str, str]:
@@ -139,49 +156,3 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
     # a deletion derives nothing new: the circuit before it serves, committed with the version
     version = write_version(path, "apply", command or command_line(), record, write, expected, inherited_circuit(had))
     return version
-
-
-@dataclass
-class AppliedRows:
-    """What applying a deletion changes, as rows: assertions and artifacts to drop, labels to write."""
-
-    assertions: list[int]
-    dead: list[str]
-    facts: list[tuple[str, tuple, list[list[int]], bool]]
-    contents: list[tuple[str, dict]]  # trimmed summaries: their new content
-
-
-def applied_rows(graph: Graph, outcome: Outcome) -> AppliedRows:
-    """Returns the rows an applied deletion changes (see Session.apply)."""
-    deleted = outcome.deleted
-    gone = set(graph.numbers("id", deleted))
-    dead = sorted(set(outcome.dead))
-    trimmed = sorted(s for s, entry in outcome.summaries.items() if entry["status"] == "trimmed")
-    numbers = graph.assertion_numbers()
-    labels: dict[tuple[str, tuple], tuple[list[list[int]], bool]] = {}
-    for _, relation, args, blob, exact in graph.touched_facts(gone):
-        groups = [g for g in graph.decode(blob) if gone.isdisjoint(g)]
-        labels[(relation, graph.args(args))] = (groups, bool(exact))
-    contents = []
-    for summary_id in trimmed:
-        artifact = _trimmed(graph.artifact(summary_id), graph, deleted, set(dead))
-        contents.append((summary_id, artifact.content))
-        labels[artifact.fact] = ([[numbers[a] for a in g] for g in artifact.support], artifact.exact)
-    facts = [(relation, args, groups, exact) for (relation, args), (groups, exact) in labels.items()]
-    return AppliedRows(sorted(gone), dead, facts, contents)
-
-
-def _restricted(artifact: Artifact, deleted: frozenset[str]) -> Artifact:
-    return replace(artifact, support=tuple(g for g in artifact.support if not deleted.intersection(g)))
-
-
-def _trimmed(summary: Artifact, graph: Graph, deleted: frozenset[str], dead: set[str]) -> Artifact:
-    """A trimmed summary: its surviving sentences, its label their product."""
-    ids = graph.sentence_ids(summary.id)
-    kept = [_restricted(graph.artifact(s), deleted) for s in ids if s not in dead]
-    label = graph.semiring.one()
-    for sentence in kept:
-        label = graph.semiring.times(label, graph.semiring.polynomial(sentence.support, sentence.exact))
-    content = {**summary.content, "sentences_kept": [s.id for s in kept]}
-    support = tuple(tuple(group) for group in graph.semiring.to_json(label))
-    return replace(summary, content=content, support=support, exact=label.exact)
