@@ -29,6 +29,7 @@ from polygraph_logic.llm import (
     ModelClient,
     ModelError,
     ModelUnavailable,
+    Question,
     QuotaBanner,
     Refusal,
     SchemaViolation,
@@ -484,3 +485,51 @@ def test_the_sdk_is_used_without_its_own_retries(api, tmp_path):
         assert isinstance(client._sdk, anthropic.Anthropic) and client._sdk.max_retries == 0
     body = json.loads(api.requests[0].content)
     assert body["max_tokens"] == 4096 and body["messages"][0]["role"] == "user"
+
+
+def test_each_answer_keeps_the_agent_record_of_its_call(api, tmp_path):
+    api.script = [httpx2.Response(200, headers={"request-id": "req_0123"},
+                                  json=message(GOOD, model="claude-sonnet-5-5-20261201", tool="record_verdict"))]
+    with client_for(api, tmp_path) as client:
+        client.complete("rederive-merge", MERGE)
+        [record] = client.cache.agent_records()
+    prompt = load_template("rederive-merge").render(MERGE)
+    from polygraph_logic.llm.cache import prompt_sha256
+    assert {k: record[k] for k in ("model", "template", "version", "prompt_sha256", "draw", "response_model",
+                                   "message_id", "request_id", "mode")} == {
+        "model": DEFAULT_MODEL, "template": "rederive-merge", "version": "2", "prompt_sha256": prompt_sha256(prompt),
+        "draw": 0, "response_model": "claude-sonnet-5-5-20261201", "message_id": "msg_test", "request_id": "req_0123",
+        "mode": "interactive"}
+    assert record["created"] > 0 and record["input_tokens"] == 100
+
+
+def test_a_format_1_cache_is_upgraded_in_place_and_still_served(api, tmp_path):
+    path = tmp_path / "cache.sqlite"
+    template = load_template("rederive-merge")
+    prompt = template.render(MERGE)
+    key = cache_key(DEFAULT_MODEL, template.name, template.version, prompt, 0)
+    from polygraph_logic.llm.cache import prompt_sha256
+    with sqlite3.connect(path) as db:  # what an earlier release wrote
+        db.executescript("""
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE answers (key TEXT PRIMARY KEY, model TEXT NOT NULL, template TEXT NOT NULL,
+                version TEXT NOT NULL, prompt_sha256 TEXT NOT NULL, draw INTEGER NOT NULL, prompt TEXT NOT NULL,
+                text TEXT NOT NULL, stop_reason TEXT, input_tokens INTEGER NOT NULL,
+                output_tokens INTEGER NOT NULL, created REAL NOT NULL);
+            INSERT INTO meta VALUES ('format', 'polygraph-llm-cache/1');""")
+        db.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?, 0, ?, ?, 'end_turn', 7, 3, 1.0)",
+                   (key, DEFAULT_MODEL, template.name, template.version, prompt_sha256(prompt), prompt, GOOD))
+    with client_for(api, tmp_path) as client:
+        answer = client.complete("rederive-merge", MERGE)
+    assert answer.cached and answer.input_tokens == 7 and answer.cache_read_tokens == 0 and api.requests == []
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta").fetchone()[0] == "polygraph-llm-cache/2"
+        assert db.execute("SELECT mode FROM answers").fetchone()[0] is None  # not known for an old row
+
+
+def test_a_rate_limit_in_answer_all_waits_as_retry_after_asks(api, tmp_path, sleeps):
+    api.script = [error(429, "rate_limit_error", {"retry-after": "9"})]
+    with client_for(api, tmp_path, sleeps, concurrency=2) as client:
+        answers = client.answer_all([Question("rederive-merge", MERGE, draw) for draw in range(2)])
+    assert [a.data["verdict"] for a in answers] == [True, True]
+    assert sleeps == [9.0] and client.usage.retries == 1 and len(api.requests) == 3
