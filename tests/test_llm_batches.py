@@ -143,7 +143,7 @@ def test_a_batch_is_submitted_polled_and_matched_by_custom_id(tmp_path):
 
 def test_errored_and_expired_requests_are_resubmitted_or_reported(tmp_path):
     def outcome(params, round_number):
-        text = params["messages"][0]["content"]
+        text = prompt_of(params)
         if "canonical: A;" in text:
             return ("errored", "invalid_request_error")  # the request itself is wrong: reported
         if "canonical: B;" in text:
@@ -212,6 +212,9 @@ def test_audit_batch_asks_every_draw_in_one_batch(index, tmp_path):  # noqa: F81
     assert api.creates() == 1
     asked = {template_of(prompt_of(r["params"])) for r in api.batches["msgbatch_001"]["requests"]}
     assert "rederive-merge" in asked
+    # the five draws of one artifact share their prompt: the user turn is marked for caching as well
+    assert all(r["params"]["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+               for r in api.batches["msgbatch_001"]["requests"])
     assert len(api.batches["msgbatch_001"]["requests"]) == 5 * len(report.deletions[0].artifacts)
 
 
@@ -225,6 +228,9 @@ def test_construct_in_batch_mode_writes_what_the_interactive_run_writes(tmp_path
         report = construct(CORPUS, tmp_path / "batch", client)
     assert api.creates() == 3  # one batch per step: claims, merges, summaries
     assert [len(b["requests"]) for b in api.batches.values()] == [4, 1, 2]
+    # each construction prompt is asked once: only the system part is marked for caching, not the user turn
+    assert all(isinstance(r["params"]["messages"][0]["content"], str) for b in api.batches.values()
+               for r in b["requests"])
     with ModelClient(cache=tmp_path / "i.sqlite", http_client=ScriptedAPI(scripted).http()) as client:
         construct(CORPUS, tmp_path / "interactive", client)
     for name in ("assertions.jsonl", "receipts.jsonl"):

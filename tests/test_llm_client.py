@@ -60,7 +60,8 @@ def template_of(prompt: str) -> str:
 def prompt_of(body: dict) -> str:
     """Returns the whole prompt a request sends (its system part, the user mark, its user turn)."""
     system = "".join(block["text"] for block in body.get("system", ()))
-    return f"{system}\n--- user ---\n{body['messages'][0]['content']}"
+    user = body["messages"][0]["content"]  # a text, or one text block marked for caching (a repeated prompt)
+    return f"{system}\n--- user ---\n{user if isinstance(user, str) else user[0]['text']}"
 
 
 def _one_object(text: str):

@@ -86,7 +86,10 @@ def test_prompt_cache_usage_is_read_counted_and_priced(tmp_path):
     assert len({json.dumps(c["system"]) for c in calls}) == 1
     assert calls[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert calls[0]["tools"][0]["name"] == "record_verdict" and calls[0]["tools"][0]["strict"] is True
-    assert "Your earlier merge:" in calls[0]["messages"][0]["content"]
+    # the three draws share one prompt: its user turn is marked for caching too, and the first draw is
+    # asked alone before the other two, so that they read it rather than race to write it
+    assert all(c["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"} for c in calls)
+    assert "Your earlier merge:" in calls[0]["messages"][0]["content"][0]["text"]
     assert "Working only from this evidence" in calls[0]["system"][0]["text"]
 
 

@@ -96,9 +96,9 @@ class BatchRun:
 
     def _submit(self, customs: list[str], by_custom: dict[str, Any]) -> str:
         client = self.client
-        requests = [{"custom_id": custom, "params": request(client.model, client.max_tokens, by_custom[custom].prompt,
-                                                            by_custom[custom].question.schema)}
-                    for custom in customs]
+        requests = [{"custom_id": custom, "params": request(client.model, client.max_tokens, a.prompt,
+                                                            a.question.schema, a.repeated)}
+                    for custom in customs for a in (by_custom[custom],)]
         batch = client.call(lambda sdk: sdk.messages.batches.create(requests=requests), "batch")
         if client.cache is not None:  # persisted before the first poll: an interrupt resumes this batch
             client.cache.record_batch(batch.id, {custom: by_custom[custom].key for custom in customs})

@@ -31,7 +31,8 @@ import random
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -105,6 +106,7 @@ class _Asked:
     prompt: Prompt
     key: str
     shown: Shown
+    repeated: bool = False  # the same prompt is asked again in this run (another draw)
 
 
 class ModelClient:
@@ -191,6 +193,8 @@ class ModelClient:
         asked = [self._render(q) for q in questions]
         results: list[Completion | ModelError | None] = [self._lookup(a) for a in asked]
         missing = {a.key: a for a, found in zip(asked, results) if found is None}
+        times = Counter(a.prompt.text for a in missing.values())
+        missing = {key: replace(a, repeated=times[a.prompt.text] > 1) for key, a in missing.items()}
         if missing and getattr(self.cache, "replay", False):
             for a in missing.values():
                 try:
@@ -246,12 +250,19 @@ class ModelClient:
                     pass  # reported when the answer is settled
             return answer
 
+        # the first asking of each prompt goes first, its repeats (other draws) after all of them have
+        # answered, so that the repeats find the prompt in the API's cache rather than racing to write it
+        seen: set[str] = set()
+        firsts = [a for a in asked if not (a.prompt.text in seen or seen.add(a.prompt.text))]
+        first_ids = {id(a) for a in firsts}
+        waves = [firsts, [a for a in asked if id(a) not in first_ids]]
         found: dict[str, Reply | ModelError] = {}
         with ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="polygraph-model") as pool:
-            for number, (a, outcome) in enumerate(zip(asked, pool.map(one, asked)), 1):
-                found[a.key] = outcome
-                if progress is not None:
-                    progress(number, len(asked))
+            for wave in waves:
+                for a, outcome in zip(wave, pool.map(one, wave)):
+                    found[a.key] = outcome
+                    if progress is not None:
+                        progress(len(found), len(asked))
         return found
 
     def _render(self, question: Question) -> _Asked:
@@ -352,7 +363,7 @@ class ModelClient:
 
     def _ask(self, asked: _Asked) -> Reply:
         """Returns the API's answer to one question (its tokens counted)."""
-        params = request(self.model, self.max_tokens, asked.prompt, asked.question.schema)
+        params = request(self.model, self.max_tokens, asked.prompt, asked.question.schema, asked.repeated)
         message = self.call(lambda sdk: sdk.messages.create(**params), asked.template.name, asked.question.draw)
         answer = reply(message, asked.question.schema, getattr(message, "_request_id", None))
         self.count("interactive", answer)

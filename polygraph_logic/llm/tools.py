@@ -9,7 +9,10 @@ merge member one of the names listed.
 
 The request puts the template's fixed part in ``system`` with a ``cache_control``
 breakpoint, so the prefix (tool definition, then system prompt) is cached by the API and
-billed at the cache-read price on every later call that shares it.
+billed at the cache-read price on every later call that shares it; a prompt asked several
+times (an audit's draws) gets a second breakpoint after its user turn. The API caches only
+a prefix of at least its minimum length (1,024 tokens on Sonnet models); a shorter one is
+billed as plain input, with no cache write either.
 """
 
 from __future__ import annotations
@@ -56,10 +59,17 @@ def tool(schema: str) -> dict:
     return {"name": name, "description": description, "input_schema": input_schema, "strict": True}
 
 
-def request(model: str, max_tokens: int, prompt: Prompt, schema: str) -> dict:
-    """Returns the Messages API parameters of one question: system prompt cached, tool forced."""
+def request(model: str, max_tokens: int, prompt: Prompt, schema: str, repeated: bool = False) -> dict:
+    """Returns the Messages API parameters of one question: system prompt cached, tool forced.
+
+    ``repeated``: the same prompt is asked more than once in this run (the draws of an audit),
+    so the user turn gets a cache breakpoint too and every later draw reads the whole prompt
+    from the cache; a user turn asked once is not marked, since a cache write costs 1.25x.
+    """
+    user: Any = [{"type": "text", "text": prompt.user, "cache_control": {"type": "ephemeral"}}] if repeated \
+        else prompt.user
     params: dict[str, Any] = {"model": model, "max_tokens": max_tokens,
-                              "messages": [{"role": "user", "content": prompt.user}],
+                              "messages": [{"role": "user", "content": user}],
                               "tools": [tool(schema)], "tool_choice": {"type": "tool", "name": TOOLS[schema][0]}}
     if prompt.system:
         params["system"] = [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}]
