@@ -237,3 +237,30 @@ def test_construct_in_batch_mode_writes_what_the_interactive_run_writes(tmp_path
         assert (tmp_path / "batch" / name).read_bytes() == (tmp_path / "interactive" / name).read_bytes()
     assert report.usage["batches"] == 3 and report.usage["by_mode"]["batch"]["input_tokens"] == 7 * 40
     assert "(3 batches)" in report.cost
+
+
+def test_the_construct_command_takes_batch_and_price_options(tmp_path, monkeypatch, capsys):
+    import polygraph_logic.cli.construct as command
+    from polygraph_logic.cli import main
+    from test_construct import CORPUS, scripted
+
+    api = BatchAPI(lambda params, n: ("succeeded", scripted(template_of(prompt_of(params)), prompt_of(params))),
+                   polls_in_progress=1)
+    made = []
+
+    def client(model, cache, max_retries, **options):
+        made.append(options)
+        return ModelClient(model, cache, api.http(), max_retries, sleep=lambda s: None, **options)
+
+    monkeypatch.setattr(command, "ModelClient", client)
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"claude-sonnet-5-5": {"input": 3, "output": 15, "cache_write": 3.75,
+                                                        "cache_read": 0.3}}))
+    assert main(["construct", str(CORPUS), "-o", str(tmp_path / "out"), "--batch", "--poll-interval", "2",
+                 "--prices", str(prices), "--json"]) == 0
+    [options] = made
+    assert options["mode"] == "batch" and options["poll_interval"] == 2.0 and options["concurrency"] == 4
+    usage = json.loads(capsys.readouterr().out)["usage"]
+    assert api.creates() == 3 and usage["batches"] == 3 and usage["calls"] == 7
+    # every request is billed as 40 input, 10 output, 300 cache read tokens at half of the file's prices
+    assert usage["dollars"] == pytest.approx(7 * (40 * 3 + 10 * 15 + 300 * 0.3) / 1e6 / 2)

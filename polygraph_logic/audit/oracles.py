@@ -8,7 +8,7 @@ yields no usable answer raises FailedDraw; the audit records it as failed, never
 - ScriptedOracle: a Python callable (tests, hand-worked examples, other tools);
 - ReplayOracle: recorded answers, from a previous AUDIT.json or from JSON Lines of
   ``{"deletion", "artifact", "draw", "verdict"}``, so an audit re-runs without a key;
-- ModelOracle: a thin adapter over polygraph_logic.llm's ModelClient.complete.
+- ModelOracle: a thin adapter over polygraph_logic.llm's ModelClient (answer_all, then complete).
 """
 
 from __future__ import annotations

@@ -38,8 +38,9 @@ from typing import Any, Callable, Mapping
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.llm.cache import AnswerCache, CachedAnswer, RecordedAnswers, cache_key
-from polygraph_logic.llm.errors import MissingApiKey, ModelError, ModelUnavailable, QuotaBanner, SchemaViolation
+from polygraph_logic.llm.errors import MissingApiKey, ModelError, QuotaBanner, SchemaViolation
 from polygraph_logic.llm.guards import check_answer
+from polygraph_logic.llm.retries import KEY_ENV, RETRY_STATUS, Retrying  # noqa: F401  (RETRY_STATUS: its home was here)
 from polygraph_logic.llm.pricing import MODES, PriceTable, Tokens, Usage, load_prices
 from polygraph_logic.llm.schemas import Parsed, Shown, check_schema_name, parse_items
 from polygraph_logic.llm.templates import Prompt, Template, load_template
@@ -48,9 +49,6 @@ from polygraph_logic.llm.tools import TOOLS, Reply, reply, request
 #: a current Claude Sonnet (not in anthropic._data.DEPRECATED_MODELS)
 DEFAULT_MODEL = "claude-sonnet-5-5"
 MODEL_ENV = "POLYGRAPH_MODEL"
-KEY_ENV = "ANTHROPIC_API_KEY"
-#: statuses worth retrying: timeouts, rate limits, server errors, overload (529)
-RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 #: failures every later call would meet too: answer_all sends nothing more after one
 STOPPING = frozenset({"quota_banner", "missing_api_key", "model_unavailable", "api_auth"})
 
@@ -109,7 +107,7 @@ class _Asked:
     repeated: bool = False  # the same prompt is asked again in this run (another draw)
 
 
-class ModelClient:
+class ModelClient(Retrying):
     """Asks a Claude model through prompt templates; see the module docstring.
 
     ``mode`` is how ``answer_all`` asks what the cache lacks (``interactive``: at most
@@ -368,68 +366,3 @@ class ModelClient:
         answer = reply(message, asked.question.schema, getattr(message, "_request_id", None))
         self.count("interactive", answer)
         return answer
-
-    def call(self, send: Callable[[Any], Any], what: str, draw: int | None = None) -> Any:
-        """Returns ``send(sdk)``, retrying rate limits, server errors and lost connections."""
-        import anthropic
-
-        client = self._client()
-        attempt = 0
-        while True:
-            retry_after = None
-            try:
-                return send(client)
-            except anthropic.APIStatusError as error:
-                if error.status_code not in RETRY_STATUS:
-                    raise self._fatal(error, what, draw) from None
-                last = f"HTTP {error.status_code} ({_error_type(error)})"
-                retry_after = error.response.headers.get("retry-after")
-            except anthropic.APIConnectionError as error:
-                last = f"{type(error).__name__}: {error}"
-            if attempt >= self.max_retries:
-                with self._lock:
-                    self.usage.rejected["model_unavailable"] += 1
-                raise ModelUnavailable(f"gave up after {attempt + 1} attempt(s); last failure: {last}",
-                                       template=what, draw=draw)
-            delay = self._delay(attempt, retry_after)
-            attempt += 1
-            with self._lock:
-                self.usage.retries += 1
-            log.warning("%s; retry %d of %d in %.1f s", last, attempt, self.max_retries, delay)
-            self._sleep(delay)
-
-    def _delay(self, attempt: int, retry_after: str | None) -> float:
-        """Exponential backoff with jitter (half fixed, half random), at least Retry-After."""
-        ceiling = min(self.max_backoff, self.backoff * 2 ** attempt)
-        delay = ceiling / 2 + self._jitter() * ceiling / 2
-        try:
-            return max(delay, min(float(retry_after), self.max_backoff)) if retry_after else delay
-        except ValueError:  # an HTTP date instead of seconds: keep our own schedule
-            return delay
-
-    def _fatal(self, error: anthropic.APIStatusError, what: str, draw: int | None) -> ModelError:
-        kind = _error_type(error)
-        if error.status_code == 402 or any(w in kind for w in ("billing", "spend", "quota")):
-            failure: ModelError = QuotaBanner(f"the API refused the call for quota or billing "
-                                              f"(HTTP {error.status_code}, {kind})", template=what, draw=draw)
-        elif error.status_code in (401, 403):
-            failure = ModelError(f"the API rejected the credentials (HTTP {error.status_code}, {kind}); "
-                                 f"check {KEY_ENV}", template=what, draw=draw, code="api_auth")
-        else:
-            failure = ModelError(f"the API rejected the request (HTTP {error.status_code}, {kind}): "
-                                 f"{_error_message(error)}", template=what, draw=draw, code="api_error")
-        with self._lock:
-            self.usage.rejected[failure.code] += 1
-        return failure
-
-
-def _error_type(error: anthropic.APIStatusError) -> str:
-    body = error.body if isinstance(error.body, dict) else {}
-    detail = body.get("error") if isinstance(body.get("error"), dict) else {}
-    return str(detail.get("type") or "unknown error")
-
-
-def _error_message(error: anthropic.APIStatusError) -> str:
-    body = error.body if isinstance(error.body, dict) else {}
-    detail = body.get("error") if isinstance(body.get("error"), dict) else {}
-    return str(detail.get("message") or error.message)

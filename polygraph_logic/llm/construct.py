@@ -32,7 +32,7 @@ from polygraph_logic.files import write_text_atomically
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.llm.client import Completion, ModelClient, Question
 from polygraph_logic.llm.corpus import Document, read_corpus, read_relations, slug, split_sentences
-from polygraph_logic.llm.errors import EmptyAnswer, ModelError, Refusal, SchemaViolation, UnknownCitation
+from polygraph_logic.llm.errors import EmptyAnswer, Refusal, SchemaViolation, UnknownCitation
 from polygraph_logic.llm.evidence_lines import render_evidence
 from polygraph_logic.llm.schemas import Shown
 from polygraph_logic.progress import Progress
