@@ -534,3 +534,14 @@ def test_a_rate_limit_in_answer_all_waits_as_retry_after_asks(api, tmp_path, sle
         answers = client.answer_all([Question("rederive-merge", MERGE, draw) for draw in range(2)])
     assert [a.data["verdict"] for a in answers] == [True, True]
     assert sleeps == [9.0] and client.usage.retries == 1 and len(api.requests) == 3
+
+
+def test_after_a_quota_failure_answer_all_sends_nothing_more_and_names_the_cause(api, tmp_path):
+    api.script = [error(402, "billing_error")]
+    questions = [Question("rederive-merge", MERGE, draw) for draw in range(4)]
+    with client_for(api, tmp_path, concurrency=2) as client:
+        answers = client.answer_all(questions)
+    # the first draw goes alone (the others repeat its prompt), fails for quota, and no other is sent
+    assert len(api.requests) == 1
+    assert all(isinstance(a, QuotaBanner) for a in answers) and answers[1] is answers[0]
+    assert client.usage.rejected == {"quota_banner": 1}

@@ -193,13 +193,8 @@ class ModelClient(Retrying):
         missing = {a.key: a for a, found in zip(asked, results) if found is None}
         times = Counter(a.prompt.text for a in missing.values())
         missing = {key: replace(a, repeated=times[a.prompt.text] > 1) for key, a in missing.items()}
-        if missing and getattr(self.cache, "replay", False):
-            for a in missing.values():
-                try:
-                    self._check_replay(a)
-                except ModelError as error:
-                    results = [error if r is None and x.key == a.key else r for x, r in zip(asked, results)]
-            return results  # type: ignore[return-value]
+        if missing and getattr(self.cache, "replay", False):  # recorded answers: never reach the API
+            return [found if found is not None else self._replay_missing(a) for a, found in zip(asked, results)]
         collected: list[str] = []  # the custom ids of the batch requests collected
         if self.mode == "batch" and missing:
             from polygraph_logic.llm.batches import BatchRun  # only a batch run needs it
@@ -224,26 +219,25 @@ class ModelClient(Retrying):
         """Returns key -> Reply (or the ModelError of its call) with at most ``concurrency`` calls at once.
 
         After a failure that every later call would meet too (a quota banner, no key, an API
-        that stays down, rejected credentials) nothing more is sent: the questions not yet
-        started get a ``not_asked`` error, and the caller reports the failure itself.
+        that stays down, rejected credentials) nothing more is sent: each question not yet
+        started gets that same failure, so that whichever a caller meets first names the cause.
         """
-        stop = threading.Event()
+        stopped: list[ModelError] = []
 
         def one(a: _Asked) -> Reply | ModelError:
-            if stop.is_set():
-                return ModelError("not asked: an earlier call failed in a way every call would",
-                                  template=a.template.name, draw=a.question.draw, code="not_asked")
+            if stopped:
+                return stopped[0]
             try:
                 answer = self._ask(a)
             except ModelError as error:
                 if error.code in STOPPING:
-                    stop.set()
+                    stopped.append(error)
                 return error
             if not answer.structured:  # a banner sent as text stops the run as a quota error does
                 try:
-                    check_answer(answer.text, answer.stop_reason)
-                except QuotaBanner:
-                    stop.set()
+                    check_answer(answer.text, answer.stop_reason, template=a.template.name, draw=a.question.draw)
+                except QuotaBanner as banner:
+                    stopped.append(banner)
                 except ModelError:
                     pass  # reported when the answer is settled
             return answer
@@ -295,10 +289,13 @@ class ModelClient(Retrying):
 
     def _check_replay(self, asked: _Asked) -> None:
         if getattr(self.cache, "replay", False):  # recorded answers: never reach the API
-            template, draw = asked.template, asked.question.draw
-            raise ModelError(f"{self.cache.path} holds no answer to this {template.name} v{template.version} "
-                             f"prompt (draw {draw}, model {self.model}); it was recorded for other prompts",
-                             template=template.name, draw=draw, code="replay_missing")
+            raise self._replay_missing(asked)
+
+    def _replay_missing(self, asked: _Asked) -> ModelError:
+        template, draw = asked.template, asked.question.draw
+        return ModelError(f"{self.cache.path} holds no answer to this {template.name} v{template.version} "
+                          f"prompt (draw {draw}, model {self.model}); it was recorded for other prompts",
+                          template=template.name, draw=draw, code="replay_missing")
 
     def _settle(self, asked: _Asked, answer: Reply, mode: str) -> Completion:
         """Returns the Completion of a fresh answer and caches it; raises (and counts) a rejection."""
