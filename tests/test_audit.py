@@ -355,6 +355,7 @@ def test_model_oracle_through_model_client_over_a_mock_transport(index):
     def handler(request):
         body = json.loads(request.content)
         prompt = body["messages"][0]["content"]
+        prompt = prompt if isinstance(prompt, str) else prompt[0]["text"]  # a repeated prompt: a cached block
         prompts.append(prompt)
         if len(prompts) == 3:  # a content-filter refusal on the third draw
             return httpx2.Response(200, json=_message("", body["model"], "refusal"))
@@ -363,7 +364,7 @@ def test_model_oracle_through_model_client_over_a_mock_transport(index):
                                                   body["model"]))
 
     client = ModelClient(model="claude-sonnet-5-5", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
-                         max_retries=0, api_key="test-key-not-real")
+                         max_retries=0, api_key="test-key-not-real", concurrency=1)  # the third request: draw 2
     report = audit(index, [Deletion(sources=(RETRACTED_ABSTRACT,))], ModelOracle(client))
     merge = by_artifact(report.deletions[0])["merge:mapk-erk"]
     assert (merge.draws, merge.verdict, merge.outcome) == ([True, True, None, True, True], "alive", "agree")
@@ -374,7 +375,11 @@ def test_model_oracle_through_model_client_over_a_mock_transport(index):
 
 
 def _message(text, model, stop_reason="end_turn"):
-    content = [{"type": "text", "text": text}] if text else []
+    """A Messages API body: a JSON answer as the call of the verdict tool (structured output), else text."""
+    if text.startswith("{"):
+        content = [{"type": "tool_use", "id": "toolu_test", "name": "record_verdict", "input": json.loads(text)}]
+    else:
+        content = [{"type": "text", "text": text}] if text else []
     return {"id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop_reason, "stop_sequence": None, "usage": {"input_tokens": 50, "output_tokens": 10}}
 

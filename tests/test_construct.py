@@ -76,8 +76,9 @@ def environment(monkeypatch):
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
 
 
-def run(tmp_path, api, out="out", **options):
-    with ModelClient(cache=tmp_path / "cache.sqlite", http_client=api.http(), sleep=lambda s: None) as client:
+def run(tmp_path, api, out="out", concurrency=4, **options):
+    with ModelClient(cache=tmp_path / "cache.sqlite", http_client=api.http(), sleep=lambda s: None,
+                     concurrency=concurrency) as client:
         return construct(CORPUS, tmp_path / out, client, **options)
 
 
@@ -181,7 +182,8 @@ def test_a_quota_banner_stops_the_run_and_a_rerun_resumes(tmp_path):
         return "Claude AI usage limit reached|1767225600" if len(calls) == 2 else scripted(template, prompt)
 
     with pytest.raises(QuotaBanner):
-        run(tmp_path, ScriptedAPI(answer))
+        run(tmp_path, ScriptedAPI(answer), concurrency=1)  # one call at a time: the banner is the second
+    # after the banner nothing more is sent (documents 3 and 4 are not asked)
     assert not (tmp_path / "out").exists() and calls == ["extract-claims"] * 2
     resumed = ScriptedAPI(scripted)
     report = run(tmp_path, resumed)
@@ -198,8 +200,8 @@ def test_cli_prints_how_to_resume_after_a_banner(tmp_path, capsys, monkeypatch):
     import polygraph_logic.cli.construct as command
     api = ScriptedAPI(scripted)
     api.script = [("You've hit your session limit · resets 3pm",)]
-    monkeypatch.setattr(command, "ModelClient",
-                        lambda model, cache, max_retries: ModelClient(model, cache, api.http(), max_retries))
+    monkeypatch.setattr(command, "ModelClient", lambda model, cache, max_retries, **options:
+                        ModelClient(model, cache, api.http(), max_retries, **{**options, "concurrency": 1}))
     assert main(["construct", str(CORPUS), "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "quota_banner" in err and "run the same command again to resume" in err

@@ -1,7 +1,9 @@
 """ModelClient through the real anthropic SDK over an httpx2 MockTransport (no network).
 
-The scripted API answers like the Messages API; which template a request renders is
-recognised from the prompt text, so answers can depend on it. Every guard is driven
+The scripted API answers like the Messages API: an answer that is one JSON object comes
+back as the call of the tool the request forces (structured output), anything else as a
+text block (what a gateway banner or a refusal looks like). Which template a request
+renders is recognised from its system prompt, so answers can depend on it. Every guard is driven
 through a real HTTP response and checked three ways: it raises its error, it is counted,
 and it is not cached (a later good answer to the same prompt is).
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import threading
 import typing
 from pathlib import Path
 
@@ -26,6 +29,7 @@ from polygraph_logic.llm import (
     ModelClient,
     ModelError,
     ModelUnavailable,
+    Question,
     QuotaBanner,
     Refusal,
     SchemaViolation,
@@ -46,17 +50,49 @@ def template_of(prompt: str) -> str:
     """Returns the name of the shipped template whose fixed opening the prompt starts with."""
     for name in template_names():
         template = load_template(name)
-        opening = template.body[:template.body.index("{" + template.placeholders[0] + "}")]
+        first = [template.system.index("{" + p + "}") for p in template.placeholders if "{" + p + "}" in template.system]
+        opening = template.system[:min(first)] if first else template.system + "\n--- user ---\n"
         if prompt.startswith(opening):
             return name
     raise AssertionError(f"no template renders a prompt starting {prompt[:60]!r}")
 
 
-def message(text: str | None, stop_reason: str = "end_turn", model: str = DEFAULT_MODEL) -> dict:
-    """Returns a Messages API response body with one text block (none when text is None)."""
-    content = [] if text is None else [{"type": "text", "text": text}]
+def prompt_of(body: dict) -> str:
+    """Returns the whole prompt a request sends (its system part, the user mark, its user turn)."""
+    system = "".join(block["text"] for block in body.get("system", ()))
+    user = body["messages"][0]["content"]  # a text, or one text block marked for caching (a repeated prompt)
+    return f"{system}\n--- user ---\n{user if isinstance(user, str) else user[0]['text']}"
+
+
+def _one_object(text: str):
+    def unique(pairs):
+        if len({k for k, _ in pairs}) != len(pairs):
+            raise ValueError("duplicate field")
+        return dict(pairs)
+    try:
+        value = json.loads(text, object_pairs_hook=unique)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def message(text: str | None, stop_reason: str = "end_turn", model: str = DEFAULT_MODEL, tool: str | None = None,
+            usage: dict | None = None) -> dict:
+    """Returns a Messages API response body: the tool's call when ``text`` is one JSON object and a
+    tool was forced, else one text block (none when text is None)."""
+    data = _one_object(text) if text is not None and tool else None
+    if data is not None:
+        content = [{"type": "tool_use", "id": "toolu_test", "name": tool, "input": data}]
+        stop_reason = "tool_use" if stop_reason == "end_turn" else stop_reason
+    else:
+        content = [] if text is None else [{"type": "text", "text": text}]
     return {"id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": content,
-            "stop_reason": stop_reason, "stop_sequence": None, "usage": {"input_tokens": 100, "output_tokens": 20}}
+            "stop_reason": stop_reason, "stop_sequence": None,
+            "usage": usage or {"input_tokens": 100, "output_tokens": 20}}
+
+
+def forced_tool(body: dict) -> str | None:
+    return body.get("tool_choice", {}).get("name")
 
 
 class ScriptedAPI:
@@ -66,26 +102,29 @@ class ScriptedAPI:
         self.answer = answer
         self.script: list = []  # httpx2.Response, an exception to raise, or (text, stop_reason)
         self.requests: list[httpx2.Request] = []
+        self.lock = threading.Lock()  # answer_all calls from several threads
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
-        self.requests.append(request)
+        with self.lock:
+            self.requests.append(request)
+            item = self.script.pop(0) if self.script else None
         body = json.loads(request.content)
-        if self.script:
-            item = self.script.pop(0)
+        if item is not None:
             if isinstance(item, Exception):
                 raise item
             if isinstance(item, httpx2.Response):
                 return item
-            return httpx2.Response(200, json=message(*item, model=body["model"]))
-        prompt = body["messages"][0]["content"]
-        return httpx2.Response(200, json=message(self.answer(template_of(prompt), prompt), model=body["model"]))
+            return httpx2.Response(200, json=message(*item, model=body["model"], tool=forced_tool(body)))
+        prompt = prompt_of(body)
+        return httpx2.Response(200, json=message(self.answer(template_of(prompt), prompt), model=body["model"],
+                                                 tool=forced_tool(body)))
 
     def http(self) -> httpx2.Client:
         return httpx2.Client(transport=httpx2.MockTransport(self))
 
     @property
     def prompts(self) -> list[str]:
-        return [json.loads(r.content)["messages"][0]["content"] for r in self.requests]
+        return [prompt_of(json.loads(r.content)) for r in self.requests]
 
 
 def error(status: int, kind: str, headers: dict | None = None) -> httpx2.Response:
@@ -133,7 +172,8 @@ def test_cache_miss_then_hit_makes_one_http_call(api, tmp_path):
     assert first.data == second.data == {"verdict": True, "reason": "the evidence still states it"}
     assert len(api.requests) == 1
     assert client.usage.to_json() == {"calls": 1, "cached": 1, "input_tokens": 100, "output_tokens": 20,
-                                      "retries": 0, "rejected": {}}
+                                      "cache_write_tokens": 0, "cache_read_tokens": 0, "retries": 0,
+                                      "rejected": {}}
     assert second.input_tokens == 100  # what the answer cost when first asked
 
 
@@ -168,7 +208,8 @@ def test_template_version_changes_the_key(api, tmp_path):
         folder = tmp_path / f"v{version}"
         folder.mkdir()
         path = folder / "rederive-merge.md"
-        path.write_text(f"name: rederive-merge\nversion: {version}\nschema: rederivation\n---\n{shipped.body}")
+        path.write_text(f"name: rederive-merge\nversion: {version}\nschema: rederivation\n---\n{shipped.system}\n"
+                        f"--- user ---\n{shipped.body}")
         paths.append(str(path))
     with client_for(api, tmp_path) as client:
         one, two = (client.complete(p, MERGE) for p in paths)
@@ -313,40 +354,82 @@ def test_strict_parsing_rejects_anything_but_the_schema(api, tmp_path, text):
     assert rows(tmp_path / "cache.sqlite") == []
 
 
-def test_one_fenced_json_object_is_accepted(api, tmp_path):
-    api.script = [('```json\n{"verdict": false, "reason": "gone"}\n```',)]
+def test_an_answer_in_text_instead_of_the_tool_call_is_a_schema_violation(api, tmp_path):
+    api.script = [('```json\n{"verdict": false, "reason": "gone"}\n```',)]  # JSON, but not the tool's call
     with client_for(api, tmp_path) as client:
+        with pytest.raises(SchemaViolation, match="did not call the tool record_verdict"):
+            client.complete("rederive-merge", MERGE)
+        assert client.usage.rejected["schema_violation"] == 1
+    assert rows(tmp_path / "cache.sqlite") == []
+
+
+def test_a_fenced_json_object_recorded_as_text_is_still_read(tmp_path):
+    # recorded answers and older caches hold text: one fenced object is accepted there
+    template = load_template("rederive-merge")
+    prompt = template.render(MERGE)
+    recorded = tmp_path / "answers.jsonl"
+    from polygraph_logic.llm.cache import prompt_sha256
+    recorded.write_text(json.dumps({"format": "polygraph-recorded-answers/1"}) + "\n" + json.dumps(
+        {"model": "m", "template": template.name, "version": template.version, "prompt_sha256": prompt_sha256(prompt),
+         "draw": 0, "text": '```json\n{"verdict": false, "reason": "gone"}\n```'}) + "\n")
+    from polygraph_logic.llm import RecordedAnswers
+    with ModelClient("m", cache=RecordedAnswers(recorded)) as client:
         assert client.complete("rederive-merge", MERGE).data == {"verdict": False, "reason": "gone"}
 
 
 MERGE_BATCH = {"entities": "ERK1/2 cascade\nMAPK/ERK\nMAPK/ERK pathway", "evidence": EVIDENCE}
 
 
-def test_a_receipt_citing_an_unseen_id_is_rejected_and_counted(api, tmp_path):
-    answer = {"merges": [{"canonical": "MAPK/ERK", "members": ["MAPK/ERK", "ERK1/2 cascade"],
-                          "support": [["a20", "a21"], ["a12", "a99"]]}]}
-    api.script = [(json.dumps(answer),)]
+def test_an_item_citing_an_unseen_id_is_left_out_and_reported_with_its_reason(api, tmp_path):
+    bad = {"canonical": "MAPK/ERK", "members": ["MAPK/ERK", "ERK1/2 cascade"],
+           "support": [["a20", "a21"], ["a12", "a99"]]}
+    good = {"canonical": "AIM2", "members": ["AIM2", "AIM-2"], "support": [["a31"]]}
+    api.script = [(json.dumps({"merges": [bad, good]}),)]
     names = Shown.from_variables(MERGE_BATCH)
     assert names.ids == {"a12", "a13", "a20", "a21", "a31", "a32"}  # the ids the evidence lines show
     with client_for(api, tmp_path) as client:
-        with pytest.raises(UnknownCitation) as raised:
-            client.complete("merge-with-receipts", MERGE_BATCH, schema="merges")
-        assert raised.value.unknown == ["a99"] and client.usage.rejected["unknown_citation"] == 1
-        # the same answer without the unseen id passes, and only then is cached
-        answer["merges"][0]["support"] = [["a21", "a20", "a20"], ["a12", "a13"]]
-        api.script = [(json.dumps(answer),)]
         completion = client.complete("merge-with-receipts", MERGE_BATCH, schema="merges")
-    assert completion.data["merges"][0]["support"] == [["a20", "a21"], ["a12", "a13"]]
-    assert len(rows(tmp_path / "cache.sqlite")) == 1
+        assert completion.data == {"merges": [good]}
+        assert completion.rejected == ({"item": "merges[0]", "code": "unknown_citation",
+                                        "reason": "cites id(s) a99 that the prompt did not show"},)
+        assert client.usage.rejected_items == {"unknown_citation": 1} and not client.usage.rejected
+        again = client.complete("merge-with-receipts", MERGE_BATCH, schema="merges")  # from the cache: the same
+    assert again.cached and again.rejected == completion.rejected and again.data == completion.data
+    assert client.usage.to_json()["rejected_items"] == {"unknown_citation": 2}
+
+
+def test_a_one_object_answer_citing_an_unseen_id_is_rejected_and_never_cached(api, tmp_path):
+    variables = {"community": "AIM2", "evidence": EVIDENCE}
+    api.script = [(json.dumps({"summary": "AIM2 suppresses oral carcinoma.", "support": [["a31", "a99"]]}),)]
+    with client_for(api, tmp_path) as client:
+        with pytest.raises(UnknownCitation) as raised:
+            client.complete("summary-whole", variables, schema="summary")
+        assert raised.value.unknown == ["a99"] and client.usage.rejected["unknown_citation"] == 1
+        api.script = [(json.dumps({"summary": "AIM2 suppresses oral carcinoma.", "support": [["a31", "a31"]]}),)]
+        completion = client.complete("summary-whole", variables, schema="summary")
+    assert completion.data["support"] == [["a31"]] and len(rows(tmp_path / "cache.sqlite")) == 1
 
 
 def test_merge_answers_must_use_the_names_shown(api, tmp_path):
-    answer = {"merges": [{"canonical": "ERK", "members": ["ERK", "MAPK/ERK"], "support": [["a20"]]}]}
+    answer = {"merges": [{"canonical": "ERK", "members": ["ERK", "MAPK/ERK"], "support": [["a20"]]},
+                         {"canonical": "MAPK/ERK", "members": ["MAPK/ERK", "ERK1/2 cascade"], "support": [["a20"]]}]}
     api.script = [(json.dumps(answer),)]
     shown = Shown(frozenset({"a20"}), names=frozenset({"MAPK/ERK", "ERK1/2 cascade"}))
     with client_for(api, tmp_path) as client:
-        with pytest.raises(SchemaViolation, match="not one of the entity names"):
-            client.complete("merge-with-receipts", MERGE_BATCH, schema="merges", shown=shown)
+        completion = client.complete("merge-with-receipts", MERGE_BATCH, schema="merges", shown=shown)
+    # the first merge names a name not listed: left out, with its reason; the second (which it
+    # would have overlapped) is kept, since only a kept merge takes its names
+    assert [m["canonical"] for m in completion.data["merges"]] == ["MAPK/ERK"]
+    [rejected] = completion.rejected
+    assert rejected["item"] == "merges[0]" and rejected["code"] == "schema_violation"
+    assert "'ERK', which is not one of the entity names listed" in rejected["reason"]
+
+
+def test_an_answer_whose_outer_shape_is_wrong_is_rejected_whole(api, tmp_path):
+    api.script = [(json.dumps({"merges": "none"}),)]
+    with client_for(api, tmp_path) as client:
+        with pytest.raises(SchemaViolation, match="merges must be a list"):
+            client.complete("merge-with-receipts", MERGE_BATCH, schema="merges")
 
 
 def test_the_schema_must_be_the_templates(api, tmp_path):
@@ -429,3 +512,62 @@ def test_a_recorded_answer_that_fails_its_checks_is_that_failure(tmp_path):
             client.complete("rederive-merge", MERGE)
     assert refused.value.code == "refusal" and client.usage.calls == 0
     assert client.usage.rejected == {"unknown_citation": 1, "refusal": 1}
+
+
+def test_each_answer_keeps_the_agent_record_of_its_call(api, tmp_path):
+    api.script = [httpx2.Response(200, headers={"request-id": "req_0123"},
+                                  json=message(GOOD, model="claude-sonnet-5-5-20261201", tool="record_verdict"))]
+    with client_for(api, tmp_path) as client:
+        client.complete("rederive-merge", MERGE)
+        [record] = client.cache.agent_records()
+    prompt = load_template("rederive-merge").render(MERGE)
+    from polygraph_logic.llm.cache import prompt_sha256
+    assert {k: record[k] for k in ("model", "template", "version", "prompt_sha256", "draw", "response_model",
+                                   "message_id", "request_id", "mode")} == {
+        "model": DEFAULT_MODEL, "template": "rederive-merge", "version": "2", "prompt_sha256": prompt_sha256(prompt),
+        "draw": 0, "response_model": "claude-sonnet-5-5-20261201", "message_id": "msg_test", "request_id": "req_0123",
+        "mode": "interactive"}
+    assert record["created"] > 0 and record["input_tokens"] == 100
+
+
+def test_a_format_1_cache_is_upgraded_in_place_and_still_served(api, tmp_path):
+    path = tmp_path / "cache.sqlite"
+    template = load_template("rederive-merge")
+    prompt = template.render(MERGE)
+    key = cache_key(DEFAULT_MODEL, template.name, template.version, prompt, 0)
+    from polygraph_logic.llm.cache import prompt_sha256
+    with sqlite3.connect(path) as db:  # what an earlier release wrote
+        db.executescript("""
+            CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE answers (key TEXT PRIMARY KEY, model TEXT NOT NULL, template TEXT NOT NULL,
+                version TEXT NOT NULL, prompt_sha256 TEXT NOT NULL, draw INTEGER NOT NULL, prompt TEXT NOT NULL,
+                text TEXT NOT NULL, stop_reason TEXT, input_tokens INTEGER NOT NULL,
+                output_tokens INTEGER NOT NULL, created REAL NOT NULL);
+            INSERT INTO meta VALUES ('format', 'polygraph-llm-cache/1');""")
+        db.execute("INSERT INTO answers VALUES (?, ?, ?, ?, ?, 0, ?, ?, 'end_turn', 7, 3, 1.0)",
+                   (key, DEFAULT_MODEL, template.name, template.version, prompt_sha256(prompt), prompt, GOOD))
+    with client_for(api, tmp_path) as client:
+        answer = client.complete("rederive-merge", MERGE)
+    assert answer.cached and answer.input_tokens == 7 and answer.cache_read_tokens == 0 and api.requests == []
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT value FROM meta").fetchone()[0] == "polygraph-llm-cache/2"
+        assert db.execute("SELECT mode FROM answers").fetchone()[0] is None  # not known for an old row
+
+
+def test_a_rate_limit_in_answer_all_waits_as_retry_after_asks(api, tmp_path, sleeps):
+    api.script = [error(429, "rate_limit_error", {"retry-after": "9"})]
+    with client_for(api, tmp_path, sleeps, concurrency=2) as client:
+        answers = client.answer_all([Question("rederive-merge", MERGE, draw) for draw in range(2)])
+    assert [a.data["verdict"] for a in answers] == [True, True]
+    assert sleeps == [9.0] and client.usage.retries == 1 and len(api.requests) == 3
+
+
+def test_after_a_quota_failure_answer_all_sends_nothing_more_and_names_the_cause(api, tmp_path):
+    api.script = [error(402, "billing_error")]
+    questions = [Question("rederive-merge", MERGE, draw) for draw in range(4)]
+    with client_for(api, tmp_path, concurrency=2) as client:
+        answers = client.answer_all(questions)
+    # the first draw goes alone (the others repeat its prompt), fails for quota, and no other is sent
+    assert len(api.requests) == 1
+    assert all(isinstance(a, QuotaBanner) for a in answers) and answers[1] is answers[0]
+    assert client.usage.rejected == {"quota_banner": 1}

@@ -31,10 +31,12 @@ def test_every_template_the_issue_names_ships():
 def test_headers_parse_by_hand(name):
     path = resource_dir("prompts") / f"{name}.md"
     head, _, body = path.read_text(encoding="utf-8").partition("\n---\n")
+    system, _, user = body.partition("\n--- user ---\n")
     fields = dict(line.split(": ", 1) for line in head.splitlines())
     template = load_template(name)
-    assert (template.name, template.version, template.schema, template.body) == \
-        (fields["name"], fields["version"], fields["schema"], body)
+    assert (template.name, template.version, template.schema, template.system, template.body) == \
+        (fields["name"], fields["version"], fields["schema"], system, user)
+    assert template.version == "2" and system and user  # every shipped template has both parts
     assert template.name == name and template.schema in SCHEMAS and int(template.version) >= 1
 
 
@@ -56,11 +58,29 @@ def test_rendering_fills_every_placeholder_and_keeps_json_braces(name):
     template = load_template(name)
     values = {p: f"<<{p.upper()}>>" for p in template.placeholders}
     prompt = template.render(values)
+    whole = template.system + template.body
     for placeholder, value in values.items():
-        assert prompt.count(value) == template.body.count("{" + placeholder + "}") >= 1
+        assert prompt.count(value) == whole.count("{" + placeholder + "}") >= 1
     assert not re.search(r"\{[a-z_][a-z0-9_]*\}", prompt)
-    assert prompt.count("{") == template.body.count("{") - sum(template.body.count("{" + p + "}") for p in values)
-    assert '{"' in prompt  # the JSON example survives as text
+    assert prompt.count("{") == whole.count("{") - sum(whole.count("{" + p + "}") for p in values)
+    parts = template.render_parts(values)
+    assert '{"' in parts.system  # the JSON example of the answer survives as text, in the fixed part
+    assert prompt == f"{parts.system}\n--- user ---\n{parts.user}"
+
+
+@pytest.mark.parametrize("name", sorted(set(AUDIT_TEMPLATES) | set(CONSTRUCTION)))
+def test_the_fixed_part_holds_only_what_a_whole_run_shares(name):
+    template = load_template(name)
+    in_system = {p for p in template.placeholders if "{" + p + "}" in template.system}
+    assert in_system == ({"relations"} if name == "extract-claims" else set())
+
+
+def test_a_template_without_the_user_mark_is_all_user_turn_and_an_empty_user_part_is_refused():
+    template = parse_template("name: t\nversion: 1\nschema: claims\n---\nbody {x}\n", "t.md")
+    assert template.system == "" and template.render_parts({"x": "1"}).user == "body 1\n"
+    assert template.render({"x": "1"}) == "body 1\n"
+    with pytest.raises(PolygraphError, match="the user part after '--- user ---' is empty"):
+        parse_template("name: t\nversion: 1\nschema: claims\n---\nrules\n--- user ---\n\n", "t.md")
 
 
 def test_values_are_inserted_verbatim_never_re_expanded():

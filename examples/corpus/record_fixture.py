@@ -37,7 +37,8 @@ from polygraph_logic.audit import ScriptedOracle, audit  # noqa: E402
 from polygraph_logic.llm.construct import construct  # noqa: E402
 from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.llm import RECORDED_FORMAT, ModelClient  # noqa: E402
-from polygraph_logic.llm.cache import CachedAnswer, prompt_sha256  # noqa: E402
+from polygraph_logic.llm.cache import prompt_sha256  # noqa: E402
+from polygraph_logic.llm.tools import Reply  # noqa: E402
 from polygraph_logic.query.whatif import Deletion  # noqa: E402
 
 MODEL = "recorded-fixture"
@@ -122,15 +123,16 @@ class Recorder(ModelClient):
     """A ModelClient that answers each prompt with the rules above and keeps what it answered."""
 
     def __init__(self):
-        super().__init__(MODEL, cache=None, max_retries=0)
+        super().__init__(MODEL, cache=None, max_retries=0, concurrency=1)  # one at a time: the file's order
         self.recorded: list[dict] = []
 
-    def _ask(self, prompt, template, draw):
+    def _ask(self, asked):
+        prompt, template = asked.prompt.text, asked.template
         text = json.dumps(ANSWERS[template.name](prompt), ensure_ascii=False)
         self.recorded.append({"model": MODEL, "template": template.name, "version": template.version,
-                              "prompt_sha256": prompt_sha256(prompt), "draw": draw, "text": text,
-                              "stop_reason": "end_turn", "prompt": prompt})
-        return CachedAnswer(text, "end_turn", 0, 0)
+                              "prompt_sha256": prompt_sha256(prompt), "draw": asked.question.draw, "text": text,
+                              "stop_reason": "tool_use", "prompt": prompt})
+        return Reply(text, True, "tool_use")
 
 
 def _reader(task) -> bool:

@@ -8,7 +8,7 @@ yields no usable answer raises FailedDraw; the audit records it as failed, never
 - ScriptedOracle: a Python callable (tests, hand-worked examples, other tools);
 - ReplayOracle: recorded answers, from a previous AUDIT.json or from JSON Lines of
   ``{"deletion", "artifact", "draw", "verdict"}``, so an audit re-runs without a key;
-- ModelOracle: a thin adapter over polygraph_logic.llm's ModelClient.complete.
+- ModelOracle: a thin adapter over polygraph_logic.llm's ModelClient (answer_all, then complete).
 """
 
 from __future__ import annotations
@@ -29,7 +29,12 @@ class FailedDraw(PolygraphError):
 
 
 class Oracle(Protocol):
-    """Answers re-derivation tasks, one draw at a time."""
+    """Answers re-derivation tasks, one draw at a time.
+
+    An oracle may also have ``prepare(tasks, progress)``: the audit then hands it every task
+    before the first ``rederive``, so that it can ask them together (ModelOracle does: one
+    Message Batch, or calls in parallel).
+    """
 
     name: str
 
@@ -135,13 +140,15 @@ def _refs(deletion) -> list[tuple]:
 
 
 class ModelOracle:
-    """Puts each draw to a model through ModelClient.complete (the contract of polygraph_logic.llm).
+    """Puts each draw to a model through ModelClient (the contract of polygraph_logic.llm).
 
     The template is the task's (rederive-merge, ..., blind-sentence), its placeholders
     ``{artifact}`` and ``{evidence}``, the schema "rederivation"; the draw index goes to
     the client so that draws are distinct samples (and distinct cache entries). A guard or
     parse failure (quota banner, refusal, empty answer, schema violation, unknown citation)
-    is a failed draw; anything else (no key, the API unreachable) stops the audit.
+    is a failed draw, as is a batch request that errored or expired; anything else (no key,
+    the API unreachable) stops the audit. ``prepare`` asks every task at once with
+    ``answer_all`` (a batch in the client's batch mode, else bounded concurrency).
     """
 
     def __init__(self, client, model: str | None = None):
@@ -158,15 +165,41 @@ class ModelOracle:
         self._failures = (QuotaBanner, Refusal, EmptyAnswer, SchemaViolation, UnknownCitation)
         self._render = render_evidence
         self.name = f"anthropic:{model or getattr(client, 'model', None) or 'default'}"
+        self._prepared: dict[tuple, object] = {}
+
+    def _question(self, task: Task):
+        from polygraph_logic.llm import Question  # the model layer: loaded only for a model oracle
+
+        return Question(task.template, {"artifact": task.text, "evidence": self._render(task.evidence)},
+                        task.draw, "rederivation")
+
+    def prepare(self, tasks: list[Task], progress: Callable[[int, int], None] | None = None) -> None:
+        """Asks every task at once (see the class docstring); ``rederive`` then reads the answers.
+        A client with only ``complete`` is asked draw by draw instead."""
+        if not hasattr(self.client, "answer_all"):
+            return
+        answers = self.client.answer_all([self._question(task) for task in tasks], progress=progress)
+        self._prepared = {_task_key(task): answer for task, answer in zip(tasks, answers)}
 
     def rederive(self, task: Task) -> bool:
-        try:
-            completion = self.client.complete(task.template, {"artifact": task.text,
-                                                              "evidence": self._render(task.evidence)},
-                                              draw=task.draw, schema="rederivation")
-        except self._failures as error:
-            raise FailedDraw(error.code, error.message) from error
+        if _task_key(task) in self._prepared:
+            completion = self._prepared[_task_key(task)]
+            if isinstance(completion, self._failures) or (isinstance(completion, PolygraphError)
+                                                          and completion.code.startswith("batch_")):
+                raise FailedDraw(completion.code, completion.message) from completion
+            if isinstance(completion, PolygraphError):
+                raise completion
+        else:
+            q = self._question(task)
+            try:
+                completion = self.client.complete(q.template, q.variables, draw=q.draw, schema=q.schema)
+            except self._failures as error:
+                raise FailedDraw(error.code, error.message) from error
         answer = completion.data.get("verdict") if isinstance(completion.data, dict) else None
         if not isinstance(answer, bool):
             raise FailedDraw("schema_violation", f"the answer to {task.template} has no true/false verdict")
         return answer
+
+
+def _task_key(task: Task) -> tuple:
+    return (task.deletion.key, task.artifact, task.draw)

@@ -117,6 +117,7 @@ class AuditReport:
     edge_oracle: str
     deletions: list[DeletionAudit]
     findings: list[dict]
+    usage: dict | None = None  # a model oracle's calls, tokens and dollars (Usage.to_json)
 
     @property
     def pooled(self) -> list[Row]:
@@ -128,7 +129,8 @@ class AuditReport:
         return {"format": AUDIT_FORMAT, "graph": self.graph, "draws": self.draws, "tau": self.tau,
                 "oracle": self.oracle, "prompt": self.prompt, "edge_oracle": self.edge_oracle,
                 "deletions": [d.to_json() for d in self.deletions],
-                "pooled": [r.to_json() for r in self.pooled], "findings": self.findings}
+                "pooled": [r.to_json() for r in self.pooled], "findings": self.findings,
+                **({"usage": self.usage} if self.usage is not None else {})}
 
     def write(self, path: str | Path) -> None:
         """Writes AUDIT.json atomically."""

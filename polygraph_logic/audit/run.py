@@ -50,8 +50,9 @@ def audit(graph_or_index: GraphIndex | Graph | str | Path, deletions: Iterable[D
           progress: Callable[[int, int], None] | None = None) -> AuditReport:
     """Returns the audit of the graph's labels under each deletion (see the module docstring).
 
-    ``progress(done, total)`` is called after each oracle draw. Every deletion is resolved
-    before the first draw, so an unknown source or relation costs no model call.
+    ``progress(done, total)`` is called after each oracle draw (for an oracle with ``prepare``,
+    which is handed every task at once, as it asks them). Every deletion is resolved before the
+    first draw, so an unknown source or relation costs no model call.
     """
     check_rule(draws, tau)
     check_prompt(prompt)
@@ -62,23 +63,29 @@ def audit(graph_or_index: GraphIndex | Graph | str | Path, deletions: Iterable[D
     total, done = sum(len(p.audited) for p in plans) * draws, 0
     evidence = SurvivingEvidence(index.graph)
     rederivation = EdgeRederivation(index.graph) if any(p.edges for p in plans) else None
+    # every task first, so that an oracle that can (a model: a batch, or calls in parallel) asks them together
+    tasks = {(p, artifact_id): [Task(plan.deletion, artifact.id, artifact.layer, text, shown, draw, prompt)
+                                for draw in range(draws)]
+             for p, plan in enumerate(plans) for artifact_id in plan.audited
+             for artifact in (index.graph.artifact(artifact_id),)
+             for shown, text in ((evidence.of(artifact, plan.deleted), render(artifact, prompt)),)}
+    if hasattr(oracle, "prepare"):
+        oracle.prepare([task for drawn in tasks.values() for task in drawn], progress)
     results, findings = [], []
-    for plan in plans:
+    for p, plan in enumerate(plans):
         result = DeletionAudit(plan.deletion, len(plan.deleted))
         for artifact_id in plan.audited:
             artifact = index.graph.artifact(artifact_id)
-            shown, text = evidence.of(artifact, plan.deleted), render(artifact, prompt)
             answers: list[bool | None] = []
             failures = []
-            for draw in range(draws):
+            for task in tasks[p, artifact_id]:
                 try:
-                    answers.append(oracle.rederive(Task(plan.deletion, artifact.id, artifact.layer, text, shown,
-                                                        draw, prompt)))
+                    answers.append(oracle.rederive(task))
                 except FailedDraw as failed:
                     answers.append(None)
-                    failures.append({"draw": draw, "code": failed.code})
+                    failures.append({"draw": task.draw, "code": failed.code})
                 done += 1
-                if progress is not None:
+                if progress is not None and not hasattr(oracle, "prepare"):
                     progress(done, total)
             found = verdict(answers, tau)
             label = plan.labels[artifact_id]

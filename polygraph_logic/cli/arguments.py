@@ -87,6 +87,20 @@ def add_limit(command: argparse.ArgumentParser, default: int | None, what: str) 
                          help=f"at most N {what} (default {shown})")
 
 
+def add_model_options(command: argparse.ArgumentParser) -> None:
+    """Adds how the model is asked: --batch, --concurrency, --poll-interval, --prices."""
+    command.add_argument("--batch", action="store_true",
+                         help="ask what the cache lacks as one Message Batch (half price, results within 24 h); "
+                              "the batch id is kept in the cache file, so an interrupted run resumes polling it")
+    command.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
+                         help="without --batch: at most N calls to the API at once (default 4)")
+    command.add_argument("--poll-interval", type=float, default=30.0, metavar="SECONDS",
+                         help="with --batch: seconds between two polls of the batch (default 30)")
+    command.add_argument("--prices", default=None, metavar="FILE",
+                         help="a JSON price table (dollars per million tokens by model: input, output, cache_write, "
+                              "cache_read) over the built-in one; default $POLYGRAPH_PRICES")
+
+
 def add_json(command: argparse.ArgumentParser, shape: str) -> None:
     """``--json``: print the report as one JSON document; ``shape`` is a command of shapes.SHAPES
     (its documented top-level keys) or the shape itself."""

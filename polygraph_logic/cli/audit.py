@@ -23,6 +23,7 @@ from polygraph_logic.cli.arguments import (
     add_deletion,
     add_graph,
     add_json,
+    add_model_options,
     deletion,
     has_deletion,
     positive_int,
@@ -42,7 +43,9 @@ def register(commands) -> None:
                     "alive when at least 1-tau of the draws reproduce it, dead when at most tau do, undecided "
                     "otherwise. Entailed edges are re-derived symbolically. Prints agreement, leaky, "
                     "over-deleted (shares of the decided artifacts, 95% Wilson intervals) and undecided per "
-                    "deletion and layer, pooled over the deletions. Exit status 1 when an edge label or the "
+                    "deletion and layer, pooled over the deletions. The anthropic oracle asks every draw at once: "
+                    "with --batch as one Message Batch (half price), else N calls at a time; it prints tokens "
+                    "(input, output, cache write, cache read) and dollars. Exit status 1 when an edge label or the "
                     "two edge engines disagree (a finding), 2 on an error.")
     add_graph(command)
     add_deletion(command, policy=False)
@@ -71,6 +74,7 @@ def register(commands) -> None:
                                                        "$POLYGRAPH_MODEL or the package default)")
     command.add_argument("--cache", default=None, metavar="FILE",
                          help="SQLite answer cache of the anthropic oracle; cached answers need no key")
+    add_model_options(command)
     command.add_argument("-o", "--output", metavar="AUDIT.json", help="write the audit as JSON")
     add_json(command, "audit")
     command.set_defaults(run=_run_audit)
@@ -90,9 +94,11 @@ def _oracle(args: argparse.Namespace):
                                                 "in the environment; set it, pass --cache FILE holding the "
                                                 "answers already, or re-run recorded answers with "
                                                 "--oracle replay:AUDIT.json")
-    from polygraph_logic.llm import ModelClient  # start-up time: loaded when run
+    from polygraph_logic.llm import ModelClient, load_prices  # start-up time: loaded when run
 
-    client = ModelClient(model=args.model, cache=args.cache)
+    client = ModelClient(model=args.model, cache=args.cache, prices=load_prices(args.prices),
+                         mode="batch" if args.batch else "interactive", concurrency=args.concurrency,
+                         poll_interval=args.poll_interval)
     return ModelOracle(client), client
 
 
@@ -124,7 +130,7 @@ def _run_audit(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int) -> None:
         bar.total = total
-        bar.step()
+        bar.step(amount=done - bar.count)
 
     try:
         report = audit(index, deletions, oracle, draws=args.draws, tau=args.tau, prompt=args.prompt,
@@ -132,10 +138,10 @@ def _run_audit(args: argparse.Namespace) -> int:
     finally:
         bar.done()
         if client is not None:
-            usage = client.usage
-            print(f"model: {usage.calls} calls answered by the API, {usage.cached} from the cache; "
-                  f"{usage.input_tokens} input and {usage.output_tokens} output tokens", file=sys.stderr)
+            print(client.usage.line(client.model, client.prices), file=sys.stderr)
             client.close()
+    if client is not None:
+        report.usage = client.usage.to_json(client.model, client.prices)
     if args.output:
         report.write(args.output)
     if args.json:

@@ -8,7 +8,10 @@ from polygraph_logic.lazy_exports import lazy_exports
 _EXPORTS = {
     "AnswerCache": "cache", "RECORDED_FORMAT": "cache", "RecordedAnswers": "cache", "cache_key": "cache",
     "DEFAULT_MODEL": "client", "KEY_ENV": "client", "MODEL_ENV": "client", "Completion": "client",
-    "ModelClient": "client", "Usage": "client", "resolve_model": "client", "EmptyAnswer": "errors",
+    "ModelClient": "client", "Question": "client", "Usage": "pricing", "resolve_model": "client",
+    "PRICES": "pricing", "PRICES_ENV": "pricing", "PriceTable": "pricing", "Tokens": "pricing",
+    "load_prices": "pricing", "TOOLS": "tools", "tool": "tools", "BatchRun": "batches", "Parsed": "schemas",
+    "parse_items": "schemas", "Prompt": "templates", "EmptyAnswer": "errors",
     "MissingApiKey": "errors", "ModelError": "errors", "ModelUnavailable": "errors", "QuotaBanner": "errors",
     "Refusal": "errors", "SchemaViolation": "errors", "UnknownCitation": "errors",
     "evidence_line": "evidence_lines", "render_evidence": "evidence_lines", "check_answer": "guards",

@@ -27,19 +27,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import write_text_atomically
 from polygraph_logic.graph.assertions import Assertion
-from polygraph_logic.llm import (
-    EmptyAnswer,
-    ModelClient,
-    Refusal,
-    SchemaViolation,
-    Shown,
-    UnknownCitation,
-    render_evidence,
-)
+from polygraph_logic.llm.client import Completion, ModelClient, Question
+from polygraph_logic.llm.corpus import Document, read_corpus, read_relations, slug, split_sentences
+from polygraph_logic.llm.errors import EmptyAnswer, Refusal, SchemaViolation, UnknownCitation
+from polygraph_logic.llm.evidence_lines import render_evidence
+from polygraph_logic.llm.schemas import Shown
 from polygraph_logic.progress import Progress
+
+__all__ = ["DEFAULT_RELATIONS", "SUMMARY_TEMPLATES", "ConstructReport", "Constructor", "Document", "construct",
+           "read_corpus", "read_relations", "slug", "split_sentences"]
 
 #: the relations a claim may use by default: RO/BFO predicates of biomedical abstracts
 DEFAULT_RELATIONS = {
@@ -56,20 +55,11 @@ DEFAULT_RELATIONS = {
 }
 #: summary formats and the template that elicits each
 SUMMARY_TEMPLATES = {"sentences": "summary-sentences", "flat": "summary-flat", "whole": "summary-whole"}
-#: failures that lose one item; any other ModelError (a quota banner, an API that stays
-#: down, a missing key) stops the run, since every later call would fail the same way
+#: failures that lose one item (so do a batch request's errors: ``batch_errored``, ``batch_expired``, ...);
+#: any other ModelError (a quota banner, an API that stays down, a missing key) stops the run,
+#: since every later call would fail the same way
 SKIPPABLE = (Refusal, EmptyAnswer, SchemaViolation, UnknownCitation)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[]?[A-Z0-9])")
 _WORD = re.compile(r"[a-z][a-z0-9]*")
-
-
-@dataclass(frozen=True)
-class Document:
-    """One source document: its source id, its text and where it was read."""
-
-    source: str
-    text: str
-    where: str
 
 
 @dataclass
@@ -85,6 +75,7 @@ class ConstructReport:
     failures: list[dict] = field(default_factory=list)
     usage: dict = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    cost: str = ""  # the usage as one line: calls, tokens by kind, dollars
 
     def to_json(self) -> dict:
         """Returns the report as a JSON object."""
@@ -96,99 +87,16 @@ class ConstructReport:
     def lines(self) -> list[str]:
         """Returns the report as text lines (counts, then the cost, then each failure)."""
         u = self.usage
-        out = [f"{self.documents} documents -> {self.assertions} assertions, {self.merges} merges, "
+        out: list[str] = [f"{self.documents} documents -> {self.assertions} assertions, {self.merges} merges, "
                f"{self.summaries} summaries ({self.sentences} sentences)",
-               f"model {self.model}: {u.get('calls', 0)} calls, {u.get('cached', 0)} answered from the cache, "
-               f"{u.get('input_tokens', 0)} input and {u.get('output_tokens', 0)} output tokens, "
-               f"{u.get('retries', 0)} retries"]
+               self.cost or f"model {self.model}: {u.get('calls', 0)} calls, {u.get('cached', 0)} answered from "
+                            f"the cache"]
         if self.failures:
             codes = Counter(f["code"] for f in self.failures)
             counts = ", ".join(f"{n} {c}" for c, n in sorted(codes.items()))
             out.append(f"{len(self.failures)} item(s) lost: {counts}")
             out.extend(f"  {f['step']} {f['item']}: {f['code']}: {f['message']}" for f in self.failures)
         return out
-
-
-def slug(text: str) -> str:
-    """Returns ``text`` in lower case with every run of other characters as one ``-``."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "x"
-
-
-def split_sentences(text: str) -> list[str]:
-    """Returns the sentences of ``text`` (split after . ! ? before a capital or a digit)."""
-    flat = " ".join(text.split())
-    return [s for s in _SENTENCE_END.split(flat) if s] if flat else []
-
-
-def _record(value, where: str) -> Document:
-    if not isinstance(value, dict) or not isinstance(value.get("source"), str) or not value["source"].strip() \
-            or not isinstance(value.get("text"), str):
-        raise PolygraphError("bad_document", f"{where}: a document record needs a non-empty 'source' "
-                             "string and a 'text' string")
-    return Document(value["source"].strip(), value["text"], where)
-
-
-def _json(text: str, path: Path, line: int | None = None):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise PolygraphError("invalid_json", f"not valid JSON: {error.msg}",
-                             Position(str(path), line or error.lineno, error.colno)) from None
-
-
-def _read_file(path: Path) -> list[Document]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise PolygraphError("file_error", f"cannot read {path}: {error}") from None
-    if path.suffix == ".txt":
-        first, _, rest = text.partition("\n")
-        if first.lower().startswith("source:") and first[7:].strip():
-            return [Document(first[7:].strip(), rest, str(path))]
-        return [Document(f"file:{path.name}", text, str(path))]
-    if path.suffix == ".jsonl":
-        return [_record(_json(line, path, number), f"{path}:{number}")
-                for number, line in enumerate(text.splitlines(), 1) if line.strip()]
-    value = _json(text, path)
-    if isinstance(value, list):
-        return [_record(v, f"{path}[{i}]") for i, v in enumerate(value)]
-    return [_record(value, str(path))]
-
-
-def read_corpus(directory: str | Path) -> list[Document]:
-    """Returns the documents of a folder: ``*.txt`` (first line ``source: ID``, else the source
-    is ``file:NAME``), ``*.json`` (a record or a list of records) and ``*.jsonl`` (one record a
-    line); a record is ``{"source": ..., "text": ...}``. Other files (a README) are ignored."""
-    folder = Path(directory)
-    if not folder.is_dir():
-        raise PolygraphError("file_error", f"{folder} is not a folder of documents")
-    documents: list[Document] = []
-    for path in sorted(folder.iterdir()):
-        if path.is_file() and not path.name.startswith(".") and path.suffix in (".txt", ".json", ".jsonl"):
-            documents.extend(_read_file(path))
-    seen: dict[str, str] = {}
-    for document in documents:
-        if document.source in seen:
-            raise PolygraphError("duplicate_source", f"{document.where}: source {document.source!r} was "
-                                 f"already used by {seen[document.source]}; one document per source id")
-        seen[document.source] = document.where
-    return documents
-
-
-def read_relations(path: str | Path) -> dict[str, str]:
-    """Returns the relations a file allows: one ``CURIE label`` a line, ``#`` starts a comment."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise PolygraphError("file_error", f"cannot read {path}: {error.strerror}") from None
-    relations = {}
-    for line in lines:
-        curie, _, label = line.split("#", 1)[0].strip().partition(" ")
-        if curie:
-            relations[curie] = label.strip() or curie
-    if not relations:
-        raise PolygraphError("bad_option", f"{path} lists no relation (one 'CURIE label' a line)")
-    return relations
 
 
 class Constructor:
@@ -209,32 +117,50 @@ class Constructor:
         self.community_size, self.min_community = community_size, min_community
         self.failures: list[dict] = []
 
-    def _ask(self, step: str, item: str, template: str, variables: dict, schema: str, shown: Shown):
-        try:
-            return self.client.complete(template, variables, 0, schema, shown=shown).data
-        except SKIPPABLE as error:
-            self.failures.append({"step": step, "item": item, "code": error.code, "message": error.message})
-            return None
+    def _ask_all(self, step: str, title: str, items: list[tuple[str, Question]]) -> list[dict | None]:
+        """Returns the answer to each (item, question), None for an item lost (recorded in ``failures``,
+        as is every item of an answer that was left out); another ModelError stops the run."""
+        progress = Progress(title, len(items), unit="calls")
+
+        def tick(done: int, total: int) -> None:
+            progress.total = total
+            progress.step(amount=done - progress.count)
+
+        results = self.client.answer_all([question for _, question in items], progress=tick)
+        progress.done()
+        found: list[dict | None] = []
+        for (item, _), result in zip(items, results):
+            if isinstance(result, Completion):
+                self.failures.extend({"step": step, "item": f"{item} {r['item']}", "code": r["code"],
+                                      "message": r["reason"]} for r in result.rejected)
+                found.append(result.data)
+            elif isinstance(result, SKIPPABLE) or result.code.startswith("batch_"):
+                self.failures.append({"step": step, "item": item, "code": result.code, "message": result.message})
+                found.append(None)
+            else:
+                raise result
+        return found
 
     def extract(self, documents: list[Document]) -> list[Assertion]:
         """Returns the assertions the model extracts from each document."""
         relations = "\n".join(f"{curie} {label}" for curie, label in self.relations.items())
         slugs: dict[str, int] = Counter()
-        assertions: list[Assertion] = []
-        progress = Progress("extracting claims", len(documents))
+        asked: list[tuple[str, list[str], tuple[str, Question]]] = []
         for document in documents:
-            progress.step(document.source)
             base = slug(document.source)
             slugs[base] += 1
             prefix = base if slugs[base] == 1 else f"{base}-{slugs[base]}"
             sentences = split_sentences(document.text)
             if not sentences:
                 continue
-            data = self._ask("extract", document.source, "extract-claims", {
+            asked.append((prefix, sentences, (document.source, Question("extract-claims", {
                 "relations": relations, "source": document.source,
-                "document": "\n".join(f"[s{i}] {s}" for i, s in enumerate(sentences, 1))}, "claims",
+                "document": "\n".join(f"[s{i}] {s}" for i, s in enumerate(sentences, 1))}, 0, "claims",
                 Shown(frozenset(f"s{i}" for i in range(1, len(sentences) + 1)),
-                      predicates=frozenset(self.relations)))
+                      predicates=frozenset(self.relations))))))
+        answers = self._ask_all("extract", "extracting claims", [item for _, _, item in asked])
+        assertions: list[Assertion] = []
+        for (prefix, sentences, (source, _)), data in zip(asked, answers):
             seen: set[tuple[str, str, str]] = set()
             for claim in (data or {}).get("claims", ()):
                 triple = (claim["subject"], claim["predicate"], claim["object"])
@@ -242,9 +168,8 @@ class Constructor:
                     continue
                 seen.add(triple)
                 cited = sorted(int(c[1:]) for c in claim["cites"])
-                assertions.append(Assertion(f"{prefix}#{len(seen)}", document.source, *triple,
+                assertions.append(Assertion(f"{prefix}#{len(seen)}", source, *triple,
                                             text=" ".join(sentences[i - 1] for i in cited)))
-        progress.done()
         return assertions
 
     def merge_batches(self, assertions: list[Assertion]) -> list[list[str]]:
@@ -288,23 +213,21 @@ class Constructor:
             if a.object != a.subject:
                 mentions[a.object].append(a)
         receipts, used = [], Counter()
-        batches = self.merge_batches(assertions)
-        progress = Progress("merging entities", len(batches))
-        for number, batch in enumerate(batches, 1):
-            progress.step(f"batch {number}")
+        asked = []
+        for number, batch in enumerate(self.merge_batches(assertions), 1):
             if len(batch) < 2:  # one name has nothing to be merged with
                 continue
             evidence = list({a.id: a for name in batch for a in mentions[name][:self.evidence_per_name]}.values())
-            data = self._ask("merge", f"batch {number}", "merge-with-receipts",
-                             {"entities": "\n".join(batch), "evidence": render_evidence(evidence)}, "merges",
-                             Shown(frozenset(a.id for a in evidence), names=frozenset(batch)))
+            asked.append((f"batch {number}", Question(
+                "merge-with-receipts", {"entities": "\n".join(batch), "evidence": render_evidence(evidence)}, 0,
+                "merges", Shown(frozenset(a.id for a in evidence), names=frozenset(batch)))))
+        for data in self._ask_all("merge", "merging entities", asked):
             for merge in (data or {}).get("merges", ()):
                 base = f"merge:{slug(merge['canonical'])}"
                 used[base] += 1
                 receipts.append({"artifact": base if used[base] == 1 else f"{base}-{used[base]}", "layer": "merge",
                                  "content": {"canonical": merge["canonical"], "members": merge["members"]},
                                  "support": merge["support"]})
-        progress.done()
         return receipts
 
     def communities(self, assertions: list[Assertion],
@@ -348,8 +271,7 @@ class Constructor:
         aliases: dict[str, list[str]] = {r["content"]["canonical"]: [m for m in r["content"]["members"]
                                          if m != r["content"]["canonical"]] for r in merges}
         communities = self.communities(assertions, merges)
-        receipts, used = [], Counter()
-        progress = Progress("writing summaries", len(communities) * len(self.summary_formats))
+        receipts, used, asked = [], Counter(), []
         for hub, entities, piece in communities:
             base = slug(hub)
             used[base] += 1
@@ -359,20 +281,23 @@ class Constructor:
             variables = {"community": described, "evidence": render_evidence(piece)}
             shown = Shown(frozenset(a.id for a in piece))
             for fmt in self.summary_formats:
-                progress.step(community)
                 artifact = f"summary:{community}" + ("" if fmt == "sentences" else f"-{fmt}")
                 schema = "sentences" if fmt == "sentences" else "summary"
-                data = self._ask("summary", artifact, SUMMARY_TEMPLATES[fmt], variables, schema, shown)
-                if data is None:
-                    continue
                 content = {"community": community, "format": fmt, "entities": entities}
-                if fmt == "sentences":
-                    receipts.append({"artifact": artifact, "layer": "summary", "content": content,
-                                     "sentences": data["sentences"]})
-                else:
-                    receipts.append({"artifact": artifact, "layer": "summary",
-                                     "content": {**content, "text": data["summary"]}, "support": data["support"]})
-        progress.done()
+                asked.append((content, (artifact, Question(SUMMARY_TEMPLATES[fmt], variables, 0, schema, shown))))
+        answers = self._ask_all("summary", "writing summaries", [item for _, item in asked])
+        for (content, (artifact, _)), data in zip(asked, answers):
+            if data is None:
+                continue
+            if content["format"] != "sentences":
+                receipts.append({"artifact": artifact, "layer": "summary",
+                                 "content": {**content, "text": data["summary"]}, "support": data["support"]})
+            elif data["sentences"]:
+                receipts.append({"artifact": artifact, "layer": "summary", "content": content,
+                                 "sentences": data["sentences"]})
+            else:  # every sentence was left out (each is listed in failures with its reason)
+                self.failures.append({"step": "summary", "item": artifact, "code": "schema_violation",
+                                      "message": "no sentence of the answer is valid"})
         return receipts
 
 
@@ -397,7 +322,7 @@ def construct(corpus: str | Path | list[Document], out_dir: str | Path, client: 
     report = ConstructReport(client.model, documents=len(documents))
     assertions = constructor.extract(documents)
     if not assertions:
-        report.failures, report.usage = constructor.failures, client.usage.to_json()
+        report.failures, report.usage = constructor.failures, client.usage.to_json(client.model, client.prices)
         reasons = Counter(f["code"] for f in constructor.failures)
         why = ", ".join(f"{n} {c}" for c, n in sorted(reasons.items())) or "every answer listed no claim"
         raise PolygraphError("nothing_extracted", f"{len(documents)} document(s) gave no assertion ({why}); "
@@ -413,7 +338,8 @@ def construct(corpus: str | Path | list[Document], out_dir: str | Path, client: 
     write_text_atomically(out / "receipts.jsonl", _jsonl([*merges, *summaries]))
     report.assertions, report.merges, report.summaries = len(assertions), len(merges), len(summaries)
     report.sentences = sum(len(r.get("sentences", ())) for r in summaries)
-    report.failures, report.usage = constructor.failures, client.usage.to_json()
+    report.failures, report.usage = constructor.failures, client.usage.to_json(client.model, client.prices)
+    report.cost = client.usage.line(client.model, client.prices)
     report.files = [str(out / "assertions.jsonl"), str(out / "receipts.jsonl"), str(out / "construct.json")]
     write_text_atomically(out / "construct.json",
                           json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")

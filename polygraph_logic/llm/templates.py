@@ -6,9 +6,14 @@ A template file reads::
     version: 3
     schema: merges
     ---
-    (the prompt, with {placeholders})
+    (the fixed instructions: the system prompt, cached as the request's stable prefix)
+    --- user ---
+    (the per-item part: the user turn, with {placeholders})
 
-The version is part of every cache key, so an edited template that keeps its version
+The part above ``--- user ---`` is sent as the system prompt and marked for prompt
+caching, so it should hold everything that is the same for every item of a run (it may
+have placeholders too, such as a run's list of relations); a template without that line
+is all user turn. The version is part of every cache key, so an edited template that keeps its version
 would be served stale answers: bump it. A placeholder is a lower-case identifier in
 braces (``{evidence}``); other braces, such as the JSON examples a prompt shows, are
 text. Rendering with a missing or an unknown variable is an error, never a blank.
@@ -28,6 +33,21 @@ from polygraph_logic.resources import resource_dir
 _PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 _VERSION = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 _HEADER_KEYS = ("name", "version", "schema")
+#: the line that ends the system part of a template's body
+USER_MARK = "--- user ---"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One rendered template: the system part (the cached prefix) and the user turn."""
+
+    system: str
+    user: str
+
+    @property
+    def text(self) -> str:
+        """Returns the whole prompt as one text (what the cache key hashes)."""
+        return f"{self.system}\n{USER_MARK}\n{self.user}" if self.system else self.user
 
 
 @dataclass(frozen=True)
@@ -39,19 +59,24 @@ class Template:
     schema: str
     body: str
     path: str
+    system: str = ""
 
     @property
     def placeholders(self) -> tuple[str, ...]:
-        """Returns the placeholder names in order of first appearance."""
-        return tuple(dict.fromkeys(_PLACEHOLDER.findall(self.body)))
+        """Returns the placeholder names in order of first appearance (system part first)."""
+        return tuple(dict.fromkeys(_PLACEHOLDER.findall(self.system + self.body)))
 
     @property
     def digest(self) -> str:
         """Returns the sha256 of the body (what a version bump should accompany)."""
-        return hashlib.sha256(self.body.encode("utf-8")).hexdigest()
+        return hashlib.sha256((self.system + self.body).encode("utf-8")).hexdigest()
 
     def render(self, variables: Mapping[str, str]) -> str:
-        """Returns the prompt with every placeholder replaced by its variable.
+        """Returns the whole prompt as one text (``render_parts(variables).text``)."""
+        return self.render_parts(variables).text
+
+    def render_parts(self, variables: Mapping[str, str]) -> Prompt:
+        """Returns the system part and the user turn with every placeholder replaced.
 
         Raises PolygraphError(template_error) naming every missing, unknown or
         non-string variable; values are inserted verbatim (never re-expanded).
@@ -71,7 +96,8 @@ class Template:
         if problems:
             raise PolygraphError("template_error", f"template {self.name!r}: {'; '.join(problems)}",
                                  Position(self.path, 1, 1))
-        return _PLACEHOLDER.sub(lambda m: variables[m.group(1)], self.body)
+        fill = lambda text: _PLACEHOLDER.sub(lambda m: variables[m.group(1)], text)  # noqa: E731
+        return Prompt(fill(self.system), fill(self.body))
 
 
 def parse_template(text: str, path: str = "<template>") -> Template:
@@ -103,7 +129,13 @@ def parse_template(text: str, path: str = "<template>") -> Template:
                              "or 1.2", Position(path, 1, 1))
     if not body.strip():
         raise PolygraphError("template_error", "the template body is empty", Position(path, 1, 1))
-    return Template(header["name"], header["version"], header["schema"], body, path)
+    system, mark, user = body.partition("\n" + USER_MARK + "\n")
+    if not mark:
+        system, user = "", body
+    elif not user.strip():
+        raise PolygraphError("template_error", f"the user part after {USER_MARK!r} is empty", Position(path, 1, 1))
+    return Template(header["name"], header["version"], header["schema"], user, path, system.rstrip("\n") if mark
+                    else "")
 
 
 def template_names() -> list[str]:
