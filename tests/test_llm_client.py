@@ -489,29 +489,39 @@ def test_the_sdk_is_used_without_its_own_retries(api, tmp_path):
 
 
 def test_a_recorded_answer_that_fails_its_checks_is_that_failure(tmp_path):
-    """Under --replay a recorded answer is the model's answer: one citing an id the prompt did not
-    show is refused as such (unknown_citation), not taken for a missing answer."""
-    from polygraph_logic.llm import RecordedAnswers, UnknownCitation
+    """Under --replay a recorded answer is the model's answer: a one-object answer citing an id the
+    prompt did not show is refused as such (unknown_citation), and a refusal as a refusal, neither
+    taken for a missing answer (replay_missing); a list answer's bad item is left out and reported,
+    as it is from the API."""
+    from polygraph_logic.llm import RecordedAnswers
     from polygraph_logic.llm.cache import RECORDED_FORMAT, prompt_sha256
 
-    template = load_template("rederive-merge")
-    prompt = template.render(MERGE)
+    evidence = "[a20] x | p | y | t"
+    whole, sentences, merge = (load_template(name) for name in ("summary-whole", "summary-sentences",
+                                                                   "rederive-merge"))
+    summary = {"community": "c", "evidence": evidence}
+    recorded = [(whole, summary, '{"summary": "x", "support": [["a20"], ["a99"]]}'),
+                (sentences, summary, '{"sentences": [{"text": "x", "support": [["a99"]]}, '
+                                     '{"text": "y", "support": [["a20"]]}]}'),
+                (merge, MERGE, "I'm sorry, I cannot help with that.")]
     path = tmp_path / "answers.jsonl"
-    fabricated = '{"sentences": [{"text": "x", "support": [["a99"]]}]}'
-    path.write_text(json.dumps({"format": RECORDED_FORMAT}) + "\n" + json.dumps(
-        {"model": "m", "template": "summary-sentences", "version": "1", "prompt_sha256": prompt_sha256(
-            load_template("summary-sentences").render({"community": "c", "evidence": "[a20] x | p | y | t"})),
-         "draw": 0, "text": fabricated}) + "\n" + json.dumps(
-        {"model": "m", "template": template.name, "version": template.version,
-         "prompt_sha256": prompt_sha256(prompt), "draw": 0, "text": "I'm sorry, I cannot help with that."}) + "\n")
+    path.write_text(json.dumps({"format": RECORDED_FORMAT}) + "\n" + "".join(json.dumps(
+        {"model": "m", "template": t.name, "version": t.version, "prompt_sha256": prompt_sha256(t.render(v)),
+         "draw": 0, "text": text}) + "\n" for t, v, text in recorded))
+    assert {t.version for t, _, _ in recorded} == {"2"}
     with ModelClient("m", cache=RecordedAnswers(path)) as client:
-        with pytest.raises(UnknownCitation):
-            client.complete("summary-sentences", {"community": "c", "evidence": "[a20] x | p | y | t"}, 0,
-                            "sentences")
+        with pytest.raises(UnknownCitation) as unknown:
+            client.complete("summary-whole", summary, 0, "summary")
         with pytest.raises(ModelError) as refused:
             client.complete("rederive-merge", MERGE)
-    assert refused.value.code == "refusal" and client.usage.calls == 0
-    assert client.usage.rejected == {"unknown_citation": 1, "refusal": 1}
+        kept = client.complete("summary-sentences", summary, 0, "sentences")
+        [as_outcome] = client.answer_all([Question("summary-whole", summary, 0, "summary")])
+    assert unknown.value.unknown == ["a99"] and refused.value.code == "refusal" and client.usage.calls == 0
+    assert isinstance(as_outcome, UnknownCitation)  # answer_all returns it as the question's outcome
+    assert kept.data == {"sentences": [{"text": "y", "support": [["a20"]]}]} and kept.cached
+    assert [(r["item"], r["code"]) for r in kept.rejected] == [("sentences[0]", "unknown_citation")]
+    assert client.usage.rejected == {"unknown_citation": 2, "refusal": 1}
+    assert client.usage.rejected_items == {"unknown_citation": 1}
 
 
 def test_each_answer_keeps_the_agent_record_of_its_call(api, tmp_path):

@@ -19,6 +19,7 @@ from polygraph_logic.graph.records import LoadError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.llm.cache import RECORDED_FORMAT, prompt_sha256
 from polygraph_logic.llm.regenerate import plan_regeneration
+from polygraph_logic.llm.templates import load_template
 from polygraph_logic.query.regenerated import regenerate_version
 from polygraph_logic.query.session import Session
 from polygraph_logic.query.whatif import Deletion, what_if
@@ -188,7 +189,8 @@ def _recorded(path: Path, graph: Path, answers: dict[str, dict], deletion: Delet
     """Writes recorded answers for the prompts the plan renders (``answers`` by artifact)."""
     lines = [{"format": RECORDED_FORMAT, "fixture": "written by tests/test_regenerate.py"}]
     for rewrite in plan_regeneration(graph, deletion).rewrites:
-        lines.append({"model": "test-fixture", "template": rewrite.template, "version": "1",
+        lines.append({"model": "test-fixture", "template": rewrite.template,
+                      "version": load_template(rewrite.template).version,
                       "prompt_sha256": prompt_sha256(rewrite.prompt), "draw": 0,
                       "text": json.dumps(answers[rewrite.artifact])})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
@@ -203,6 +205,22 @@ def test_an_answer_citing_evidence_not_shown_is_refused_and_nothing_is_written(f
     assert main(["regenerate", str(figure1), "--retract-source", RETRACTION, "--replay", str(answers)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("regeneration_refused:") and "unknown_citation" in err and why in err
+    assert len(_versions(figure1)) == 1 and not list(tmp_path.glob("*.regenerated-*"))
+
+
+@pytest.mark.parametrize("cited", ["a31", "a99"])
+def test_one_sentence_left_out_for_an_unshown_citation_refuses_the_whole_rewrite(figure1, capsys, tmp_path, cited):
+    # the client keeps the good sentence and reports the other (Completion.rejected): a summary
+    # rewritten without one of its sentences is not written either
+    sentences = [{"text": "AIM2 localises to the cytosol.", "support": [["a32"]]},
+                 {"text": "AIM2 suppresses oral carcinoma.", "support": [["a32"], [cited]]}]
+    answers = _recorded(tmp_path / "answers.jsonl", figure1, {"summary:aim2": {"sentences": sentences}},
+                        Deletion(sources=(RETRACTION,)))
+    capsys.readouterr()
+    assert main(["regenerate", str(figure1), "--retract-source", RETRACTION, "--replay", str(answers)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("regeneration_refused: 1 answer(s) refused, nothing written:")
+    assert f"summary:aim2: unknown_citation: sentences[1] cites id(s) {cited}" in err
     assert len(_versions(figure1)) == 1 and not list(tmp_path.glob("*.regenerated-*"))
 
 
@@ -285,34 +303,88 @@ def test_the_fixture_is_what_its_script_writes(tmp_path):
 
 # --- the live path (the real SDK over a mock transport: no network) and a graph folder -------
 def test_the_live_path_asks_once_caches_and_sends_only_standing_evidence(tmp_path, monkeypatch):
-    httpx2 = pytest.importorskip("httpx2")
+    pytest.importorskip("httpx2")
+    from test_llm_client import ScriptedAPI  # the Messages API scripted: a JSON answer comes as the tool's call
     from polygraph_logic.llm import ModelClient
     from polygraph_logic.llm.regenerate import regenerate
 
     monkeypatch.delenv("POLYGRAPH_MODEL", raising=False)
-    prompts = []
     answer = json.dumps({"sentences": [{"text": "AIM2 localises to the cytosol.", "support": [["a32"]]}]})
-
-    def api(request):
-        body = json.loads(request.content)
-        prompts.append(body["messages"][0]["content"])
-        return httpx2.Response(200, json={
-            "id": "msg_test", "type": "message", "role": "assistant", "model": body["model"],
-            "content": [{"type": "text", "text": answer}], "stop_reason": "end_turn", "stop_sequence": None,
-            "usage": {"input_tokens": 350, "output_tokens": 30}})
-
+    api = ScriptedAPI(lambda template, prompt: answer if template == "regenerate-summary" else "wrong template")
     deletion = Deletion(sources=(RETRACTION,))
     first, second = _build(tmp_path, "first.graph"), _build(tmp_path, "second.graph")
     for graph in (first, second):
-        client = ModelClient(cache=tmp_path / "cache.sqlite", api_key="sk-test",
-                             http_client=httpx2.Client(transport=httpx2.MockTransport(api)))
-        with client:
+        with ModelClient(cache=tmp_path / "cache.sqlite", api_key="sk-test", http_client=api.http()) as client:
             report = regenerate(graph, client, deletion)
         assert report.written is not None and report.written.replaced == ["summary:aim2"]
-    assert len(prompts) == 1 and "[a32] AIM2" in prompts[0] and "[a31]" not in prompts[0]
+    [prompt] = api.prompts
+    assert "[a32] AIM2" in prompt and "[a31]" not in prompt
+    body = json.loads(api.requests[0].content)
+    assert body["tool_choice"] == {"type": "tool", "name": "record_sentences"}
+    assert body["system"][0]["text"] == load_template("regenerate-summary").system  # the fixed part, cached
+    assert "[a32] AIM2" in body["messages"][0]["content"]  # the evidence is in the user turn
     assert report.usage["calls"] == 0 and report.usage["cached"] == 1  # the second run: from the cache
     with Graph(second) as opened:
         assert opened.artifact("summary:aim2-regenerated").support == (("a32",),)
+
+
+def test_a_sentence_the_client_leaves_out_refuses_the_rewrite_from_the_api_too(tmp_path):
+    pytest.importorskip("httpx2")
+    from test_llm_client import ScriptedAPI
+    from polygraph_logic.errors import PolygraphError
+    from polygraph_logic.llm import ModelClient
+    from polygraph_logic.llm.regenerate import regenerate
+
+    answer = json.dumps({"sentences": [{"text": "AIM2 localises to the cytosol.", "support": [["a32"]]},
+                                       {"text": "AIM2 suppresses oral carcinoma.", "support": [["a31"]]}]})
+    api = ScriptedAPI(lambda template, prompt: answer)
+    graph = _build(tmp_path)
+    with ModelClient(cache=tmp_path / "cache.sqlite", api_key="sk-test", http_client=api.http()) as client:
+        with pytest.raises(PolygraphError) as refused:
+            regenerate(graph, client, Deletion(sources=(RETRACTION,)))
+        assert client.usage.rejected_items == {"unknown_citation": 1}
+    assert refused.value.code == "regeneration_refused" and "sentences[1] cites id(s) a31" in str(refused.value)
+    assert len(_versions(graph)) == 1 and not list(tmp_path.glob("*.regenerated-*"))
+
+
+def test_the_rewrites_go_as_one_message_batch_with_batch_on(tmp_path, monkeypatch):
+    pytest.importorskip("httpx2")
+    from test_llm_batches import BatchAPI
+    from polygraph_logic.llm import ModelClient
+    from polygraph_logic.llm.regenerate import regenerate
+
+    monkeypatch.delenv("POLYGRAPH_MODEL", raising=False)
+    answer = json.dumps({"sentences": [{"text": "AIM2 localises to the cytosol.", "support": [["a32"]]}]})
+    api = BatchAPI(lambda params, round_number: ("succeeded", answer), polls_in_progress=1)
+    graph = _build(tmp_path)
+    with ModelClient(cache=tmp_path / "cache.sqlite", api_key="sk-test", http_client=api.http(), mode="batch",
+                     poll_interval=1.0, sleep=lambda seconds: None) as client:
+        report = regenerate(graph, client, Deletion(sources=(RETRACTION,)))
+    assert api.creates() == 1 and len(api.batches["msgbatch_001"]["requests"]) == 1
+    assert report.usage["batches"] == 1 and report.usage["by_mode"]["batch"]["cache_read_tokens"] == 300
+    assert report.written is not None and report.written.replaced == ["summary:aim2"]
+
+
+# --- the dry run's price ------------------------------------------------------------------
+def test_the_dry_run_prices_the_estimated_input_and_bounds_the_output(figure1, capsys, tmp_path):
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"m-test": {"input": 1000, "output": 100, "cache_write": 1250, "cache_read": 100}}))
+    argv = ["regenerate", str(figure1), "--retract-source", RETRACTION, "--dry-run", "--model", "m-test",
+            "--prices", str(prices)]
+    cost = _json(capsys, argv)["cost"]
+    # by hand: the AIM2 prompt is 1,472 characters -> 368 tokens at $1,000 a million = $0.368; the
+    # output is at most 4,096 tokens (max_tokens) at $100 a million = $0.4096
+    assert cost["input_tokens_estimate"] == 368 and cost["input_dollars"] == pytest.approx(0.368)
+    assert cost["output_tokens_at_most"] == 4096 and cost["output_dollars_at_most"] == pytest.approx(0.4096)
+    assert _json(capsys, [*argv, "--batch"])["cost"]["input_dollars"] == pytest.approx(0.184)  # half price
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert ("cost on m-test: ~$0.3680 for the ~368 input tokens estimated (the prompt's text; the tool definition "
+            "each request carries is not counted), plus at most $0.4096 for output (not estimated: bounded by "
+            f"max_tokens, 4,096 tokens in all); prices from {prices}") in capsys.readouterr().out
+    assert main(argv[:-4] + ["--model", "claude-unpriced-9"]) == 0
+    assert "cost: no price for model claude-unpriced-9 in the built-in table" in capsys.readouterr().out
+    assert len(_versions(figure1)) == 1
 
 
 def test_a_graph_folder_is_regenerated_the_same_way(tmp_path, capsys):

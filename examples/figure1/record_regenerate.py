@@ -48,7 +48,7 @@ def record(path: Path = HERE / "regenerate-answers.jsonl") -> Path:
         lines.append({"model": MODEL, "template": rewrite.template,
                       "version": load_template(rewrite.template).version,
                       "prompt_sha256": prompt_sha256(rewrite.prompt), "draw": 0,
-                      "text": json.dumps(ANSWERS[rewrite.artifact]), "stop_reason": "end_turn"})
+                      "text": json.dumps(ANSWERS[rewrite.artifact]), "stop_reason": "tool_use"})
     path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     return path
 

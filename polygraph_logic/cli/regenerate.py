@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.cli.arguments import add_graph, add_json, deletion_sources, natural, print_json
+from polygraph_logic.cli.arguments import add_graph, add_json, add_model_options, deletion_sources, natural, print_json
 
 
 def register(commands) -> None:
@@ -20,8 +20,10 @@ def register(commands) -> None:
                     "to rewrite them with new receipts (a summary one receipt per sentence, a merge its support "
                     "sets, citing only the evidence ids shown). The receipts are checked as `add --receipts` "
                     "checks them and written, with the deletion applied, as ONE new version; the trimmed "
-                    "summaries they rewrite are retired. A refused answer is reported and nothing is written. "
-                    "--dry-run shows what would be asked and its size, and writes nothing.")
+                    "summaries they rewrite are retired. A refused answer (an item left out for citing an id not "
+                    "shown included) is reported and nothing is written. The rewrites are asked together: "
+                    "--concurrency N calls at once, or --batch as one Message Batch. --dry-run shows what would be "
+                    "asked, its size and its estimated price, and writes nothing.")
     add_graph(command)
     group = command.add_argument_group("the deletion (together, one deletion), or the one applied last")
     group.add_argument("--retract-source", action="append", default=[], metavar="S",
@@ -37,8 +39,9 @@ def register(commands) -> None:
                             "it killed or trimmed, adding only the rewrites")
     command.add_argument("--dry-run", action="store_true",
                          help="list each artifact to rewrite, the evidence ids it would be shown, the number of "
-                              "requests and the prompt size (characters; input tokens estimated at 4 characters a "
-                              "token); ask nothing, write nothing")
+                              "requests, the prompt size (characters; input tokens estimated at 4 characters a "
+                              "token) and the price of the model (--prices): the estimated input, and at most "
+                              "the output of max_tokens a request; ask nothing, write nothing")
     command.add_argument("--replay", metavar="ANSWERS.jsonl",
                          help="answer from recorded answers (a polygraph-recorded-answers/1 file, such as "
                               "examples/figure1/regenerate-answers.jsonl) and never call the API: no key needed")
@@ -50,6 +53,7 @@ def register(commands) -> None:
                               "GRAPH.regenerated-vN.jsonl beside the graph, N the version written); never overwritten")
     command.add_argument("--max-retries", type=natural, default=4, metavar="N",
                          help="retries on rate limits, server errors and lost connections (default 4)")
+    add_model_options(command)
     add_json(command, "regenerate")
     command.set_defaults(run=_run)
 
@@ -70,11 +74,16 @@ def _run(args: argparse.Namespace) -> int:
 
     deletion = _deletion(args)
     if args.dry_run:
+        from polygraph_logic.llm.regenerate import estimate_cost  # start-up time: loaded when run
+
         plan = plan_regeneration(args.graph, deletion, after_deletion=args.after_deletion)
+        with _asking(args, None, None) as client:  # asks nothing: its model, max_tokens and prices
+            cost = estimate_cost(plan, client.model, client.prices, client.max_tokens, batch=args.batch)
         if args.json:
-            print_json({"format": "polygraph-regenerate/1", **plan.to_json()})
+            print_json({"format": "polygraph-regenerate/1", **plan.to_json(), "cost": cost})
         else:
             _print_plan(plan, dry=True)
+            print(_cost_line(cost))
         return 0
     client, cache = _client(args)
     from polygraph_logic.llm.regenerate import regenerate  # start-up time: loaded when run
@@ -95,9 +104,10 @@ def _run(args: argparse.Namespace) -> int:
     for entry in report.not_rebuilt:
         print(f"  {entry['artifact']}: not rebuilt: {entry['reason']}")
     u = report.usage
-    print(f"model {report.model}: {u.get('calls', 0)} calls, {u.get('cached', 0)} answered from {cache}, "
-          f"{u.get('input_tokens', 0)} input and "
-          f"{u.get('output_tokens', 0)} output tokens, {u.get('retries', 0)} retries")
+    dollars = f"${u['dollars']:.4f}" if u.get("dollars") is not None else f"no price for {report.model}"
+    print(f"model {report.model}: {u.get('calls', 0)} calls, {u.get('cached', 0)} answered from {cache}; tokens "
+          f"{u.get('input_tokens', 0)} input, {u.get('output_tokens', 0)} output, {u.get('cache_write_tokens', 0)} "
+          f"cache write, {u.get('cache_read_tokens', 0)} cache read; {dollars}; {u.get('retries', 0)} retries")
     if report.written is None:
         print("no rewrite was made: nothing written (nor the deletion applied: `polygraph repl` applies it)")
         return 0
@@ -110,16 +120,38 @@ def _run(args: argparse.Namespace) -> int:
 
 def _client(args: argparse.Namespace):
     """The ModelClient: over recorded answers (--replay), else over the answer cache (a key needed for a miss)."""
-    from polygraph_logic.llm import KEY_ENV, MissingApiKey, ModelClient, RecordedAnswers  # the model layer: when run
+    from polygraph_logic.llm import KEY_ENV, MissingApiKey, RecordedAnswers  # the model layer: when run
 
     if args.replay:
         recorded = RecordedAnswers(args.replay)
-        return ModelClient(args.model or recorded.model, cache=recorded, max_retries=args.max_retries), args.replay
+        return _asking(args, recorded, recorded.model), args.replay
     cache = Path(args.cache) if args.cache else Path(args.graph).with_name(Path(args.graph).name + ".cache.sqlite")
     if not os.environ.get(KEY_ENV) and not cache.exists():  # fail before anything is asked or written
         raise MissingApiKey(f"set {KEY_ENV} to call the API, or answer from recorded answers with --replay FILE "
                             "(nothing was written; --dry-run shows what would be asked)")
-    return ModelClient(args.model, cache=cache, max_retries=args.max_retries), str(cache)
+    return _asking(args, cache, None), str(cache)
+
+
+def _asking(args: argparse.Namespace, cache, recorded_model: str | None):
+    """The ModelClient the options describe (model, prices, batch or concurrency, retries) over ``cache``."""
+    from polygraph_logic.llm import ModelClient, RecordedAnswers, load_prices  # the model layer: when run
+
+    if cache is None and args.replay:  # a dry run over recorded answers: priced as their model
+        recorded_model = RecordedAnswers(args.replay).model
+    return ModelClient(args.model or recorded_model, cache=cache, max_retries=args.max_retries,
+                       prices=load_prices(args.prices), mode="batch" if args.batch else "interactive",
+                       concurrency=args.concurrency, poll_interval=args.poll_interval)
+
+
+def _cost_line(cost: dict) -> str:
+    """The dry run's price: the estimated input dollars and the bound on the output's."""
+    if cost["input_dollars"] is None:
+        return f"cost: {cost['price_note']}"
+    batch = ", at the batch discount" if cost["batch"] else ""
+    return (f"cost on {cost['model']}{batch}: ~${cost['input_dollars']:.4f} for the ~{cost['input_tokens_estimate']:,} "
+            f"input tokens estimated (the prompt's text; the tool definition each request carries is not "
+            f"counted), plus at most ${cost['output_dollars_at_most']:.4f} for output (not estimated: "
+            f"bounded by max_tokens, {cost['output_tokens_at_most']:,} tokens in all); prices from {cost['prices']}")
 
 
 def _print_plan(plan, dry: bool) -> None:

@@ -14,14 +14,21 @@ about its entities) and, as context it may not cite, the standing artifacts abou
 entities (a trimmed summary's surviving sentences, merges naming its entities). An artifact
 with no surviving evidence is not asked about: nothing stands to rebuild it from.
 
-The answers go through ModelClient (cache or recorded answers, guards, strict schema, and
-citations restricted to the evidence ids shown). A summary comes back with one receipt per
-sentence, a merge with its support sets. The rewrites get new ids (``<old id>-regenerated``)
+The rewrites are asked together through ``ModelClient.answer_all`` (cache or recorded answers,
+guards, the answer forced through the schema's tool, citations restricted to the evidence ids
+shown; interactively with bounded concurrency or as one Message Batch, as the client is set).
+A summary comes back with one receipt per sentence, a merge with its support sets. The rewrites get new ids (``<old id>-regenerated``)
 and are written to a receipts file, then checked and written as ONE version of the graph by
 query/regenerated.py: the deletion applied (unless the graph's last version applied it,
 ``after_deletion``), the receipts added as ``add --receipts`` adds them, the trimmed summaries
 they rewrite retired. Any refused answer (a receipt citing an id not shown, a schema
-violation, a refusal) is reported and nothing is written.
+violation, a refusal) is reported and nothing is written. That includes an answer of which
+the client left out an item (a sentence or a merge citing an id not shown, ``Completion.rejected``):
+where construction keeps the other items, a rewritten summary silently missing a sentence is
+not a rewrite, so here the whole answer is refused, with each item's reason.
+
+``estimate_cost`` prices a plan before anything is asked: input tokens estimated from the
+prompt's characters, output tokens bounded by the request's ``max_tokens`` (never estimated).
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.records import LoadError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
-from polygraph_logic.llm.client import ModelClient
-from polygraph_logic.llm.errors import EmptyAnswer, Refusal, SchemaViolation, UnknownCitation
+from polygraph_logic.llm.client import ModelClient, Question
+from polygraph_logic.llm.errors import EmptyAnswer, ModelError, Refusal, SchemaViolation, UnknownCitation
+from polygraph_logic.llm.pricing import PriceTable, Tokens
 from polygraph_logic.llm.evidence_lines import render_evidence
 from polygraph_logic.llm.schemas import Shown
 from polygraph_logic.llm.templates import load_template
@@ -59,6 +67,22 @@ REFUSED = (Refusal, EmptyAnswer, SchemaViolation, UnknownCitation)
 def estimate_tokens(characters: int) -> int:
     """Returns an estimate of the input tokens of a prompt of ``characters`` (4 characters a token)."""
     return -(-characters // CHARS_PER_TOKEN)
+
+
+def estimate_cost(plan: "Plan", model: str, prices: PriceTable, max_tokens: int, batch: bool = False) -> dict:
+    """Returns what asking ``plan`` would cost on ``model``: the input dollars of the estimated input
+    tokens, and at most what ``max_tokens`` output tokens a request would cost (output is bounded,
+    not estimated); ``input_dollars`` and ``output_dollars_at_most`` are None, with ``price_note``,
+    when the table has no price for the model. ``batch``: at the batch discount."""
+    tokens = sum(estimate_tokens(len(r.prompt)) for r in plan.rewrites)
+    bound = max_tokens * len(plan.rewrites)
+    found = {"model": model, "batch": batch, "input_tokens_estimate": tokens, "output_tokens_at_most": bound,
+             "input_dollars": prices.cost(model, Tokens(input=tokens), batch),
+             "output_dollars_at_most": prices.cost(model, Tokens(output=bound), batch),
+             "prices": prices.source}
+    if found["input_dollars"] is None:
+        found["price_note"] = prices.no_price(model)
+    return found
 
 
 @dataclass
@@ -245,6 +269,12 @@ def _receipts(rewrite: Rewrite, data: dict) -> list[dict]:
              "support": m["support"]} for i, m in enumerate(data["merges"])]
 
 
+def _question(rewrite: Rewrite) -> Question:
+    """Returns the question that asks for a rewrite (draw 0, citations restricted to the evidence shown)."""
+    template, schema = TEMPLATES[rewrite.layer]
+    return Question(template, rewrite.variables, 0, schema, rewrite.shown)
+
+
 def default_receipts_path(graph_path: str | Path) -> Path:
     """Returns ``GRAPH.regenerated-vN.jsonl`` beside the graph, N the version it would write."""
     path = Path(graph_path)
@@ -259,27 +289,35 @@ def regenerate(graph_path: str | Path, client: ModelClient, deletion: Deletion |
     """Asks the model to rewrite each dead or trimmed model-written artifact and writes the result
     as one new version (see the module docstring); returns the report.
 
-    Raises PolygraphError(regeneration_refused) listing every refused answer, and LoadError when
-    a receipt fails the ledger's checks; in both cases nothing is written. With nothing to
+    Raises PolygraphError(regeneration_refused) listing every refused answer (an item the client
+    left out refuses its answer), the ModelError of a question with no answer at all (``replay_missing``,
+    a quota banner), and LoadError when a receipt fails the ledger's checks; in each case nothing
+    is written. With nothing to
     rewrite, nothing is asked or written (``report.written`` is None)."""
     say = progress or (lambda message: None)
     plan = plan_regeneration(graph_path, deletion, after_deletion=after_deletion)
     report = RegenerateReport(plan, client.model)
+    questions = [_question(rewrite) for rewrite in plan.rewrites]
+    if questions:
+        say(f"rewriting {len(questions)} artifact(s)")
+    answers = client.answer_all(questions, lambda done, total: say(f"rewriting: {done} of {total} answered"))
     failures = []
-    for number, rewrite in enumerate(plan.rewrites, 1):
-        say(f"rewriting {rewrite.artifact} ({number} of {len(plan.rewrites)})")
-        template, schema = TEMPLATES[rewrite.layer]
-        try:
-            data = client.complete(template, rewrite.variables, 0, schema, shown=rewrite.shown).data
-        except REFUSED as error:
-            failures.append(f"{rewrite.artifact}: {error.code}: {error.message}")
+    for rewrite, answer in zip(plan.rewrites, answers):
+        if isinstance(answer, REFUSED):
+            failures.append(f"{rewrite.artifact}: {answer.code}: {answer.message}")
             continue
-        made = _receipts(rewrite, data)
+        if isinstance(answer, ModelError):  # not an answer to refuse: no answer at all (replay_missing, quota)
+            raise answer
+        if answer.rejected:  # an item left out: the rewrite would be missing it, so the answer is refused
+            failures += [f"{rewrite.artifact}: {item['code']}: {item['item']} {item['reason']}"
+                         for item in answer.rejected]
+            continue
+        made = _receipts(rewrite, answer.data)
         if not made:
             why = "the model made no merge of these names from the standing evidence"
             report.not_rebuilt.append({"artifact": rewrite.artifact, "reason": why})
         report.receipts.extend(made)
-    report.usage = client.usage.to_json()
+    report.usage = client.usage.to_json(client.model, client.prices)
     if failures:
         raise PolygraphError("regeneration_refused", f"{len(failures)} answer(s) refused, nothing written: "
                              + "; ".join(failures))
@@ -305,4 +343,5 @@ def regenerate(graph_path: str | Path, client: ModelClient, deletion: Deletion |
     return report
 
 
-__all__ = ["Plan", "RegenerateReport", "Rewrite", "estimate_tokens", "plan_regeneration", "regenerate"]
+__all__ = ["Plan", "RegenerateReport", "Rewrite", "estimate_cost", "estimate_tokens", "plan_regeneration",
+           "regenerate"]
