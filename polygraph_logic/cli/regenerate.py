@@ -20,10 +20,10 @@ def register(commands) -> None:
                     "to rewrite them with new receipts (a summary one receipt per sentence, a merge its support "
                     "sets, citing only the evidence ids shown). The receipts are checked as `add --receipts` "
                     "checks them and written, with the deletion applied, as ONE new version; the trimmed "
-                    "summaries they rewrite are retired. A refused answer (an item left out for citing an id not "
-                    "shown included) is reported and nothing is written. The rewrites are asked together: "
-                    "--concurrency N calls at once, or --batch as one Message Batch. --dry-run shows what would be "
-                    "asked, its size and its estimated price, and writes nothing.")
+                    "summaries they rewrite are retired. A refused answer, or one the client kept only in part (an "
+                    "item citing an id not shown left out), is reported and nothing is written. The rewrites "
+                    "are asked together: --concurrency N calls at once, or --batch as one Message Batch. --dry-run "
+                    "shows what would be asked, its size and its estimated price, and writes nothing.")
     add_graph(command)
     group = command.add_argument_group("the deletion (together, one deletion), or the one applied last")
     group.add_argument("--retract-source", action="append", default=[], metavar="S",
@@ -52,7 +52,8 @@ def register(commands) -> None:
                          help="where to write the regenerated receipts, recorded by the version (default "
                               "GRAPH.regenerated-vN.jsonl beside the graph, N the version written); never overwritten")
     command.add_argument("--max-retries", type=natural, default=4, metavar="N",
-                         help="retries on rate limits, server errors and lost connections (default 4)")
+                         help="retries on rate limits, server errors and lost connections; with --batch also "
+                              "the rounds that resubmit expired requests (default 4)")
     add_model_options(command)
     add_json(command, "regenerate")
     command.set_defaults(run=_run)

@@ -14,18 +14,20 @@ about its entities) and, as context it may not cite, the standing artifacts abou
 entities (a trimmed summary's surviving sentences, merges naming its entities). An artifact
 with no surviving evidence is not asked about: nothing stands to rebuild it from.
 
-The rewrites are asked together through ``ModelClient.answer_all`` (cache or recorded answers,
-guards, the answer forced through the schema's tool, citations restricted to the evidence ids
-shown; interactively with bounded concurrency or as one Message Batch, as the client is set).
-A summary comes back with one receipt per sentence, a merge with its support sets. The rewrites get new ids (``<old id>-regenerated``)
-and are written to a receipts file, then checked and written as ONE version of the graph by
-query/regenerated.py: the deletion applied (unless the graph's last version applied it,
-``after_deletion``), the receipts added as ``add --receipts`` adds them, the trimmed summaries
-they rewrite retired. Any refused answer (a receipt citing an id not shown, a schema
-violation, a refusal) is reported and nothing is written. That includes an answer of which
-the client left out an item (a sentence or a merge citing an id not shown, ``Completion.rejected``):
-where construction keeps the other items, a rewritten summary silently missing a sentence is
-not a rewrite, so here the whole answer is refused, with each item's reason.
+The rewrites are asked together through ``ModelClient.answer_all`` (cache or recorded
+answers, guards, the answer forced through the schema's tool, citations restricted to the
+evidence ids shown; interactively with bounded concurrency or as one Message Batch, as the
+client is set). A summary comes back with one receipt per sentence, a merge with its support
+sets. The rewrites get new ids (``<old id>-regenerated``) and are written to a receipts
+file, then checked and written as ONE version of the graph by query/regenerated.py: the
+deletion applied (unless the graph's last version applied it, ``after_deletion``), the
+receipts added as ``add --receipts`` adds them, the trimmed summaries they rewrite retired.
+Any refused answer (a receipt citing an id not shown, a schema violation, a refusal) is
+reported and nothing is written. That includes an answer of which the client left out an
+item (a sentence or a merge citing an id not shown, or naming a name not listed:
+``Completion.rejected``): where construction keeps the other items, a rewritten summary
+silently missing a sentence is not a rewrite, so here the whole answer is refused, with each
+item's reason.
 
 ``estimate_cost`` prices a plan before anything is asked: input tokens estimated from the
 prompt's characters, output tokens bounded by the request's ``max_tokens`` (never estimated).
@@ -47,8 +49,8 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
 from polygraph_logic.llm.client import ModelClient, Question
 from polygraph_logic.llm.errors import EmptyAnswer, ModelError, Refusal, SchemaViolation, UnknownCitation
-from polygraph_logic.llm.pricing import PriceTable, Tokens
 from polygraph_logic.llm.evidence_lines import render_evidence
+from polygraph_logic.llm.pricing import PriceTable, Tokens
 from polygraph_logic.llm.schemas import Shown
 from polygraph_logic.llm.templates import load_template
 from polygraph_logic.query.regenerated import RegeneratedVersion, regenerate_version
@@ -290,10 +292,10 @@ def regenerate(graph_path: str | Path, client: ModelClient, deletion: Deletion |
     as one new version (see the module docstring); returns the report.
 
     Raises PolygraphError(regeneration_refused) listing every refused answer (an item the client
-    left out refuses its answer), the ModelError of a question with no answer at all (``replay_missing``,
-    a quota banner), and LoadError when a receipt fails the ledger's checks; in each case nothing
-    is written. With nothing to
-    rewrite, nothing is asked or written (``report.written`` is None)."""
+    left out refuses its answer), the ModelError of a question with no answer at all
+    (``replay_missing``, a quota banner), and LoadError when a receipt fails the ledger's checks;
+    in each case nothing is written. With nothing to rewrite, nothing is asked or written
+    (``report.written`` is None)."""
     say = progress or (lambda message: None)
     plan = plan_regeneration(graph_path, deletion, after_deletion=after_deletion)
     report = RegenerateReport(plan, client.model)
@@ -309,8 +311,8 @@ def regenerate(graph_path: str | Path, client: ModelClient, deletion: Deletion |
         if isinstance(answer, ModelError):  # not an answer to refuse: no answer at all (replay_missing, quota)
             raise answer
         if answer.rejected:  # an item left out: the rewrite would be missing it, so the answer is refused
-            failures += [f"{rewrite.artifact}: {item['code']}: {item['item']} {item['reason']}"
-                         for item in answer.rejected]
+            failures.append(f"{rewrite.artifact}: " + " | ".join(f"{item['code']}: {item['item']} {item['reason']}"
+                                                                  for item in answer.rejected))
             continue
         made = _receipts(rewrite, answer.data)
         if not made:
