@@ -608,3 +608,14 @@ def test_the_scripted_api_refuses_what_claude_sonnet_5_5_refuses():
     assert "thinking" in rejected({**good, "thinking": {"type": "disabled"}})
     assert "prefill" in rejected({**good, "messages": [*good["messages"], {"role": "assistant", "content": "{"}]})
     assert "output_config" in rejected({k: v for k, v in good.items() if k != "output_config"})
+
+
+def test_the_answer_is_the_text_block_not_the_thinking_before_it(api, tmp_path):
+    # Claude Sonnet 5.5 thinks adaptively when the request says nothing of thinking: a thinking block
+    # may come first, and only the text block is the answer
+    body = message(GOOD)
+    body["content"] = [{"type": "thinking", "thinking": "{\"verdict\": false}", "signature": "sig"}, *body["content"]]
+    api.script = [httpx2.Response(200, json=body)]
+    with client_for(api, tmp_path) as client:
+        answer = client.complete("rederive-merge", MERGE)
+    assert answer.text == GOOD and answer.data["verdict"] is json.loads(GOOD)["verdict"]
