@@ -8,17 +8,18 @@ audit verdicts by artifact) and reports each request's usage the way the API wou
 
 - tokens are estimated from the request's text, UTF-8 bytes / 4 rounded up (Anthropic's tokenizer
   is not available offline; every path is counted by the same rule, so the ratios hold better
-  than the absolute counts), plus, for a request that forces a tool, the tool definition's JSON
-  and the 313 tokens of system prompt that the API adds for a forced tool (`--tool-overhead`);
-  an answer's output tokens are its text's (the tool call's input as JSON);
+  than the absolute counts), plus, for a request with a structured-output format, the JSON of
+  its schema and `--format-overhead` tokens (default 0: the pages read state no system prompt
+  added for `output_config.format`, as they did, 313 tokens, for a forced tool); an answer's
+  output tokens are its text's (the JSON object);
 - prompt caching is simulated: a request's breakpoints (after the system part; after the user
   turn when the prompt is asked again) are looked up in a cache of the prefixes seen so far; the
   longest one found is a cache read, a longer marked one a cache write; a prefix shorter than the
   model's minimum (`--min-cache`, 1,024 tokens on Sonnet models) is neither, as on the API.
 
 The rows: the earlier path (the templates of `--before`, one user turn, free-text JSON, one call
-at a time, read with `git show`), the new interactive path (system prompt, forced tool, cache
-breakpoints) and the new batch path (one Message Batch per step, half price); and the same two
+at a time, read with `git show`), the new interactive path (system prompt, the answer's JSON
+Schema as `output_config.format`, cache breakpoints) and the new batch path (one Message Batch per step, half price); and the same two
 new paths with the cache minimum waived, which says what caching does once a prefix is long
 enough (not what it does on this corpus). Dollars come from the price table (pricing.py) at
 `--model`'s list price; the tokens and dollars of each row are the client's own accounting of the
@@ -26,7 +27,7 @@ usage the mock reported. Cache hits within a batch are best effort on the API; t
 assume the same hits as the interactive ones.
 
     python -m benchmarks.model_cost [--model claude-sonnet-4-6] [--before 7d479f1] [--draws 5]
-                                    [--min-cache 1024] [--tool-overhead 313] [--prices FILE]
+                                    [--min-cache 1024] [--format-overhead 0] [--prices FILE]
 """
 
 from __future__ import annotations
@@ -68,31 +69,32 @@ def _text(content) -> str:
 class MockAPI:
     """The Messages and Message Batches endpoints over recorded answers, with simulated usage."""
 
-    def __init__(self, answer, min_cache: int, tool_overhead: int):
-        self.answer, self.min_cache, self.tool_overhead = answer, min_cache, tool_overhead
+    def __init__(self, answer, min_cache: int, format_overhead: int):
+        self.answer, self.min_cache, self.format_overhead = answer, min_cache, format_overhead
         self.cached: set[str] = set()  # the prefixes the simulated prompt cache holds
         self.batches: dict[str, list[dict]] = {}
         self.lock = threading.Lock()
 
     def usage(self, params: dict, output: str) -> dict:
         """Returns the usage the API would report for one request (see the module docstring)."""
-        tools = (estimate(json.dumps(params["tools"])) + self.tool_overhead) if params.get("tools") else 0
+        fmt = params.get("output_config", {}).get("format")
+        head_tokens = (estimate(json.dumps(fmt)) + self.format_overhead) if fmt else 0
         system = sum(estimate(b["text"]) for b in params.get("system", ()))
         user_content = params["messages"][0]["content"]
         user = estimate(_text(user_content))
         marks = []  # (prefix key, prefix tokens) of each breakpoint, in order
-        head = json.dumps([params.get("tools"), params.get("system")])
+        head = json.dumps([fmt, params.get("system")])
         if any("cache_control" in b for b in params.get("system", ())):
-            marks.append((hashlib.sha256(head.encode()).hexdigest(), tools + system))
+            marks.append((hashlib.sha256(head.encode()).hexdigest(), head_tokens + system))
         if not isinstance(user_content, str) and "cache_control" in user_content[-1]:
-            marks.append((hashlib.sha256((head + _text(user_content)).encode()).hexdigest(), tools + system + user))
+            marks.append((hashlib.sha256((head + _text(user_content)).encode()).hexdigest(), head_tokens + system + user))
         marks = [(key, size) for key, size in marks if size >= self.min_cache]
         with self.lock:
             read = max((size for key, size in marks if key in self.cached), default=0)
             write = max((size for key, size in marks if key not in self.cached and size > read), default=0)
             self.cached.update(key for key, _ in marks)
         write = write - read if write else 0
-        return {"input_tokens": tools + system + user - read - write, "output_tokens": estimate(output),
+        return {"input_tokens": head_tokens + system + user - read - write, "output_tokens": estimate(output),
                 "cache_creation_input_tokens": write, "cache_read_input_tokens": read}
 
     def message(self, params: dict) -> dict:
@@ -100,10 +102,9 @@ class MockAPI:
         prompt = f"{prompt}\n{USER_MARK}\n{_text(params['messages'][0]['content'])}" if prompt \
             else _text(params["messages"][0]["content"])
         text = self.answer(prompt)
-        tool = params["tool_choice"]["name"]
         return {"id": "msg_bench", "type": "message", "role": "assistant", "model": params["model"],
-                "content": [{"type": "tool_use", "id": "toolu_bench", "name": tool, "input": json.loads(text)}],
-                "stop_reason": "tool_use", "stop_sequence": None, "usage": self.usage(params, text)}
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn", "stop_sequence": None, "usage": self.usage(params, text)}
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         path = request.url.path
@@ -187,11 +188,11 @@ def run_paths(args) -> list[list]:
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
-        for label, mode, minimum in (("interactive: system prompt, tool, caching", "interactive", args.min_cache),
+        for label, mode, minimum in (("interactive: system prompt, format, caching", "interactive", args.min_cache),
                                      ("batch: the same, one batch per step", "batch", args.min_cache),
                                      ("interactive, cache minimum waived", "interactive", 0),
                                      ("batch, cache minimum waived", "batch", 0)):
-            api = MockAPI(answer, minimum, args.tool_overhead)
+            api = MockAPI(answer, minimum, args.format_overhead)
             out = work / f"{mode}-{minimum}"
             for step in ("construct", "audit"):
                 with Recorder(args.model, cache=out / f"{step}.sqlite", mode=mode, concurrency=1, prices=prices,
@@ -230,7 +231,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--before", default="7d479f1", help="the commit whose templates are the earlier path")
     parser.add_argument("--draws", type=int, default=5, help="audit draws per artifact (default 5)")
     parser.add_argument("--min-cache", type=int, default=1024, help="the model's minimum cacheable prefix")
-    parser.add_argument("--tool-overhead", type=int, default=313, help="system tokens the API adds for a forced tool")
+    parser.add_argument("--format-overhead", type=int, default=0,
+                        help="system tokens the API adds for an output format (none stated; default 0)")
     parser.add_argument("--prices", default=None, help="a JSON price table over the built-in one")
     args = parser.parse_args(argv)
     rows = run_paths(args)

@@ -375,11 +375,8 @@ def test_model_oracle_through_model_client_over_a_mock_transport(index):
 
 
 def _message(text, model, stop_reason="end_turn"):
-    """A Messages API body: a JSON answer as the call of the verdict tool (structured output), else text."""
-    if text.startswith("{"):
-        content = [{"type": "tool_use", "id": "toolu_test", "name": "record_verdict", "input": json.loads(text)}]
-    else:
-        content = [{"type": "text", "text": text}] if text else []
+    """A Messages API body as a structured-output answer comes: the answer as one text block."""
+    content = [{"type": "text", "text": text}] if text else []
     return {"id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop_reason, "stop_sequence": None, "usage": {"input_tokens": 50, "output_tokens": 10}}
 

@@ -81,7 +81,7 @@ class BatchAPI:
         if kind == "succeeded":
             usage = {"input_tokens": 40, "output_tokens": 10, "cache_creation_input_tokens": 0,
                      "cache_read_input_tokens": 300}
-            body = message(detail[0], model=params["model"], tool=params["tool_choice"]["name"], usage=usage)
+            body = message(detail[0], model=params["model"], usage=usage)
             return {"custom_id": entry["custom_id"], "result": {"type": "succeeded", "message": body}}
         if kind == "errored":
             return {"custom_id": entry["custom_id"], "result": {"type": "errored", "error": {
@@ -125,7 +125,13 @@ def test_a_batch_is_submitted_polled_and_matched_by_custom_id(tmp_path):
     assert all(len(r["custom_id"]) <= 64 and re.fullmatch(r"[A-Za-z0-9_-]+", r["custom_id"]) for r in sent)
     params = sent[0]["params"]
     assert params["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert params["tool_choice"] == {"type": "tool", "name": "record_verdict"}
+    # the same request as an interactive call: the answer's JSON Schema as the output format (written out
+    # here, not read from formats.py), and none of the settings current models reject
+    assert params["output_config"] == {"format": {"type": "json_schema", "schema": {
+        "type": "object", "properties": {"verdict": {"type": "boolean"}, "reason": {"type": "string"}},
+        "required": ["verdict", "reason"], "additionalProperties": False}}}
+    assert not {"tool_choice", "tools", "temperature", "top_p", "top_k", "thinking"} & set(params)
+    assert [m["role"] for m in params["messages"]] == ["user"]
     # tokens are counted under the batch mode, and the cache holds the answers with their agent record
     assert usage.calls == 3 and usage.batches == 1
     assert usage.tokens["batch"].to_json() == {"input_tokens": 120, "output_tokens": 30, "cache_write_tokens": 0,

@@ -1,8 +1,10 @@
 """ModelClient through the real anthropic SDK over an httpx2 MockTransport (no network).
 
-The scripted API answers like the Messages API: an answer that is one JSON object comes
-back as the call of the tool the request forces (structured output), anything else as a
-text block (what a gateway banner or a refusal looks like). Which template a request
+The scripted API answers like the Messages API with structured outputs: every answer comes
+back as a text block (one JSON object when the model keeps to the format; a gateway banner or
+a refusal is text too), and, like Claude Sonnet 5.5, it answers a request that carries a
+setting the current models reject (tool_choice, sampling parameters, a thinking budget or
+``disabled``, prefill) or lacks ``output_config.format`` with a 400 error. Which template a request
 renders is recognised from its system prompt, so answers can depend on it. Every guard is driven
 through a real HTTP response and checked three ways: it raises its error, it is counted,
 and it is not cached (a later good answer to the same prompt is).
@@ -76,23 +78,31 @@ def _one_object(text: str):
     return value if isinstance(value, dict) else None
 
 
-def message(text: str | None, stop_reason: str = "end_turn", model: str = DEFAULT_MODEL, tool: str | None = None,
+def message(text: str | None, stop_reason: str = "end_turn", model: str = DEFAULT_MODEL,
             usage: dict | None = None) -> dict:
-    """Returns a Messages API response body: the tool's call when ``text`` is one JSON object and a
-    tool was forced, else one text block (none when text is None)."""
-    data = _one_object(text) if text is not None and tool else None
-    if data is not None:
-        content = [{"type": "tool_use", "id": "toolu_test", "name": tool, "input": data}]
-        stop_reason = "tool_use" if stop_reason == "end_turn" else stop_reason
-    else:
-        content = [] if text is None else [{"type": "text", "text": text}]
+    """Returns a Messages API response body: one text block (none when text is None), the form a
+    structured-output answer takes."""
+    content = [] if text is None else [{"type": "text", "text": text}]
     return {"id": "msg_test", "type": "message", "role": "assistant", "model": model, "content": content,
             "stop_reason": stop_reason, "stop_sequence": None,
             "usage": usage or {"input_tokens": 100, "output_tokens": 20}}
 
 
-def forced_tool(body: dict) -> str | None:
-    return body.get("tool_choice", {}).get("name")
+#: request keys that return a 400 error on Claude Sonnet 5.5 (its migration guide), or that a
+#: structured-output request has no use for
+REJECTED_KEYS = ("tool_choice", "tools", "temperature", "top_p", "top_k", "thinking")
+
+
+def rejected(body: dict) -> str | None:
+    """Returns why Claude Sonnet 5.5 would refuse this request body with a 400, or None."""
+    found = [key for key in REJECTED_KEYS if key in body]
+    if found:
+        return f"{', '.join(found)} not supported on this model"
+    if body["messages"][-1]["role"] != "user":
+        return "assistant prefill is not supported on this model"
+    if "format" not in body.get("output_config", {}):
+        return "no output_config.format: the answer would not be structured"
+    return None
 
 
 class ScriptedAPI:
@@ -109,15 +119,16 @@ class ScriptedAPI:
             self.requests.append(request)
             item = self.script.pop(0) if self.script else None
         body = json.loads(request.content)
+        if rejected(body):
+            return error(400, "invalid_request_error", message=rejected(body))
         if item is not None:
             if isinstance(item, Exception):
                 raise item
             if isinstance(item, httpx2.Response):
                 return item
-            return httpx2.Response(200, json=message(*item, model=body["model"], tool=forced_tool(body)))
+            return httpx2.Response(200, json=message(*item, model=body["model"]))
         prompt = prompt_of(body)
-        return httpx2.Response(200, json=message(self.answer(template_of(prompt), prompt), model=body["model"],
-                                                 tool=forced_tool(body)))
+        return httpx2.Response(200, json=message(self.answer(template_of(prompt), prompt), model=body["model"]))
 
     def http(self) -> httpx2.Client:
         return httpx2.Client(transport=httpx2.MockTransport(self))
@@ -127,9 +138,9 @@ class ScriptedAPI:
         return [prompt_of(json.loads(r.content)) for r in self.requests]
 
 
-def error(status: int, kind: str, headers: dict | None = None) -> httpx2.Response:
+def error(status: int, kind: str, headers: dict | None = None, message: str | None = None) -> httpx2.Response:
     return httpx2.Response(status, headers=headers or {},
-                           json={"type": "error", "error": {"type": kind, "message": f"scripted {kind}"}})
+                           json={"type": "error", "error": {"type": kind, "message": message or f"scripted {kind}"}})
 
 
 @pytest.fixture(autouse=True)
@@ -354,10 +365,10 @@ def test_strict_parsing_rejects_anything_but_the_schema(api, tmp_path, text):
     assert rows(tmp_path / "cache.sqlite") == []
 
 
-def test_an_answer_in_text_instead_of_the_tool_call_is_a_schema_violation(api, tmp_path):
-    api.script = [('```json\n{"verdict": false, "reason": "gone"}\n```',)]  # JSON, but not the tool's call
+def test_a_fenced_answer_to_a_structured_request_is_a_schema_violation(api, tmp_path):
+    api.script = [('```json\n{"verdict": false, "reason": "gone"}\n```',)]  # JSON, but not the bare object
     with client_for(api, tmp_path) as client:
-        with pytest.raises(SchemaViolation, match="did not call the tool record_verdict"):
+        with pytest.raises(SchemaViolation, match="not the bare JSON object its format asks for"):
             client.complete("rederive-merge", MERGE)
         assert client.usage.rejected["schema_violation"] == 1
     assert rows(tmp_path / "cache.sqlite") == []
@@ -526,7 +537,7 @@ def test_a_recorded_answer_that_fails_its_checks_is_that_failure(tmp_path):
 
 def test_each_answer_keeps_the_agent_record_of_its_call(api, tmp_path):
     api.script = [httpx2.Response(200, headers={"request-id": "req_0123"},
-                                  json=message(GOOD, model="claude-sonnet-5-5-20261201", tool="record_verdict"))]
+                                  json=message(GOOD, model="claude-sonnet-5-5-20261201"))]
     with client_for(api, tmp_path) as client:
         client.complete("rederive-merge", MERGE)
         [record] = client.cache.agent_records()
@@ -581,3 +592,38 @@ def test_after_a_quota_failure_answer_all_sends_nothing_more_and_names_the_cause
     assert len(api.requests) == 1
     assert all(isinstance(a, QuotaBanner) for a in answers) and answers[1] is answers[0]
     assert client.usage.rejected == {"quota_banner": 1}
+
+
+def test_the_request_asks_for_the_answer_schema_as_output_format_and_nothing_the_model_rejects(api, tmp_path):
+    with client_for(api, tmp_path) as client:
+        client.complete("rederive-merge", MERGE)
+    body = json.loads(api.requests[0].content)
+    # the verdict's JSON Schema, written out here rather than read from formats.py
+    assert body["output_config"] == {"format": {"type": "json_schema", "schema": {
+        "type": "object", "properties": {"verdict": {"type": "boolean"}, "reason": {"type": "string"}},
+        "required": ["verdict", "reason"], "additionalProperties": False}}}
+    assert not {"tool_choice", "tools", "temperature", "top_p", "top_k", "thinking"} & set(body)
+    assert [m["role"] for m in body["messages"]] == ["user"]  # no assistant prefill
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}  # the fixed part stays cached
+
+
+def test_the_scripted_api_refuses_what_claude_sonnet_5_5_refuses():
+    good = {"model": DEFAULT_MODEL, "messages": [{"role": "user", "content": "q"}],
+            "output_config": {"format": {"type": "json_schema", "schema": {}}}}
+    assert rejected(good) is None
+    assert "tool_choice" in rejected({**good, "tool_choice": {"type": "tool", "name": "record_verdict"}})
+    assert "temperature" in rejected({**good, "temperature": 0.0})
+    assert "thinking" in rejected({**good, "thinking": {"type": "disabled"}})
+    assert "prefill" in rejected({**good, "messages": [*good["messages"], {"role": "assistant", "content": "{"}]})
+    assert "output_config" in rejected({k: v for k, v in good.items() if k != "output_config"})
+
+
+def test_the_answer_is_the_text_block_not_the_thinking_before_it(api, tmp_path):
+    # Claude Sonnet 5.5 thinks adaptively when the request says nothing of thinking: a thinking block
+    # may come first, and only the text block is the answer
+    body = message(GOOD)
+    body["content"] = [{"type": "thinking", "thinking": "{\"verdict\": false}", "signature": "sig"}, *body["content"]]
+    api.script = [httpx2.Response(200, json=body)]
+    with client_for(api, tmp_path) as client:
+        answer = client.complete("rederive-merge", MERGE)
+    assert answer.text == GOOD and answer.data["verdict"] is json.loads(GOOD)["verdict"]

@@ -31,6 +31,23 @@ def test_dollars_by_hand():
     assert PRICES["claude-sonnet-4-6"]["cache_write"] == 3.75 and PRICES["claude-sonnet-4-6"]["cache_read"] == 0.3
 
 
+def test_the_default_model_has_a_price_and_its_dollars_by_hand():
+    from polygraph_logic.llm import DEFAULT_MODEL
+
+    assert DEFAULT_MODEL == "claude-sonnet-5-5"
+    # Claude Sonnet 5.5 (platform.claude.com migration guide and model page): $2 input, $10 output,
+    # $2.50 5-minute cache write, $0.10 cache read per million tokens; the read is 0.05 x input, not 0.1 x
+    usage = Usage()
+    usage.tokens["interactive"] = Tokens(input=1000, output=500, cache_write=2000, cache_read=10000)
+    usage.tokens["batch"] = Tokens(input=1000, output=500, cache_write=2000, cache_read=10000)
+    # 1000*2 + 500*10 + 2000*2.50 + 10000*0.10 = 2000 + 5000 + 5000 + 1000 = 13,000 micro-dollars = $0.013
+    assert load_prices().cost(DEFAULT_MODEL, usage.tokens["interactive"]) == pytest.approx(0.013)
+    assert usage.dollars(DEFAULT_MODEL, load_prices()) == pytest.approx(0.013 + 0.0065)  # the batch half off
+    report = usage.to_json(DEFAULT_MODEL, load_prices())
+    assert report["dollars"] == pytest.approx(0.0195) and "price_note" not in report
+    assert "$0.0195" in usage.line(DEFAULT_MODEL, load_prices())
+
+
 def test_an_unknown_model_has_no_price_said_plainly():
     usage = Usage()
     usage.tokens["interactive"] = Tokens(input=10)
@@ -50,6 +67,7 @@ def test_a_price_file_overrides_and_adds(tmp_path, monkeypatch):
     assert table.cost("claude-sonnet-5-5", tokens) == pytest.approx(3.0)
     assert table.cost("claude-sonnet-5-5", tokens, batch=True) == pytest.approx(2.25)
     assert table.cost("claude-sonnet-4-6", tokens) == pytest.approx(4.5)  # the built-in entries stay
+    assert table.prices["claude-sonnet-5-5"]["cache_read"] == 0.2 and PRICES["claude-sonnet-5-5"]["cache_read"] == 0.1
     monkeypatch.setenv("POLYGRAPH_PRICES", str(path))
     assert load_prices().cost("claude-sonnet-5-5", tokens) == pytest.approx(3.0)
     for bad in ({"m": {"input": 1}}, {"m": {"input": -1, "output": 1, "cache_write": 1, "cache_read": 1}},
@@ -71,7 +89,7 @@ def test_prompt_cache_usage_is_read_counted_and_priced(tmp_path):
         usage = {"input_tokens": 200, "output_tokens": 20, "cache_creation_input_tokens": 1500 if first else 0,
                  "cache_read_input_tokens": 0 if first else 1500}
         return httpx2.Response(200, json=message('{"verdict": true, "reason": "x"}', model=body["model"],
-                                                 tool="record_verdict", usage=usage))
+                                                 usage=usage))
 
     with ModelClient("claude-sonnet-4-6", cache=tmp_path / "c.sqlite", concurrency=1,
                      http_client=httpx2.Client(transport=httpx2.MockTransport(handler))) as client:
@@ -82,10 +100,10 @@ def test_prompt_cache_usage_is_read_counted_and_priced(tmp_path):
     # 600*3 + 60*15 + 1500*3.75 + 3000*0.30 = 1800 + 900 + 5625 + 900 = 9225 micro-dollars
     assert "tokens 600 input, 60 output, 1500 cache write, 3000 cache read; $0.0092" in line
     assert client.usage.dollars(client.model, client.prices) == pytest.approx(0.009225)
-    # every request carries the same cached system prefix and the same forced tool
+    # every request carries the same cached system prefix and the same output format, and no tool
     assert len({json.dumps(c["system"]) for c in calls}) == 1
     assert calls[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
-    assert calls[0]["tools"][0]["name"] == "record_verdict" and calls[0]["tools"][0]["strict"] is True
+    assert len({json.dumps(c["output_config"]) for c in calls}) == 1 and not any("tools" in c for c in calls)
     # the three draws share one prompt: its user turn is marked for caching too, and the first draw is
     # asked alone before the other two, so that they read it rather than race to write it
     assert all(c["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"} for c in calls)

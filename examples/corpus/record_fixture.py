@@ -38,7 +38,7 @@ from polygraph_logic.llm.construct import construct  # noqa: E402
 from polygraph_logic import build_graph  # noqa: E402
 from polygraph_logic.llm import RECORDED_FORMAT, ModelClient  # noqa: E402
 from polygraph_logic.llm.cache import prompt_sha256  # noqa: E402
-from polygraph_logic.llm.tools import Reply  # noqa: E402
+from polygraph_logic.llm.formats import Reply  # noqa: E402
 from polygraph_logic.query.whatif import Deletion  # noqa: E402
 
 MODEL = "recorded-fixture"
@@ -131,8 +131,8 @@ class Recorder(ModelClient):
         text = json.dumps(ANSWERS[template.name](prompt), ensure_ascii=False)
         self.recorded.append({"model": MODEL, "template": template.name, "version": template.version,
                               "prompt_sha256": prompt_sha256(prompt), "draw": asked.question.draw, "text": text,
-                              "stop_reason": "tool_use", "prompt": prompt})
-        return Reply(text, True, "tool_use")
+                              "stop_reason": "end_turn", "prompt": prompt})
+        return Reply(text, True, "end_turn")
 
 
 def _reader(task) -> bool:

@@ -10,7 +10,7 @@ _EXPORTS = {
     "DEFAULT_MODEL": "client", "KEY_ENV": "client", "MODEL_ENV": "client", "Completion": "client",
     "ModelClient": "client", "Question": "client", "Usage": "pricing", "resolve_model": "client",
     "PRICES": "pricing", "PRICES_ENV": "pricing", "PriceTable": "pricing", "Tokens": "pricing",
-    "load_prices": "pricing", "TOOLS": "tools", "tool": "tools", "BatchRun": "batches", "Parsed": "schemas",
+    "load_prices": "pricing", "FORMATS": "formats", "output_format": "formats", "BatchRun": "batches", "Parsed": "schemas",
     "parse_items": "schemas", "Prompt": "templates", "EmptyAnswer": "errors",
     "MissingApiKey": "errors", "ModelError": "errors", "ModelUnavailable": "errors", "QuotaBanner": "errors",
     "Refusal": "errors", "SchemaViolation": "errors", "UnknownCitation": "errors",

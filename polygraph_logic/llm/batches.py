@@ -27,7 +27,7 @@ import sys
 from typing import Any, Callable
 
 from polygraph_logic.llm.errors import ModelError
-from polygraph_logic.llm.tools import Reply, reply, request
+from polygraph_logic.llm.formats import Reply, reply, request
 from polygraph_logic.progress import Progress
 
 #: batch error types worth a second batch (the request itself was fine)
@@ -139,7 +139,7 @@ class BatchRun:
             a = by_custom[entry.custom_id]
             result, where = entry.result, dict(template=a.template.name, draw=a.question.draw)
             if result.type == "succeeded":
-                answer = reply(result.message, a.question.schema, None)
+                answer = reply(result.message, None)
                 client.count("batch", answer)
                 yield entry.custom_id, answer
             elif result.type == "errored":

@@ -3,8 +3,8 @@
 One question is: render a versioned template into its fixed system part and its user
 turn, look the question up in the answer cache (a hit costs nothing), otherwise ask the
 Messages API with retries and backoff, the system part marked for prompt caching and the
-answer forced through the schema's tool (tools.py), run the guards (banner, refusal,
-empty answer), parse the tool's input strictly against its schema with citations checked
+answer's JSON Schema given as its structured-output format (formats.py), run the guards
+(banner, refusal, empty answer), parse the answer text strictly against its schema with citations checked
 against the ids shown (an item of a list that fails is left out and reported with its
 reason), and only then store it with its agent record. Every rejection is counted in
 ``usage.rejected`` (``usage.rejected_items`` for items) and raised as a ModelError.
@@ -14,8 +14,8 @@ lacks with at most ``concurrency`` calls in flight; the batch mode submits them 
 Message Batch (batches.py), at half price, and collects the results by custom id. Either
 way the answers come back in the order of the questions.
 
-Draws: the request is the same for every draw (the Messages API takes no sampling
-parameters, so the model samples at its default temperature); the draw index is only part
+Draws: the request is the same for every draw (no sampling parameters are sent: current
+models reject them, so the model samples at its default temperature); the draw index is only part
 of the cache key, which makes draw ``i`` reproducible from the cache.
 
 The API key is read from ``ANTHROPIC_API_KEY`` (or passed in) only when a call must
@@ -44,7 +44,7 @@ from polygraph_logic.llm.retries import KEY_ENV, RETRY_STATUS, Retrying  # noqa:
 from polygraph_logic.llm.pricing import MODES, PriceTable, Tokens, Usage, load_prices
 from polygraph_logic.llm.schemas import Parsed, Shown, check_schema_name, parse_items
 from polygraph_logic.llm.templates import Prompt, Template, load_template
-from polygraph_logic.llm.tools import TOOLS, Reply, reply, request
+from polygraph_logic.llm.formats import Reply, reply, request
 
 #: a current Claude Sonnet (not in anthropic._data.DEPRECATED_MODELS)
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -233,7 +233,7 @@ class ModelClient(Retrying):
                 if error.code in STOPPING:
                     stopped.append(error)
                 return error
-            if not answer.structured:  # a banner sent as text stops the run as a quota error does
+            if not answer.structured:  # a banner sent instead of the JSON stops the run as a quota error does
                 try:
                     check_answer(answer.text, answer.stop_reason, template=a.template.name, draw=a.question.draw)
                 except QuotaBanner as banner:
@@ -316,7 +316,7 @@ class ModelClient(Retrying):
         try:
             if not answer.structured:
                 check_answer(answer.text, answer.stop_reason, template=name, draw=draw)
-                raise SchemaViolation(f"the answer did not call the tool {TOOLS[asked.question.schema][0]} "
+                raise SchemaViolation(f"the answer is not the bare JSON object its format asks for "
                                       f"(stop reason {answer.stop_reason!r})", template=name, draw=draw)
             parsed = self._accept(stored, asked)
         except ModelError as error:
@@ -370,6 +370,6 @@ class ModelClient(Retrying):
         """Returns the API's answer to one question (its tokens counted)."""
         params = request(self.model, self.max_tokens, asked.prompt, asked.question.schema, asked.repeated)
         message = self.call(lambda sdk: sdk.messages.create(**params), asked.template.name, asked.question.draw)
-        answer = reply(message, asked.question.schema, getattr(message, "_request_id", None))
+        answer = reply(message, getattr(message, "_request_id", None))
         self.count("interactive", answer)
         return answer

@@ -1,8 +1,10 @@
 """What a run cost in dollars: one price table, overridable, and the arithmetic.
 
 ``PRICES`` holds list prices in US dollars per million tokens for the models whose prices
-this project states: ``input``, ``output``, ``cache_write`` (a 5-minute prompt-cache write,
-1.25 x input) and ``cache_read`` (0.1 x input). The Message Batches API bills every token
+this project states: ``input``, ``output``, ``cache_write`` (a 5-minute prompt-cache write)
+and ``cache_read`` (a prompt-cache hit). Each entry states every figure: a cache write is
+1.25 x input and a cache read 0.1 x input on the 4.x models, but not on every model (a
+cache read on Claude Sonnet 5.5 and Opus 5.5 is 0.05 x input). The Message Batches API bills every token
 of a batch at half price (``BATCH_DISCOUNT``), cache writes and reads included.
 
 Prices change and new models come out, so the table is overridable: a JSON file
@@ -30,18 +32,33 @@ BATCH_DISCOUNT = 0.5
 _KINDS = ("input", "output", "cache_write", "cache_read")
 
 
-def _price(input: float, output: float) -> dict[str, float]:
-    return {"input": input, "output": output, "cache_write": input * 1.25, "cache_read": input / 10}
+def _price(input: float, output: float, cache_write: float, cache_read: float) -> dict[str, float]:
+    return {"input": input, "output": output, "cache_write": cache_write, "cache_read": cache_read}
 
 
-#: US dollars per million tokens (list prices; override with --prices FILE or $POLYGRAPH_PRICES)
+#: US dollars per million tokens (list prices; override with --prices FILE or $POLYGRAPH_PRICES).
+#: Sources, each figure from Anthropic's own pages: the 4.x models from
+#: https://platform.claude.com/docs/en/about-claude/pricing ("Model pricing");
+#: Claude Sonnet 5.5 from https://platform.claude.com/docs/en/models/sonnet-5-5/migration-guide
+#: (Sonnet 5's prices, except cache reads at $0.10) and its specification page
+#: https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview ($2 input, $10 output,
+#: 5-minute cache write $2.50; that snapshot predates the cache-read cut the guide states);
+#: Claude Sonnet 5 and Opus 5.5 from https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview
+#: and https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview; Claude Opus 5 from
+#: https://platform.claude.com/docs/en/models/opus-5/overview. Batch: 50% off, same pages.
+#: Claude Haiku 5.5 is left out: its price depends on each request's prompt length (from
+#: $0.10 / $0.50 up to 100K tokens), which one flat entry cannot state; give it with --prices.
 PRICES: dict[str, dict[str, float]] = {
-    "claude-haiku-4-5": _price(1.0, 5.0),
-    "claude-haiku-4-5-20251001": _price(1.0, 5.0),
-    "claude-sonnet-4-6": _price(3.0, 15.0),
-    "claude-opus-4-5": _price(5.0, 25.0),
-    "claude-opus-4-5-20251101": _price(5.0, 25.0),
-    "claude-opus-4-6": _price(5.0, 25.0),
+    "claude-haiku-4-5": _price(1.0, 5.0, 1.25, 0.10),
+    "claude-haiku-4-5-20251001": _price(1.0, 5.0, 1.25, 0.10),
+    "claude-sonnet-4-6": _price(3.0, 15.0, 3.75, 0.30),
+    "claude-opus-4-5": _price(5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-5-20251101": _price(5.0, 25.0, 6.25, 0.50),
+    "claude-opus-4-6": _price(5.0, 25.0, 6.25, 0.50),
+    "claude-sonnet-5": _price(2.0, 10.0, 2.50, 0.20),
+    "claude-sonnet-5-5": _price(2.0, 10.0, 2.50, 0.10),
+    "claude-opus-5": _price(5.0, 25.0, 6.25, 0.50),
+    "claude-opus-5-5": _price(4.0, 20.0, 5.0, 0.20),
 }
 
 

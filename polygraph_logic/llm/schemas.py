@@ -1,7 +1,8 @@
 """Strict parsing of model answers: one JSON object of a named schema, citations checked.
 
 An answer is exactly one JSON object, optionally inside a single ```json fence, and
-nothing else (a tool call's input is stored as that text). Every object has exactly the
+nothing else (a fresh structured-output answer must be the bare object: client.py checks
+that before this parse; the fence is for recorded answers and older caches). Every object has exactly the
 fields its schema names (a missing or an extra field is a SchemaViolation), and every id a
 receipt cites must be one of the ids the prompt showed (otherwise UnknownCitation, counted
 apart because it is the failure that would put a dangling receipt into the graph).
