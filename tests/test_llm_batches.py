@@ -139,7 +139,7 @@ def test_a_batch_is_submitted_polled_and_matched_by_custom_id(tmp_path):
     assert usage.tokens["interactive"].input == 0
     records = AnswerCache(tmp_path / "cache.sqlite").agent_records()
     assert len(records) == 3 and {r["mode"] for r in records} == {"batch"}
-    assert {r["template"] for r in records} == {"rederive-merge"} and {r["version"] for r in records} == {"2"}
+    assert {r["template"] for r in records} == {"rederive-merge"} and {r["version"] for r in records} == {"3"}
     with sqlite3.connect(tmp_path / "cache.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM batch_requests").fetchone()[0] == 0  # all collected
     with batch_client(api, tmp_path) as again:  # answered from the cache: no second batch

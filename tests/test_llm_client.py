@@ -519,7 +519,7 @@ def test_a_recorded_answer_that_fails_its_checks_is_that_failure(tmp_path):
     path.write_text(json.dumps({"format": RECORDED_FORMAT}) + "\n" + "".join(json.dumps(
         {"model": "m", "template": t.name, "version": t.version, "prompt_sha256": prompt_sha256(t.render(v)),
          "draw": 0, "text": text}) + "\n" for t, v, text in recorded))
-    assert {t.version for t, _, _ in recorded} == {"2"}
+    assert {t.version for t, _, _ in recorded} == {"3"}
     with ModelClient("m", cache=RecordedAnswers(path)) as client:
         with pytest.raises(UnknownCitation) as unknown:
             client.complete("summary-whole", summary, 0, "summary")
@@ -545,7 +545,7 @@ def test_each_answer_keeps_the_agent_record_of_its_call(api, tmp_path):
     from polygraph_logic.llm.cache import prompt_sha256
     assert {k: record[k] for k in ("model", "template", "version", "prompt_sha256", "draw", "response_model",
                                    "message_id", "request_id", "mode")} == {
-        "model": DEFAULT_MODEL, "template": "rederive-merge", "version": "2", "prompt_sha256": prompt_sha256(prompt),
+        "model": DEFAULT_MODEL, "template": "rederive-merge", "version": "3", "prompt_sha256": prompt_sha256(prompt),
         "draw": 0, "response_model": "claude-sonnet-5-5-20261201", "message_id": "msg_test", "request_id": "req_0123",
         "mode": "interactive"}
     assert record["created"] > 0 and record["input_tokens"] == 100

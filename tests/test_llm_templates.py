@@ -36,7 +36,7 @@ def test_headers_parse_by_hand(name):
     template = load_template(name)
     assert (template.name, template.version, template.schema, template.system, template.body) == \
         (fields["name"], fields["version"], fields["schema"], system, user)
-    assert template.version == "2" and system and user  # every shipped template has both parts
+    assert template.version == "3" and system and user  # every shipped template has both parts
     assert template.name == name and template.schema in SCHEMAS and int(template.version) >= 1
 
 

@@ -304,7 +304,7 @@ def test_the_fixture_is_what_its_script_writes(tmp_path):
 # --- the live path (the real SDK over a mock transport: no network) and a graph folder -------
 def test_the_live_path_asks_once_caches_and_sends_only_standing_evidence(tmp_path, monkeypatch):
     pytest.importorskip("httpx2")
-    from test_llm_client import ScriptedAPI  # the Messages API scripted: a JSON answer comes as the tool's call
+    from test_llm_client import ScriptedAPI  # the Messages API scripted as Sonnet 5.5 answers: JSON text
     from polygraph_logic.llm import ModelClient
     from polygraph_logic.llm.regenerate import regenerate
 
@@ -320,7 +320,9 @@ def test_the_live_path_asks_once_caches_and_sends_only_standing_evidence(tmp_pat
     [prompt] = api.prompts
     assert "[a32] AIM2" in prompt and "[a31]" not in prompt
     body = json.loads(api.requests[0].content)
-    assert body["tool_choice"] == {"type": "tool", "name": "record_sentences"}
+    assert "tool_choice" not in body and "tools" not in body  # a forced tool is a 400 on the default model
+    assert body["output_config"]["format"]["type"] == "json_schema"
+    assert "sentences" in body["output_config"]["format"]["schema"]["properties"]
     assert body["system"][0]["text"] == load_template("regenerate-summary").system  # the fixed part, cached
     assert "[a32] AIM2" in body["messages"][0]["content"]  # the evidence is in the user turn
     assert report.usage["calls"] == 0 and report.usage["cached"] == 1  # the second run: from the cache
@@ -372,15 +374,15 @@ def test_the_dry_run_prices_the_estimated_input_and_bounds_the_output(figure1, c
     argv = ["regenerate", str(figure1), "--retract-source", RETRACTION, "--dry-run", "--model", "m-test",
             "--prices", str(prices)]
     cost = _json(capsys, argv)["cost"]
-    # by hand: the AIM2 prompt is 1,472 characters -> 368 tokens at $1,000 a million = $0.368; the
+    # by hand: the AIM2 prompt is 1,479 characters -> 370 tokens (rounded up) at $1,000 a million = $0.370; the
     # output is at most 4,096 tokens (max_tokens) at $100 a million = $0.4096
-    assert cost["input_tokens_estimate"] == 368 and cost["input_dollars"] == pytest.approx(0.368)
+    assert cost["input_tokens_estimate"] == 370 and cost["input_dollars"] == pytest.approx(0.370)
     assert cost["output_tokens_at_most"] == 4096 and cost["output_dollars_at_most"] == pytest.approx(0.4096)
-    assert _json(capsys, [*argv, "--batch"])["cost"]["input_dollars"] == pytest.approx(0.184)  # half price
+    assert _json(capsys, [*argv, "--batch"])["cost"]["input_dollars"] == pytest.approx(0.185)  # half price
     capsys.readouterr()
     assert main(argv) == 0
-    assert ("cost on m-test: ~$0.3680 for the ~368 input tokens estimated (the prompt's text; the tool definition "
-            "each request carries is not counted), plus at most $0.4096 for output (not estimated: bounded by "
+    assert ("cost on m-test: ~$0.3700 for the ~370 input tokens estimated (the prompt's text; the answer's JSON "
+            "schema each request carries is not counted), plus at most $0.4096 for output (not estimated: bounded by "
             f"max_tokens, 4,096 tokens in all); prices from {prices}") in capsys.readouterr().out
     assert main(argv[:-4] + ["--model", "claude-unpriced-9"]) == 0
     assert "cost: no price for model claude-unpriced-9 in the built-in table" in capsys.readouterr().out

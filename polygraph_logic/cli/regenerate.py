@@ -150,7 +150,7 @@ def _cost_line(cost: dict) -> str:
         return f"cost: {cost['price_note']}"
     batch = ", at the batch discount" if cost["batch"] else ""
     return (f"cost on {cost['model']}{batch}: ~${cost['input_dollars']:.4f} for the ~{cost['input_tokens_estimate']:,} "
-            f"input tokens estimated (the prompt's text; the tool definition each request carries is not "
+            f"input tokens estimated (the prompt's text; the answer's JSON schema each request carries is not "
             f"counted), plus at most ${cost['output_dollars_at_most']:.4f} for output (not estimated: "
             f"bounded by max_tokens, {cost['output_tokens_at_most']:,} tokens in all); prices from {cost['prices']}")
 
