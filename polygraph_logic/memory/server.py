@@ -11,10 +11,10 @@ graph is read synchronously; an agent asks its memory one question at a time).
 
 from __future__ import annotations
 
+import asyncio
 import json
 
-import anyio
-import mcp_types as types
+import mcp.types as types
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 
@@ -85,4 +85,4 @@ def run(tools: MemoryTools) -> None:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    anyio.run(serve)
+    asyncio.run(serve())  # the mcp package's anyio runs on asyncio
