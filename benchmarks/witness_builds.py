@@ -15,11 +15,16 @@ Each variant is a child process of its own (its peak RSS its own), alternated wi
 For each graph, the variants' what-if verdicts under trust-all for the retracted sources are
 checked to agree (the circuit settles every verdict a witness cannot).
 
-    python -m benchmarks.witness_builds [--copies 20] [--hubs 0 40] [--rounds 1] [--before CHECKOUT]
+    python -m benchmarks.witness_builds [--copies 20] [--hubs 0 40] [--hub-cycles keep|break]
+        [--rounds 1] [--before CHECKOUT [--before-variant capped]]
         [--variants boolean capped witness duckdb-capped duckdb-witness] [--memory-limit 2GB]
+        [--timeout SECONDS]
 
-``--before`` adds the capped build of another checkout (a git worktree of an earlier commit),
-run from its folder, as ``before``.
+Hubs are shared on both sides (``generate --hub-sides both``); ``--hub-cycles break`` leaves out
+of the sharing the edges among hubs that would close a part_of cycle.  ``--before`` adds the
+build of another checkout (a git worktree of an earlier commit), run from its folder, as
+``before``: the variant ``--before-variant`` names (capped unless said).  ``--timeout``: a
+variant still running then is stopped and reported as such.
 
 Figures go to docs/bench/current.md, as printed.
 """
@@ -57,12 +62,12 @@ with Graph(sys.argv[1]) as graph:
 """
 
 
-def _generate(folder: Path, copies: int, hubs: int) -> Path:
+def _generate(folder: Path, copies: int, hubs: int, cycles: str = "keep") -> Path:
     out = folder / f"x{copies}-h{hubs}"
     if not (out / "assertions.jsonl").exists():
         argv = ["generate", "--copies", str(copies), "-o", str(out)]
         if hubs:
-            argv += ["--hubs", str(hubs), "--hub-sides", "both"]
+            argv += ["--hubs", str(hubs), "--hub-sides", "both", "--hub-cycles", cycles]
         subprocess.run([sys.executable, "-m", "polygraph_logic", *argv], check=True, capture_output=True)
     return out
 
@@ -70,24 +75,29 @@ def _generate(folder: Path, copies: int, hubs: int) -> Path:
 VARIANTS = ("boolean", "capped", "witness", "duckdb-capped", "duckdb-witness")
 
 
-def _variant(name: str, inputs: Path, graph: Path, before: Path | None, limit: str | None = None) -> tuple[float, float]:
-    """One whole process: one of VARIANTS or ``before`` (the capped build of the checkout
-    ``before``, run from its folder)."""
+def _variant(name: str, inputs: Path, graph: Path, before: Path | None, limit: str | None = None,
+             before_variant: str = "capped", timeout: float | None = None) -> tuple[float, float] | str:
+    """One whole process: one of VARIANTS or ``before`` (the variant ``before_variant`` of the
+    checkout ``before``, run from its folder); what it said when it failed or ran past ``timeout``."""
     a, r = str(inputs / "assertions.jsonl"), str(inputs / "receipts.jsonl")
-    if name == "boolean":
+    kind = before_variant if name == "before" else name
+    if kind == "boolean":
         argv = [sys.executable, "-c", _BOOLEAN, a, r]
-    elif name.startswith("duckdb-"):
+    elif kind.startswith("duckdb-"):
         import shutil
         shutil.rmtree(graph, ignore_errors=True)
         argv = [sys.executable, "-m", "polygraph_logic", "build", "--assertions", a, "--receipts", r, "--rules", "ro",
-                "--engine", "duckdb", "--tables", str(graph), "--labels", name.split("-", 1)[1]]
+                "--engine", "duckdb", "--tables", str(graph), "--labels", kind.split("-", 1)[1]]
         argv += ["--memory-limit", limit] if limit else []
     else:
         graph.unlink(missing_ok=True)
         argv = [sys.executable, "-m", "polygraph_logic", "build", "--assertions", a, "--receipts", r,
-                "--rules", "ro", "-o", str(graph)] + (["--labels", name] if name == "witness" else [])
+                "--rules", "ro", "-o", str(graph)] + (["--labels", kind] if kind == "witness" else [])
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = run(argv, cwd=before if name == "before" else Path.cwd(), env=env).check(f"{name} on {inputs.name}")
+    done = run(argv, cwd=before if name == "before" else Path.cwd(), env=env, timeout=timeout)
+    if done.timed_out:
+        return f"did not finish in {timeout:g} s"
+    done.check(f"{name} on {inputs.name}")
     return done.seconds, done.peak_mib or 0.0
 
 
@@ -95,41 +105,50 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--copies", type=int, default=20)
     parser.add_argument("--hubs", type=int, nargs="+", default=[0, 40])
+    parser.add_argument("--hub-cycles", choices=("keep", "break"), default="keep",
+                        help="keep the part_of cycles among the hubs (default) or break them (generate --hub-cycles)")
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--before", type=Path, help="a checkout whose capped build runs too (as 'before')")
+    parser.add_argument("--before", type=Path, help="a checkout whose build runs too (as 'before')")
+    parser.add_argument("--before-variant", choices=VARIANTS, default="capped",
+                        help="the variant --before runs (default: capped)")
     parser.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS[:3]))
     parser.add_argument("--memory-limit", help="DuckDB's memory limit for the duckdb variants")
+    parser.add_argument("--timeout", type=float, help="stop a variant still running after this many seconds")
     args = parser.parse_args(argv)
     variants = tuple(dict.fromkeys(["boolean", *args.variants])) + (("before",) if args.before else ())
     with tempfile.TemporaryDirectory(prefix="witness-bench-") as tmp:
         folder = Path(tmp)
         rows = []
         for hubs in args.hubs:
-            inputs = _generate(folder, args.copies, hubs)
-            runs: dict[str, list[tuple[float, int]]] = {v: [] for v in variants}
+            inputs = _generate(folder, args.copies, hubs, args.hub_cycles)
+            runs: dict[str, list] = {v: [] for v in variants}
             for round_ in range(args.rounds):
                 for name in variants:
-                    runs[name].append(_variant(name, inputs, _graph(folder, name, hubs), args.before,
-                                               args.memory_limit))
-                    seconds, peak = runs[name][-1]
-                    print(f"  x{args.copies} {hubs} hubs round {round_ + 1} {name}: {seconds:.2f} s, {peak:.0f} MB",
-                          flush=True)
-            built = [name for name in variants if name not in ("boolean", "before")]
+                    found = _variant(name, inputs, _graph(folder, name, hubs), args.before, args.memory_limit,
+                                     args.before_variant, args.timeout)
+                    runs[name].append(found)
+                    said = found if isinstance(found, str) else f"{found[0]:.2f} s, {found[1]:.0f} MB"
+                    print(f"  x{args.copies} {hubs} hubs round {round_ + 1} {name}: {said}", flush=True)
+            best = {name: min((r for r in runs[name] if not isinstance(r, str)), default=runs[name][0])
+                    for name in variants}
+            built = [name for name in variants if name != "boolean"]
             verdicts = {name: subprocess.run([sys.executable, "-c", _VERDICTS, str(_graph(folder, name, hubs)),
                                               str(inputs / "retracted.txt")], check=True, capture_output=True,
-                                             text=True).stdout for name in built}
-            agree = len(set(verdicts.values())) == 1
-            dead = len(json.loads(verdicts[built[0]]))
-            best = {name: min(runs[name]) for name in variants}
+                                             text=True).stdout for name in built if not isinstance(best[name], str)}
+            agree = len(set(verdicts.values())) <= 1
+            dead = len(json.loads(next(iter(verdicts.values())))) if verdicts else 0
             rows.append((hubs, best, agree, dead))
-        print(f"\nx{args.copies}, builds (RO rules; boolean: the Python engine's closure, nothing written), "
+        cycles = f", hub cycles {args.hub_cycles}" if any(args.hubs) else ""
+        print(f"\nx{args.copies}, builds (RO rules{cycles}; boolean: the Python engine's closure, nothing written), "
               f"best of {args.rounds}: seconds, peak MB")
         print(f"  {'hubs':>4}  " + "  ".join(f"{name:>15}" for name in variants) + "  "
               + "  ".join(f"{name + '/bool':>15}" for name in built) + "  verdicts (trust-all, the retracted sources)")
         for hubs, best, agree, dead in rows:
             b = best["boolean"]
-            cells = "  ".join(f"{best[name][0]:8.2f} s {best[name][1]:4.0f}" for name in variants)
-            ratios = "  ".join(f"{best[name][0] / b[0]:14.2f}x" for name in built)
+            cells = "  ".join(f"{'stopped':>15}" if isinstance(best[name], str) else
+                              f"{best[name][0]:8.2f} s {best[name][1]:4.0f}" for name in variants)
+            ratios = "  ".join(f"{'-':>15}" if isinstance(best[name], str) or isinstance(b, str) else
+                               f"{best[name][0] / b[0]:14.2f}x" for name in built)
             print(f"  {hubs:>4}  {cells}  {ratios}  {'agree' if agree else 'DIFFER'} ({dead:,} dead)")
     return 0
 

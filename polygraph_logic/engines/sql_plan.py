@@ -142,14 +142,14 @@ class Plan:
     def fold(self, d: Dialect, text: str, keys: list[str], atoms: int) -> str:
         """Wraps ``text`` (keys, l0, e0, ...) into (keys, label, exact): the product of the
         labels left to right, each step minimised and capped as WhySemiring.times.  Under
-        ``witness``, (keys, rn, label, body): the union of the body's witnesses (ascending) and
-        its fact ids (a set, ascending: one rule instance found from two delta atoms is one row)."""
+        ``witness``, (keys, rn, label, body): the body's witnesses (a list of them, united only
+        for the derivations of new facts: sql_witness.new_facts) and its fact ids (a set,
+        ascending: one rule instance found from two delta atoms is one row)."""
         if self.witness:
             ids = ", ".join(f"e{n}" for n in range(atoms))
-            union = "l0" if atoms == 1 else \
-                f"list_sort(list_distinct(flatten([{', '.join(f'l{n}' for n in range(atoms))}])))"
+            witnesses = f"[{', '.join(f'l{n}' for n in range(atoms))}]"
             body = f"[{ids}]" if atoms == 1 else f"list_sort(list_distinct([{ids}]))"
-            return f"SELECT {', '.join(keys)}, rn, {union} AS label, {body} AS body FROM ({text}) s"
+            return f"SELECT {', '.join(keys)}, rn, {witnesses} AS label, {body} AS body FROM ({text}) s"
         if atoms == 1:
             return f"SELECT {', '.join(keys)}, l0 AS label, e0 AS exact FROM ({text}) s"
         for n in range(1, atoms):

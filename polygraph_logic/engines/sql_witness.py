@@ -9,7 +9,8 @@ the number of ways a fact holds.  Tables (sql_plan.Plan with ``witness``):
   label is ``[witness]`` (one support set of assertion ranks, ascending), ``id`` a number of
   the fact's own (``fact_ids``), so that a derivation names its body facts;
 - ``c<n>``: a round's derivations of one relation, (keys, rn, label, body): the rule's
-  number, the union of the body facts' witnesses and their ids (a set: ascending, each once);
+  number, the body facts' witnesses (a list, united for the new facts' derivations only) and
+  their ids (a set: ascending, each once);
 - ``gates``: every derivation, (head, rn, body): one row per rule instance (a round's rows
   are distinct, and semi-naive rounds find each instance in one round only).
 
@@ -17,7 +18,7 @@ A new fact's witness is the least (the cap's order: size, then ranks) of the uni
 round that made it, as witness.py chooses; a stated fact's is its least assertion, the empty
 set for background knowledge.  Exactness is settled once the closure is (``settle``): a
 witness is the whole minimal DNF only when the fact has one way to hold (witness.py).  The
-circuit of every inexact fact is written from ``gates`` (``circuit_sql``) as the graph
+circuit of every inexact fact is written from ``gates`` (``copy_circuit``) as the graph
 folder's derivations, fact numbers and all, without a fact passing through Python.
 """
 
@@ -52,9 +53,12 @@ def new_facts(plan, relation: str) -> str:
     derivations' unions), exact until ``settle`` says otherwise, and a new id."""
     keys = ", ".join(plan.keys(relation))
     number = plan.relations[relation]
-    least = "[arg_min(label, list_prepend(CAST(len(label) AS INTEGER), label))]"
-    return with_ids(f"SELECT {keys}, {least} AS label, TRUE AS exact FROM c{number} "
-                    f"ANTI JOIN {plan.table(relation)} USING ({keys}) GROUP BY {keys}")
+    least = "[arg_min(u, list_prepend(CAST(len(u) AS INTEGER), u))]"
+    # a derivation's union of its body's witnesses is made here, for the new facts' derivations
+    # only: most derivations of a round with hubs are of facts held already
+    union = "list_sort(list_distinct(flatten(label)))"
+    return with_ids(f"SELECT {keys}, {least} AS label, TRUE AS exact FROM (SELECT {keys}, {union} AS u "
+                    f"FROM c{number} ANTI JOIN {plan.table(relation)} USING ({keys})) n GROUP BY {keys}")
 
 
 def record(con, plan, relation: str) -> None:
@@ -100,22 +104,39 @@ def settle(con, plan, stated: int) -> int:
     return con.execute(f"SELECT count(*) FROM {INEXACT}").fetchall()[0][0]
 
 
-def circuit_sql(facts: str = "fx") -> str:
-    """The derivations of every inexact fact as the folder stores them (circuit_rows.py): (fact,
-    rule, body) with fact numbers from ``facts`` (a table of ``num``, ``fid`` and ``one``), body
-    facts of label 1 left out, a derivation whose body holds the fact left out, each body once
-    (the least rule that gives it), ordered by fact, rule and body."""
-    return f"""
-        WITH d AS (SELECT row_number() OVER () AS k, g.head, g.rn, g.body FROM {GATES} g
-                   SEMI JOIN {INEXACT} i ON i.id = g.head WHERE NOT list_contains(g.body, g.head)),
-        u AS (SELECT b.k, x.num FROM (SELECT k, unnest(body) AS b FROM d) b JOIN {facts} x ON x.fid = b.b
-              WHERE NOT x.one),
-        n AS (SELECT k, list_sort(list_distinct(list(num))) AS nums FROM u GROUP BY k)
-        SELECT fact, min(rn) AS rule, text AS body FROM (
-            SELECT h.num AS fact, d.rn, '[' || array_to_string(coalesce(n.nums, []::BIGINT[]), ', ') || ']' AS text
-            FROM d JOIN {facts} h ON h.fid = d.head LEFT JOIN n USING (k)) t
-        GROUP BY fact, text ORDER BY fact, rule, body"""
+def copy_circuit(con, target: str, facts: str = "fx", options: str = "FORMAT parquet") -> None:
+    """Writes the derivations of every inexact fact to ``target`` as the folder stores them
+    (circuit_rows.py): (fact, rule, body) with fact numbers from ``facts`` (a table of ``num``,
+    ``fid``, ``one`` and ``exact``), body facts of label 1 left out, a derivation whose body holds
+    the fact left out, each body once (the least rule that gives it), ordered by fact, rule and
+    body.  Drops ``gates`` and ``inexact`` as soon as they are read.
+
+    A body of one or two facts (all but a few thousand of the derivations) is numbered by a join
+    a position, a longer one through its unnested facts, regrouped; each step is a table of its
+    own, and what it read is dropped, so that the next runs in the memory freed.  At x40 with 40
+    hubs shared on both sides (86 M derivations, a 4 GB limit) one statement doing the same took
+    269 s, and every body numbered through its unnested facts 274 s."""
+    run = con.execute
+    run(f"""CREATE TEMP TABLE circuit_d AS SELECT h.num AS fact, g.rn, g.body FROM {GATES} g
+            JOIN {facts} h ON h.fid = g.head WHERE NOT h.exact AND NOT list_contains(g.body, g.head)""")
+    for table in (GATES, INEXACT):
+        run(f"DROP TABLE {table}")
+    run(f"CREATE TEMP TABLE circuit_m AS SELECT fid, CASE WHEN one THEN NULL ELSE num END AS num FROM {facts}")
+    run("""CREATE TEMP TABLE circuit_j AS SELECT d.fact, d.rn, list_sort(list_distinct([b0.num, b1.num])) AS nums
+           FROM circuit_d d LEFT JOIN circuit_m b0 ON b0.fid = d.body[1] LEFT JOIN circuit_m b1 ON b1.fid = d.body[2]
+           WHERE len(d.body) <= 2""")
+    run("""INSERT INTO circuit_j SELECT any_value(fact), any_value(rn), list_sort(list_distinct(list(num))) FROM (
+               SELECT u.k, u.fact, u.rn, m.num FROM (SELECT row_number() OVER () AS k, fact, rn, unnest(body) AS b
+                                                     FROM circuit_d WHERE len(body) > 2) u
+               LEFT JOIN circuit_m m ON m.fid = u.b) l GROUP BY k""")
+    run("DROP TABLE circuit_d")
+    run("DROP TABLE circuit_m")
+    run("CREATE TEMP TABLE circuit_g AS SELECT fact, min(rn) AS rule, nums FROM circuit_j GROUP BY fact, nums")
+    run("DROP TABLE circuit_j")
+    run(f"""COPY (SELECT fact, rule, '[' || array_to_string(nums, ', ') || ']' AS body FROM circuit_g
+                  ORDER BY fact, rule, body) TO '{target}' ({options})""")
+    run("DROP TABLE circuit_g")
 
 
-__all__ = ["GATES", "INEXACT", "SEQUENCE", "circuit_sql", "create", "new_facts", "record", "relation_columns",
-           "settle", "with_ids"]
+__all__ = ["GATES", "INEXACT", "SEQUENCE", "create", "new_facts", "record", "relation_columns",
+           "settle", "copy_circuit", "with_ids"]

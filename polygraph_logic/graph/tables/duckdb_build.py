@@ -319,9 +319,7 @@ class _Writer(ArtifactTables):
     def _circuit(self, folder: Path) -> None:
         """The evaluation's derivations of every inexact fact, as the folder's circuit (version 1)."""
         target = table_path(folder, CIRCUIT)
-        self.con.execute(f"COPY ({witnesses.circuit_sql('fx')}) TO '{quoted(target)}' ({PARQUET})")
-        for table in (witnesses.GATES, witnesses.INEXACT):
-            self.con.execute(f"DROP TABLE {table}")
+        witnesses.copy_circuit(self.con, quoted(target), "fx", PARQUET)
 
     def _labels(self) -> None:
         """``mentions`` and ``facts``: labels in assertion numbers (fx's labels are in the plan's
