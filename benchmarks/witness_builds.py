@@ -24,7 +24,8 @@ Hubs are shared on both sides (``generate --hub-sides both``); ``--hub-cycles br
 of the sharing the edges among hubs that would close a part_of cycle.  ``--before`` adds the
 build of another checkout (a git worktree of an earlier commit), run from its folder, as
 ``before``: the variant ``--before-variant`` names (capped unless said).  ``--timeout``: a
-variant still running then is stopped and reported as such.
+variant still running then is stopped; a variant stopped or failed (out of memory under
+``--memory-limit``) is reported as such, with what it said last, and the others go on.
 
 Figures go to docs/bench/current.md, as printed.
 """
@@ -97,7 +98,8 @@ def _variant(name: str, inputs: Path, graph: Path, before: Path | None, limit: s
     done = run(argv, cwd=before if name == "before" else Path.cwd(), env=env, timeout=timeout)
     if done.timed_out:
         return f"did not finish in {timeout:g} s"
-    done.check(f"{name} on {inputs.name}")
+    if done.code:
+        return f"failed: {' '.join(done.last_words(1))[:200]}"
     return done.seconds, done.peak_mib or 0.0
 
 
@@ -136,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
                                               str(inputs / "retracted.txt")], check=True, capture_output=True,
                                              text=True).stdout for name in built if not isinstance(best[name], str)}
             agree = len(set(verdicts.values())) <= 1
-            dead = len(json.loads(next(iter(verdicts.values())))) if verdicts else 0
+            dead = len(json.loads(next(iter(verdicts.values())))) if verdicts else None
             rows.append((hubs, best, agree, dead))
         cycles = f", hub cycles {args.hub_cycles}" if any(args.hubs) else ""
         print(f"\nx{args.copies}, builds (RO rules{cycles}; boolean: the Python engine's closure, nothing written), "
@@ -145,11 +147,12 @@ def main(argv: list[str] | None = None) -> int:
               + "  ".join(f"{name + '/bool':>15}" for name in built) + "  verdicts (trust-all, the retracted sources)")
         for hubs, best, agree, dead in rows:
             b = best["boolean"]
-            cells = "  ".join(f"{'stopped':>15}" if isinstance(best[name], str) else
+            cells = "  ".join(f"{'stopped/failed':>15}" if isinstance(best[name], str) else
                               f"{best[name][0]:8.2f} s {best[name][1]:4.0f}" for name in variants)
             ratios = "  ".join(f"{'-':>15}" if isinstance(best[name], str) or isinstance(b, str) else
                                f"{best[name][0] / b[0]:14.2f}x" for name in built)
-            print(f"  {hubs:>4}  {cells}  {ratios}  {'agree' if agree else 'DIFFER'} ({dead:,} dead)")
+            said = (f"{'agree' if agree else 'DIFFER'} ({dead:,} dead)" if dead is not None else "no graph built")
+            print(f"  {hubs:>4}  {cells}  {ratios}  {said}")
     return 0
 
 
