@@ -22,7 +22,7 @@ from hypothesis import given, settings, strategies as st
 from polygraph_logic.cli import main
 from polygraph_logic import build_graph
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.provenance.circuit import expand, minimal, settle
+from polygraph_logic.provenance.circuit import Expansion, expand, expand_many, minimal, settle
 from polygraph_logic.query.circuit_support import expanded
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -75,6 +75,44 @@ def test_expand_equals_the_minimal_dnf_of_the_least_fixpoint(circuit):
     for fact in range(n):
         found = expand(fact, lambda f: None, gates)
         assert found.complete and set(found.sets) == brute_dnf(fact, v, n, stated, bodies), fact
+
+
+@settings(max_examples=150, deadline=None)
+@given(circuits(), st.data())
+def test_expanding_many_roots_at_once_equals_brute_force_reading_a_level_a_call(circuit, data):
+    v, n, stated, bodies = circuit
+    roots = sorted(data.draw(st.sets(st.integers(0, n - 1), min_size=1)))
+    # some facts exact: their brute-force DNF given as their label (leaves of the circuit)
+    exact = data.draw(st.sets(st.integers(0, n - 1)))
+    calls = []
+
+    def gates(asked):
+        calls.append(sorted(asked))
+        assert not set(asked) & exact
+        return {f: ([frozenset((x,)) for x in sorted(stated[f])], bodies[f]) for f in asked}
+
+    found = expand_many(roots, lambda f: brute_dnf(f, v, n, stated, bodies) if f in exact else None, gates)
+    assert set(found) == set(roots)
+    for root in roots:
+        assert found[root].complete and set(found[root].sets) == brute_dnf(root, v, n, stated, bodies), root
+    assert len(calls) <= n and len({f for asked in calls for f in asked}) == sum(map(len, calls))  # each fact read once
+
+
+def test_expand_many_says_incomplete_only_the_roots_whose_cone_holds_a_partial_fact():
+    # 0 <- 1, 2 (nine sets past a budget of 4); 3 <- 4; 5 <- 6, where 6 is a capped leaf (a lower bound)
+    stated = {0: (), 1: (0, 1, 2), 2: (3, 4, 5), 3: (), 4: (6,), 5: ()}
+    bodies = {0: [(1, 2)], 1: [], 2: [], 3: [(4,)], 4: [], 5: [(6,)]}
+
+    def gates(asked):
+        return {f: ([frozenset((x,)) for x in stated[f]], bodies[f]) for f in asked}
+
+    def label(f):
+        return Expansion([frozenset((7,))], False) if f == 6 else None
+
+    found = expand_many([0, 3, 5], label, gates, budget=4)
+    assert not found[0].complete and len(found[0].sets) == 4
+    assert found[3].complete and found[3].sets == [frozenset((6,))]
+    assert not found[5].complete and found[5].sets == [frozenset((7,))]
 
 
 @settings(max_examples=150, deadline=None)

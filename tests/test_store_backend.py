@@ -80,6 +80,7 @@ def _answers(store: Store) -> dict:
         "artifacts": artifacts,
         "one": [row[0] for row in store.artifact_rows("a.num = ?", (3,))],
         "layer": [row[0] for row in store.artifact_rows("a.layer = ?", ("merge",), ordered=True)],
+        "firsts": [(row[0], row[1], _label(row[3])) for row in store.first_artifact_rows(["edge", "claim", "merge"], 2)],
         "prefix": [numbers[n] for n in claims],
         "subjects": sorted(store.argument_names("edge", 0, "", 100)),
         "objects": sorted(store.argument_names("edge", 2, "o", 100)),
@@ -101,6 +102,10 @@ def test_both_backends_answer_every_question_alike(forms):
         first, second = _answers(a), _answers(b)
         assert first["artifacts"] and first["prefix"] and first["subjects"] and first["objects"] and first["by_id"]
         assert first["key"][0] > 0 and len(first["one"]) == 1 and len(first["layer"]) == 1
+        by_layer = {}  # the first two of each layer, in number order, as the whole listing has them
+        for row in first["artifacts"]:
+            by_layer.setdefault(row[1], []).append((row[0], row[1], row[3]))
+        assert first["firsts"] == [row for layer in ("edge", "claim", "merge") for row in by_layer[layer][:2]]
         assert first["kills"] and first["rules"].strip()
         for name in first:
             assert first[name] == second[name], name

@@ -77,22 +77,33 @@ class Expansion:
         self.complete = complete  # False: the budget stopped the expansion (a lower bound)
 
 
-def expand(root: int, label: Callable[[int], Sequence[Monomial] | None],
+def expand(root: int, label: Callable[[int], Sequence[Monomial] | Expansion | None],
            circuit: Callable[[Collection[int]], Mapping[int, tuple[Sequence[Monomial], Sequence[Body]]]],
            budget: int = 10_000) -> Expansion:
-    """Returns the minimal DNF of fact ``root``: the least fixpoint of its circuit.
+    """Returns the minimal DNF of fact ``root``: the least fixpoint of its circuit (``expand_many``
+    of one root)."""
+    return expand_many([root], label, circuit, budget)[root]
 
-    ``label(f)``: f's support sets when its stored label is exact (the full DNF), else None;
+
+def expand_many(roots: Collection[int], label: Callable[[int], Sequence[Monomial] | Expansion | None],
+                circuit: Callable[[Collection[int]], Mapping[int, tuple[Sequence[Monomial], Sequence[Body]]]],
+                budget: int = 10_000) -> dict[int, Expansion]:
+    """Returns ``{root: its minimal DNF}``: the least fixpoint of the circuit the roots reach.
+
+    ``label(f)``: f's support sets when its stored label is exact (the full DNF), an
+    ``Expansion`` when they are known only in part (incomplete: a lower bound), else None;
     ``circuit(facts)``: for facts with an inexact label, ``{fact: (stated, bodies)}``: the
-    singleton sets of the assertions stating it and its derivation bodies.
-    ``budget`` bounds the support sets kept per fact; past it the smallest are kept and the
-    expansion says it is incomplete (every set it lists is still a true support set only
-    when complete; incomplete sets are sufficient but may not be minimal).
+    singleton sets of the assertions stating it and its derivation bodies.  The cone is read a
+    level at a time for every root at once (one ``circuit`` call a level, however many roots).
+    ``budget`` bounds the support sets kept per fact; past it the smallest are kept and a root
+    whose cone holds such a fact is said incomplete (every set it lists is still a true support
+    set only when complete; incomplete sets are sufficient but may not be minimal).
     """
     gates: dict[int, tuple[Sequence[Monomial], Sequence[Body]]] = {}
     known: dict[int, list[Monomial]] = {}
-    frontier = [root]
-    while frontier:  # the cone of facts with inexact labels that the root's circuit reaches
+    partial: set[int] = set()  # facts whose sets are a lower bound (a capped leaf, or past the budget)
+    frontier = list(roots)
+    while frontier:  # the cone of facts with inexact labels that the roots' circuits reach
         asked = []
         for fact in frontier:
             if fact in gates or fact in known:
@@ -100,38 +111,68 @@ def expand(root: int, label: Callable[[int], Sequence[Monomial] | None],
             stored = label(fact)
             if stored is None:
                 asked.append(fact)
+                gates[fact] = ((), ())  # a fact with no stored gate has no derivation (nothing holds it)
+            elif isinstance(stored, Expansion):
+                known[fact] = list(stored.sets)
+                if not stored.complete:
+                    partial.add(fact)
             else:
                 known[fact] = list(stored)
         frontier = []
-        for fact, gate in circuit(asked).items():
+        for fact, gate in (circuit(asked) if asked else {}).items():
             gates[fact] = gate
             frontier.extend(b for body in gate[1] for b in body if b not in gates and b not in known)
-        for fact in asked:  # a fact with no stored gate has no derivation (nothing holds it)
-            gates.setdefault(fact, ((), ()))
-    value: dict[int, list[Monomial]] = {f: [] for f in gates}
-    complete = True
-    changed = True
-    while changed:  # Kleene iteration from the empty DNF; monotone, so it reaches the least fixpoint
-        changed = False
-        for fact, (stated, bodies) in gates.items():
-            candidates = list(stated)
-            for body in bodies:
-                product = [frozenset()]
-                for b in body:
-                    factor = known.get(b) if b in known else value[b]
-                    product = minimal(m | n for m in product for n in factor) if factor else []
-                    if not product:
-                        break
-                candidates.extend(product)
-            sets = minimal(candidates)
-            if len(sets) > budget:
-                sets, complete = sorted(sets, key=lambda m: (len(m), sorted(m)))[:budget], False
-            if set(sets) != set(value[fact]):
-                value[fact] = sets
-                changed = True
-    if root in known:
-        return Expansion(sorted(known[root], key=lambda m: (len(m), sorted(m))), True)
-    return Expansion(sorted(value[root], key=lambda m: (len(m), sorted(m))), complete)
+    _least_fixpoint(gates, known, partial, budget)
+    return {root: _expansion(root, gates, known, partial) for root in roots}
 
 
-__all__ = ["Body", "Expansion", "expand", "minimal", "settle"]
+def _least_fixpoint(gates, known: dict[int, list[Monomial]], partial: set[int], budget: int) -> None:
+    """Puts every gate's least-fixpoint DNF into ``known``: chaotic iteration from the empty DNF
+    (monotone, so it reaches the least fixpoint), a fact recomputed only when a body fact of
+    it changed; a fact cut to ``budget`` sets joins ``partial``."""
+    users: dict[int, list[int]] = defaultdict(list)  # body fact -> gates whose bodies hold it
+    for fact, (_, bodies) in gates.items():
+        known[fact] = []
+        for b in {b for body in bodies for b in body}:
+            if b in gates:
+                users[b].append(fact)
+    queue, queued = list(gates), set(gates)
+    while queue:
+        fact = queue.pop()
+        queued.discard(fact)
+        stated, bodies = gates[fact]
+        candidates = list(stated)
+        for body in bodies:
+            product = [frozenset()]
+            for b in body:
+                factor = known.get(b)
+                product = minimal(m | n for m in product for n in factor) if factor else []
+                if not product:
+                    break
+            candidates.extend(product)
+        sets = minimal(candidates)
+        if len(sets) > budget:
+            sets = sorted(sets, key=lambda m: (len(m), sorted(m)))[:budget]
+            partial.add(fact)
+        if set(sets) != set(known[fact]):
+            known[fact] = sets
+            for user in users.get(fact, ()):
+                if user not in queued:
+                    queued.add(user)
+                    queue.append(user)
+
+
+def _expansion(root: int, gates, known: dict[int, list[Monomial]], partial: set[int]) -> Expansion:
+    """``root``'s sets, smallest first, complete unless a fact of its cone is partial."""
+    complete, seen, stack = True, {root}, [root]
+    while stack and partial:
+        fact = stack.pop()
+        if fact in partial:
+            complete = False
+            break
+        for body in gates.get(fact, ((), ()))[1]:
+            stack.extend(b for b in body if b not in seen and not seen.add(b))
+    return Expansion(sorted(known.get(root, ()), key=lambda m: (len(m), sorted(m))), complete)
+
+
+__all__ = ["Body", "Expansion", "expand", "expand_many", "minimal", "settle"]

@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping
 from polygraph_logic.graph.goal_plans import FactKey, stated_by
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
-from polygraph_logic.provenance.circuit import Expansion, expand
+from polygraph_logic.provenance.circuit import Expansion, expand_many
 
 #: the most support sets an expansion keeps per fact (beyond: the smallest, marked incomplete)
 BUDGET = 10_000
@@ -61,22 +61,27 @@ def expanded(graph: Graph, fact: FactKey, budget: int = BUDGET) -> Expansion | N
 
 def expand_node(graph: Graph, root: int, lazy: Mapping[int, Collection[frozenset]] | None = None,
                 budget: int = BUDGET, facts: FactRows | None = None) -> Expansion:
-    """The minimal support sets of the stored fact or lazy node ``root``: ``lazy`` holds the
-    derivation bodies of lazy facts (negative numbers; datalog/lazy/on_demand.py).  A capped stored
-    fact of a graph without a circuit counts with its capped sets, and the expansion then says
-    it is incomplete.  ``facts``: the stored rows read so far (shared by several expansions)."""
+    """The minimal support sets of the stored fact or lazy node ``root`` (``expand_nodes`` of one)."""
+    return expand_nodes(graph, [root], lazy, budget, facts)[root]
+
+
+def expand_nodes(graph: Graph, roots: Collection[int], lazy: Mapping[int, Collection[frozenset]] | None = None,
+                 budget: int = BUDGET, facts: FactRows | None = None) -> dict[int, Expansion]:
+    """``{root: its minimal support sets}`` of stored facts or lazy nodes, their circuits read
+    together (one look-up of derivations a level of the cone, whatever the number of roots):
+    ``lazy`` holds the derivation bodies of lazy facts (negative numbers; datalog/lazy/on_demand.py).
+    A capped stored fact of a graph without a circuit counts with its capped sets, and an
+    expansion reaching it says it is incomplete.  ``facts``: the stored rows read so far."""
     facts = facts if facts is not None else FactRows(graph)
     lazy = lazy or {}
     circuit_held = graph.has_circuit()
-    capped_leaf = [False]
 
     def label(num: int):
         if num < 0:
             return None
         found = facts.label(num)
         if found is None and not circuit_held:
-            capped_leaf[0] = True
-            return [frozenset(group) for group in graph.decode(facts.rows[num][2])]
+            return Expansion([frozenset(group) for group in graph.decode(facts.rows[num][2])], False)
         return found
 
     def circuit(asked):
@@ -88,8 +93,8 @@ def expand_node(graph: Graph, root: int, lazy: Mapping[int, Collection[frozenset
         gates.update((num, ((), [tuple(sorted(body)) for body in lazy.get(num, ())])) for num in asked if num < 0)
         return gates
 
-    found = expand(root, label, circuit, budget)
-    return Expansion(found.sets, found.complete and not capped_leaf[0])
+    facts.load(num for num in roots if num > 0)
+    return expand_many(roots, label, circuit, budget)
 
 
-__all__ = ["BUDGET", "expand_node", "expanded"]
+__all__ = ["BUDGET", "FactRows", "expand_node", "expand_nodes", "expanded"]

@@ -20,7 +20,7 @@ from polygraph_logic.datalog.syntax import Atom, Constant, Rule, format_value
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
-from polygraph_logic.query.circuit_support import BUDGET, FactRows, expand_node
+from polygraph_logic.query.circuit_support import BUDGET, FactRows, expand_nodes
 
 
 def lazy_part(graph: Graph) -> LazyPart | None:
@@ -104,16 +104,18 @@ def ask(graph: Graph, question: str, deletion=None, facts: LazyFacts | None = No
     relation, pattern = parse_question(question)
     facts = facts or LazyFacts(graph)
     deleted = set(deletion.numbers(graph)) if deletion is not None else set()
-    roots: dict[tuple, tuple[int, bool, dict]] = {}
+    roots: dict[tuple, tuple[int, bool]] = {}  # args -> (node, lazy)
+    lazy_bodies = {}
     if facts.is_lazy(relation, pattern):
+        lazy_bodies = facts.engine.derivations
         for args, node in facts.engine.ask(relation, pattern).items():
-            roots[args] = (node, True, facts.engine.derivations)
+            roots[args] = (node, True)
     for args, num in _stored(graph, relation, pattern):
-        roots.setdefault(args, (num, False, {}))
-    rows = FactRows(graph)  # every stored answer's row in one read, and their assertions' ids in one
-    rows.load(node for node, lazy, _ in roots.values() if not lazy)
-    expansions = {args: expand_node(graph, roots[args][0], roots[args][2], budget, rows)
-                  for args in sorted(roots, key=fact_key)}
+        roots.setdefault(args, (num, False))
+    # every answer's circuit read together (a look-up of derivations a level of their cones), and
+    # their assertions' ids in one read
+    found = expand_nodes(graph, [node for node, _ in roots.values()], lazy_bodies, budget, FactRows(graph))
+    expansions = {args: found[roots[args][0]] for args in sorted(roots, key=fact_key)}
     names = graph.names({n for expansion in expansions.values() for m in expansion.sets for n in m})
     answers = []
     for args, expansion in expansions.items():

@@ -15,6 +15,10 @@ from polygraph_logic.graph.store.rows import LAYERS, Artifact, describe
 from polygraph_logic.query.evidence import Requirement
 from polygraph_logic.query.whatif import Deletion, what_if
 
+#: a listing of at most this many artifacts a layer reads them all at once (a few queries); a
+#: longer one streams them
+SHORT = 1_000
+
 
 class Listing:
     """The artifacts of some layers of an open graph, at most ``limit`` per layer, each with its
@@ -31,6 +35,9 @@ class Listing:
 
     def rows(self) -> Iterator[tuple[str, Artifact]]:
         """Yields (layer, artifact) in layer order, at most ``limit`` a layer, as the store reads them."""
+        if self.limit is not None and self.limit <= SHORT:
+            yield from self.graph.first_artifacts(self.layers, self.limit)
+            return
         for layer in self.layers:
             for artifact in itertools.islice(self.graph.artifacts(layer), self.limit):
                 yield layer, artifact

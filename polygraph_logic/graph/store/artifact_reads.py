@@ -73,6 +73,14 @@ class ArtifactReads:
         rows = self.store.artifact_rows(where, parameters, ordered=True)
         return (self._artifact(row, names) for row, names in self._named(rows, 3))
 
+    def first_artifacts(self, layers: Iterable[str], limit: int) -> list[tuple[str, Artifact]]:
+        """``(layer, artifact)`` of the first ``limit`` artifacts (in build order) of each of
+        ``layers``, layer after layer: read together (their assertions' ids in one look-up), as a
+        short listing wants them."""
+        rows = self.store.first_artifact_rows(list(layers), limit)
+        names = self.names(n for row in rows for group in self.decode(row[3]) for n in group)
+        return [(row[1], self._artifact(row, names)) for row in rows]
+
     def artifact_hint(self, artifact_id: str) -> str:
         """Returns ``; did you mean X, Y?`` naming stored ids close to an unknown one (from ids
         sharing its first characters, an index range), or an empty string."""

@@ -20,6 +20,8 @@ Backends register by name, as rdflib's stores do, and are imported only when use
 
 from __future__ import annotations
 
+import itertools
+
 import importlib
 import json
 from abc import ABC, abstractmethod
@@ -108,6 +110,12 @@ class Store(ABC):
     def artifact_rows(self, where: str, parameters=(), ordered: bool = False) -> Iterator[tuple]:
         """``(id, layer, content, label, exact)`` of the artifacts ``where`` holds (on
         ``artifacts a``), streamed, in number order when ``ordered``."""
+
+    def first_artifact_rows(self, layers: list[str], limit: int) -> list[tuple]:
+        """``(id, layer, content, label, exact)`` of the first ``limit`` artifacts (by number) of
+        each of ``layers``, layer after layer."""
+        return [row for layer in layers
+                for row in itertools.islice(self.artifact_rows("a.layer = ?", (layer,), ordered=True), limit)]
 
     @abstractmethod
     def fact_prefix(self, relation: str, prefix: str, limit: int) -> list[int]:
