@@ -198,6 +198,29 @@ def test_ask_with_a_bound_argument_answers_every_fact_it_matches(synthetic, buil
             assert all(a.complete and a.holds for a in answers)
 
 
+@pytest.mark.parametrize("built", ["full.graph", "lazy.graph", "lazy.tables"])
+def test_ask_with_every_argument_free_streams_every_fact_in_the_order_of_its_arguments(synthetic, built):
+    """``answers`` reads the stored facts in batches (100, then 400, ...), merged with the lazy ones:
+    every edge of the full build, each once, with its label, in the order of its arguments' text;
+    on the command line ``--limit N`` prints the first N of them and says more match."""
+    from polygraph_logic.graph.store.graph_file import Graph
+    from polygraph_logic.graph.store.rows import fact_key
+    from polygraph_logic.query.lazy_facts import answers
+    full = {key: label for key, label in _facts(synthetic / "full.graph").items() if key[0] == "edge"}
+    assert len(full) > 600  # more than two batches
+    with Graph(synthetic / built) as graph:
+        streamed = list(answers(graph, "edge(_, _, _)"))
+    assert [a.args for a in streamed] == sorted((args for _, args in full), key=fact_key)
+    assert {(a.relation, a.args): frozenset(map(frozenset, a.support_sets)) for a in streamed} == full
+    assert any(a.lazy for a in streamed) == (built != "full.graph")
+    run = subprocess.run([sys.executable, "-m", "polygraph_logic.cli", "ask", str(synthetic / built), "edge(_, _, _)",
+                          "--limit", "3"], capture_output=True, text=True, check=True)
+    lines = run.stdout.splitlines()
+    assert [line.rsplit(": ", 1)[0] for line in lines if line.startswith("edge(")] == \
+        [f"edge({', '.join(json.dumps(v) for v in a.args)}){'  (lazy)' if a.lazy else ''}" for a in streamed[:3]]
+    assert lines[-1] == "the first 3 fact(s) matching edge(_, _, _) (--limit 3); more match"
+
+
 def test_ask_on_the_command_line_gives_the_verdict_of_a_recomputation(synthetic):
     """Each answer's verdict under a source's retraction is what the full build's label says."""
     from polygraph_logic.graph.store.graph_file import Graph

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
 
 from polygraph_logic.errors import PolygraphError
@@ -76,12 +77,14 @@ def register(commands) -> None:
                     "value): every stored fact that matches it and, where the graph was built with .lazy "
                     "declarations, every lazy fact, derived on demand by the lazy rules over the stored "
                     "facts. Each answer lists its support sets (the minimal ones, from the circuit) and, "
-                    "with a deletion, whether it holds under it.")
+                    "with a deletion, whether it holds under it. Answers come in the order of their "
+                    "arguments, streamed as they are read (memory bounded whatever their number).")
     add_graph(asking)
     add_at(asking)
     asking.add_argument("question", metavar="ATOM", help='an atom, e.g. \'edge("a", "RO:0002131", _)\'')
     asking.add_argument("--sets", type=natural, default=3, metavar="N",
                         help="support sets shown per fact, the smallest first (default 3)")
+    add_limit(asking, None, "facts, the first in the order of their arguments")
     add_deletion(asking, policy=False)
     add_json(asking, "ask")
     asking.set_defaults(run=_run_ask)
@@ -232,20 +235,25 @@ def _run_why(args: argparse.Namespace) -> int:
 
 
 def _run_ask(args: argparse.Namespace) -> int:
-    from polygraph_logic.query.lazy_facts import ask  # start-up time: loaded when run
+    from polygraph_logic.query.lazy_facts import answers  # start-up time: loaded when run
     with Graph(args.graph, at=args.at) as graph:
-        answers = ask(graph, args.question, deletion(args) if has_deletion(args) else None)
-    if args.json:
-        print_json({"question": args.question, "answers": [a.to_json(args.sets) for a in answers]})
-        return 0
-    for answer in answers:
-        shown = answer.to_json(args.sets)
-        more = "" if answer.complete else " at least"
-        print(f"{shown['fact']}{'  (lazy)' if answer.lazy else ''}: {shown['verdict']};{more} "
-              f"{len(answer.support_sets)} support set(s)")
-        for support in shown["support_sets"]:
-            print("  " + " · ".join(support) if support else "  (background knowledge)")
-    print(f"{len(answers)} fact(s) match {args.question}")
+        found = answers(graph, args.question, deletion(args) if has_deletion(args) else None)
+        listed = itertools.islice(found, args.limit)
+        if args.json:
+            print_json({"question": args.question, "answers": (a.to_json(args.sets) for a in listed)})
+            return 0
+        count = 0
+        for count, answer in enumerate(listed, 1):
+            shown = answer.to_json(args.sets)
+            more = "" if answer.complete else " at least"
+            print(f"{shown['fact']}{'  (lazy)' if answer.lazy else ''}: {shown['verdict']};{more} "
+                  f"{len(answer.support_sets)} support set(s)")
+            for support in shown["support_sets"]:
+                print("  " + " · ".join(support) if support else "  (background knowledge)")
+        if args.limit is not None and count == args.limit and next(found, None) is not None:
+            print(f"the first {count} fact(s) matching {args.question} (--limit {args.limit}); more match")
+        else:
+            print(f"{count} fact(s) match {args.question}")
     return 0
 
 

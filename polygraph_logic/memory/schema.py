@@ -100,9 +100,12 @@ def tool_schemas(policy: str, policies, kinds, layers) -> list[dict]:
               {**only, "limit": _count("at most this many artifacts per layer"), **require}),
         _tool("ask", "The facts matching an atom such as edge(\"MAPK/ERK\", _, _) (a variable or _ matches any "
                      "value), stored or lazy, each with its support sets and, with a deletion, whether it holds. "
-                     "The answer of `polygraph ask --json`.",
+                     "The answer of `polygraph ask --json`: every matching fact unless limit says how many "
+                     "(give one when the atom binds few arguments on a large graph).",
               {"atom": _text("an atom, e.g. edge(\"a\", \"RO:0002211\", _)"),
-               "sets": _count("support sets shown per fact", 3, minimum=0), **deletion}, ["atom"]),
+               "sets": _count("support sets shown per fact", 3, minimum=0),
+               "limit": _count("at most this many facts, the first in the order of their arguments"),
+               **deletion}, ["atom"]),
         _tool("add", "Append new assertions and receipts (JSON Lines files on the server's machine) to the graph "
                      "as a new version, as `polygraph add --json` does: checked first (nothing is written if a "
                      "line is bad), atomic, nothing overwritten. Offered only when the server was started with "

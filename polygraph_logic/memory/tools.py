@@ -12,6 +12,8 @@ question and server.py turns that into a tool error.
 
 from __future__ import annotations
 
+import itertools
+
 from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
@@ -101,10 +103,10 @@ class MemoryTools:
             return report
 
     def _ask(self, a: dict) -> dict:
-        from polygraph_logic.query.lazy_facts import ask  # start-up time: loaded when asked
+        from polygraph_logic.query.lazy_facts import answers  # start-up time: loaded when asked
         with self._open() as graph:
-            answers = ask(graph, a["atom"], _deletion(a) or None)
-        return {"question": a["atom"], "answers": [answer.to_json(a.get("sets", 3)) for answer in answers]}
+            found = itertools.islice(answers(graph, a["atom"], _deletion(a) or None), a.get("limit"))
+            return {"question": a["atom"], "answers": [answer.to_json(a.get("sets", 3)) for answer in found]}
 
     def _search(self, a: dict) -> dict:
         from polygraph_logic.retrieval.standing import StandingSearch  # start-up time: numpy and BM25, when asked

@@ -10,6 +10,9 @@ deletion its verdict follows from them: it holds when a support set survives.
 
 from __future__ import annotations
 
+import heapq
+import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from polygraph_logic.datalog.joins.join_plan import Store
@@ -100,41 +103,60 @@ class Answer:
 def ask(graph: Graph, question: str, deletion=None, facts: LazyFacts | None = None,
         budget: int = BUDGET) -> list[Answer]:
     """The facts matching ``question`` (an atom; variables and ``_`` match anything), stored
-    and lazy, sorted; with ``deletion`` (a whatif.Deletion), each one's verdict under it."""
+    and lazy, sorted; with ``deletion`` (a whatif.Deletion), each one's verdict under it
+    (``answers``, held whole)."""
+    return list(answers(graph, question, deletion, facts, budget))
+
+
+def answers(graph: Graph, question: str, deletion=None, facts: LazyFacts | None = None,
+            budget: int = BUDGET) -> Iterator[Answer]:
+    """``ask``'s answers streamed in their order: the stored facts read in the order of their
+    arguments' text a batch at a time (each batch's circuits expanded together and its assertions'
+    ids read in one look-up), merged with the lazy ones (a lazy fact answers for a stored one of
+    the same arguments), so that memory is bounded by a batch whatever the number of answers."""
     relation, pattern = parse_question(question)
     facts = facts or LazyFacts(graph)
     deleted = set(deletion.numbers(graph)) if deletion is not None else set()
-    roots: dict[tuple, tuple[int, bool]] = {}  # args -> (node, lazy)
+    lazy_roots: dict[tuple, int] = {}
     lazy_bodies = {}
     if facts.is_lazy(relation, pattern):
         lazy_bodies = facts.engine.derivations
-        for args, node in facts.engine.ask(relation, pattern).items():
-            roots[args] = (node, True)
-    for args, num in _stored(graph, relation, pattern):
-        roots.setdefault(args, (num, False))
-    # every answer's circuit read together (a look-up of derivations a level of their cones), and
-    # their assertions' ids in one read
-    found = expand_nodes(graph, [node for node, _ in roots.values()], lazy_bodies, budget, FactRows(graph))
-    expansions = {args: found[roots[args][0]] for args in sorted(roots, key=fact_key)}
-    names = graph.names({n for expansion in expansions.values() for m in expansion.sets for n in m})
-    answers = []
-    for args, expansion in expansions.items():
-        sets = [sorted(names[n] for n in m) for m in expansion.sets]
-        alive = any(m.isdisjoint(deleted) for m in expansion.sets)
-        answers.append(Answer(relation, args, roots[args][1], sets, expansion.complete,
-                              True if alive else (False if expansion.complete else None)))
-    return answers
+        lazy_roots = dict(facts.engine.ask(relation, pattern).items())
+    lazy = sorted(((fact_key(args), args, node, True) for args, node in lazy_roots.items()))
+    stored = ((fact_key(args), args, num, False) for args, num in _stored(graph, relation, pattern)
+              if args not in lazy_roots)
+    merged, size = heapq.merge(lazy, stored, key=lambda entry: entry[0]), 100
+    while chunk := list(itertools.islice(merged, size)):
+        found = expand_nodes(graph, [entry[2] for entry in chunk], lazy_bodies, budget, FactRows(graph))
+        names = graph.names({n for _, _, node, _ in chunk for m in found[node].sets for n in m})
+        for _, args, node, is_lazy in chunk:
+            expansion = found[node]
+            alive = any(m.isdisjoint(deleted) for m in expansion.sets)
+            yield Answer(relation, args, is_lazy, [sorted(names[n] for n in m) for m in expansion.sets],
+                         expansion.complete, True if alive else (False if expansion.complete else None))
+        size = min(size * 4, 2_000)
+
+
+#: the most stored facts ``ask`` reads in one query (a page, ordered by arguments)
+PAGE = 50_000
 
 
 def _stored(graph: Graph, relation: str, pattern: Pattern):
     """``(args, number)`` of the stored facts of ``relation`` matching ``pattern`` (those whose
-    label is 1 too: background knowledge holds whatever is deleted): through the store's indexes
-    on the bound arguments (as ``why`` finds a fact), every fact of the relation only when none is."""
+    label is 1 too: background knowledge holds whatever is deleted), in the order of their
+    arguments' text: through the store's indexes on the bound arguments (as ``why`` finds a
+    fact), every fact of the relation only when none is."""
     bound = [(k, v) for k, v in enumerate(pattern) if v is not None]
-    for text, num in graph.bound_facts(relation, bound, "args, num"):
-        args = graph.args(text)
-        if len(args) == len(pattern) and all(p is None or p == v for p, v in zip(pattern, args)):
-            yield args, num
+    after, size = None, 100
+    while True:  # a page at a time after the last one read (a top-N query: no sort of the whole relation)
+        page = graph.bound_facts(relation, bound, "args, num", limit=size, ordered=True, after=after).fetchall()
+        for text, num in page:
+            args = graph.args(text)
+            if len(args) == len(pattern) and all(p is None or p == v for p, v in zip(pattern, args)):
+                yield args, num
+        if len(page) < size:
+            return
+        after, size = page[-1][0], min(size * 4, PAGE)
 
 
-__all__ = ["Answer", "LazyFacts", "ask", "lazy_part", "parse_question"]
+__all__ = ["Answer", "LazyFacts", "answers", "ask", "lazy_part", "parse_question"]

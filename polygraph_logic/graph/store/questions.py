@@ -162,13 +162,15 @@ class Questions:
 
     # --- facts by bound arguments (re-derivation, explanations) --------------------------
     def bound_facts(self, relation: str, bound: Iterable[tuple[int, object]], columns: str = "args",
-                    limit: int | None = None) -> "Rows":
+                    limit: int | None = None, ordered: bool = False, after: str | None = None) -> "Rows":
         """The stored facts of ``relation`` whose arguments at the given positions hold the given
         values (``bound``: ``(position, value)`` pairs; only the first three positions are keyed,
         and the stored keys may match more: callers re-check the decoded arguments).  A file reads
         its ``k0..k2`` indexes; a store whose facts are sorted by their arguments turns the leading
         bound positions into a range of the ``args`` text, which skips the row groups outside it,
-        and reads its look-up file sorted by the third argument when only that is bound."""
+        and reads its look-up file sorted by the third argument when only that is bound.
+        ``ordered``: in the order of the ``args`` text (which ``columns`` must hold); ``after``: only
+        those whose ``args`` text comes after it (with ``ordered`` and ``limit``, a page at a time)."""
         keyed = dict((p, v) for p, v in bound if p < 3)
         where, parameters = ["relation = ?"], [relation]
         leading = []
@@ -187,13 +189,17 @@ class Questions:
         for position, value in sorted(keyed.items()):
             where.append(f"k{position} = ?")
             parameters.append(self.key(value))
-        limited = "" if limit is None else f" LIMIT {int(limit)}"
+        if after is not None:
+            where.append("args > ?")
+            parameters.append(after)
+        order = " ORDER BY args" if ordered else ""
+        limited = "" if limit is None else f"{order} LIMIT {int(limit)}"
         if by_k2 and not set(columns.split(", ")) <= {"args", "num"}:
             # the numbers from the look-up file, then the rows by number (facts sorted by number:
             # a row group or two each), rather than every fact of the relation scanned; one query
             return self.query(f"SELECT {columns} FROM facts WHERE num IN (SELECT num FROM {table} WHERE "
-                              f"{' AND '.join(where)}{limited})", parameters)
-        return self.query(f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}{limited}", parameters)
+                              f"{' AND '.join(where)}{limited}){order}", parameters)
+        return self.query(f"SELECT {columns} FROM {table} WHERE {' AND '.join(where)}{limited or order}", parameters)
 
     def bound_facts_among(self, relation: str, positions: tuple[int, ...], keys: Iterable[tuple],
                           columns: str = "args") -> "Rows":
