@@ -184,8 +184,24 @@ def test_the_listing_is_the_whatifs_listing_on_files_and_folders(graphs, chunks,
 
 
 def test_limit_lists_the_first_artifacts_and_counts_them_all(graphs, chunks, capsys):
+    """With ``--limit`` a folder counts in SQL and decides only the first artifacts (``counted_in_sql``):
+    the same report as the what-if's, for every kind (summaries trimmed and removed, facts revived)."""
     name, paths = graphs
     for path in paths:
+        for kinds in KINDS:
+            with Graph(path) as graph:
+                expected = reference(graph, kinds)
+                total = len(expected["artifacts"])
+                for limit in (1, 2, 5, total + 1):
+                    with RestsOn(graph, kinds, limit=limit) as found:
+                        assert found.counted_in_sql == (path.suffix == ".tables" and bool(found.assertions))
+                        report = found.report(limit)
+                    assert (report["artifacts"], report["by_layer"]) == (expected["artifacts"][:limit],
+                                                                         expected["by_layer"]), (path, kinds, limit)
+                    ids = {entry["id"] for entry in report["artifacts"]}
+                    assert report["still_entailed"] == [d for d in expected["still_entailed"] if d["artifact"] in ids]
+                    assert report["summaries"] == {k: v for k, v in expected["summaries"].items() if k in ids}
+                    assert report["uncertain"] == [] == expected["uncertain"]
         with Graph(path) as graph:
             expected = reference(graph, ("source_claim",))
         total = len(expected["artifacts"])

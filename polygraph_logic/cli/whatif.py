@@ -292,7 +292,7 @@ def _run_top(args: argparse.Namespace) -> int:
 
 def _run_rests_on(args: argparse.Namespace) -> int:
     from polygraph_logic.query.rests_on import RestsOn  # start-up time: loaded when run
-    with Graph(args.graph, at=args.at) as graph, RestsOn(graph, tuple(args.kind), exact=args.exact) as found:
+    with Graph(args.graph, at=args.at) as graph, RestsOn(graph, tuple(args.kind), args.exact, args.limit) as found:
         if args.json:
             print_json(found.report(args.limit))
             return 0
@@ -317,7 +317,7 @@ def _print_resting(found, limit: int | None) -> None:
         print(f"  - {entry['id']} ({entry['layer']}){triple}{note}")
     if limit is not None and found.total > limit:
         print(f"  ... and {found.total - limit} more (--limit {limit})")
-    if found.summaries:
+    if found.summaries or (found.counted_in_sql and found.by_layer.get("sentence")):  # (a resting sentence's)
         print("a summary with sentence-level receipts is the conjunction of its sentences: it rests on a kind "
               "when any sentence does")
     if found.uncertain_count:

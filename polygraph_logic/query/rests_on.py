@@ -16,6 +16,7 @@ its resting sentences.  ``--kind source_claim`` on a graph of source claims list
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
 from itertools import islice
@@ -57,7 +58,10 @@ class RestsOn:
     kept without them, or ``removed``); ``uncertain_count`` counts the verdicts left uncertain (a
     graph without a circuit, without ``exact``).  Close it (or use ``with``) to remove its runs."""
 
-    def __init__(self, graph, kinds: tuple[str, ...], exact: bool = False):
+    def __init__(self, graph, kinds: tuple[str, ...], exact: bool = False, limit: int | None = None):
+        """``limit``: only the first ``limit`` artifacts will be listed; on a store that counts in
+        SQL (a folder) whose verdicts the circuit settles, the store then counts them all and
+        picks the first, and only those are decided here (``counted_in_sql``)."""
         self.graph = as_graph(graph)
         self.kinds = check_kinds(kinds)
         self.exact = exact
@@ -68,11 +72,15 @@ class RestsOn:
         self.summaries: dict[str, dict] = {}
         self._layers: Counter = Counter()
         self.uncertain_count = 0
-        if self.assertions:
-            self._decide()
+        self.counted_in_sql = (limit is not None and self._settles and bool(self.assertions)
+                               and self.graph.store.checks_in_sql)
+        if self.counted_in_sql:
+            self._first(limit)
+        elif self.assertions:
+            self._decide(self.graph.artifact_labels(self._touched))
         self.by_layer = {layer: self._layers[layer]
                          for layer in sorted(self._layers, key=lambda x: (layer_order(x), x))}
-        self.total = self._runs.count
+        self.total = sum(self._layers.values()) if self.counted_in_sql else self._runs.count
 
     def __enter__(self) -> "RestsOn":
         return self
@@ -154,14 +162,34 @@ class RestsOn:
         deleted = frozenset(n for n in range(len(self._deleted)) if self._deleted[n])
         return _revived(self.graph, deleted, SimpleNamespace(), None)
 
-    def _decide(self) -> None:
-        """Reads every artifact the kinds touch and keeps those listed in the runs (claims a chunk
+    def _first(self, limit: int) -> None:
+        """Counts the listed artifacts per layer in the store's SQL (``_LISTED``) and decides here
+        only the first ``limit`` of them (and the sentences of the summaries among those)."""
+        graph = self.graph
+        kinds = "" if not graph.has_kinds else \
+            "WHERE kind IN (" + ", ".join("'" + k.replace("'", "''") + "'" for k in self.kinds) + ")"
+        sql = _LISTED.format(kinds=kinds, limit=int(limit))
+        first: list[tuple] = []
+        for layer, count, ids in graph.query(sql, (json.dumps(sorted(self._revived)),)).fetchall():
+            self._layers[layer] = count
+            first += [(layer_order(layer), id_) for id_ in ids]
+        numbers = graph.artifact_numbers(id_ for _, id_ in sorted(first)[:limit])
+        parts = {row[1] for row in graph.summary_parts(
+            row[4] for row in graph.artifact_label_rows(numbers) if row[4] is not None)}
+        layers = self._layers
+        self._layers = Counter()  # the rows decided here are added to the runs; the counts are the store's
+        self._decide(graph.artifact_label_rows(sorted(set(numbers) | parts)))
+        self._layers = layers
+
+    def _decide(self, rows) -> None:
+        """Decides the artifacts of ``rows`` (``ARTIFACT_LABELS``' columns: every artifact the
+        kinds touch, or those the store picked) and keeps those listed in the runs (claims a chunk
         at a time, for their edges; sentence-level summaries once their sentences are decided)."""
         graph, revived, settles = self.graph, self._revived, self._settles
         claims: list[tuple] = []
         summaries: dict[int, tuple | None] = {}  # summary number -> its own row when touched
         resting: dict[int, list[str]] = {}  # summary number -> ids of its dead sentences
-        for num, id_, layer, fact, summary, args, blob, exact in graph.artifact_labels(self._touched):
+        for num, id_, layer, fact, summary, args, blob, exact in rows:
             hits = self._hits(graph.decode(blob))
             if not any(hits):
                 continue
@@ -234,6 +262,31 @@ class RestsOn:
             if row is not None and (removed or dead):
                 id_, layer, args, uncertain = row
                 self._add(id_, layer, args, (DEAD | (UNCERTAIN if uncertain else 0)) if removed else 0)
+
+
+#: the artifacts resting on the kinds, per layer: how many, and the ``limit`` least ids (a store that
+#: counts in SQL, where the circuit settles every verdict).  A fact is killed when every support set
+#: of its label holds a distrusted assertion (the mentions keep each assertion's support set) and
+#: the circuit does not revive it (``?``: the revived facts' numbers); an artifact rests when its
+#: fact is killed, but a sentence-level summary when it is touched and a sentence of it rests (or it
+#: has none), as ``RestsOn._decide`` and ``_trim`` decide them.
+_LISTED = """
+WITH distrusted AS (SELECT num FROM assertions {kinds}),
+hit AS (SELECT m.fact, count(DISTINCT m.support_set) AS n FROM mentions m SEMI JOIN distrusted d ON d.num = m.assertion
+        GROUP BY m.fact),
+killed AS (SELECT h.fact FROM hit h JOIN facts f ON f.num = h.fact
+           WHERE h.n = f.sets AND h.fact NOT IN (SELECT unnest(from_json(?, '["BIGINT"]')))),
+marked AS (SELECT a.id, a.layer, a.summary, a.fact IN (SELECT fact FROM killed) AS dead,
+                  a.fact IN (SELECT fact FROM hit) AS touched FROM artifacts a),
+grouped AS (SELECT summary, count(*) AS sentences, count(*) FILTER (WHERE dead) AS resting FROM marked
+            WHERE layer = 'sentence' AND summary IS NOT NULL GROUP BY summary),
+listed AS (SELECT id, layer FROM marked WHERE dead AND (summary IS NULL OR layer = 'sentence')
+           UNION ALL
+           SELECT m.id, m.layer FROM marked m LEFT JOIN grouped g ON g.summary = m.summary
+           WHERE m.summary IS NOT NULL AND m.layer <> 'sentence' AND m.touched
+             AND (g.summary IS NULL OR g.resting > 0))
+SELECT layer, count(*), min(id, {limit}) FROM listed GROUP BY layer
+"""
 
 
 def rests_on(graph, kinds: tuple[str, ...], exact: bool = False) -> dict:

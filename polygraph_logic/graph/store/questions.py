@@ -66,6 +66,19 @@ class Questions:
         (Store.artifact_labels)."""
         return self.store.artifact_labels(None if deleted is None else sorted(deleted))
 
+    def artifact_label_rows(self, numbers: Iterable[int]) -> list[tuple]:
+        """``(num, id, layer, fact, summary, args, label, exact)`` of the artifacts numbered
+        ``numbers`` (as ``artifact_labels``), in number order: their rows, then their facts by number."""
+        numbers = sorted(set(numbers))
+        if not numbers:
+            return []
+        rows = self.query("SELECT num, id, layer, fact, summary FROM artifacts WHERE num IN "
+                          "(SELECT value FROM json_each(?)) ORDER BY num", (_json(numbers),)).fetchall()
+        facts = {row[0]: row[1:] for row in self.query(
+            "SELECT num, args, label, exact FROM facts WHERE num IN (SELECT value FROM json_each(?))",
+            (_json(sorted({row[3] for row in rows})),))}
+        return [(*row, *facts[row[3]]) for row in rows if row[3] in facts]
+
     def mention_count(self, deleted: Iterable[int]) -> int:
         """Returns how many (assertion, fact) mentions the assertion numbers ``deleted`` have (indexed)."""
         return self.query("SELECT count(*) FROM mentions WHERE assertion IN (SELECT value FROM json_each(?))",
