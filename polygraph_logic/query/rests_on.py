@@ -170,7 +170,7 @@ class RestsOn:
             "WHERE kind IN (" + ", ".join("'" + k.replace("'", "''") + "'" for k in self.kinds) + ")"
         sql = _LISTED.format(kinds=kinds, limit=int(limit))
         first: list[tuple] = []
-        for layer, count, ids in graph.query(sql, (json.dumps(sorted(self._revived)),)).fetchall():
+        for layer, count, ids in graph.store.scanned(sql, (json.dumps(sorted(self._revived)),)):
             self._layers[layer] = count
             first += [(layer_order(layer), id_) for id_ in ids]
         numbers = graph.artifact_numbers(id_ for _, id_ in sorted(first)[:limit])

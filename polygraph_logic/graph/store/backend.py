@@ -84,6 +84,12 @@ class Store(ABC):
         """Runs a read query; damage met when it starts or while its rows are read is a bad_graph error."""
         return Rows(self.call(self.execute, sql, parameters), self.call)
 
+    def scanned(self, sql: str, parameters=(), memory: str = "160MB") -> list[tuple]:
+        """Every row of a query that scans the whole graph and returns few rows (counts), its
+        working memory bounded by ``memory`` where the store can bound it (a folder: DuckDB
+        spills past it), so that a listing's peak does not grow with the graph."""
+        return self.query(sql, parameters).fetchall()
+
     # --- access paths ---------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
         """The table to read for a sorted look-up (``artifacts_by_id``, ``assertions_by_source``,

@@ -79,6 +79,17 @@ class FolderStore(Store):
     def close(self) -> None:
         self.db.close()
 
+    def scanned(self, sql: str, parameters=(), memory: str = "160MB") -> list[tuple]:
+        # x400, rests-on's counts over 23.8 M mentions: 11.9 s and 1,106 MB under the reader's 1 GB,
+        # 23.8 s and 271 MB under 150 MB
+        con = self.db.con
+        kept = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        con.execute(f"SET memory_limit = '{memory}'")
+        try:
+            return self.query(sql, parameters).fetchall()
+        finally:
+            con.execute(f"SET memory_limit = '{kept}'")
+
     # --- access paths ---------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
         return name if name in self.db.indexes else None
