@@ -26,7 +26,7 @@ from typing import Iterator
 from polygraph_logic.graph.kinds import check_kinds
 from polygraph_logic.graph.store.rows import bad_graph, layer_order
 from polygraph_logic.query.rederive import as_graph
-from polygraph_logic.query.revival import revived_facts
+from polygraph_logic.query.revival import revived_facts, revived_in_store
 from polygraph_logic.query.sorted_runs import SortedRuns
 
 #: distrusted assertions up to this many: their mentions are counted, and read through the index
@@ -156,21 +156,30 @@ class RestsOn:
         """The fact numbers whose capped label dies but which the graph's circuit still derives
         (revival.py), or without a circuit, with ``exact``, which symbolic re-derivation revives
         (whatif_verdicts._revived: held in memory, as a what-if holds it)."""
+        if self.graph.has_circuit() and self.graph.store.checks_in_sql and self._touched is None:
+            return revived_in_store(self.graph, self._distrusted_sql(), lambda n: not self._deleted[n])
         if self.graph.has_circuit():
             return revived_facts(self.graph, self._killed, lambda n: not self._deleted[n], self._touched)
         from polygraph_logic.query.whatif_verdicts import _revived  # noqa: PLC0415
         deleted = frozenset(n for n in range(len(self._deleted)) if self._deleted[n])
         return _revived(self.graph, deleted, SimpleNamespace(), None)
 
+    def _distrusted_sql(self) -> str:
+        """A query of the distrusted assertions' numbers (as ``of_kinds`` reads them)."""
+        if not self.graph.has_kinds:
+            return "SELECT num FROM assertions"
+        return "SELECT num FROM assertions WHERE kind IN (" + ", ".join(
+            "'" + kind.replace("'", "''") + "'" for kind in self.kinds) + ")"
+
     def _first(self, limit: int) -> None:
         """Counts the listed artifacts per layer in the store's SQL (``_LISTED``) and decides here
         only the first ``limit`` of them (and the sentences of the summaries among those)."""
         graph = self.graph
-        kinds = "" if not graph.has_kinds else \
-            "WHERE kind IN (" + ", ".join("'" + k.replace("'", "''") + "'" for k in self.kinds) + ")"
-        sql = _LISTED.format(kinds=kinds, limit=int(limit))
+        sql = _LISTED.format(distrusted=self._distrusted_sql(), limit=int(limit))
         first: list[tuple] = []
-        for layer, count, ids in graph.store.scanned(sql, (json.dumps(sorted(self._revived)),)):
+        with graph.store.bounded():
+            counted = graph.query(sql, (json.dumps(sorted(self._revived)),)).fetchall()
+        for layer, count, ids in counted:
             self._layers[layer] = count
             first += [(layer_order(layer), id_) for id_ in ids]
         numbers = graph.artifact_numbers(id_ for _, id_ in sorted(first)[:limit])
@@ -271,7 +280,7 @@ class RestsOn:
 #: fact is killed, but a sentence-level summary when it is touched and a sentence of it rests (or it
 #: has none), as ``RestsOn._decide`` and ``_trim`` decide them.
 _LISTED = """
-WITH distrusted AS (SELECT num FROM assertions {kinds}),
+WITH distrusted AS ({distrusted}),
 hit AS (SELECT m.fact, count(DISTINCT m.support_set) AS n FROM mentions m SEMI JOIN distrusted d ON d.num = m.assertion
         GROUP BY m.fact),
 killed AS (SELECT h.fact FROM hit h JOIN facts f ON f.num = h.fact

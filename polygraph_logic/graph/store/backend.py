@@ -25,6 +25,7 @@ import itertools
 import importlib
 import json
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, ClassVar, Iterable, Iterator
 
@@ -84,11 +85,12 @@ class Store(ABC):
         """Runs a read query; damage met when it starts or while its rows are read is a bad_graph error."""
         return Rows(self.call(self.execute, sql, parameters), self.call)
 
-    def scanned(self, sql: str, parameters=(), memory: str = "160MB") -> list[tuple]:
-        """Every row of a query that scans the whole graph and returns few rows (counts), its
-        working memory bounded by ``memory`` where the store can bound it (a folder: DuckDB
-        spills past it), so that a listing's peak does not grow with the graph."""
-        return self.query(sql, parameters).fetchall()
+    @contextmanager
+    def bounded(self, memory: str = "160MB") -> Iterator[None]:
+        """Within it, the queries that scan the whole graph work in at most ``memory`` where the
+        store can bound it (a folder: DuckDB spills past it), so that a listing's peak does not
+        grow with the graph."""
+        yield
 
     # --- access paths ---------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import shutil
+from contextlib import contextmanager
 from itertools import islice, zip_longest
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -79,14 +80,15 @@ class FolderStore(Store):
     def close(self) -> None:
         self.db.close()
 
-    def scanned(self, sql: str, parameters=(), memory: str = "160MB") -> list[tuple]:
+    @contextmanager
+    def bounded(self, memory: str = "160MB") -> Iterator[None]:
         # x400, rests-on's counts over 23.8 M mentions: 11.9 s and 1,106 MB under the reader's 1 GB,
         # 23.8 s and 271 MB under 150 MB
         con = self.db.con
         kept = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
         con.execute(f"SET memory_limit = '{memory}'")
         try:
-            return self.query(sql, parameters).fetchall()
+            yield
         finally:
             con.execute(f"SET memory_limit = '{kept}'")
 
