@@ -126,6 +126,23 @@ def test_a_damaged_read_is_a_bad_graph_error_naming_the_graph(forms, tmp_path):
             store.close()
 
 
+def test_a_read_out_of_memory_says_so_and_bounded_memory_is_restored(forms):
+    """A folder's reader out of memory is an out_of_memory error, not a damaged graph to rebuild;
+    ``bounded`` lowers DuckDB's limit for what it holds and restores it after, error or not."""
+    _, folder = forms
+    store = open_store(folder)
+    try:
+        limit = "SELECT current_setting('memory_limit')"
+        before = store.query(limit).fetchone()[0]
+        with pytest.raises(PolygraphError, match=f"out_of_memory: {folder}: reading it ran out of memory"):
+            with store.bounded("2MB"):
+                assert store.query(limit).fetchone()[0] != before
+                store.query("SELECT count(DISTINCT x::VARCHAR) FROM range(5000000) t(x)").fetchall()
+        assert store.query(limit).fetchone()[0] == before
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("form", ["file", "folder"])
 def test_writes_through_the_interface(forms, tmp_path, form):
     source = forms[0] if form == "file" else forms[1]

@@ -79,6 +79,10 @@ class Store(ABC):
         try:
             return function(*args)
         except self.errors as error:
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            if "Out of Memory" in first:  # the reader's memory, not the graph: nothing to rebuild
+                raise PolygraphError("out_of_memory", f"{self.path}: reading it ran out of memory ({first}); "
+                                                      "free memory or ask for less") from None
             raise bad_graph(self.path, f"cannot be read ({error})") from None
 
     def query(self, sql: str, parameters=()) -> Rows:

@@ -90,6 +90,7 @@ class FolderDB:
         if self.version > 1:  # that version's statistics and record (versions.at_views does so for a file)
             self.meta["stats"] = json.dumps(version_record(directory, self.version)["stats"])
         self.con = duckdb_connection(memory_limit)
+        self.memory_limit = memory_limit  # as given (DuckDB reports it rounded to MiB)
         try:
             self._views(directory, tagged)
         except duckdb.Error as error:

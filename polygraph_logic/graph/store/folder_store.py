@@ -85,12 +85,12 @@ class FolderStore(Store):
         # x400, rests-on's counts over 23.8 M mentions: 11.9 s and 1,106 MB under the reader's 1 GB,
         # 23.8 s and 271 MB under 150 MB
         con = self.db.con
-        kept = con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
         con.execute(f"SET memory_limit = '{memory}'")
         try:
             yield
         finally:
-            con.execute(f"SET memory_limit = '{kept}'")
+            kept = self.db.memory_limit
+            con.execute(f"SET memory_limit = '{kept}'" if kept else "RESET memory_limit")
 
     # --- access paths ---------------------------------------------------------------------
     def lookup(self, name: str) -> str | None:
