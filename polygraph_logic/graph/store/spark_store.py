@@ -26,6 +26,7 @@ from polygraph_logic.engines.spark import spark_session
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder import INDEXED_BY, FolderDB
 from polygraph_logic.graph.store.folder_layout import INDEXES, read_meta, table_path
+from polygraph_logic.graph.store.backend import Store
 from polygraph_logic.graph.store.folder_store import FolderStore
 from polygraph_logic.graph.store.label_kills import UNPACKED_KEYS
 from polygraph_logic.graph.store.folder_versions import refuse_versions
@@ -149,6 +150,7 @@ class SparkStore(FolderStore):
 
     form = "spark"
     checks_in_sql = False  # Spark SQL spells lists and JSON its own way: check reads the rows
+    bounded = Store.bounded  # Spark bounds its executors' memory itself
 
     def __init__(self, path: Path, at: int | None = None, master: str | None = None, session=None):
         path = Path(path)
