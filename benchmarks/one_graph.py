@@ -62,6 +62,8 @@ COMMANDS = {
     "show --limit 20": ["show", "{g}", "--limit", "20"],
     "log": ["log", "{g}"],
     "ask (a bound argument)": ["ask", "{g}", 'edge("vabremab", _, _)'],
+    # every edge matches: the answers streamed a page at a time (an earlier checkout has no --limit)
+    "ask (every argument free) --limit 20": ["ask", "{g}", "edge(_, _, _)", "--limit", "20"],
     "check": ["check", "{g}"],
     "sql-whatif (before)": ["sql-whatif", "{g}", "--retract-source", SOURCE],
 }
