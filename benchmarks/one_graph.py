@@ -16,7 +16,8 @@ Side by side, in the same run:
   command run by that code too, on the same folder, alternately with this code: before and
   after, and their ratio (``--only`` names the commands to time).
 
-``export`` writes the whole graph (N-Quads) at the scales up to ``--export-max`` (about 5 GB of
+The explorer's what-if (a ``POST /api/whatif`` to ``polygraph serve`` on the folder, the server
+started once) is timed beside the commands.  ``export`` writes the whole graph (N-Quads) at the scales up to ``--export-max`` (about 5 GB of
 text at x40).
 
 ``--versions`` times versions instead, on the folder and (up to ``--file-max``) the graph file
@@ -34,8 +35,13 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import socket
 import statistics
+import subprocess
+import sys
 import tempfile
+import time
+import urllib.request
 from pathlib import Path
 from typing import Callable
 
@@ -67,6 +73,51 @@ COMMANDS = {
     "check": ["check", "{g}"],
     "sql-whatif (before)": ["sql-whatif", "{g}", "--retract-source", SOURCE],
 }
+
+
+#: the explorer's what-if: a click on a source in `polygraph serve`'s page
+EXPLORER = "explorer whatif (POST /api/whatif)"
+
+
+def explorer_whatif(polygraph: Polygraph, folder: Path, repeat: int, timeout: float = 600) -> dict:
+    """The explorer's what-if as a user clicks it: ``polygraph serve`` started on the folder (its
+    start not timed), then ``repeat`` ``POST /api/whatif`` retracting SOURCE under trust-all: the
+    median seconds of a request, and the server's peak RSS when done (Linux: VmHWM)."""
+    with socket.socket() as probe:  # a free port
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-P", "-m", "polygraph_logic.cli", "serve", str(folder), "--port",
+                               str(port)], env=polygraph.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        started = time.monotonic()
+        while True:  # until it answers
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() - started > timeout:
+                    return {"failed": (server.stderr.read().decode(errors="replace").strip().splitlines() or
+                                       ["did not start"])[-1] if server.poll() is not None else "did not start"}
+                time.sleep(0.1)
+        body = json.dumps({"source": [SOURCE], "policy": ["trust-all"]}).encode()
+        seconds = []
+        for _ in range(repeat):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/api/whatif", data=body,
+                                             headers={"Content-Type": "application/json"})
+            began = time.perf_counter()
+            json.loads(urllib.request.urlopen(request, timeout=timeout).read())
+            seconds.append(time.perf_counter() - began)
+        status = Path(f"/proc/{server.pid}/status")
+        peak = next((int(line.split()[1]) / 1024 for line in status.read_text().splitlines()
+                     if line.startswith("VmHWM:")), None) if status.exists() else None
+        return {"seconds": statistics.median(seconds), "peak_mib": peak}
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def _median_run(polygraph: Polygraph, command: list[str], repeat: int, before=lambda: None) -> dict:
@@ -141,6 +192,10 @@ def measure(copies=(1, 10, 40), repeat: int = 3, memory_limit: str = "3GB", work
                 else:
                     scale.setdefault("before", {})[name], scale["commands"][name] = \
                         _side_by_side(earlier, polygraph, command, repeat)
+            if not only or EXPLORER in only:
+                if earlier is not None:
+                    scale.setdefault("before", {})[EXPLORER] = explorer_whatif(earlier, folder, repeat)
+                scale["commands"][EXPLORER] = explorer_whatif(polygraph, folder, repeat)
             if n <= export_max and not only:
                 target = work / f"x{n}.nq"
                 scale["commands"]["export (whole graph)"] = _median_run(
@@ -231,7 +286,7 @@ def _print(figures: dict, out: Callable[[str], None]) -> None:
     scales = sorted(figures["scales"])
     names = {name for s in scales for name in figures["scales"][s]["commands"]}
     rows = []
-    for name in [*COMMANDS, "export (whole graph)"]:
+    for name in [*COMMANDS, EXPLORER, "export (whole graph)"]:
         if name not in names:
             continue
         base = figures["scales"][scales[0]]["commands"].get(name)

@@ -259,7 +259,7 @@ def test_one_graph_benchmark_runs_every_command_on_a_folder(tmp_path):
     figures = one_graph.measure(copies=(1,), repeat=1, work=tmp_path, file_max=1, export_max=1,
                                 out=printed.append)
     commands = figures["scales"][1]["commands"]
-    assert set(commands) == {*one_graph.COMMANDS, "export (whole graph)"}
+    assert set(commands) == {*one_graph.COMMANDS, one_graph.EXPLORER, "export (whole graph)"}
     assert not [name for name, entry in commands.items() if "failed" in entry]
     assert figures["scales"][1]["export_bytes"] > 1_000_000
     assert "seconds" in figures["scales"][1]["file_whatif"]
