@@ -9,7 +9,7 @@ def print_outcome(outcome, listing: bool = False, out=None, graph=None) -> None:
     """Prints a what-if outcome as text: counts per layer, summaries, demotions, uncertain verdicts,
     contradictions resolved and remaining (listed with ``graph``, if the graph has any)."""
     out = out or sys.stdout
-    print(f"{outcome.deletion}: {len(outcome.deleted)} assertions deleted; policy {outcome.policy}"
+    print(f"{outcome.deletion.summary()}: {len(outcome.deleted)} assertions deleted; policy {outcome.policy}"
           f"{'; exact' if outcome.exact else ''}; {outcome.elapsed_ms:.2f} ms", file=out)
     width = max([10, *map(len, outcome.by_layer())])  # 'contradiction' is the one longer name
     print(f"{'layer':{width}} {'touched':>8} {'dead':>6} {'kept':>6}", file=out)

@@ -41,7 +41,7 @@ class Repl(cmd.Cmd):
         self.stdout.write(text + "\n")
 
     def _diff(self, outcome: Outcome, listing: bool = False) -> None:
-        self._say(f"deletion: {outcome.deletion} ({len(outcome.deleted)} assertions); policy {outcome.policy}; "
+        self._say(f"deletion: {outcome.deletion.summary()} ({len(outcome.deleted)} assertions); policy {outcome.policy}; "
                   f"{outcome.elapsed_ms:.2f} ms")
         for layer, counts in outcome.by_layer().items():
             self._say(f"  {layer:9} touched {counts['touched']:>6}  dead {counts['dead']:>6}  kept {counts['kept']:>6}")

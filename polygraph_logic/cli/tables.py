@@ -92,7 +92,7 @@ def _run_sql_whatif(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(outcome.to_json(), ensure_ascii=False, indent=1))
         return 0
-    print(f"deletion: {outcome.deletion} ({outcome.deleted:,} assertions); engine {outcome.engine}; "
+    print(f"deletion: {outcome.deletion.summary()} ({outcome.deleted:,} assertions); engine {outcome.engine}; "
           f"label-level verdicts (trust-all)")
     for layer, counts in outcome.by_layer().items():
         print(f"  {layer:<9} touched {counts['touched']:>7,}  dead {counts['dead']:>7,}  kept {counts['kept']:>7,}")

@@ -101,10 +101,19 @@ class Deletion:
         return bool(self.sources or self.relations or self.assertions or self.kinds or self.evidence)
 
     def __str__(self) -> str:
-        parts = [f"retract-source {s}" for s in self.sources]
-        parts += [f"revoke-relation {r}" for r in self.relations]
-        parts += [f"assertion {a}" for a in self.assertions]
-        parts += [f"distrust-kind {k}" for k in self.kinds]
+        return self.summary(None)
+
+    def summary(self, most: int | None = 5) -> str:
+        """The deletion in words, at most ``most`` names of each kind and how many more (None: all;
+        a what-if of the 2,440 retracted sources of a graph would otherwise head its report with
+        a line of 100 KB)."""
+        parts = []
+        for word, names in (("retract-source", self.sources), ("revoke-relation", self.relations),
+                            ("assertion", self.assertions), ("distrust-kind", self.kinds)):
+            shown = names if most is None else names[:most]
+            parts += [f"{word} {name}" for name in shown]
+            if len(names) > len(shown):
+                parts.append(f"and {len(names) - len(shown):,} more {word}")
         if self.evidence:
             parts.append(f"evidence {self.evidence}")
         return ", ".join(parts) or "nothing"
