@@ -319,3 +319,28 @@ def test_an_add_stores_every_new_derivation_of_the_capped_facts(tmp_path, form):
             assert stored == fresh
     assert "incremental" in modes
 
+
+
+@pytest.mark.parametrize("cap", [1, 2])
+def test_a_folders_circuit_settles_in_the_store_as_rederivation_does(tmp_path, cap):
+    """A folder asks its store for the open facts and the derivations that can still fire
+    (whatif_verdicts._settled_in_store): under every policy, its verdicts equal those that
+    re-derivation from the rules settles on the same folder without its circuit."""
+    pytest.importorskip("duckdb")
+    import random
+    from circuits import assert_settled_as_rederived, without_circuit
+    from reference_whatif import ReferenceGraph
+    from test_store import random_deletions
+    from polygraph_logic.query.whatif import POLICIES, what_if
+    example = ROOT / "examples" / "synthetic"
+    folder = tmp_path / "g.tables"
+    build_graph(example / "assertions.jsonl", example / "receipts.jsonl", [RO], engine="duckdb", cap=cap,
+                output=folder, tables=True)
+    settled = 0
+    with Graph(folder) as circuit, Graph(without_circuit(folder, tmp_path / "labels.tables")) as graph:
+        assert circuit.has_circuit() and not graph.has_circuit()
+        for deletion in random_deletions(ReferenceGraph(graph), random.Random(cap), 8):
+            settled += what_if(circuit, deletion).settled
+            for policy in POLICIES:
+                assert_settled_as_rederived(circuit, graph, deletion, policy)
+    assert settled

@@ -89,29 +89,39 @@ HAVING NOT bool_or(dead)
 UNION ALL
 SELECT 1, f.num, f.relation, f.args FROM facts f SEMI JOIN open o ON o.num = f.num
 WHERE f.relation IN ('claim', 'neg_edge', 'assertion')
+UNION ALL
+SELECT 2, count(*), NULL, NULL FROM open
 """
 
 
-def revived_in_store(graph, deleted_sql: str, survives: Callable[[int], bool]) -> set[int]:
+def revived_in_store(graph, deleted_sql: str, survives: Callable[[int], bool], parameters=(),
+                     counted: list | None = None) -> set[int]:
     """``revived_facts`` asked of a store that answers in SQL (a folder): the deleted assertions are
-    ``deleted_sql`` (a query of their numbers), and the store finds the capped facts they kill and
-    those of their derivations that can fire, so only those reach Python (x400, every source claim
-    deleted: the open facts' labels and derivations read in chunks took 38 s)."""
+    ``deleted_sql`` (a query of their numbers, with ``parameters``), and the store finds the capped
+    facts they kill and those of their derivations that can fire, so only those reach Python (x400,
+    every source claim deleted: the open facts' labels and derivations read in chunks took 38 s).
+    ``counted``: gets the number of open facts appended."""
     holding: list[int] = []
     heads, missing = array("q"), array("q")
     blocked_by, blocking = array("q"), array("q")
     with graph.store.bounded():  # the rows streamed as read, under bounded memory
-        _firing(graph, graph.query(_OPEN_SQL.format(deleted=deleted_sql), (graph.version_read(),)), survives,
-                holding, (heads, missing, blocked_by, blocking))
+        rows = graph.query(_OPEN_SQL.format(deleted=deleted_sql), (*parameters, graph.version_read()))
+        opened = _firing(graph, rows, survives, holding, (heads, missing, blocked_by, blocking))
+    if counted is not None:
+        counted.append(opened)
     return _least_fixpoint(holding, heads, missing, blocked_by, blocking)
 
 
-def _firing(graph, rows, survives, holding: list[int], waiting: tuple[array, array, array, array]) -> None:
+def _firing(graph, rows, survives, holding: list[int], waiting: tuple[array, array, array, array]) -> int:
     """Reads ``_OPEN_SQL``'s rows into ``holding`` (facts that hold outright) and ``waiting`` (per
-    derivation: its head, its open body facts not holding yet, and (body fact, derivation) pairs)."""
+    derivation: its head, its open body facts not holding yet, and (body fact, derivation) pairs);
+    returns the number of open facts."""
     heads, missing, blocked_by, blocking = waiting
+    opened = 0
     for part, head, relation, found in rows:
-        if part == 1:  # an open fact an assertion states: it holds if one of them survives
+        if part == 2:
+            opened = head
+        elif part == 1:  # an open fact an assertion states: it holds if one of them survives
             if any(map(survives, stated_by(graph, (relation, graph.args(found))))):
                 holding.append(head)
         elif part == 0:
@@ -124,6 +134,7 @@ def _firing(graph, rows, survives, holding: list[int], waiting: tuple[array, arr
                 blocking.append(len(heads))
             heads.append(head)
             missing.append(len(set(found)))
+    return opened
 
 
 def _least_fixpoint(holding: list[int], heads: array, missing: array, blocked_by: array, blocking: array) -> set[int]:
