@@ -139,6 +139,10 @@ def test_a_read_out_of_memory_says_so_and_bounded_memory_is_restored(forms):
                 assert store.query(limit).fetchone()[0] != before
                 store.query("SELECT count(DISTINCT x::VARCHAR) FROM range(5000000) t(x)").fetchall()
         assert store.query(limit).fetchone()[0] == before
+        # within_bounds runs it again under the reader's own limit when the bound is too small
+        big = "SELECT count(DISTINCT x::VARCHAR) FROM range(5000000) t(x)"
+        assert store.within_bounds(lambda: store.query(big).fetchall(), "2MB") == [(5_000_000,)]
+        assert store.query(limit).fetchone()[0] == before
     finally:
         store.close()
 

@@ -177,8 +177,7 @@ class RestsOn:
         graph = self.graph
         sql = _LISTED.format(distrusted=self._distrusted_sql(), limit=int(limit))
         first: list[tuple] = []
-        with graph.store.bounded():
-            counted = graph.query(sql, (json.dumps(sorted(self._revived)),)).fetchall()
+        counted = graph.store.within_bounds(lambda: graph.query(sql, (json.dumps(sorted(self._revived)),)).fetchall())
         for layer, count, ids in counted:
             self._layers[layer] = count
             first += [(layer_order(layer), id_) for id_ in ids]

@@ -101,12 +101,13 @@ def revived_in_store(graph, deleted_sql: str, survives: Callable[[int], bool], p
     facts they kill and those of their derivations that can fire, so only those reach Python (x400,
     every source claim deleted: the open facts' labels and derivations read in chunks took 38 s).
     ``counted``: gets the number of open facts appended."""
-    holding: list[int] = []
-    heads, missing = array("q"), array("q")
-    blocked_by, blocking = array("q"), array("q")
-    with graph.store.bounded():  # the rows streamed as read, under bounded memory
-        rows = graph.query(_OPEN_SQL.format(deleted=deleted_sql), (*parameters, graph.version_read()))
-        opened = _firing(graph, rows, survives, holding, (heads, missing, blocked_by, blocking))
+    sql, parameters = _OPEN_SQL.format(deleted=deleted_sql), (*parameters, graph.version_read())
+
+    def read():  # the rows streamed as read (from the start again if the bounded memory runs out)
+        waiting = ([], array("q"), array("q"), array("q"), array("q"))
+        return _firing(graph, graph.query(sql, parameters), survives, waiting[0], waiting[1:]), waiting
+
+    opened, (holding, heads, missing, blocked_by, blocking) = graph.store.within_bounds(read)
     if counted is not None:
         counted.append(opened)
     return _least_fixpoint(holding, heads, missing, blocked_by, blocking)
