@@ -185,11 +185,11 @@ def test_deployed_checks_capped_claims_against_their_stating_assertions(tmp_path
 
 
 def test_a_long_deletion_is_named_briefly_in_the_text_and_whole_in_json():
-    """The text heads a what-if with at most five names of each kind and how many more (2,440
+    """The text heads a what-if with at most ten names of each kind and how many more (2,440
     retracted sources made a 100 KB first line); ``str`` and the JSON keep every name."""
     deletion = Deletion(sources=tuple(f"s{i}" for i in range(12)), assertions=("a1", "a2"), kinds=("model_hypothesis",))
-    assert deletion.summary() == ("retract-source s0, retract-source s1, retract-source s2, retract-source s3, "
-                                  "retract-source s4, and 7 more retract-source, assertion a1, assertion a2, "
-                                  "distrust-kind model_hypothesis")
+    assert deletion.summary() == ", ".join(f"retract-source s{i}" for i in range(10)) + (
+        ", and 2 more retract-source, assertion a1, assertion a2, distrust-kind model_hypothesis")
+    assert deletion.summary(3).startswith("retract-source s0, retract-source s1, retract-source s2, and 9 more")
     assert str(deletion) == deletion.summary(None) and str(deletion).count("retract-source") == 12
     assert Deletion().summary() == "nothing"

@@ -103,7 +103,7 @@ class Deletion:
     def __str__(self) -> str:
         return self.summary(None)
 
-    def summary(self, most: int | None = 5) -> str:
+    def summary(self, most: int | None = 10) -> str:
         """The deletion in words, at most ``most`` names of each kind and how many more (None: all;
         a what-if of the 2,440 retracted sources of a graph would otherwise head its report with
         a line of 100 KB)."""
