@@ -16,7 +16,6 @@ its resting sentences.  ``--kind source_claim`` on a graph of source claims list
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass
 from itertools import islice
@@ -25,6 +24,7 @@ from typing import Iterator
 
 from polygraph_logic.graph.kinds import check_kinds
 from polygraph_logic.graph.store.rows import bad_graph, layer_order
+from polygraph_logic.graph.store.settling import by_kinds, resting_counts
 from polygraph_logic.query.rederive import as_graph
 from polygraph_logic.query.revival import revived_facts, revived_in_store
 from polygraph_logic.query.sorted_runs import SortedRuns
@@ -157,27 +157,19 @@ class RestsOn:
         (revival.py), or without a circuit, with ``exact``, which symbolic re-derivation revives
         (whatif_verdicts._revived: held in memory, as a what-if holds it)."""
         if self.graph.has_circuit() and self.graph.store.checks_in_sql and self._touched is None:
-            return revived_in_store(self.graph, self._distrusted_sql(), lambda n: not self._deleted[n])
+            return revived_in_store(self.graph, by_kinds(self.graph, self.kinds), lambda n: not self._deleted[n])
         if self.graph.has_circuit():
             return revived_facts(self.graph, self._killed, lambda n: not self._deleted[n], self._touched)
         from polygraph_logic.query.whatif_verdicts import _revived  # noqa: PLC0415
         deleted = frozenset(n for n in range(len(self._deleted)) if self._deleted[n])
         return _revived(self.graph, deleted, SimpleNamespace(), None)
 
-    def _distrusted_sql(self) -> str:
-        """A query of the distrusted assertions' numbers (as ``of_kinds`` reads them)."""
-        if not self.graph.has_kinds:
-            return "SELECT num FROM assertions"
-        return "SELECT num FROM assertions WHERE kind IN (" + ", ".join(
-            "'" + kind.replace("'", "''") + "'" for kind in self.kinds) + ")"
-
     def _first(self, limit: int) -> None:
-        """Counts the listed artifacts per layer in the store's SQL (``_LISTED``) and decides here
+        """Counts the listed artifacts per layer in the store's SQL (settling.resting_counts) and decides here
         only the first ``limit`` of them (and the sentences of the summaries among those)."""
-        graph = self.graph
-        sql = _LISTED.format(distrusted=self._distrusted_sql(), limit=int(limit))
+        graph, deleted = self.graph, by_kinds(self.graph, self.kinds)
         first: list[tuple] = []
-        counted = graph.store.within_bounds(lambda: graph.query(sql, (json.dumps(sorted(self._revived)),)).fetchall())
+        counted = graph.store.within_bounds(lambda: resting_counts(graph, deleted, self._revived, limit))
         for layer, count, ids in counted:
             self._layers[layer] = count
             first += [(layer_order(layer), id_) for id_ in ids]
@@ -270,31 +262,6 @@ class RestsOn:
             if row is not None and (removed or dead):
                 id_, layer, args, uncertain = row
                 self._add(id_, layer, args, (DEAD | (UNCERTAIN if uncertain else 0)) if removed else 0)
-
-
-#: the artifacts resting on the kinds, per layer: how many, and the ``limit`` least ids (a store that
-#: counts in SQL, where the circuit settles every verdict).  A fact is killed when every support set
-#: of its label holds a distrusted assertion (the mentions keep each assertion's support set) and
-#: the circuit does not revive it (``?``: the revived facts' numbers); an artifact rests when its
-#: fact is killed, but a sentence-level summary when it is touched and a sentence of it rests (or it
-#: has none), as ``RestsOn._decide`` and ``_trim`` decide them.
-_LISTED = """
-WITH distrusted AS ({distrusted}),
-hit AS (SELECT m.fact, count(DISTINCT m.support_set) AS n FROM mentions m SEMI JOIN distrusted d ON d.num = m.assertion
-        GROUP BY m.fact),
-killed AS (SELECT h.fact FROM hit h JOIN facts f ON f.num = h.fact
-           WHERE h.n = f.sets AND h.fact NOT IN (SELECT unnest(from_json(?, '["BIGINT"]')))),
-marked AS (SELECT a.id, a.layer, a.summary, a.fact IN (SELECT fact FROM killed) AS dead,
-                  a.fact IN (SELECT fact FROM hit) AS touched FROM artifacts a),
-grouped AS (SELECT summary, count(*) AS sentences, count(*) FILTER (WHERE dead) AS resting FROM marked
-            WHERE layer = 'sentence' AND summary IS NOT NULL GROUP BY summary),
-listed AS (SELECT id, layer FROM marked WHERE dead AND (summary IS NULL OR layer = 'sentence')
-           UNION ALL
-           SELECT m.id, m.layer FROM marked m LEFT JOIN grouped g ON g.summary = m.summary
-           WHERE m.summary IS NOT NULL AND m.layer <> 'sentence' AND m.touched
-             AND (g.summary IS NULL OR g.resting > 0))
-SELECT layer, count(*), min(id, {limit}) FROM listed GROUP BY layer
-"""
 
 
 def rests_on(graph, kinds: tuple[str, ...], exact: bool = False) -> dict:

@@ -17,6 +17,7 @@ from array import array
 from collections.abc import Callable
 
 from polygraph_logic.graph.goal_plans import stated_by
+from polygraph_logic.graph.store.settling import Deleted, open_rows
 
 #: open facts whose derivations are read in one query
 FACTS_AT_ONCE = 10_000
@@ -59,53 +60,16 @@ def revived_facts(graph, killed: Callable[[bytes | str], bool], survives: Callab
     return _least_fixpoint(holding, heads, missing, blocked_by, blocking)
 
 
-#: revived_in_store's query: the capped facts the deletion kills (every support set of their label
-#: holds a deleted assertion: the mentions keep each assertion's support set), and of their stored
-#: derivations those that can still fire (no body fact dead: an exact label killed, or a fact the
-#: version lacks), each with its body facts that are open (as JSON text); then the open facts an
-#: assertion may state.  Only capped facts and body facts are counted (not every fact the deletion
-#: hits), so that the query's memory follows the circuit, not the graph.  ``{deleted}``: a query of
-#: the deleted assertions' numbers
-_OPEN_SQL = """
-WITH deleted AS ({deleted}),
-capped AS (SELECT num, sets FROM facts WHERE NOT exact),
-capped_hit AS (SELECT m.fact, count(DISTINCT m.support_set) AS n FROM mentions m
-               SEMI JOIN deleted d ON d.num = m.assertion SEMI JOIN capped c ON c.num = m.fact GROUP BY m.fact),
-open AS (SELECT c.num FROM capped c JOIN capped_hit h ON h.fact = c.num WHERE h.n = c.sets),
-bodies AS (SELECT DISTINCT d.fact, d.body FROM derivations d SEMI JOIN open o ON o.num = d.fact
-           WHERE d.since <= ? AND d.rule IN (SELECT num FROM rules)),
-parts AS (SELECT fact, body, unnest(from_json(body, '["BIGINT"]')) AS b FROM bodies),
-body_facts AS (SELECT DISTINCT b FROM parts),
-body_hit AS (SELECT m.fact, count(DISTINCT m.support_set) AS n FROM mentions m
-             SEMI JOIN deleted d ON d.num = m.assertion SEMI JOIN body_facts x ON x.b = m.fact GROUP BY m.fact),
-status AS (SELECT x.b, f.num IS NULL AS absent, coalesce(f.exact, false) AS exact,
-                  coalesce(h.n = f.sets, false) AS killed
-           FROM body_facts x LEFT JOIN (SELECT num, exact, sets FROM facts f SEMI JOIN body_facts y ON y.b = f.num) f
-                ON f.num = x.b LEFT JOIN body_hit h ON h.fact = x.b),
-marked AS (SELECT p.fact, p.body, p.b, s.killed AND NOT s.exact AS open, s.absent OR (s.killed AND s.exact) AS dead
-           FROM parts p JOIN status s ON s.b = p.b)
-SELECT 0, fact, NULL::VARCHAR, to_json(list(b) FILTER (WHERE open))::VARCHAR FROM marked GROUP BY fact, body
-HAVING NOT bool_or(dead)
-UNION ALL
-SELECT 1, f.num, f.relation, f.args FROM facts f SEMI JOIN open o ON o.num = f.num
-WHERE f.relation IN ('claim', 'neg_edge', 'assertion')
-UNION ALL
-SELECT 2, count(*), NULL, NULL FROM open
-"""
-
-
-def revived_in_store(graph, deleted_sql: str, survives: Callable[[int], bool], parameters=(),
-                     counted: list | None = None) -> set[int]:
-    """``revived_facts`` asked of a store that answers in SQL (a folder): the deleted assertions are
-    ``deleted_sql`` (a query of their numbers, with ``parameters``), and the store finds the capped
-    facts they kill and those of their derivations that can fire, so only those reach Python (x400,
+def revived_in_store(graph, deleted: Deleted, survives: Callable[[int], bool], counted: list | None = None) -> set[int]:
+    """``revived_facts`` asked of a store that answers in SQL (a folder): ``deleted`` (settling.by_kinds
+    or by_numbers) names the deleted assertions, and the store finds the capped facts they kill and
+    those of their derivations that can fire (settling.open_rows), so only those reach Python (x400,
     every source claim deleted: the open facts' labels and derivations read in chunks took 38 s).
     ``counted``: gets the number of open facts appended."""
-    sql, parameters = _OPEN_SQL.format(deleted=deleted_sql), (*parameters, graph.version_read())
 
     def read():  # the rows streamed as read (from the start again if the bounded memory runs out)
         waiting = ([], array("q"), array("q"), array("q"), array("q"))
-        return _firing(graph, graph.query(sql, parameters), survives, waiting[0], waiting[1:]), waiting
+        return _firing(graph, open_rows(graph, deleted), survives, waiting[0], waiting[1:]), waiting
 
     opened, (holding, heads, missing, blocked_by, blocking) = graph.store.within_bounds(read)
     if counted is not None:
@@ -114,7 +78,7 @@ def revived_in_store(graph, deleted_sql: str, survives: Callable[[int], bool], p
 
 
 def _firing(graph, rows, survives, holding: list[int], waiting: tuple[array, array, array, array]) -> int:
-    """Reads ``_OPEN_SQL``'s rows into ``holding`` (facts that hold outright) and ``waiting`` (per
+    """Reads settling.open_rows' rows into ``holding`` (facts that hold outright) and ``waiting`` (per
     derivation: its head, its open body facts not holding yet, and (body fact, derivation) pairs);
     returns the number of open facts."""
     heads, missing, blocked_by, blocking = waiting

@@ -7,10 +7,9 @@ edge fact behind a dead claim, and the sentences of the summaries concerned.
 
 from __future__ import annotations
 
-import json
-
 from polygraph_logic.graph.goal_plans import stated_by
 from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.store.settling import by_numbers
 from polygraph_logic.provenance.circuit import settle
 from polygraph_logic.query.rederive import Rederiver
 from polygraph_logic.query.revival import revived_in_store
@@ -101,8 +100,7 @@ def _settled_in_store(graph: Graph, deleted: frozenset[int], outcome) -> set[int
     the derivations of every open fact read into memory grew past 16 GB on a 2,440-source deletion
     of the x40 graph with hubs)."""
     opened: list[int] = []
-    holding = revived_in_store(graph, "SELECT unnest(from_json(?, '[\"BIGINT\"]')) AS num", lambda n: n not in deleted,
-                               (json.dumps(sorted(deleted)),), opened)
+    holding = revived_in_store(graph, by_numbers(deleted), lambda n: n not in deleted, opened)
     if opened and opened[0]:
         outcome.settled, outcome.revived, outcome.settled_by = opened[0], len(holding), "circuit"
     return holding
