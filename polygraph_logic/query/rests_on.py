@@ -157,7 +157,7 @@ class RestsOn:
         (revival.py), or without a circuit, with ``exact``, which symbolic re-derivation revives
         (whatif_verdicts._revived: held in memory, as a what-if holds it)."""
         if self.graph.has_circuit() and self.graph.store.checks_in_sql and self._touched is None:
-            return revived_in_store(self.graph, by_kinds(self.graph, self.kinds), lambda n: not self._deleted[n])
+            return revived_in_store(self.graph, by_kinds(self.graph, self.kinds), lambda n: not self._deleted[n])[0]
         if self.graph.has_circuit():
             return revived_facts(self.graph, self._killed, lambda n: not self._deleted[n], self._touched)
         from polygraph_logic.query.whatif_verdicts import _revived  # noqa: PLC0415
@@ -173,12 +173,12 @@ class RestsOn:
         for layer, count, ids in counted:
             self._layers[layer] = count
             first += [(layer_order(layer), id_) for id_ in ids]
-        numbers = graph.artifact_numbers(id_ for _, id_ in sorted(first)[:limit])
-        parts = {row[1] for row in graph.summary_parts(
-            row[4] for row in graph.artifact_label_rows(numbers) if row[4] is not None)}
+        rows = graph.artifact_label_rows(graph.artifact_numbers(id_ for _, id_ in sorted(first)[:limit]))
+        held = {row[0] for row in rows}
+        parts = {row[1] for row in graph.summary_parts(row[4] for row in rows if row[4] is not None)} - held
         layers = self._layers
         self._layers = Counter()  # the rows decided here are added to the runs; the counts are the store's
-        self._decide(graph.artifact_label_rows(sorted(set(numbers) | parts)))
+        self._decide(sorted(rows + graph.artifact_label_rows(parts)))
         self._layers = layers
 
     def _decide(self, rows) -> None:

@@ -99,10 +99,9 @@ def _settled_in_store(graph: Graph, deleted: frozenset[int], outcome) -> set[int
     and the derivations that can still fire, and only those reach Python (revival.revived_in_store;
     the derivations of every open fact read into memory grew past 16 GB on a 2,440-source deletion
     of the x40 graph with hubs)."""
-    opened: list[int] = []
-    holding = revived_in_store(graph, by_numbers(deleted), lambda n: n not in deleted, opened)
-    if opened and opened[0]:
-        outcome.settled, outcome.revived, outcome.settled_by = opened[0], len(holding), "circuit"
+    holding, opened = revived_in_store(graph, by_numbers(deleted), lambda n: n not in deleted)
+    if opened:
+        outcome.settled, outcome.revived, outcome.settled_by = opened, len(holding), "circuit"
     return holding
 
 

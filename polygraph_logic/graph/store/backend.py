@@ -20,9 +20,8 @@ Backends register by name, as rdflib's stores do, and are imported only when use
 
 from __future__ import annotations
 
-import itertools
-
 import importlib
+import itertools
 import json
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
