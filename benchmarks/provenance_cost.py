@@ -13,6 +13,8 @@ Each is measured as whole processes, each a child with its own peak RSS (harness
 variants alternated within each of --repeat rounds (medians printed):
 
   boolean      polygraph eval --semiring boolean -D OUT prog.dl
+  duckdb       polygraph eval --engine duckdb --semiring boolean -D OUT prog.dl (set at a time on DuckDB,
+               engines/duckdb_eval.py; skipped, and said so, when duckdb is not importable)
   why          polygraph eval --semiring why -D OUT prog.dl (the provenance circuit, datalog/circuit_eval.py)
   why-labels   the previous engine: evaluate(load_program(prog), "why", cap=8, circuit=False) and
                souffle_output.write_outputs in a Python child, stopped after --limit seconds
@@ -25,8 +27,10 @@ and in this process, the program loaded once, ``evaluate`` alone under boolean a
 (``eval`` columns), which separates the evaluation from the fixed cost of parsing and output.
 clingo and Nemo get the program translated mechanically from the parsed .dl (facts, rules of
 atoms and comparisons); they are skipped, and said so, when not importable.  The script checks
-that polygraph's boolean and why outputs are the same files, and that the row counts of
-polygraph, clingo and Nemo agree.  Times are printed, never asserted.
+that polygraph's boolean, duckdb and why outputs are the same files, and that the row counts of
+polygraph, clingo and Nemo agree.  Times are printed, never asserted.  Every child reads the
+package's bytecode compiled once before the first (``compileall``), as an installed package
+does, even where PYTHONDONTWRITEBYTECODE is set.
 
 The default sizes keep each Boolean process at 2-16 s on a 2-core machine: random, 20,000 nodes
 and 24,000 edges (357 k closure facts; 50,000 edges would close to 7.2 M); random-cyclic, 700
@@ -60,7 +64,7 @@ from polygraph_logic.datalog.reading.parser import parse_clauses
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Fact, Rule, Variable
 from polygraph_logic.errors import PolygraphError
 
-VARIANTS = ("boolean", "why", "why-labels", "clingo", "nemo")
+VARIANTS = ("boolean", "duckdb", "why", "why-labels", "clingo", "nemo")
 STOPPED = 124  # the exit code of a why-labels child that reached its limit
 
 CLOSURE = "path(x, y) :- edge(x, y).\npath(x, z) :- edge(x, y), path(y, z).\n"
@@ -238,12 +242,21 @@ def _term(term, dialect: str) -> str:
 
 
 def peers() -> dict[str, str | None]:
-    """clingo and nmo_python: None when importable, else why they are skipped."""
+    """clingo, nmo_python and duckdb: None when importable, else why they are skipped."""
     return {name: None if importlib.util.find_spec(module) else f"{module} is not importable (pip install {package})"
-            for name, module, package in (("clingo", "clingo", "clingo"), ("nemo", "nmo_python", "nemo-python"))}
+            for name, module, package in (("clingo", "clingo", "clingo"), ("nemo", "nmo_python", "nemo-python"),
+                                          ("duckdb", "duckdb", "polygraph_logic[duckdb]"))}
 
 
 # --- measuring -----------------------------------------------------------------------------
+
+def compiled_bytecode() -> None:
+    """Compiles the package's modules to bytecode once, so that no child compiles them at its
+    start (an installed package has them; PYTHONDONTWRITEBYTECODE keeps a child from writing them)."""
+    import compileall
+    import polygraph_logic
+    compileall.compile_dir(str(Path(polygraph_logic.__file__).parent), quiet=1)
+
 
 def csv_counts(folder: Path) -> dict[str, int]:
     return {path.stem: sum(1 for _ in open(path, "rb")) for path in sorted(folder.glob("*.csv"))}
@@ -271,6 +284,8 @@ def measure_workload(name: str, program: Path, what: str, skipped: dict, repeat:
             program.with_suffix(suffix).write_text(translated[dialect], encoding="utf-8")
     commands: dict[str, Callable[[], Run]] = {
         "boolean": lambda: polygraph("eval", "--semiring", "boolean", "-D", folder / "boolean", program),
+        "duckdb": lambda: polygraph("eval", "--engine", "duckdb", "--semiring", "boolean", "-D", folder / "duckdb",
+                                    program),
         "why": lambda: polygraph("eval", "--semiring", "why", "-D", folder / "why", program),
         "why-labels": lambda: labels.python(WHY_LABELS, program, folder / "why-labels", limit),
         "clingo": lambda: run([sys.executable, "-c", CLINGO, program.with_suffix(".lp")], timeout=limit),
@@ -287,9 +302,11 @@ def measure_workload(name: str, program: Path, what: str, skipped: dict, repeat:
         return entry
     counts = {"polygraph": csv_counts(folder / "boolean")}
     entry["closure"] = sum(counts["polygraph"].values())
-    entry["same_output"] = same_files(folder / "boolean", folder / "why") if entry["runs"]["why"].get("ok") else None
+    entry["same_output"] = same_files(folder / "boolean", folder / "why") if entry["runs"].get("why", {}).get("ok") else None
+    entry["duckdb_same"] = (same_files(folder / "boolean", folder / "duckdb")
+                            if entry["runs"].get("duckdb", {}).get("ok") else None)
     entry["labels_same"] = (same_files(folder / "boolean", folder / "why-labels")
-                            if entry["runs"]["why-labels"].get("ok") else None)
+                            if entry["runs"].get("why-labels", {}).get("ok") else None)
     for peer in ("clingo", "nemo"):
         if entry["runs"].get(peer, {}).get("ok"):
             counts[peer] = {r: runs[peer][-1].json().get(r, 0) for r in translated["outputs"]}
@@ -348,16 +365,20 @@ def report(entries: list[dict], out: Callable[[str], None]) -> None:
         b, w, ev = _of(e, "boolean", "seconds"), _of(e, "why", "seconds"), e.get("eval", {})
         bp, wp = _of(e, "boolean", "peak_mib"), _of(e, "why", "peak_mib")
         closure = f"{e['closure']:,}" if "closure" in e else "skipped" if "all" in e["skipped"] else "-"
+        dd = _of(e, "duckdb", "seconds")
         rows.append([e["workload"], closure, _s(e, "boolean"), _s(e, "why"),
                      _x(ratio(w, b)), f"{bp:,.0f}" if bp else "-", f"{wp:,.0f}" if wp else "-", _x(ratio(wp, bp)),
                      *(f"{ev[k]:.2f}" if k in ev else "-" for k in ("boolean", "why")),
                      _x(ratio(ev.get("why"), ev.get("boolean"))), _s(e, "why-labels"), _s(e, "clingo"),
-                     _s(e, "nemo"), _x(ratio(b, _of(e, "clingo", "seconds"))), _x(ratio(b, _of(e, "nemo", "seconds")))])
+                     _s(e, "nemo"), _x(ratio(b, _of(e, "clingo", "seconds"))), _x(ratio(b, _of(e, "nemo", "seconds"))),
+                     _s(e, "duckdb"), _x(ratio(dd, _of(e, "nemo", "seconds"))),
+                     _x(ratio(min(x for x in (b, dd) if x is not None) if b is not None else None,
+                              _of(e, "nemo", "seconds")))])
     out("")
     out("whole processes, median seconds and peak RSS (MiB); eval: evaluate() alone in this process, median seconds")
     print_table(["workload", "closure facts", "boolean s", "why s", "why/boolean", "boolean MB", "why MB",
                  "peak ratio", "eval bool s", "eval why s", "eval why/bool", "why-labels s", "clingo s", "nemo s",
-                 "boolean/clingo", "boolean/nemo"], rows, out, indent="  ")
+                 "boolean/clingo", "boolean/nemo", "duckdb s", "duckdb/nemo", "best/nemo"], rows, out, indent="  ")
     out("")
     for e in entries:
         if "runs" not in e:
@@ -371,6 +392,9 @@ def report(entries: list[dict], out: Callable[[str], None]) -> None:
                     else "") + ")"]
         if e.get("same_output") is not None:
             notes.append("boolean and why outputs identical" if e["same_output"] else "boolean and why outputs DIFFER")
+        if e.get("duckdb_same") is not None:
+            notes.append("boolean and duckdb outputs identical" if e["duckdb_same"]
+                         else "boolean and duckdb outputs DIFFER")
         if e.get("counts_agree") is not None:
             notes.append("counts agree" if e["counts_agree"] else f"counts MISMATCH: {e['counts']}")
         notes += [f"{k}: {v}" for k, v in e.get("skipped", {}).items()]
@@ -399,6 +423,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, help="the GO slice's folder (default: $POLYGRAPH_DATA/go-pombase, "
                                                   "else ../shared/data/go-pombase)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON to FILE")
+    parser.add_argument("--skip", nargs="+", default=[], choices=[v for v in VARIANTS if v != "boolean"],
+                        metavar="VARIANT", help="variants not to run (reported as skipped): why, why-labels, "
+                                                "clingo, nemo")
     args = parser.parse_args(argv)
     defaults = dict(nodes=(20_000, 2_000), edges=(24_000, 2_400), cyclic_nodes=(700, 200),
                     cyclic_edges=(2_100, 600), grid=(50, 20), depth=(9, 7), limit=(300, 60))
@@ -406,6 +433,8 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, key) is None:
             setattr(args, key, quick if args.quick else full)
     skipped = {k: v for k, v in peers().items() if v}
+    skipped.update({variant: "--skip" for variant in args.skip})
+    compiled_bytecode()
     for peer, why in skipped.items():
         print(f"{peer}: skipped: {why}")
     entries = []

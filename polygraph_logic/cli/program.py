@@ -13,7 +13,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, json_row, tuple_key, what_if
 from polygraph_logic.datalog.program import load_program
 from polygraph_logic.provenance import SEMIRINGS
-from polygraph_logic.datalog.souffle_output import write_outputs
+from polygraph_logic.datalog.souffle_output import write_outputs, write_relations
 from polygraph_logic.cli.arguments import add_cap, add_json, positive_int
 
 
@@ -52,6 +52,12 @@ def register(commands) -> None:
     ev.add_argument("--max-facts", type=positive_int, default=DEFAULT_MAX_FACTS, metavar="N",
                     help=f"stop when a relation passes N facts (default {DEFAULT_MAX_FACTS:,})")
     ev.add_argument("--timeout", type=float, metavar="SECONDS", help="stop evaluating after SECONDS")
+    ev.add_argument("--engine", choices=("python", "duckdb"), default="python",
+                    help="python (default): every semiring and construct; duckdb: the Boolean semiring only, "
+                    "set at a time (joins of whole relations; needs polygraph_logic[duckdb]), for programs of "
+                    "atoms, negation and = or != (others are refused by name)")
+    ev.add_argument("--memory-limit", metavar="SIZE", help="with --engine duckdb: DuckDB's memory limit, e.g. 4GB "
+                    "(it spills beyond)")
     ev.set_defaults(run=_run_eval)
 
 
@@ -62,12 +68,40 @@ def _run_eval(args: argparse.Namespace) -> int:
     for warning in program.warnings:
         print(warning, file=sys.stderr)
     progress = _print_stats if args.stats else None
+    if args.engine == "duckdb":
+        return _run_duckdb(args, program, progress)
+    if args.memory_limit:
+        raise PolygraphError("bad_argument", "--memory-limit is DuckDB's: give it with --engine duckdb")
     model = evaluate(program, semiring=args.semiring, cap=args.cap, progress=progress,
                      max_facts=args.max_facts, timeout=args.timeout)
     if args.output_dir is not None:
         write_outputs(model, args.output_dir)
         if not args.json:
             return 0
+    return _print(args, model)
+
+
+def _run_duckdb(args: argparse.Namespace, program, progress) -> int:
+    """``eval --engine duckdb``: the Boolean closure on DuckDB, its outputs written from its tables."""
+    if args.semiring != "boolean":
+        raise PolygraphError("engine_unsupported", f"--engine duckdb evaluates the Boolean semiring; --semiring "
+                             f"{args.semiring} runs on the default engine (drop --engine, or give --semiring boolean)")
+    if args.delete:
+        raise PolygraphError("engine_unsupported", "--delete asks what-ifs of provenance labels, which the Boolean "
+                             "semiring does not keep; drop --engine duckdb")
+    from polygraph_logic.engines.duckdb_eval import boolean_closure  # start-up time: DuckDB only when asked
+    with boolean_closure(program, args.memory_limit, progress=progress, max_facts=args.max_facts,
+                         timeout=args.timeout) as tables:
+        if args.output_dir is not None:
+            with domain.using(program.domain_size):
+                write_relations(program, tables, args.output_dir, sys.stdout)
+            if not args.json:
+                return 0
+        return _print(args, tables.model())
+
+
+def _print(args: argparse.Namespace, model: Model) -> int:
+    """Prints the model's relations (``--relation``: those), or a deletion's outcome, as text or JSON."""
     names = args.relation or model.relations()
     for name in names:
         try:

@@ -194,6 +194,10 @@ class _Runner(Runner):
                         f"read_csv('{path}', header = false, columns = {{{names}}})")
 
     def _create(self, relation: str, delta: bool) -> None:
+        if self.plan.boolean:
+            columns = ", ".join(f"{k} INTEGER" for k in self.plan.keys(relation))
+            self.con.execute(f"CREATE TABLE {self.plan.table(relation, delta)} ({columns})")
+            return
         if self.plan.witness:
             self.con.execute(f"CREATE TABLE {self.plan.table(relation, delta)} "
                              f"({witnesses.relation_columns(self.plan, relation)})")
@@ -215,6 +219,9 @@ class _Runner(Runner):
         ``v``: the assertion number, -1 for background knowledge), one label per fact; under witness
         labels the least of them (exact when it is the only one) and the fact's id."""
         plan, keys = self.plan, self.plan.keys(relation)
+        if plan.boolean:
+            self.con.execute(f"INSERT INTO {plan.table(relation)} SELECT DISTINCT {', '.join(keys)} FROM {source}")
+            return
         raw = (f"SELECT {', '.join(keys)}, list_distinct(list(CASE WHEN v < 0 THEN []::INTEGER[] "
                f"ELSE [v] END)) AS p, TRUE AS e FROM {source} GROUP BY {', '.join(keys)}")
         if plan.witness:
@@ -243,7 +250,8 @@ class _Runner(Runner):
             witnesses.record(self.con, self.plan, relation)
         else:
             self.con.execute(f"INSERT INTO {delta} {sql}")
-        count, size = self.con.execute(f"SELECT count(*), coalesce(sum(len(label)), 0) FROM {delta}").fetchall()[0]
+        size = "0" if self.plan.boolean else "coalesce(sum(len(label)), 0)"
+        count, size = self.con.execute(f"SELECT count(*), {size} FROM {delta}").fetchall()[0]
         self.con.execute(f"DROP TABLE c{self.plan.relations[relation]}")
         return count, size
 
@@ -253,7 +261,7 @@ class _Runner(Runner):
     def apply_delta(self, relation: str) -> None:
         plan = self.plan
         table, delta = plan.table(relation), plan.table(relation, delta=True)
-        if plan.witness:  # a delta holds new facts only
+        if plan.witness or plan.boolean:  # a delta holds new facts only
             self.con.execute(f"INSERT INTO {table} SELECT * FROM {delta}")
             return
         on = " AND ".join(f"{table}.{k} = {delta}.{k}" for k in plan.keys(relation))

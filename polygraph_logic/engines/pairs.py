@@ -60,7 +60,7 @@ def driver(plan, shape, delta: int) -> tuple[tuple, str]:
         else:
             sources_of_head.append(free[item[1]])  # a position of the other atom
     key = (other, tuple(signature), tuple(sources_of_head))
-    columns = ", ".join([*values, *heads, plan.atom("t", 0)]) + plan.rule_column(shape)
+    columns = (", ".join(filter(None, [*values, *heads, plan.atom("t", 0)])) or "1 AS u") + plan.rule_column(shape)
     text = (f"SELECT {columns} FROM {', '.join(sources)}"
             + (f" WHERE {' AND '.join(where)}" if where else ""))
     return key, text
@@ -81,5 +81,5 @@ def grouped(plan, head_relation: str, key: tuple, drivers: list[str]) -> str:
     union = " UNION ALL ".join(drivers)
     join = f"JOIN {plan.table(other)} AS o ON {' AND '.join(on)}" if on else f"CROSS JOIN {plan.table(other)} AS o"
     rule = ", g.rn AS rn" if plan.witness else ""
-    return (f"SELECT {select}, g.l0 AS l0, g.e0 AS e0, {plan.atom('o', 1)}{rule} "
-            f"FROM ({union}) g {join}")
+    labels = "" if plan.boolean else f", g.l0 AS l0, g.e0 AS e0, {plan.atom('o', 1)}"
+    return f"SELECT {select}{labels}{rule} FROM ({union}) g {join}"

@@ -33,7 +33,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.checks.record_types import record_use
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
-from polygraph_logic.engines import sql_labels as labels, pairs
+from polygraph_logic.engines import sql_boolean, sql_labels as labels, pairs
 from polygraph_logic.engines.dialect import Dialect
 
 Pattern = tuple  # per argument: ("v", n) variable n, ("p", n) parameter n, ("_",) wildcard
@@ -50,6 +50,10 @@ class Shape:
     rules: list[Rule] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)  # per rule: its number (1 + its place in the program)
     filters: tuple[tuple[int, int], ...] = ()  # (variable, parameter): the variable's value is not the parameter's
+    #: Boolean plans only: (op, item, item), op "=" or "!=", an item ("v", n) or ("p", n)
+    tests: tuple[tuple[str, tuple, tuple], ...] = ()
+    #: Boolean plans only: negated atoms (relation, pattern) over lower strata
+    negated: tuple[tuple[str, Pattern], ...] = ()
 
     @property
     def table(self) -> str:
@@ -72,10 +76,14 @@ class Plan:
     strata: list[tuple[frozenset[str], list[Shape]]] = field(default_factory=list)
     #: witness labels (sql_witness.py): an atom carries its fact's witness and id, not a label
     witness: bool = False
+    #: the Boolean semiring (sql_boolean.py): relations are sets of keys, no label at all
+    boolean: bool = False
 
     def atom(self, alias: str, n: int) -> str:
         """The columns body atom ``alias`` carries into a join, as the ``n``-th factor: its label
         and exactness (``l{n}``, ``e{n}``), or under ``witness`` its witness and fact id."""
+        if self.boolean:
+            return ""
         if self.witness:
             return f"{alias}.label[1] AS l{n}, {alias}.id AS e{n}"
         return f"{alias}.label AS l{n}, {alias}.exact AS e{n}"
@@ -132,11 +140,12 @@ class Plan:
                     else:
                         bound[item[1]] = column
         where += [f"{bound[variable]} <> p.c{param}" for variable, param in shape.filters]
+        where += sql_boolean.conditions(self, shape, bound)
         heads = [f"p.c{item[1]}" if item[0] == "p" else bound[item[1]] for item in head_pattern] or ["0"]
         select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, self.keys(head_relation)))
         order = product_order([pattern for _, pattern in shape.body], delta)
-        columns = ", ".join(self.atom(f"t{i}", n) for n, i in enumerate(order)) + self.rule_column(shape)
-        return (f"SELECT {select}, {columns} FROM {', '.join(sources)}"
+        columns = ", ".join(filter(None, [select, *(self.atom(f"t{i}", n) for n, i in enumerate(order))]))
+        return (f"SELECT {columns}{self.rule_column(shape)} FROM {', '.join(sources)}"
                 + (f" WHERE {' AND '.join(where)}" if where else ""))
 
     def fold(self, d: Dialect, text: str, keys: list[str], atoms: int) -> str:
@@ -145,6 +154,8 @@ class Plan:
         ``witness``, (keys, rn, label, body): the body's witnesses (a list of them, united only
         for the derivations of new facts: sql_witness.new_facts) and its fact ids (a set,
         ascending: one rule instance found from two delta atoms is one row)."""
+        if self.boolean:  # nothing to multiply: the keys are the derivations
+            return text
         if self.witness:
             ids = ", ".join(f"e{n}" for n in range(atoms))
             witnesses = f"[{', '.join(f'l{n}' for n in range(atoms))}]"
@@ -183,7 +194,7 @@ class Plan:
                 i for i, (body_relation, _) in enumerate(shape.body)
                 if body_relation in deltas and (present is None or feasible(shape, i, present))]
             for i in variants:
-                if i is not None and len(shape.body) == 2 and not shape.filters:
+                if i is not None and len(shape.body) == 2 and not (shape.filters or shape.tests or shape.negated):
                     key, text = pairs.driver(self, shape, i)
                     pair_groups.setdefault(key, []).append(text)
                 else:
@@ -199,6 +210,8 @@ class Plan:
 
     def merge(self, d: Dialect, relation: str, contributions: str) -> str:
         """The changed facts of ``relation``: the round's sum (pending) added to the old label."""
+        if self.boolean:
+            return sql_boolean.merge(self, relation, contributions)
         if d.materialized is not None:
             return self._merge_by_case(d, relation, contributions)
         keys = self.keys(relation)
@@ -275,9 +288,11 @@ def product_order(patterns: list[Pattern], delta: int | None) -> list[int]:
     return order
 
 
-def make_plan(program: Program, cap: int | None, witness: bool = False) -> Plan:
+def make_plan(program: Program, cap: int | None, witness: bool = False, boolean: bool = False) -> Plan:
     """Plans ``program``; raises PolygraphError(engine_unsupported) naming a rule it cannot plan.
-    ``witness``: the plan of witness labels (sql_witness.py) instead of capped ones."""
+    ``witness``: the plan of witness labels (sql_witness.py) instead of capped ones; ``boolean``:
+    the Boolean closure alone (sql_boolean.py), which also plans ``=`` and ``!=`` between
+    variables and constants and negated atoms."""
     _refuse_records(program)
     for item in program.subsumptions:
         raise PolygraphError("engine_unsupported", f"a subsumption of {item.relation}: this engine does not delete "
@@ -286,7 +301,8 @@ def make_plan(program: Program, cap: int | None, witness: bool = False) -> Plan:
         if declared.choice:
             raise PolygraphError("engine_unsupported", f"{declared.relation} is declared with choice-domain, which "
                                  "this engine does not keep; evaluate with the default engine", declared.position)
-    plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))}, witness=witness)
+    plan = Plan(program, cap, {name: i for i, name in enumerate(sorted(program.arities))}, witness=witness,
+                boolean=boolean)
     by_head: dict[str, list[tuple[int, Rule]]] = {}
     for number, rule in enumerate(program.rules, 1):
         by_head.setdefault(rule.head.relation, []).append((number, rule))
@@ -295,10 +311,10 @@ def make_plan(program: Program, cap: int | None, witness: bool = False) -> Plan:
         shapes: dict[tuple, Shape] = {}
         for name in sorted(stratum):
             for number, rule in by_head.get(name, ()):
-                key, params = _lift(rule)
+                key, params = _lift(rule, boolean)
                 shape = shapes.get(key)
                 if shape is None:
-                    shape = shapes[key] = Shape(count, key[0], key[1], filters=key[2])
+                    shape = shapes[key] = Shape(count, key[0], key[1], filters=key[2], tests=key[3], negated=key[4])
                     count += 1
                 shape.params.append(tuple(plan.intern(v) for v in params))
                 shape.rules.append(rule)
@@ -308,8 +324,9 @@ def make_plan(program: Program, cap: int | None, witness: bool = False) -> Plan:
     return plan
 
 
-def _lift(rule: Rule) -> tuple[tuple, list]:
-    """Returns the rule's shape key (constants lifted into parameters) and its constants."""
+def _lift(rule: Rule, boolean: bool = False) -> tuple[tuple, list]:
+    """Returns the rule's shape key (constants lifted into parameters) and its constants;
+    ``boolean``: comparisons by ``=`` and ``!=`` and negated atoms are planned too."""
     variables: dict[str, int] = {}
     params: list = []
 
@@ -327,13 +344,18 @@ def _lift(rule: Rule) -> tuple[tuple, list]:
                 _unsupported(rule, f"the argument '{arg}' is not a variable or a constant")
         return tuple(items)
 
-    body, excluded = [], []
+    body, excluded, later = [], [], []
     for literal in rule.body:
         if _is_exclusion(literal):
             excluded.append(literal)
             continue
+        if boolean and sql_boolean.plannable(literal):
+            later.append(literal)
+            continue
         if not isinstance(literal, Atom):
-            _unsupported(rule, f"'{literal}' is not a positive atom (negation, comparisons other than "
+            _unsupported(rule, f"'{literal}' is not an atom, a negated atom or = and != of variables and constants "
+                               "(an order, arithmetic and aggregates are not planned)" if boolean else
+                               f"'{literal}' is not a positive atom (negation, comparisons other than "
                                "variable != constant, assignment and constraints are not planned)")
         body.append((literal.relation, pattern(literal, False)))
     if not body:
@@ -346,8 +368,9 @@ def _lift(rule: Rule) -> tuple[tuple, list]:
             _unsupported(rule, f"'{literal}' compares a variable no body atom binds")
         filters.append((variables[variable.name], len(params)))
         params.append(constant.value)
+    tests, negated = sql_boolean.lift(rule, later, variables, params, lambda atom: pattern(atom, False), _unsupported)
     head = (rule.head.relation, pattern(rule.head, True))
-    return (head, tuple(body), tuple(filters)), params
+    return (head, tuple(body), tuple(filters), tests, negated), params
 
 
 def _refuse_records(program: Program) -> None:
