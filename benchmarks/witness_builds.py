@@ -10,14 +10,17 @@ Each variant is a child process of its own (its peak RSS its own), alternated wi
 - ``witness``: ``polygraph build --labels witness -o G.graph`` (the Boolean closure with one gate
   per derivation, one support set per fact, the gates of every inexact fact stored as the circuit);
 - ``duckdb-capped`` and ``duckdb-witness``: the same labels built by DuckDB into a graph folder
-  (``build --engine duckdb --tables``; witness labels set at a time, engines/sql_witness.py).
+  (``build --engine duckdb --tables``; witness labels set at a time, engines/sql_witness.py);
+- ``duckdb-boolean``: the build's program's Boolean closure on DuckDB (engines/duckdb_eval.py,
+  the engine ``eval --engine duckdb`` runs), nothing written: the closure's price on the engine
+  that builds the duckdb variants (their ratio to it is printed too).
 
 For each graph, the variants' what-if verdicts under trust-all for the retracted sources are
 checked to agree (the circuit settles every verdict a witness cannot).
 
     python -m benchmarks.witness_builds [--copies 20] [--hubs 0 40] [--hub-cycles keep|break]
         [--rounds 1] [--before CHECKOUT [--before-variant capped]]
-        [--variants boolean capped witness duckdb-capped duckdb-witness] [--memory-limit 2GB]
+        [--variants boolean capped witness duckdb-capped duckdb-witness duckdb-boolean] [--memory-limit 2GB]
         [--timeout SECONDS]
 
 Hubs are shared on both sides (``generate --hub-sides both``); ``--hub-cycles break`` leaves out
@@ -53,6 +56,16 @@ model = evaluate(p.program, "boolean")
 print(sum(len(model.facts(r)) for r in model.relations()))
 """
 
+_DUCKDB_BOOLEAN = """
+import sys
+from polygraph_logic.graph.build import prepare_build
+from polygraph_logic.engines.duckdb_eval import boolean_closure
+from polygraph_logic.resources import rule_file
+p = prepare_build(sys.argv[1], sys.argv[2], [str(rule_file("ro"))], 8)
+with boolean_closure(p.program, sys.argv[3] or None) as tables:
+    print(sum(tables.size(r) for r in tables.plan.relations))
+"""
+
 _VERDICTS = """
 import sys, json
 from polygraph_logic.graph.store.graph_file import Graph
@@ -73,17 +86,19 @@ def _generate(folder: Path, copies: int, hubs: int, cycles: str = "keep") -> Pat
     return out
 
 
-VARIANTS = ("boolean", "capped", "witness", "duckdb-capped", "duckdb-witness")
+VARIANTS = ("boolean", "capped", "witness", "duckdb-capped", "duckdb-witness", "duckdb-boolean")
 
 
 def _variant(name: str, inputs: Path, graph: Path, before: Path | None, limit: str | None = None,
-             before_variant: str = "capped", timeout: float | None = None) -> tuple[float, float] | str:
+             before_variant: str = "capped", timeout: float | None = None) -> tuple[float, float, str] | str:
     """One whole process: one of VARIANTS or ``before`` (the variant ``before_variant`` of the
     checkout ``before``, run from its folder); what it said when it failed or ran past ``timeout``."""
     a, r = str(inputs / "assertions.jsonl"), str(inputs / "receipts.jsonl")
     kind = before_variant if name == "before" else name
     if kind == "boolean":
         argv = [sys.executable, "-c", _BOOLEAN, a, r]
+    elif kind == "duckdb-boolean":
+        argv = [sys.executable, "-c", _DUCKDB_BOOLEAN, a, r, limit or ""]
     elif kind.startswith("duckdb-"):
         import shutil
         shutil.rmtree(graph, ignore_errors=True)
@@ -100,7 +115,8 @@ def _variant(name: str, inputs: Path, graph: Path, before: Path | None, limit: s
         return f"did not finish in {timeout:g} s"
     if done.code:
         return f"failed: {' '.join(done.last_words(1))[:200]}"
-    return done.seconds, done.peak_mib or 0.0
+    said = done.stdout.strip().splitlines() if done.stdout else []
+    return done.seconds, done.peak_mib or 0.0, said[-1] if said else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  x{args.copies} {hubs} hubs round {round_ + 1} {name}: {said}", flush=True)
             best = {name: min((r for r in runs[name] if not isinstance(r, str)), default=runs[name][0])
                     for name in variants}
-            built = [name for name in variants if name != "boolean"]
+            built = [name for name in variants if name not in ("boolean", "duckdb-boolean")]
             verdicts = {name: subprocess.run([sys.executable, "-c", _VERDICTS, str(_graph(folder, name, hubs)),
                                               str(inputs / "retracted.txt")], check=True, capture_output=True,
                                              text=True).stdout for name in built if not isinstance(best[name], str)}
@@ -143,15 +159,25 @@ def main(argv: list[str] | None = None) -> int:
         cycles = f", hub cycles {args.hub_cycles}" if any(args.hubs) else ""
         print(f"\nx{args.copies}, builds (RO rules{cycles}; boolean: the Python engine's closure, nothing written), "
               f"best of {args.rounds}: seconds, peak MB")
+        same = [name for name in built if name.startswith("duckdb-")] if "duckdb-boolean" in variants else []
         print(f"  {'hubs':>4}  " + "  ".join(f"{name:>15}" for name in variants) + "  "
-              + "  ".join(f"{name + '/bool':>15}" for name in built) + "  verdicts (trust-all, the retracted sources)")
+              + "  ".join(f"{name + '/bool':>15}" for name in built)
+              + "".join(f"  {name + '/duckdb-boolean':>29}" for name in same)
+              + "  verdicts (trust-all, the retracted sources)")
         for hubs, best, agree, dead in rows:
             b = best["boolean"]
             cells = "  ".join(f"{'stopped/failed':>15}" if isinstance(best[name], str) else
                               f"{best[name][0]:8.2f} s {best[name][1]:4.0f}" for name in variants)
             ratios = "  ".join(f"{'-':>15}" if isinstance(best[name], str) or isinstance(b, str) else
                                f"{best[name][0] / b[0]:14.2f}x" for name in built)
+            db = best.get("duckdb-boolean")
+            ratios += "".join(f"  {'-':>29}" if isinstance(best[name], str) or isinstance(db, str) else
+                              f"  {best[name][0] / db[0]:28.2f}x" for name in same)
             said = (f"{'agree' if agree else 'DIFFER'} ({dead:,} dead)" if dead is not None else "no graph built")
+            counts = {best[name][2] for name in ("boolean", "duckdb-boolean") if name in best
+                      and not isinstance(best[name], str)}
+            if "duckdb-boolean" in best:
+                said += f"; closures {'agree (' + next(iter(counts)) + ' facts)' if len(counts) == 1 else 'DIFFER'}"
             print(f"  {hubs:>4}  {cells}  {ratios}  {said}")
     return 0
 
