@@ -1,6 +1,7 @@
 """Two whole-graph questions a store that answers in SQL (a folder) settles itself, so that only their
 answers reach Python: the capped facts a deletion kills and those of their stored derivations that
-can still fire (query/revival.py's ``revived_in_store``, which a what-if and ``rests-on`` use), and
+can still fire, and the least fixpoint over them, round by round in the store's own tables
+(query/revival.py's ``revived_in_store``, which a what-if and ``rests-on`` use), and
 the artifacts resting on some kinds, counted per layer with the first of each
 (query/rests_on.py's ``RestsOn`` with a limit).
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
-from polygraph_logic.graph.store.views import Rows
 
 Deleted = tuple[str, tuple]
 
@@ -31,20 +31,21 @@ def by_numbers(numbers: Iterable[int]) -> Deleted:
     return "SELECT unnest(from_json(?, '[\"BIGINT\"]')) AS num", (json.dumps(sorted(numbers)),)
 
 
-#: ``open_rows``' query: the capped facts the deletion kills (every support set of their label
-#: holds a deleted assertion: the mentions keep each assertion's support set), and of their stored
-#: derivations those that can still fire (no body fact dead: an exact label killed, or a fact the
-#: version lacks), each with its body facts that are open (as JSON text); then the open facts an
-#: assertion may state.  Only capped facts and body facts are counted (not every fact the deletion
-#: hits), so that the query's memory follows the circuit, not the graph.  ``{deleted}``: a query of
-#: the deleted assertions' numbers
-_OPEN = """
+#: the least fixpoint of the circuit over the open facts, kept in the store: ``{t}`` a prefix naming
+#: one settling's tables.  ``{t}_open``: the open facts; ``{t}_wait``: per derivation that can still
+#: fire, its head and its open body facts (distinct); ``{t}_held``: the open facts that hold.
+_OPEN_FACTS = """
+CREATE TABLE {t}_open AS
 WITH deleted AS ({deleted}),
 capped AS (SELECT num, sets FROM facts WHERE NOT exact),
 capped_hit AS (SELECT m.fact, count(DISTINCT m.support_set) AS n FROM mentions m
-               SEMI JOIN deleted d ON d.num = m.assertion SEMI JOIN capped c ON c.num = m.fact GROUP BY m.fact),
-open AS (SELECT c.num FROM capped c JOIN capped_hit h ON h.fact = c.num WHERE h.n = c.sets),
-bodies AS (SELECT DISTINCT d.fact, d.body FROM derivations d SEMI JOIN open o ON o.num = d.fact
+               SEMI JOIN deleted d ON d.num = m.assertion SEMI JOIN capped c ON c.num = m.fact GROUP BY m.fact)
+SELECT c.num FROM capped c JOIN capped_hit h ON h.fact = c.num WHERE h.n = c.sets
+"""
+_WAITING = """
+CREATE TABLE {t}_wait AS
+WITH deleted AS ({deleted}),
+bodies AS (SELECT DISTINCT d.fact, d.body FROM derivations d SEMI JOIN {t}_open o ON o.num = d.fact
            WHERE d.since <= ? AND d.rule IN (SELECT num FROM rules)),
 parts AS (SELECT fact, body, unnest(from_json(body, '["BIGINT"]')) AS b FROM bodies),
 body_facts AS (SELECT DISTINCT b FROM parts),
@@ -56,22 +57,64 @@ status AS (SELECT x.b, f.num IS NULL AS absent, coalesce(f.exact, false) AS exac
                 ON f.num = x.b LEFT JOIN body_hit h ON h.fact = x.b),
 marked AS (SELECT p.fact, p.body, p.b, s.killed AND NOT s.exact AS open, s.absent OR (s.killed AND s.exact) AS dead
            FROM parts p JOIN status s ON s.b = p.b)
-SELECT 0, fact, NULL::VARCHAR, to_json(list(b) FILTER (WHERE open))::VARCHAR FROM marked GROUP BY fact, body
-HAVING NOT bool_or(dead)
-UNION ALL
-SELECT 1, f.num, f.relation, f.args FROM facts f SEMI JOIN open o ON o.num = f.num
-WHERE f.relation IN ('claim', 'neg_edge', 'assertion')
-UNION ALL
-SELECT 2, count(*), NULL, NULL FROM open
+SELECT row_number() OVER () AS d, fact AS head,
+       coalesce(list_distinct(list(b) FILTER (WHERE open)), []) AS blockers
+FROM marked GROUP BY fact, body HAVING NOT bool_or(dead)
 """
+_FIXPOINT_START = [
+    "CREATE TABLE {t}_pairs AS SELECT d, unnest(blockers) AS b FROM {t}_wait WHERE len(blockers) > 0",
+    "CREATE TABLE {t}_need AS SELECT d, head, len(blockers) AS need FROM {t}_wait WHERE len(blockers) > 0",
+    "CREATE TABLE {t}_held AS SELECT DISTINCT head AS f FROM {t}_wait WHERE len(blockers) = 0 "
+    "UNION SELECT unnest(from_json(?, '[\"BIGINT\"]'))",
+    "CREATE TABLE {t}_delta AS SELECT f FROM {t}_held",
+]
+#: a round: the derivations a newly held fact unblocks whose open body facts now all hold; their heads
+#: not held yet are the next round's delta
+_ROUND = [
+    "CREATE OR REPLACE TABLE {t}_touched AS SELECT DISTINCT p.d FROM {t}_pairs p SEMI JOIN {t}_delta x ON x.f = p.b",
+    """CREATE OR REPLACE TABLE {t}_delta AS
+SELECT DISTINCT n.head AS f FROM {t}_need n
+JOIN (SELECT p.d, count(*) AS c FROM {t}_pairs p SEMI JOIN {t}_touched t ON t.d = p.d
+      SEMI JOIN {t}_held h ON h.f = p.b GROUP BY p.d) s ON s.d = n.d
+WHERE s.c = n.need AND n.head NOT IN (SELECT f FROM {t}_held)""",
+]
+_TABLES = ("open", "wait", "pairs", "need", "held", "delta", "touched")
 
 
-def open_rows(graph, deleted: Deleted) -> Rows:
-    """``_OPEN``'s rows for ``deleted``, streamed: ``(0, head, None, open body facts as JSON)`` per
-    derivation that can fire, ``(1, num, relation, args)`` per open fact an assertion may state,
-    ``(2, open facts, None, None)``."""
+def open_stated(graph, deleted: Deleted, tables: str) -> tuple[int, list[tuple]]:
+    """Makes the tables of one settling named ``tables`` (``_OPEN_FACTS``, ``_WAITING``) and returns
+    the number of open facts and ``(num, relation, args)`` of those an assertion may state (whether
+    one that survives does is asked of the stating assertions: goal_plans.stated_by)."""
     sql, parameters = deleted
-    return graph.query(_OPEN.format(deleted=sql), (*parameters, graph.version_read()))
+    graph.query(_OPEN_FACTS.format(t=tables, deleted=sql), parameters).fetchall()
+    graph.query(_WAITING.format(t=tables, deleted=sql), (*parameters, graph.version_read())).fetchall()
+    opened = graph.query(f"SELECT count(*) FROM {tables}_open").fetchone()[0]
+    stated = graph.query(f"SELECT f.num, f.relation, f.args FROM facts f SEMI JOIN {tables}_open o ON o.num = f.num "
+                         "WHERE f.relation IN ('claim', 'neg_edge', 'assertion')").fetchall()
+    return opened, stated
+
+
+def held_in_store(graph, tables: str, holding: Iterable[int]) -> set[int]:
+    """The least fixpoint over ``open_stated``'s tables: the open facts that hold, from ``holding`` (facts
+    that hold outright) and every derivation whose open body facts all come to hold, round by round
+    in the store (provenance/circuit.settle's loop, set at a time); the tables dropped after."""
+    try:
+        for statement in _FIXPOINT_START:
+            graph.query(statement.format(t=tables), (json.dumps(sorted(holding)),) if "?" in statement else ()
+                        ).fetchall()
+        while graph.query(f"SELECT count(*) FROM {tables}_delta").fetchone()[0]:
+            for statement in _ROUND:
+                graph.query(statement.format(t=tables)).fetchall()
+            graph.query(f"INSERT INTO {tables}_held SELECT f FROM {tables}_delta").fetchall()
+        return {row[0] for row in graph.query(f"SELECT f FROM {tables}_held").fetchall()}
+    finally:
+        drop_settling(graph, tables)
+
+
+def drop_settling(graph, tables: str) -> None:
+    """Drops the tables of one settling (those made so far)."""
+    for name in _TABLES:
+        graph.query(f"DROP TABLE IF EXISTS {tables}_{name}").fetchall()
 
 
 #: the artifacts resting on the kinds, per layer: how many, and the ``limit`` least ids (a store that
@@ -107,4 +150,4 @@ def resting_counts(graph, deleted: Deleted, revived: Iterable[int], limit: int) 
                        (*parameters, json.dumps(sorted(revived)))).fetchall()
 
 
-__all__ = ["Deleted", "by_kinds", "by_numbers", "open_rows", "resting_counts"]
+__all__ = ["Deleted", "by_kinds", "by_numbers", "drop_settling", "held_in_store", "open_stated", "resting_counts"]
