@@ -63,20 +63,20 @@ FROM marked GROUP BY fact, body HAVING NOT bool_or(dead)
 """
 _FIXPOINT_START = [
     "CREATE TABLE {t}_pairs AS SELECT d, unnest(blockers) AS b FROM {t}_wait WHERE len(blockers) > 0",
-    "CREATE TABLE {t}_need AS SELECT d, head, len(blockers) AS need FROM {t}_wait WHERE len(blockers) > 0",
+    # per waiting derivation: its head and how many of its open body facts do not hold yet
+    "CREATE TABLE {t}_need AS SELECT d, head, len(blockers) AS waiting FROM {t}_wait WHERE len(blockers) > 0",
     "CREATE TABLE {t}_held AS SELECT DISTINCT head AS f FROM {t}_wait WHERE len(blockers) = 0 "
     "UNION SELECT unnest(from_json(?, '[\"BIGINT\"]'))",
     "CREATE TABLE {t}_delta AS SELECT f FROM {t}_held",
 ]
-#: a round: the derivations a newly held fact unblocks whose open body facts now all hold; their heads
-#: not held yet are the next round's delta
+#: a round: the derivations each newly held fact unblocks count it off; those with nothing left to
+#: wait for fire, and their heads not held yet are the next round's delta (one scan of the pairs)
 _ROUND = [
-    "CREATE OR REPLACE TABLE {t}_touched AS SELECT DISTINCT p.d FROM {t}_pairs p SEMI JOIN {t}_delta x ON x.f = p.b",
-    """CREATE OR REPLACE TABLE {t}_delta AS
-SELECT DISTINCT n.head AS f FROM {t}_need n
-JOIN (SELECT p.d, count(*) AS c FROM {t}_pairs p SEMI JOIN {t}_touched t ON t.d = p.d
-      SEMI JOIN {t}_held h ON h.f = p.b GROUP BY p.d) s ON s.d = n.d
-WHERE s.c = n.need AND n.head NOT IN (SELECT f FROM {t}_held)""",
+    "CREATE OR REPLACE TABLE {t}_touched AS SELECT p.d, count(*) AS n FROM {t}_pairs p "
+    "SEMI JOIN {t}_delta x ON x.f = p.b GROUP BY p.d",
+    "UPDATE {t}_need SET waiting = waiting - t.n FROM {t}_touched t WHERE {t}_need.d = t.d",
+    "CREATE OR REPLACE TABLE {t}_delta AS SELECT DISTINCT n.head AS f FROM {t}_need n "
+    "SEMI JOIN {t}_touched t ON t.d = n.d WHERE n.waiting = 0 AND n.head NOT IN (SELECT f FROM {t}_held)",
 ]
 _TABLES = ("open", "wait", "pairs", "need", "held", "delta", "touched")
 
