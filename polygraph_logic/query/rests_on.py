@@ -157,7 +157,7 @@ class RestsOn:
         (revival.py), or without a circuit, with ``exact``, which symbolic re-derivation revives
         (whatif_verdicts._revived: held in memory, as a what-if holds it)."""
         if self.graph.has_circuit() and self.graph.store.checks_in_sql and self._touched is None:
-            return revived_in_store(self.graph, by_kinds(self.graph, self.kinds), lambda n: not self._deleted[n])[0]
+            return revived_in_store(self.graph, by_kinds(self.graph, self.kinds))[0]
         if self.graph.has_circuit():
             return revived_facts(self.graph, self._killed, lambda n: not self._deleted[n], self._touched)
         from polygraph_logic.query.whatif_verdicts import _revived  # noqa: PLC0415

@@ -99,7 +99,7 @@ def _settled_in_store(graph: Graph, deleted: frozenset[int], outcome) -> set[int
     and the derivations that can still fire, and only those reach Python (revival.revived_in_store;
     the derivations of every open fact read into memory grew past 16 GB on a 2,440-source deletion
     of the x40 graph with hubs)."""
-    holding, opened = revived_in_store(graph, by_numbers(deleted), lambda n: n not in deleted)
+    holding, opened = revived_in_store(graph, by_numbers(deleted))
     if opened:
         outcome.settled, outcome.revived, outcome.settled_by = opened, len(holding), "circuit"
     return holding

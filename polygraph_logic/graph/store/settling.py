@@ -81,16 +81,31 @@ _ROUND = [
 _TABLES = ("open", "wait", "pairs", "need", "held", "delta", "touched")
 
 
-def open_stated(graph, deleted: Deleted, tables: str) -> tuple[int, list[tuple]]:
+#: the open facts a surviving assertion states (goal_plans.stated_by in SQL: a claim or a negated
+#: triple by an assertion of that triple, an assertion fact by the assertion of that id)
+_STATED = """
+WITH deleted AS ({deleted}),
+stated AS (SELECT f.num, f.relation, f.k0, f.k1, f.k2 FROM facts f SEMI JOIN {t}_open o ON o.num = f.num
+           WHERE f.relation IN ('claim', 'neg_edge', 'assertion'))
+SELECT s.num FROM stated s WHERE s.relation <> 'assertion' AND EXISTS (
+    SELECT 1 FROM assertions a WHERE a.subject = s.k0 AND a.predicate = s.k1 AND a.object = s.k2
+    AND ({negated}) = (s.relation = 'neg_edge') AND a.num NOT IN (SELECT num FROM deleted))
+UNION
+SELECT s.num FROM stated s WHERE s.relation = 'assertion' AND EXISTS (
+    SELECT 1 FROM assertions a WHERE a.id = s.k0 AND a.num NOT IN (SELECT num FROM deleted))
+"""
+
+
+def open_stated(graph, deleted: Deleted, tables: str) -> tuple[int, list[int]]:
     """Makes the tables of one settling named ``tables`` (``_OPEN_FACTS``, ``_WAITING``) and returns
-    the number of open facts and ``(num, relation, args)`` of those an assertion may state (whether
-    one that survives does is asked of the stating assertions: goal_plans.stated_by)."""
+    the number of open facts and those a surviving assertion states (they hold outright)."""
     sql, parameters = deleted
     graph.query(_OPEN_FACTS.format(t=tables, deleted=sql), parameters).fetchall()
     graph.query(_WAITING.format(t=tables, deleted=sql), (*parameters, graph.version_read())).fetchall()
     opened = graph.query(f"SELECT count(*) FROM {tables}_open").fetchone()[0]
-    stated = graph.query(f"SELECT f.num, f.relation, f.args FROM facts f SEMI JOIN {tables}_open o ON o.num = f.num "
-                         "WHERE f.relation IN ('claim', 'neg_edge', 'assertion')").fetchall()
+    negated = "a.negated <> 0" if graph.assertions.has_negated else "FALSE"
+    stated = [row[0] for row in graph.query(_STATED.format(deleted=sql, t=tables, negated=negated),
+                                            parameters).fetchall()]
     return opened, stated
 
 
