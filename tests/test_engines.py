@@ -305,9 +305,9 @@ def test_delta_variants_no_rule_of_which_matches_the_delta_are_left_out(monkeypa
             + 'e(X, "q", Z) :- e(X, "p2", Y), e(Y, "p2", Z).\ne(Y, "inv", X) :- e(X, "p5", Y).\n')
     expected = labels_of(evaluate(parse_program(text), "why", cap=8))
     asked, statements = [], []  # the delta atoms joined
-    found, derive = driver.Runner.present, duckdb_run._Runner.derive
+    found, derive = driver.Runner.present, duckdb_run.DuckDBRunner.derive
     monkeypatch.setattr(driver.Runner, "present", lambda self, *key: asked.append(key) or found(self, *key))
-    monkeypatch.setattr(duckdb_run._Runner, "derive",
+    monkeypatch.setattr(duckdb_run.DuckDBRunner, "derive",
                         lambda self, relation, parts: (
                             statements.append(len(re.findall(r"\bd\d+ AS t", " ".join(parts)))),
                             derive(self, relation, parts)))

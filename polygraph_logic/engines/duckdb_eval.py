@@ -22,7 +22,7 @@ from polygraph_logic.datalog.budget import Budget
 from polygraph_logic.datalog.evaluate import Model, StratumStats
 from polygraph_logic.datalog.joins.join_plan import Store
 from polygraph_logic.datalog.program import Program
-from polygraph_logic.engines.duckdb_run import _Runner, session
+from polygraph_logic.engines.duckdb_run import DuckDBRunner, session
 from polygraph_logic.engines.sql_plan import make_plan
 from polygraph_logic.errors import NotFound, PolygraphError
 from polygraph_logic.provenance.boolean import BooleanSemiring
@@ -34,7 +34,7 @@ BATCH = 100_000
 class BooleanTables:
     """The relations of a Boolean evaluation, held by DuckDB while its connection is open."""
 
-    def __init__(self, runner: _Runner):
+    def __init__(self, runner: DuckDBRunner):
         self.runner, self.plan, self.con = runner, runner.plan, runner.con
         self._decoded = False
 
@@ -160,7 +160,7 @@ def boolean_closure(program: Program, memory_limit: str | None = None, threads: 
             budget.check_time(stratum[0], program.rules)
 
         with collector_paused():
-            runner = _Runner(con, plan, work, on_round)
+            runner = DuckDBRunner(con, plan, work, on_round)
             runner.load()
         _refuse_values(plan)  # the facts' values are interned as they load
         for stratum, _ in plan.strata:

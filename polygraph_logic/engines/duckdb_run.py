@@ -22,7 +22,7 @@ from polygraph_logic.engines.dialect import DUCKDB
 from polygraph_logic.engines.driver import RoundStats, Runner
 from polygraph_logic.engines.sql_plan import Plan, make_plan
 
-__all__ = ["RoundStats", "connect", "evaluate_duckdb", "evaluation", "require_duckdb"]
+__all__ = ["DuckDBRunner", "RoundStats", "connect", "evaluate_duckdb", "evaluation", "require_duckdb"]
 
 
 def connect(memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None):
@@ -122,7 +122,7 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
                progress: Callable[[StratumStats], None] | None = None,
                rounds: Callable[[RoundStats], None] | None = None,
                threads: int | None = None, opened: tuple | None = None, inputs=None,
-               witness: bool = False) -> Iterator["_Runner"]:
+               witness: bool = False) -> Iterator["DuckDBRunner"]:
     """Evaluates ``program`` on DuckDB and yields the runner while its connection is open: its
     ``r<n>`` tables hold every relation's labels (read them with ``runner.con``;
     graph/tables/duckdb_build.py writes them as Parquet without a round trip through Python).
@@ -142,7 +142,7 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
         plan = make_plan(program, cap, witness)
     with nullcontext(opened) if opened else session(memory_limit, threads) as (con, work):
         with collector_paused():
-            runner = _Runner(con, plan, work, rounds, JOINS_UNDER_LIMIT if memory_limit else None)
+            runner = DuckDBRunner(con, plan, work, rounds, JOINS_UNDER_LIMIT if memory_limit else None)
             runner.load()
             if inputs is not None:
                 inputs.load(runner)
@@ -152,7 +152,7 @@ def evaluation(program: Program, cap: int | None = 8, memory_limit: str | None =
         yield runner
 
 
-class _Runner(Runner):
+class DuckDBRunner(Runner):
     """One evaluation on one DuckDB connection: r<n>, d<n> tables, c<n> temporary tables."""
 
     dialect = DUCKDB
