@@ -134,13 +134,16 @@ def test_cli_files_equal_the_python_engine_with_awkward_symbols(tmp_path, capsys
 
 def test_cli_prints_every_relation_and_json_as_the_python_engine(tmp_path, capsys):
     source = tmp_path / "prog.dl"
-    source.write_text('e(1, "b"). e(2, "a").\np(y, x) :- e(x, y).\n', encoding="utf-8")
+    source.write_text('e(1, "b"). e(2, "a").\np(y, x) :- e(x, y).\n.output p\n.output e(IO=stdout)\n.printsize p\n',
+                      encoding="utf-8")
     outputs = []
     for engine in ("python", "duckdb"):
-        for extra in ([], ["--json"], ["--relation", "p"]):
+        for extra in ([], ["--json"], ["--relation", "p"], ["-D", "-"]):
             assert main(["eval", "--semiring", "boolean", "--engine", engine, *extra, str(source)]) == 0
             outputs.append(capsys.readouterr().out)
-    assert outputs[:3] == outputs[3:]
+    assert outputs[:4] == outputs[4:]
+    assert outputs[3] == ("---------------\np\n===============\na\t2\nb\t1\n===============\n"
+                          "---------------\ne\n===============\n1\tb\n2\ta\n===============\np\t2\n")
 
 
 @pytest.mark.parametrize("rule, named", [
