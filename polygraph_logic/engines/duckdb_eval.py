@@ -84,7 +84,7 @@ class BooleanTables:
     def model(self) -> Model:
         """Every relation read into a Model of the Boolean semiring."""
         plan = self.plan
-        decode = _values(plan)
+        decode = list(plan.values)  # ids are the values' places (as driver.Runner.model reads them)
         store = Store(plan.program.arities)
         for relation in plan.relations:
             arity, rows = plan.arity(relation), store.relations[relation]
@@ -99,7 +99,7 @@ class BooleanTables:
         """Makes ``vals(id, rank, txt)``: each interned value's text and its place in the order."""
         if self._decoded:
             return
-        values = _values(self.plan)
+        values = list(self.plan.values)
         ranked = sorted(range(len(values)), key=lambda i: _order(values[i]))
         rank = [0] * len(values)
         for place, i in enumerate(ranked):
@@ -110,14 +110,6 @@ class BooleanTables:
             self.con.execute("INSERT INTO vals SELECT unnest($1), unnest($2), unnest($3)",
                              [ids, [rank[i] for i in ids], [str(values[i]) for i in ids]])
         self._decoded = True
-
-
-def _values(plan) -> list:
-    """The interned values by id (a plan made here holds none apart)."""
-    values = [None] * len(plan.values)
-    for value, number in plan.values.items():
-        values[number] = value
-    return values
 
 
 def _order(value) -> tuple:
