@@ -109,34 +109,48 @@ class Watch:
 
 
 def evaluate_seeded(rules: list[Rule], strata: list[frozenset[str]], store: Store, semiring: WatchedWhy,
-                    changed: dict[str, dict[tuple, Any]], new_rules: list[Rule], old: dict) -> tuple[dict, "Watch"]:
+                    changed: dict[str, dict[tuple, Any]], new_rules: list[Rule], old: dict,
+                    program=None) -> tuple[dict, "Watch"]:
     """Updates ``store`` with what follows from the ``changed`` facts (already in the store,
     with their new labels) and from ``new_rules`` (run in full); returns every fact whose
     label changed, ``{relation: {tuple: label}}``, and the Watch (its ``reason()`` is None
     when the result equals a full evaluation's; else the evaluation stopped there).  ``old`` maps (relation, tuple) to the
-    label before (absent for a new fact), for the crowding check of ``Watch``."""
+    label before (absent for a new fact), for the crowding check of ``Watch``.  ``rules`` are the
+    rules in memory (new ones last); ``program`` (stored_program.StoredProgram) reads the stored
+    ground rules the changed facts reach, as they are reached."""
     watch = Watch(semiring)
     changed = {relation: dict(rows) for relation, rows in changed.items() if rows}
     try:
-        _strata(rules, strata, store, semiring, changed, new_rules, old, watch)
+        _strata(rules, strata, store, semiring, changed, new_rules, old, watch, program or _NoGround())
     except Truncated:
         pass  # watch.reason() says so
     return changed, watch
 
 
-def _strata(rules, strata, store, semiring, changed, new_rules, old, watch) -> None:
+class _NoGround:
+    """A program whose rules are all in memory: no ground rule to read by atom."""
+
+    order: dict = {}
+
+    def heads(self) -> set:
+        return set()
+
+
+def _strata(rules, strata, store, semiring, changed, new_rules, old, watch, program) -> None:
     by_head: dict[str, list[Rule]] = defaultdict(list)
     for rule in rules:
         by_head[rule.head.relation].append(rule)
     fresh = {id(rule) for rule in new_rules}
+    stored_heads = program.heads()
     for stratum in strata:
         stratum_rules = [rule for name in sorted(stratum) for rule in by_head.get(name, ())]
-        if not stratum_rules:
+        stored = stratum & stored_heads  # relations of the stratum stored ground rules derive
+        if not stratum_rules and not stored:
             continue
-        if _ground(stratum, stratum_rules):
-            watch.derived.update(_ground_stratum(stratum_rules, fresh, store, semiring, changed))
+        if _ground(stratum, stratum_rules) and not any(program.reads[head] & stratum for head in stored):
+            watch.derived.update(_ground_stratum(stratum_rules, fresh, store, semiring, changed, program, stored))
         else:
-            _stratum(stratum, stratum_rules, fresh, store, semiring, changed, watch, old)
+            _stratum(stratum, stratum_rules, fresh, store, semiring, changed, watch, old, program, stored)
 
 
 def _ground(stratum, rules: list[Rule]) -> bool:
@@ -148,16 +162,34 @@ def _ground(stratum, rules: list[Rule]) -> bool:
                for rule in rules)
 
 
-def _ground_stratum(rules, fresh, store, semiring, changed) -> set:
+def _ground_stratum(rules, fresh, store, semiring, changed, program, stored) -> set:
     """Derives again, from scratch, every fact of a ground stratum that a new rule or a changed
     body fact reaches: its label is the sum of its rules' products in rule order, as the reference
     engine sums them (so a truncation by the cap is the one a full evaluation makes); returns them."""
+    reaching = [rule for rule in rules
+                if id(rule) in fresh or any(tuple(arg.value for arg in lit.args) in changed.get(lit.relation, ())
+                                            for lit in rule.body)]
+    if stored:
+        reaching += program.reading(changed, stored)
+    heads: dict[str, set] = defaultdict(set)
+    for rule in reaching:
+        heads[rule.head.relation].add(tuple(arg.value for arg in rule.head.args))
+    reached = {(relation, tup) for relation, tuples in heads.items() for tup in tuples}
+    candidates = [*rules, *(program.deriving(heads) if stored else ())]
     by_fact: dict[tuple, list[Rule]] = defaultdict(list)
-    for rule in rules:
-        by_fact[(rule.head.relation, tuple(arg.value for arg in rule.head.args))].append(rule)
-    reached = {key for key, derived in by_fact.items() for rule in derived
-               if id(rule) in fresh or any(tuple(arg.value for arg in lit.args) in changed.get(lit.relation, ())
-                                           for lit in rule.body)}
+    order, last = program.order, float("inf")
+    for rule in sorted(candidates, key=lambda r: order.get(id(r), last)):  # stored rules by number, new ones after
+        key = (rule.head.relation, tuple(arg.value for arg in rule.head.args))
+        if key in reached:
+            by_fact[key].append(rule)
+    # every fact the rules read and derive, looked up at once (a folder answers a look-up in milliseconds)
+    wanted: dict[str, dict] = defaultdict(dict)
+    for (relation, tup), derived in by_fact.items():
+        wanted[relation][tup] = None
+        for rule in derived:
+            for lit in rule.body:
+                wanted[lit.relation][tuple(arg.value for arg in lit.args)] = None
+    store.prefetch(wanted, least=1)
     truncated, inexact, stop = semiring.truncated, semiring.inexact, semiring.stop
     semiring.stop = False  # a ground stratum's sums are made in the reference engine's order
     for relation, tup in sorted(reached, key=repr):
@@ -181,7 +213,7 @@ def _ground_stratum(rules, fresh, store, semiring, changed) -> set:
     return reached
 
 
-def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> None:
+def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old, program, stored) -> None:
     plus = semiring.plus
     cap = semiring.cap
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
@@ -207,9 +239,17 @@ def _stratum(stratum, rules, fresh, store, semiring, changed, watch, old) -> Non
     drivers = [(rule, j, atom, _constants(atom)) for rule in rules if id(rule) not in fresh
                for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom))]
 
+    loaded: set[int] = set()
+
     def variants(delta, relations):
         """The plans driven by a delta atom some delta tuple can match (made once, when first needed:
         of a thousand ontology rules, a round's delta meets a few)."""
+        if stored:  # the stored ground rules of the stratum this delta reaches, read now
+            for rule in program.reading({r: rows for r, rows in delta.items() if r in relations}, stored):
+                if id(rule) not in loaded:
+                    loaded.add(id(rule))
+                    drivers.extend((rule, j, atom, _constants(atom))
+                                   for j, atom in enumerate(lit for lit in rule.body if isinstance(lit, Atom)))
         present = {relation: _present(rows) for relation, rows in delta.items() if relation in relations}
         out = []
         for rule, j, atom, constants in drivers:

@@ -36,6 +36,7 @@ from polygraph_logic.graph.json_lines import read_records
 from polygraph_logic.graph.records import (LoadError, Receipt, _sentence_id_clashes, _stated_ids, load_assertions,
                                           load_receipts, receipt_records)
 from polygraph_logic.graph.store.graph_file import Graph
+from polygraph_logic.graph.stored_program import StoredProgram
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.backend import write_version
 from polygraph_logic.graph.store.version_write import VersionWriter
@@ -93,16 +94,15 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
         expected = graph.version_read()
         new_assertions, new_receipts = _load(graph, assertions, receipts)
         cap = graph.semiring.cap
-        rules = graph.rules()
+        program = StoredProgram(graph)
         compiled = compile_inputs(new_assertions, new_receipts, cap)
-        known = {str(r) for r in rules}
-        new_rules = [r for r in [*compiled.bridge, *compiled.merges, *compiled.summaries] if str(r) not in known]
-        all_rules = [*rules, *new_rules]
-        reason = "asked for a full re-evaluation" if full else _order_dependent(all_rules)
+        new_rules = [r for r in [*compiled.bridge, *compiled.merges, *compiled.summaries] if not program.stored(r)]
+        reason = ("asked for a full re-evaluation" if full
+                  else _order_dependent([*program.general, *program.proxies, *new_rules]))
         state = None
         if reason is None:
             say("evaluating from the new facts")
-            state = _incremental(graph, all_rules, new_rules, compiled, cap)
+            state = _incremental(graph, program, new_rules, compiled, cap)
             reason = state.reason
         record = {"action": "add", "inputs": _inputs(assertions, receipts, new_assertions, new_receipts),
                   "cap": "none" if cap is None else str(cap), "release": release()}
@@ -247,8 +247,9 @@ class _State:
         return self.derived | {(relation, tup) for relation, rows in self.changed.items() for tup in rows}
 
 
-def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compiled, cap) -> _State:
-    arities = _arities(rules, compiled)
+def _incremental(graph: Graph, program: StoredProgram, new_rules: list[Rule], compiled, cap) -> _State:
+    rules = [*program.general, *new_rules]  # and the stored ground rules, read as the new facts reach them
+    arities = _arities([*rules, *program.proxies], compiled)
     semiring = WatchedWhy(cap)
     store = LazyStore(arities, graph, semiring)
     changed: dict[str, dict] = defaultdict(dict)
@@ -269,8 +270,8 @@ def _incremental(graph: Graph, rules: list[Rule], new_rules: list[Rule], compile
             label = store.relations[relation][tup] = semiring.plus(previous, label)
         changed[relation][tup] = label
     semiring.stop, semiring.truncated = True, False
-    strata = stratify(rules, arities)
-    changed, watch = evaluate_seeded(rules, strata, store, semiring, changed, new_rules, store.old)
+    strata = stratify([*rules, *program.proxies], arities)
+    changed, watch = evaluate_seeded(rules, strata, store, semiring, changed, new_rules, store.old, program)
     return _State(semiring, store, changed, watch.reason(), watch.derived)
 
 

@@ -106,6 +106,15 @@ class FileStore(Store):
             self._db.close()
             raise bad_graph(self.path, problem)
 
+    def lookup(self, name: str) -> str | None:
+        """``rule_atoms``, the one look-up table a file keeps, when it has it (written since)."""
+        if name != "rule_atoms":
+            return None
+        if "_rule_atoms" not in self.__dict__:
+            self._rule_atoms = self.call(lambda: self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rule_atoms'").fetchone() is not None)
+        return name if self._rule_atoms else None
+
     @classmethod
     def recognizes(cls, path: Path) -> bool:
         return path.is_file()

@@ -141,7 +141,9 @@ class FolderDB:
         rules = f"read_parquet('{quoted(table_path(directory, 'rules'))}')"
         rule_columns = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {rules}").fetchall()}
         if {"relation", "c0", "c1", "c2"} <= rule_columns:
-            con.execute(f"CREATE VIEW rules AS SELECT num, relation, c0, c1, c2, tree{tag} FROM {tables.table('rules')}")
+            ground = "ground" if "ground" in rule_columns else "CAST(NULL AS VARCHAR) AS ground"
+            con.execute(f"CREATE VIEW rules AS SELECT num, relation, c0, c1, c2, tree, {ground}{tag} "
+                        f"FROM {tables.table('rules')}")
         elif tables.versions:
             raise bad_folder(directory, "its rules file predates rule heads, and versions were added to it")
         else:  # a folder written before rules carried their heads: read from the trees once, here
@@ -149,12 +151,12 @@ class FolderDB:
 
     def _rule_heads(self, source: str) -> None:
         rules = [load_rule(tree, self) for (tree,) in self.con.execute(f"SELECT tree FROM {source} ORDER BY num").fetchall()]
-        columns = dict(zip(("num", "tree", "relation", "c0", "c1", "c2"), zip(*folder_rule_rows(rules)))) \
-            if rules else {name: [] for name in ("num", "tree", "relation", "c0", "c1", "c2")}
+        names = ("num", "tree", "relation", "c0", "c1", "c2")
+        columns = dict(zip(names, zip(*folder_rule_rows(rules)))) if rules else {name: [] for name in names}
         self.con.execute("CREATE TABLE rules(num BIGINT, relation VARCHAR, c0 VARCHAR, c1 VARCHAR, c2 VARCHAR, "
-                         "tree BLOB)")
+                         "tree BLOB, ground VARCHAR)")
         self.con.register("rules_in", {name: list(values) for name, values in columns.items()})
-        self.con.execute("INSERT INTO rules SELECT num, relation, c0, c1, c2, tree FROM rules_in")
+        self.con.execute("INSERT INTO rules SELECT num, relation, c0, c1, c2, tree, NULL FROM rules_in")
         self.con.unregister("rules_in")
 
     def execute(self, sql: str, parameters=()) -> "FolderCursor":

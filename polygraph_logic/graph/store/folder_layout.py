@@ -12,13 +12,15 @@ with their types in both forms, in table_schema.py):
   set, sorted by assertion (the what-if index: row groups are skipped by their min/max);
 - ``artifacts.parquet``: ``num, id, layer, content, fact, summary``;
 - ``rules.parquet``: ``num, tree`` and, written since graphs are read in place, ``relation, c0,
-  c1, c2`` (the head relation and its first three head constants as JSON, for goal lookups);
+  c1, c2`` (the head relation and its first three head constants as JSON, for goal lookups) and,
+  since, ``ground`` (a ground rule's atoms: stored_rules.ground_atoms);
 - ``meta.json``: the format and the graph file's ``meta`` rows (cap, build record, statistics);
   ``rules.dl`` the rules as text (in meta.json in folders written before);
 - look-up files derived from the tables by ``write_indexes``, the last step of every writer:
   ``assertions_by_id.parquet`` and ``assertions_by_source.parquet`` (assertion numbers by id
   and by source), ``artifacts_by_id.parquet`` (ids sorted), ``rules_by_head.parquet`` (the rules
-  by head relation and constants, in small row groups), ``facts_by_k2.parquet`` (facts sorted by their
+  by head relation and constants, in small row groups), ``rule_atoms.parquet`` (every atom of the
+  ground rules, sorted: stored_rules.py), ``facts_by_k2.parquet`` (facts sorted by their
   third argument) and ``background_facts.parquet`` (the facts of background knowledge alone,
   label one: what an explanation may use besides the facts its support set mentions).  A
   folder without them is read by scans.
@@ -56,6 +58,11 @@ INDEXES = {
     "facts_by_k2": "SELECT relation, args->>'$[2]' AS k2, args, num FROM {facts} "
                    "WHERE json_array_length(args) >= 3 ORDER BY relation, k2",
     "rules_by_head": "SELECT relation, c0, c1, c2, num, tree FROM {rules} ORDER BY relation, c0, num",
+    # each atom of every ground rule (stored_rules.ground_atoms), the head's with body false
+    "rule_atoms": "SELECT a->>'$[0]' AS relation, a->>'$[1]' AS args, num, head, i > 1 AS body FROM ("
+                  "SELECT num, relation AS head, unnest(CAST(ground AS JSON[])) AS a, "
+                  "generate_subscripts(CAST(ground AS JSON[]), 1) AS i FROM {rules} WHERE ground IS NOT NULL) "
+                  "ORDER BY relation, args, num",
     "background_facts": "SELECT num, relation, args FROM {facts} WHERE len(label) = 1 AND len(label[1]) = 0 "
                         "ORDER BY num",
 }
@@ -68,7 +75,7 @@ PARQUET = "FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1"
 #: one or two of them: the facts in 32,768 (an add of 50 assertions at x400, 3.3-3.5 s -> 3.0-3.1 s;
 #: 16,384 was faster at x40, 2.8-3.0 -> 2.1-2.3 s, but slower at x400, 3.4-3.8 s, and wrote each file
 #: 30% slower), the rules by head in 2,048
-ROW_GROUPS = {"facts": 32_768, "rules_by_head": 2048}
+ROW_GROUPS = {"facts": 32_768, "rules_by_head": 2048, "rule_atoms": 8192}
 
 
 def parquet_options(name: str) -> str:
@@ -195,9 +202,10 @@ def exchange(first: Path, second: Path) -> bool:
 
 
 def folder_rule_rows(rules, start: int = 1):
-    """Yields ``(num, tree, relation, c0, c1, c2)``: the rules table of a folder, numbered from ``start``."""
-    for num, (relation, c0, c1, c2, tree) in enumerate(rule_rows(rules), start):
-        yield (num, tree, relation, *(None if c is None else json.dumps(c, ensure_ascii=False) for c in (c0, c1, c2)))
+    """Yields ``(num, tree, relation, c0, c1, c2, ground)``: the rules table of a folder, numbered from ``start``."""
+    for num, (relation, c0, c1, c2, tree, ground) in enumerate(rule_rows(rules), start):
+        yield (num, tree, relation, *(None if c is None else json.dumps(c, ensure_ascii=False) for c in (c0, c1, c2)),
+               ground)
 
 
 def head_value(text):

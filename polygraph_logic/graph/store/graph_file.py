@@ -30,6 +30,9 @@ from polygraph_logic.graph.store.rows import Artifact, StoredFact, bad_graph, fa
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.views import Assertions, Rows
 
+#: the most keys one look-up of ground rules sends
+_KEYS = 5_000
+
 class Graph(Questions, ArtifactReads, CircuitReads):
     """A built graph, opened read-only; questions read only the rows they need."""
 
@@ -247,6 +250,35 @@ class Graph(Questions, ArtifactReads, CircuitReads):
             trees.update(self.query("SELECT num, tree FROM rules WHERE num IN (SELECT value FROM json_each(?))",
                                     (json.dumps(missing),)))
         return {num: load_rule(tree, self) for num, tree in trees.items()}
+
+    # --- ground rules, read by the atoms they hold (stored_rules.ground_atoms) ------------
+    def ground_rules_indexed(self) -> bool:
+        """True when the store keeps its ground rules' atoms (a graph written before does not:
+        its rules are read whole)."""
+        return self.store.lookup("rule_atoms") is not None
+
+    def general_rules_numbered(self) -> dict[int, object]:
+        """Returns ``{number: rule}`` of the rules that are not ground (variables, negations...), in order."""
+        return {num: load_rule(tree, self) for num, tree in
+                self.query("SELECT num, tree FROM rules WHERE ground IS NULL ORDER BY num")}
+
+    def ground_rules(self, atoms: dict[str, Iterable[tuple]], body: bool) -> dict[int, object]:
+        """Returns ``{number: rule}`` of the ground rules with one of ``atoms`` (``{relation:
+        tuples}``) in their body (``body``) or as their head."""
+        numbers: set[int] = set()
+        for relation, tuples in atoms.items():
+            keys = sorted({fact_key(tup) for tup in tuples})
+            for start in range(0, len(keys), _KEYS):
+                numbers.update(row[0] for row in self.query(
+                    "SELECT DISTINCT num FROM rule_atoms WHERE relation = ? AND args IN (SELECT value FROM "
+                    "json_each(?)) AND body = ?", (relation, json.dumps(keys[start:start + _KEYS]), body)))
+        return self.rules_numbered(sorted(numbers)) if numbers else {}
+
+    def ground_dependencies(self) -> list[tuple[str, str | None, int]]:
+        """Returns ``(head relation, body relation, arity of the atom)`` for every distinct kind of
+        atom of the ground rules (the head's own: body relation None), for stratification."""
+        return [(head, relation if body else None, arity) for head, relation, body, arity in self.query(
+            "SELECT DISTINCT head, relation, body, json_array_length(args) FROM rule_atoms")]
 
     # --- statistics ------------------------------------------------------------------
     def counts(self) -> dict[str, int]:

@@ -50,13 +50,14 @@ TABLES: dict[str, tuple[Column, ...]] = {
         ("fact", "INTEGER NOT NULL UNIQUE", "BIGINT"), ("summary", "INTEGER", "BIGINT")),
     "rules": _columns(
         ("num", "INTEGER PRIMARY KEY", "BIGINT"), ("relation", "TEXT NOT NULL", "VARCHAR"), ("c0", "", "VARCHAR"),
-        ("c1", "", "VARCHAR"), ("c2", "", "VARCHAR"), ("tree", "BLOB NOT NULL", "BLOB")),
+        ("c1", "", "VARCHAR"), ("c2", "", "VARCHAR"), ("tree", "BLOB NOT NULL", "BLOB"),
+        ("ground", "TEXT", "VARCHAR", False)),
 }
 
 #: a file's table constraints beyond its columns'
 _FILE_AFTER = {"mentions": ", PRIMARY KEY(assertion, fact)) WITHOUT ROWID"}
 #: a folder's column order where it differs from the file's (the rules' trees first, as written since)
-_FOLDER_ORDER = {"rules": ("num", "tree", "relation", "c0", "c1", "c2")}
+_FOLDER_ORDER = {"rules": ("num", "tree", "relation", "c0", "c1", "c2", "ground")}
 
 #: a graph file's CREATE TABLE statements
 FILE_TABLES = "\n".join(

@@ -15,7 +15,7 @@ import sqlite3
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.label_codec import decode_label, encode_label
-from polygraph_logic.graph.store.stored_rules import rule_rows
+from polygraph_logic.graph.store.stored_rules import fill_rule_atoms, rule_rows
 from polygraph_logic.graph.store.rows import fact_key, key_value
 from polygraph_logic.graph.store.versions import columns, count_label, ensure_ledger, latest, now
 
@@ -179,8 +179,16 @@ class VersionWriter:
             "SELECT num, id FROM assertions WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(sorted(set(among))),))}
 
     def rules(self, rules) -> None:
-        self.db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree, since) VALUES (?, ?, ?, ?, ?, ?)",
+        """Adds rules (a ground rule's atoms to the look-up of a file that keeps one: stored_rules.py)."""
+        indexed = self.db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rule_atoms'").fetchone()
+        if indexed is None:  # written before ground rules were kept by atom
+            self.db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree, since) VALUES (?, ?, ?, ?, ?, ?)",
+                                (row[:5] + (self.version,) for row in rule_rows(rules)))
+            return
+        after = self.db.execute("SELECT coalesce(max(num), 0) FROM rules").fetchone()[0]
+        self.db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree, ground, since) VALUES (?, ?, ?, ?, ?, ?, ?)",
                             (row + (self.version,) for row in rule_rows(rules)))
+        fill_rule_atoms(self.db, after)
 
     def link_summaries(self) -> None:
         """Points this version's sentences at their summaries (and such summaries at themselves)."""

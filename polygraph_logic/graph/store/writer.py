@@ -23,7 +23,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.label_codec import encode_label
-from polygraph_logic.graph.store.stored_rules import rule_rows
+from polygraph_logic.graph.store.stored_rules import FILE_RULE_ATOMS, fill_rule_atoms, rule_rows
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact, key_value
 from polygraph_logic.graph.store.table_schema import FILE_TABLES
 from polygraph_logic.graph.store.versions import ensure_ledger, first_version
@@ -96,7 +96,10 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
             writer.index_facts()
             writer.artifacts(artifacts)
             writer.mentions()
-            db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree) VALUES (?, ?, ?, ?, ?)", rule_rows(rules))
+            db.executemany("INSERT INTO rules(relation, c0, c1, c2, tree, ground) VALUES (?, ?, ?, ?, ?, ?)",
+                           rule_rows(rules))
+            db.executescript(FILE_RULE_ATOMS)
+            fill_rule_atoms(db)
             db.executescript(_INDEXES + _LINK_SUMMARIES + "ANALYZE main;")
             stats = writer.stats()
             rows = [("format", FORMAT), ("rules", text), ("stats", json.dumps(stats)),

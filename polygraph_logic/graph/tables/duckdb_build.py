@@ -373,8 +373,8 @@ class _Writer(ArtifactTables):
             texts.append("\n".join(map(str, batch)))
             columns = zip(*folder_rule_rows(batch, number + 1))
             self._register("rules_in", {name: list(values) for name, values in
-                                        zip(("n_num", "tree", "relation", "c0", "c1", "c2"), columns)}, con)
-            con.execute("INSERT INTO rules SELECT n_num, tree, relation, c0, c1, c2 FROM rules_in")
+                                        zip(("n_num", "tree", "relation", "c0", "c1", "c2", "ground"), columns)}, con)
+            con.execute("INSERT INTO rules SELECT n_num, tree, relation, c0, c1, c2, ground FROM rules_in")
             con.unregister("rules_in")
             number += len(batch)
         self.rules_text = "\n".join(texts)

@@ -27,7 +27,7 @@ from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
-from polygraph_logic.graph.store.stored_rules import load_rule
+from polygraph_logic.graph.store.stored_rules import ground_atoms, load_rule
 from polygraph_logic.graph.store.folder_versions import refuse_versions
 from polygraph_logic.graph.store.table_schema import PARQUET_SCHEMA
 from polygraph_logic.graph.store.label_kills import write_build_kills
@@ -165,11 +165,12 @@ def _row_batches(graph: Graph, table: str, names) -> Iterator[dict]:
 
 
 def _rule_batches(graph: Graph) -> Iterator[dict]:
-    """The rules with their heads as a folder stores them (the constants as JSON text)."""
+    """The rules with their heads as a folder stores them (the constants as JSON text), and each
+    ground rule's atoms (read from its tree: a file written before kept no such column)."""
     names = ("num", "tree", "relation", "c0", "c1", "c2")
     for rows in _batches(graph, f"SELECT {', '.join(names)} FROM rules ORDER BY num"):
-        yield _columns([(*row[:3], *(None if c is None else json.dumps(c, ensure_ascii=False) for c in row[3:]))
-                        for row in rows], names)
+        yield _columns([(*row[:3], *(None if c is None else json.dumps(c, ensure_ascii=False) for c in row[3:]),
+                         ground_atoms(load_rule(row[1], graph))) for row in rows], (*names, "ground"))
 
 
 def _fact_batches(graph: Graph) -> Iterator[tuple[dict, dict]]:

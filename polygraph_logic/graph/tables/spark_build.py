@@ -319,8 +319,8 @@ class _Writer:
         rules = self.prepared.program.rules
         rows = [(num, bytearray(tree), *heads) for num, tree, *heads in folder_rule_rows(rules)]
         self._view("rules_in", self.spark.createDataFrame(
-            rows, "num BIGINT, tree BINARY, relation STRING, c0 STRING, c1 STRING, c2 STRING"))
-        self._write("rules", "SELECT num, tree, relation, c0, c1, c2 FROM rules_in")
+            rows, "num BIGINT, tree BINARY, relation STRING, c0 STRING, c1 STRING, c2 STRING, ground STRING"))
+        self._write("rules", "SELECT num, tree, relation, c0, c1, c2, ground FROM rules_in")
 
     # -- statistics and meta, as write_graph records them (read back from the files written)
 
