@@ -96,7 +96,7 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
         cap = graph.semiring.cap
         program = StoredProgram(graph)
         compiled = compile_inputs(new_assertions, new_receipts, cap)
-        new_rules = [r for r in [*compiled.bridge, *compiled.merges, *compiled.summaries] if not program.stored(r)]
+        new_rules = program.unstored([*compiled.bridge, *compiled.merges, *compiled.summaries])
         reason = ("asked for a full re-evaluation" if full
                   else _order_dependent([*program.general, *program.proxies, *new_rules]))
         state = None
@@ -165,8 +165,9 @@ def _load(graph: Graph, assertions, receipts):
         named = [(n, r["artifact"]) for n, r in read_records(Path(receipts), [])  # bad lines' ids too
                  if isinstance(r, dict) and isinstance(r.get("artifact"), str)]
         named += [(r.position.line, r.sentence_id(i)) for r in new_receipts for i in range(1, len(r.sentences) + 1)]
+        present = graph.artifacts_present(name for _, name in named)  # in one read
         found += [PolygraphError("duplicate_artifact", f"artifact {name!r} is already in the graph {graph.path}",
-                                 Position(str(receipts), n, 1)) for n, name in named if graph.has_artifact(name)]
+                                 Position(str(receipts), n, 1)) for n, name in named if name in present]
         problems += sorted(found, key=_line)
     if problems:
         raise LoadError(problems)

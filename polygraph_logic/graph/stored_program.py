@@ -69,15 +69,16 @@ class StoredProgram:
         wanted = {relation: tuples for relation, tuples in facts.items() if relation in self.reads}
         return self._rules(self.graph.ground_rules(wanted, body=False)) if wanted else []
 
-    def stored(self, rule: Rule) -> bool:
-        """True when the program holds ``rule`` already (as text)."""
-        text = str(rule)
-        if self.indexed and ground_atoms(rule) is not None:
-            head = {rule.head.relation: [tuple(arg.value for arg in rule.head.args)]}
-            return any(str(found) == text for found in self.deriving(head))
-        if "_general_texts" not in self.__dict__:
-            self._general_texts = {str(r) for r in self.general}
-        return text in self._general_texts
+    def unstored(self, rules: list[Rule]) -> list[Rule]:
+        """Those of ``rules`` the program does not hold already (as text), in order."""
+        ground = [rule for rule in rules if self.indexed and ground_atoms(rule) is not None]
+        heads: dict[str, list[tuple]] = defaultdict(list)
+        for rule in ground:
+            heads[rule.head.relation].append(tuple(arg.value for arg in rule.head.args))
+        held = {str(rule) for rule in self.deriving(heads)} if ground else set()
+        if len(ground) < len(rules):
+            held.update(str(rule) for rule in self.general)
+        return [rule for rule in rules if str(rule) not in held]
 
     def _rules(self, numbered: dict[int, Rule]) -> list[Rule]:
         out = []
