@@ -94,16 +94,8 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
         expected = graph.version_read()
         new_assertions, new_receipts = _load(graph, assertions, receipts)
         cap = graph.semiring.cap
-        program = StoredProgram(graph)
         compiled = compile_inputs(new_assertions, new_receipts, cap)
-        new_rules = program.unstored([*compiled.bridge, *compiled.merges, *compiled.summaries])
-        reason = ("asked for a full re-evaluation" if full
-                  else _order_dependent([*program.general, *program.proxies, *new_rules]))
-        state = None
-        if reason is None:
-            say("evaluating from the new facts")
-            state = _incremental(graph, program, new_rules, compiled, cap)
-            reason = state.reason
+        new_rules, reason, state = evaluate_new(graph, compiled, cap, say, full)
         record = {"action": "add", "inputs": _inputs(assertions, receipts, new_assertions, new_receipts),
                   "cap": "none" if cap is None else str(cap), "release": release()}
     written: list[AddReport] = []
@@ -246,6 +238,22 @@ class _State:
     def reached(self) -> set[tuple[str, tuple]]:
         """The facts that may have a derivation the graph did not have: those derived, and the new facts."""
         return self.derived | {(relation, tup) for relation, rows in self.changed.items() for tup in rows}
+
+
+def evaluate_new(graph: Graph, compiled, cap, say=lambda message: None, full: bool = False):
+    """Returns ``(new rules, reason, state)`` for new records (``compiled``) against a graph: the
+    rules it does not hold yet; why they need a full evaluation (None when they do not); and the
+    incremental evaluation's state (None when a reason was found before it)."""
+    program = StoredProgram(graph)
+    new_rules = program.unstored([*compiled.bridge, *compiled.merges, *compiled.summaries])
+    if full:
+        return new_rules, "asked for a full re-evaluation", None
+    reason = _order_dependent([*program.general, *program.proxies, *new_rules])
+    if reason is not None:
+        return new_rules, reason, None
+    say("evaluating from the new facts")
+    state = _incremental(graph, program, new_rules, compiled, cap)
+    return new_rules, state.reason, state
 
 
 def _incremental(graph: Graph, program: StoredProgram, new_rules: list[Rule], compiled, cap) -> _State:

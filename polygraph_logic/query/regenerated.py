@@ -31,7 +31,7 @@ from polygraph_logic.graph.circuit_build import version_circuit
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.json_lines import read_records
 from polygraph_logic.graph.artifact_ids import triple_id
-from polygraph_logic.graph.ledger import _cited, _incremental, _inputs, _load, _order_dependent, _write_incremental
+from polygraph_logic.graph.ledger import _cited, _inputs, _load, _write_incremental, evaluate_new
 from polygraph_logic.graph.records import LoadError
 from polygraph_logic.graph.store.backend import write_version
 from polygraph_logic.graph.store.graph_file import Graph
@@ -103,13 +103,8 @@ def regenerate_version(path: str | Path, receipts: str | Path, outcome: Outcome 
             a, *graph.sentence_ids(a), *graph.artifact(a).content.get("sentences_kept", ()))))
         rows = applied_rows(graph, outcome) if outcome is not None else AppliedRows([], [], [], [])
         cap = graph.semiring.cap
-        rules = graph.rules()
         compiled = compile_inputs([], new_receipts, cap)
-        known = {str(r) for r in rules}
-        new_rules = [r for r in [*compiled.bridge, *compiled.merges, *compiled.summaries] if str(r) not in known]
-        reason = _order_dependent([*rules, *new_rules])
-        state = None if reason else _incremental(graph, [*rules, *new_rules], new_rules, compiled, cap)
-        reason = reason or state.reason
+        new_rules, reason, state = evaluate_new(graph, compiled, cap)
         if reason:
             raise PolygraphError("needs_full_evaluation", f"the regenerated receipts need the graph evaluated in "
                                  f"full ({reason}); nothing was written")
