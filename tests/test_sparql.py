@@ -38,12 +38,12 @@ SUPPORT_SETS = """\
 PREFIX pg: <https://w3id.org/polygraph#>
 PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX dcterms: <http://purl.org/dc/terms/>
-# the support sets of one artifact: each a qualified derivation listing its assertions
+# the support sets of one artifact: each a collection of its assertions
 SELECT ?index ?assertion ?source WHERE {
   ?a pg:artifactId "merge:mapk-erk" ;
-     prov:qualifiedDerivation ?set .
+     pg:supportSet ?set .
   ?set pg:index ?index ;
-       pg:member ?member .
+       prov:hadMember ?member .
   ?member pg:assertionId ?assertion ;
           prov:hadPrimarySource/dcterms:identifier ?source .
 }
@@ -56,17 +56,17 @@ PREFIX dcterms: <http://purl.org/dc/terms/>
 # what dies if a source is retracted (trusting every label, as the trust-all policy does)
 SELECT DISTINCT ?artifact WHERE {
   ?a pg:artifactId ?artifact ;
-     prov:qualifiedDerivation ?any .
+     pg:supportSet ?any .
   # dead: no support set is free of the source
   FILTER NOT EXISTS {
-    ?a prov:qualifiedDerivation ?set .
-    FILTER NOT EXISTS { ?set pg:member/prov:hadPrimarySource/dcterms:identifier "PMID:39973430" }
+    ?a pg:supportSet ?set .
+    FILTER NOT EXISTS { ?set prov:hadMember/prov:hadPrimarySource/dcterms:identifier "PMID:39973430" }
   }
   # except a summary while one of its sentences stands: it is trimmed, not removed
   FILTER NOT EXISTS {
     ?sentence dcterms:isPartOf ?a ;
-              prov:qualifiedDerivation ?kept .
-    FILTER NOT EXISTS { ?kept pg:member/prov:hadPrimarySource/dcterms:identifier "PMID:39973430" }
+              pg:supportSet ?kept .
+    FILTER NOT EXISTS { ?kept prov:hadMember/prov:hadPrimarySource/dcterms:identifier "PMID:39973430" }
   }
 }"""
 

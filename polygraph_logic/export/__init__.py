@@ -10,7 +10,7 @@ _EXPORTS = {
     "FORMATS": "rdf_writers", "Literal": "model", "Minter": "iris", "NAMED_GRAPHS": "rdf_writers",
     "PG": "namespaces", "PREFIXES": "namespaces", "Status": "model", "TripleTerm": "model",
     "contract": "iris", "decode_segment": "iris", "encode_segment": "iris", "expand_curie": "iris",
-    "export_graph": "exporter", "vocabulary_path": "namespaces",
+    "export_graph": "exporter", "shapes_path": "namespaces", "vocabulary_path": "namespaces",
 }
 
 __all__ = [*_EXPORTS]

@@ -91,16 +91,17 @@ def export_graph(graph: Graph | str | Path, output: str | Path | BinaryIO | None
             outcome = what_if(graph, deletion or Deletion(), policy, exact=exact, require=require)
             status = Status(outcome.deletion, policy, exact, outcome.deleted, frozenset(outcome.dead),
                             require.kinds if require else (), frozenset(u["id"] for u in outcome.unqualified))
-        model = ExportModel(graph, Minter(base), status, facts=facts, rdf12=rdf12)
+        # N-Quads declare no prefix: there each graph types the entities its PROV relations name
+        model = ExportModel(graph, Minter(base), status, facts=facts, rdf12=rdf12, declare=format == "nquads")
         quads = model.quads(progress)
         write = write_rdf12 if rdf12 else write_quads
         if isinstance(output, (str, Path)):
             path = str(output)
-            count, size = _write_file(Path(output), lambda out: write(quads, out, format))
+            count, size = _write_file(Path(output), lambda out: write(quads, out, format, base))
         else:
             path = None
             stream = _Counting(output if output is not None else _stdout())
-            count = write(quads, stream, format)
+            count = write(quads, stream, format, base)
             size = stream.count
         return ExportReport(path, format, rdf12, sum(model.counts.values()), len(graph.assertions), count, size,
                             time.perf_counter() - started, str(deletion) if status else None,

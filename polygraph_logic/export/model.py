@@ -18,15 +18,21 @@ layout, in the order written (``m`` is the export's Minter; every graph is named
   nanopublication ``m.nanopub(id)`` with graphs ``#head`` (the nanopublication's parts),
   the assertion graph ``m.artifact(id)`` (the artifact's statement: the triple of a claim
   or edge, ``owl:sameAs`` for a merge, the text of a summary or sentence), ``#provenance``
-  (layer class, ``pg:artifactId``, ``pg:polynomial``, ``pg:exact``, ``pg:content``,
-  ``prov:wasDerivedFrom`` every assertion of its label, one ``prov:qualifiedDerivation``
-  node per support set listing its ``pg:member``s) and ``#pubinfo``.
+  (``prov:Entity`` and its layer class, ``pg:artifactId``, ``pg:polynomial``, ``pg:exact``,
+  ``pg:content``, ``prov:wasDerivedFrom`` every assertion of its label, one ``pg:supportSet``
+  per support set: a ``prov:Collection`` of its assertions, ``prov:hadMember``) and ``#pubinfo``.
+
+PROV tools read types as stated (no inference) and name each resource by a prefix and a local
+part: assertions and artifacts are typed ``prov:Entity`` themselves, and the writers declare the
+base as the prefix ``pgid`` (TriG, Turtle, JSON-LD's context); N-Quads declares none, so there
+each graph types the entities its PROV relations name (``declare``).
 """
 
 from __future__ import annotations
 
 import json
 from functools import lru_cache
+from pathlib import PurePath
 from typing import Callable, Iterator, NamedTuple
 
 from polygraph_logic.graph.store.graph_file import Graph
@@ -102,9 +108,12 @@ class ExportModel:
     """Turns a Graph (and optionally a what-if Status) into quads; see the module docstring."""
 
     def __init__(self, graph: Graph, minter: Minter | None = None, status: Status | None = None,
-                 facts: bool = True, rdf12: bool = False):
+                 facts: bool = True, rdf12: bool = False, declare: bool = False):
+        """``declare``: every graph types (``prov:Entity``) the entities its PROV relations name, for a
+        format that declares no prefix (N-Quads): a PROV reader resolves a name by a namespace it
+        has met, and meets one for each typed subject of the graph it reads."""
         self.graph, self.m = graph, minter or Minter()
-        self.status, self.with_facts, self.rdf12 = status, facts, rdf12
+        self.status, self.with_facts, self.rdf12, self.declare = status, facts, rdf12, declare
         self.meta, self.terms_graph = self.m.graph("meta"), self.m.graph("terms")
         self.deletion = self.m.graph("deletion")
         # the IRIs of entities, relations and sources, the latest TERMS_HELD kept (entities repeat)
@@ -128,7 +137,7 @@ class ExportModel:
 
     def _head(self) -> Iterator[Quad]:
         g, node = self.meta, self.m.graph("graph")
-        meta = {k: v for k, v in self.graph.meta.items() if k not in ("format", "rules")}
+        meta = _shareable({k: v for k, v in self.graph.meta.items() if k not in ("format", "rules")})
         yield node, RDF_TYPE, PG + "GraphExport", g
         yield node, RDF_TYPE, VOID + "Dataset", g
         yield node, PG + "format", Literal(FORMAT), g
@@ -156,13 +165,16 @@ class ExportModel:
             yield iri, DCTERMS + "identifier", Literal(source), g
         yield from self._entity_labels((v for a in self.graph.assertions.values() for v in (a.subject, a.object)), g)
         g = self.m.graph("assertions")
+        declared = Once()  # the sources (and errata) typed in this graph too (declare)
         for ordinal, a in enumerate(self.graph.assertions.values(), 1):
             node = self.m.assertion(a.id)
+            yield node, RDF_TYPE, PROV + "Entity", g  # PROV tools read types as stated: no inference
             yield node, RDF_TYPE, PG + "Assertion", g
             yield node, RDF_TYPE, KIND_CLASSES[a.kind], g
             yield node, PG + "assertionId", Literal(a.id), g
             yield node, PG + "ordinal", integer(ordinal), g
             yield node, PROV + "hadPrimarySource", self.term(a.source, "source"), g
+            yield from self._declared([self.term(a.source, "source")], g, declared)
             s, p, o = self.term(a.subject), self.term(a.predicate, "relation"), self.term(a.object)
             if self.rdf12:
                 yield node, RDF + "reifies", TripleTerm(s, p, o), g
@@ -175,9 +187,16 @@ class ExportModel:
             if a.negated:
                 yield node, PG + "negated", TRUE, g
             if a.evidence is not None:
-                yield from self._evidence(node, a.evidence, g)
+                yield from self._evidence(node, a.evidence, g, declared)
 
-    def _evidence(self, node: str, evidence, g: str) -> Iterator[Quad]:
+    def _declared(self, iris, graph: str, once: Once | None = None) -> Iterator[Quad]:
+        """``iri a prov:Entity`` in ``graph`` for each of ``iris`` (once each per ``once``), when declaring."""
+        if self.declare:
+            for iri in iris:
+                if once is None or once.first(iri):
+                    yield iri, RDF_TYPE, PROV + "Entity", graph
+
+    def _evidence(self, node: str, evidence, g: str, declared: Once) -> Iterator[Quad]:
         """An assertion's evidence metadata: as its record states it (``pg:evidence``, which an
         import reads back) and in PROV-O's terms and the vocabulary's."""
         yield node, PG + "evidence", json_literal(evidence.to_json()), g
@@ -187,9 +206,18 @@ class ExportModel:
             if field in stated:
                 yield node, predicate, Literal(stated[field], XSD_DATETIME), g
         if evidence.invalidated_by is not None:
+            # PROV-O: an entity is invalidated by an activity; here the activity that used the erratum
+            # (an assertion of the graph, or a source), never the erratum itself (entities and
+            # activities are disjoint)
             by = evidence.invalidated_by
-            yield node, PROV + "wasInvalidatedBy", (self.m.assertion(by) if by in self.graph.assertions
-                                                    else self.term(by, "source")), g
+            activity = f"{node}/invalidation"
+            yield activity, RDF_TYPE, PROV + "Activity", g
+            yield activity, RDF_TYPE, PG + "Invalidation", g
+            erratum = self.m.assertion(by) if by in self.graph.assertions else self.term(by, "source")
+            yield activity, PROV + "used", erratum, g
+            if by not in self.graph.assertions:  # an assertion is typed in this graph already
+                yield from self._declared([erratum], g, declared)
+            yield node, PROV + "wasInvalidatedBy", activity, g
         if evidence.status != "active":
             yield node, PG + "evidenceStatus", Literal(evidence.status), g
         for scope in evidence.scope:
@@ -200,6 +228,7 @@ class ExportModel:
     def _deletion(self) -> Iterator[Quad]:
         status, g = self.status, self.deletion
         node = g
+        yield node, RDF_TYPE, PROV + "Activity", g
         yield node, RDF_TYPE, PG + "Deletion", g
         yield node, RDFS + "label", Literal(str(status.deletion)), g
         yield node, PG + "policy", Literal(status.policy), g
@@ -227,6 +256,7 @@ class ExportModel:
 
         triple = yield from self._statement(artifact, a)
 
+        yield a, RDF_TYPE, PROV + "Entity", prov
         yield a, RDF_TYPE, LAYER_CLASSES[artifact.layer], prov
         yield a, PG + "artifactId", Literal(id_), prov
         yield a, PG + "ordinal", integer(ordinal), prov
@@ -235,16 +265,21 @@ class ExportModel:
         yield a, PG + "exact", TRUE if artifact.exact else FALSE, prov
         if triple is not None and self.rdf12:
             yield a, RDF + "reifies", TripleTerm(*triple), prov
-        for assertion in dict.fromkeys(x for group in artifact.support for x in group):
-            yield a, PROV + "wasDerivedFrom", m.assertion(assertion), prov
+        cited = [m.assertion(assertion) for assertion in dict.fromkeys(x for group in artifact.support for x in group)]
+        for assertion in cited:
+            yield a, PROV + "wasDerivedFrom", assertion, prov
+        yield from self._declared(cited, prov)
+        # each support set a collection of its assertions (prov:Collection, prov:hadMember), from
+        # which the artifact was derived: one monomial of its polynomial, sufficient on its own
         sets = [m.support_set(id_, i) for i in range(1, len(artifact.support) + 1)]
         for node in sets:
-            yield a, PROV + "qualifiedDerivation", node, prov
+            yield a, PG + "supportSet", node, prov
         for i, (node, group) in enumerate(zip(sets, artifact.support), 1):
+            yield node, RDF_TYPE, PROV + "Collection", prov
             yield node, RDF_TYPE, PG + "SupportSet", prov
             yield node, PG + "index", integer(i), prov
             for assertion in group:
-                yield node, PG + "member", m.assertion(assertion), prov
+                yield node, PROV + "hadMember", m.assertion(assertion), prov
 
         yield np_, DCTERMS + "isPartOf", m.graph("graph"), info
         built = self.graph.meta.get("built")
@@ -256,6 +291,7 @@ class ExportModel:
             yield a, PG + "status", Literal("dead" if dead else "alive"), self.deletion
             if dead:
                 yield self.deletion, PROV + "invalidated", a, self.deletion
+                yield from self._declared([a], self.deletion)
             if self.status.required:
                 meets = not dead and id_ not in self.status.unqualified
                 yield a, PG + "meetsRequirement", TRUE if meets else FALSE, self.deletion
@@ -283,7 +319,9 @@ class ExportModel:
             if isinstance(summary, str):
                 yield a, DCTERMS + "isPartOf", self.m.artifact(summary), a
             if not isinstance(text, str) and not isinstance(summary, str):
-                yield a, RDF_TYPE, LAYER_CLASSES[layer], a  # an assertion graph is never empty
+                # an assertion graph is never empty; not the provenance graph's type triple, which
+                # a reader of the graphs as one (Turtle) would count once
+                yield a, RDFS + "label", Literal(artifact.id), a
         yield from self._entity_labels(names, self.terms_graph)
         return triple
 
@@ -293,3 +331,15 @@ class ExportModel:
         for fact in self.graph.facts(carried=False):
             yield node, PG + "fact", json_literal(
                 [fact.relation, list(fact.args), [list(s) for s in fact.support], fact.exact]), g
+
+
+def _shareable(meta: dict) -> dict:
+    """The graph's metadata as an export shares it: rule files by name, never a path of the
+    machine that built the graph."""
+    if "rule_files" in meta:
+        try:
+            files = json.loads(meta["rule_files"])
+        except (TypeError, ValueError):
+            files = []
+        meta["rule_files"] = json.dumps([PurePath(str(f)).name for f in files if isinstance(f, str)])
+    return meta

@@ -49,3 +49,8 @@ FORMAT = "polygraph-rdf/1"
 def vocabulary_path() -> Path:
     """Returns the path of ``polygraph.ttl``, the published vocabulary (package data)."""
     return Path(str(resources.files(__package__) / "polygraph.ttl"))
+
+
+def shapes_path() -> Path:
+    """Returns the path of ``shapes.ttl``, the SHACL shapes an export conforms to (package data)."""
+    return Path(str(resources.files(__package__) / "shapes.ttl"))

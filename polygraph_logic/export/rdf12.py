@@ -13,7 +13,7 @@ import pyoxigraph as ox
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.export.model import Literal, Quad, TripleTerm
-from polygraph_logic.export.namespaces import PREFIXES
+from polygraph_logic.export.rdf_writers import prefixes as export_prefixes
 
 FORMATS = {"nquads": ox.RdfFormat.N_QUADS, "trig": ox.RdfFormat.TRIG, "turtle": ox.RdfFormat.TURTLE}
 
@@ -52,7 +52,7 @@ def oxigraph_quads(quads: Iterable[Quad], graphs: bool = True) -> Iterator[ox.Qu
             yield ox.Triple(subject, predicate, object_)
 
 
-def write_rdf12(quads: Iterable[Quad], out: BinaryIO, format: str) -> int:
+def write_rdf12(quads: Iterable[Quad], out: BinaryIO, format: str, base: str | None = None) -> int:
     """Writes quads with triple terms in ``format`` (nquads, trig, turtle); returns how many."""
     if format not in FORMATS:
         raise PolygraphError("bad_argument", f"RDF 1.2 triple terms can be written as {', '.join(FORMATS)}; "
@@ -65,6 +65,6 @@ def write_rdf12(quads: Iterable[Quad], out: BinaryIO, format: str) -> int:
             count += 1
             yield quad
 
-    prefixes = PREFIXES if format != "nquads" else None
+    prefixes = export_prefixes(base) if format != "nquads" else None
     ox.serialize(oxigraph_quads(counted(), graphs=format != "turtle"), out, FORMATS[format], prefixes=prefixes)
     return count

@@ -78,7 +78,8 @@ class _Shortener:
 
     def __init__(self):
         classes = [*LAYER_CLASSES.values(), *KIND_CLASSES.values(), PG + "GraphExport", PG + "Assertion", PG + "SupportSet",
-                   PG + "Deletion", PROV + "Entity", NP + "Nanopublication", VOID + "Dataset"]
+                   PG + "Deletion", PG + "Invalidation", PROV + "Entity", PROV + "Collection", PROV + "Activity",
+                   NP + "Nanopublication", VOID + "Dataset"]
         self.objects = {iri: _prefixed(iri) for iri in classes}
         self.predicates: dict[str, str] = {}
 
@@ -99,12 +100,18 @@ class _Shortener:
         return nt_term(term)
 
 
-def write_quads(quads: Iterable[Quad], out: BinaryIO, format: str) -> int:
-    """Writes quads to a binary stream in ``format``; returns how many were written."""
+#: the prefix of the export's minted IRIs (its base), declared where the format can: PROV tools
+#: name every entity by a prefix and a local part, and know no other way to split an IRI
+ID_PREFIX = "pgid"
+
+
+def write_quads(quads: Iterable[Quad], out: BinaryIO, format: str, base: str | None = None) -> int:
+    """Writes quads to a binary stream in ``format``; returns how many were written.  ``base``: the
+    namespace of the minted IRIs, declared as the prefix ``pgid`` (TriG, Turtle, JSON-LD's context)."""
     text = io.TextIOWrapper(out, encoding="utf-8", newline="\n")
     try:
         writer = {"nquads": _nquads, "trig": _trig, "turtle": _turtle, "jsonld": _jsonld}[format]
-        return writer(quads, text)
+        return writer(quads, text) if format == "nquads" else writer(quads, text, base)
     finally:
         text.flush()
         text.detach()
@@ -120,17 +127,22 @@ def _nquads(quads: Iterable[Quad], out) -> int:
     return count
 
 
-def _prefix_lines(out) -> None:
-    for prefix, namespace in PREFIXES.items():
+def prefixes(base: str | None) -> dict[str, str]:
+    """The prefixes an export declares: the vocabularies', and ``pgid`` for its base."""
+    return {**PREFIXES, ID_PREFIX: base} if base else dict(PREFIXES)
+
+
+def _prefix_lines(out, base: str | None) -> None:
+    for prefix, namespace in prefixes(base).items():
         out.write(f"@prefix {prefix}: <{namespace}> .\n")
     out.write("\n")
 
 
-def _turtle_like(quads: Iterable[Quad], out, graphs: bool) -> int:
+def _turtle_like(quads: Iterable[Quad], out, graphs: bool, base: str | None = None) -> int:
     """Writes Turtle (``graphs`` False) or TriG: consecutive quads of one graph in one block,
     consecutive triples of one subject joined with ``;``."""
     short = _Shortener()
-    _prefix_lines(out)
+    _prefix_lines(out, base)
     write = out.write
     count, graph, subject = 0, None, None
     for s, p, o, g in quads:
@@ -157,12 +169,12 @@ def _turtle_like(quads: Iterable[Quad], out, graphs: bool) -> int:
     return count
 
 
-def _trig(quads, out) -> int:
-    return _turtle_like(quads, out, graphs=True)
+def _trig(quads, out, base=None) -> int:
+    return _turtle_like(quads, out, graphs=True, base=base)
 
 
-def _turtle(quads, out) -> int:
-    return _turtle_like(quads, out, graphs=False)
+def _turtle(quads, out, base=None) -> int:
+    return _turtle_like(quads, out, graphs=False, base=base)
 
 
 def _json_value(term) -> dict:
@@ -174,8 +186,11 @@ def _json_value(term) -> dict:
     raise TypeError(f"{term!r} is an RDF 1.2 triple term: JSON-LD cannot carry it")
 
 
-def _jsonld(quads: Iterable[Quad], out) -> int:
-    """Writes expanded JSON-LD: a top-level array of graph objects, one per block of quads."""
+def _jsonld(quads: Iterable[Quad], out, base: str | None = None) -> int:
+    """Writes JSON-LD: a context declaring the base's prefix (``pgid``), then the graph objects, one
+    per block of quads, in ``@graph``; every IRI in full (the context names no term)."""
+    opening, closing = ((f'{{"@context": {json.dumps({ID_PREFIX: base})}, "@graph": [\n', "]}\n") if base
+                        else ("[\n", "]\n"))
     count, first, block = 0, True, 0
     graph, nodes = None, {}
 
@@ -187,7 +202,7 @@ def _jsonld(quads: Iterable[Quad], out) -> int:
         entries = list(nodes.values())
         objects = entries if graph is None else [{"@id": graph, "@graph": entries}]
         for item in objects:
-            out.write(("[\n" if first else ",\n") + json.dumps(item, ensure_ascii=False))
+            out.write((opening if first else ",\n") + json.dumps(item, ensure_ascii=False))
             first = False
         nodes.clear()
 
@@ -205,5 +220,5 @@ def _jsonld(quads: Iterable[Quad], out) -> int:
             node.setdefault(p, []).append(_json_value(o))
         count += 1
     flush()
-    out.write("[]\n" if first else "\n]\n")
+    out.write(opening + closing if first else "\n" + closing)
     return count

@@ -45,10 +45,10 @@ FORMATS = {".trig": ox.RdfFormat.TRIG, ".nq": ox.RdfFormat.N_QUADS, ".nquads": o
            ".json": ox.RdfFormat.JSON_LD}
 
 _WANTED = frozenset([RDF_TYPE, RDF + "subject", RDF + "predicate", RDF + "object", RDF + "reifies", RDFS + "label",
-                     PROV + "hadPrimarySource", PROV + "qualifiedDerivation", PROV + "invalidated",
+                     PROV + "hadPrimarySource", PROV + "qualifiedDerivation", PROV + "hadMember", PROV + "invalidated",
                      DCTERMS + "identifier", VOID + "uriSpace"]
                     + [PG + name for name in ("artifactId", "assertionId", "ordinal", "content", "polynomial",
-                                              "exact", "index", "member", "text", "format", "graphMeta", "rulesText",
+                                              "exact", "index", "member", "supportSet", "text", "format", "graphMeta", "rulesText",
                                               "fact", "artifactCount", "assertionCount", "factsIncluded",
                                               "status", "policy", "negated", "evidence")])
 
@@ -166,17 +166,21 @@ def read_rdf(path: str | Path, format: str | None = None) -> RdfImport:
     if _one(head, PG + "format", "the export") != FORMAT:
         raise PolygraphError("bad_rdf", f"{path} is {head[PG + 'format'][0]!r}, expected {FORMAT!r}")
     minter = Minter(_one(head, VOID + "uriSpace", "the export"))
-    meta = json.loads(_one(head, PG + "graphMeta", "the export"))
+    meta = _json(head, PG + "graphMeta", "the export")
     assertions, by_node = _assertions(nodes, minter)
-    semiring = WhySemiring(cap=None if meta.get("cap", "none") == "none" else int(meta["cap"]))
+    cap = meta.get("cap", "none") if isinstance(meta, dict) else None
+    if not (isinstance(cap, str) and (cap == "none" or cap.isdigit())):
+        raise PolygraphError("bad_rdf", f"{path}: pg:graphMeta is not an object with a cap (a number or 'none')")
+    semiring = WhySemiring(cap=None if cap == "none" else int(cap))
     artifacts = _artifacts(nodes, by_node, {a.id: i for i, a in enumerate(assertions)}, semiring)
     for name, found in (("assertionCount", len(assertions)), ("artifactCount", len(artifacts))):
-        expected = int(_one(head, PG + name, "the export"))
+        expected = _integer(head, PG + name, "the export")
         if expected != found:
             raise PolygraphError("bad_rdf", f"{path} declares {expected} {name[:-5]}s but holds {found}: "
                                             "is it truncated, or merged with another export?")
     facts_included = _one(head, PG + "factsIncluded", "the export") in ("true", "1")
-    facts = [_fact(json.loads(text)) for text in head.get(PG + "fact", ())] if facts_included else []
+    facts = [_fact(_json({PG + "fact": [text]}, PG + "fact", "the export")) for text in head.get(PG + "fact", ())] \
+        if facts_included else []
     if facts_included:
         facts += [StoredFact(*a.fact, a.support, a.exact) for a in artifacts]
     deletion = next((n for n in nodes.values() if PG + "policy" in n), None)
@@ -215,7 +219,7 @@ def _assertions(nodes, minter: Minter) -> tuple[list[Assertion], dict[str, str]]
                               kind=kinds[0] if kinds else "source_claim",
                               negated=PG + "negated" in node and _one(node, PG + "negated", what) in ("true", "1"),
                               evidence=_evidence(node, kinds[0] if kinds else "source_claim", what))
-        rows.append((int(_one(node, PG + "ordinal", what)), assertion))
+        rows.append((_integer(node, PG + "ordinal", what), assertion))
         by_node[iri] = id_
     rows.sort(key=lambda row: row[0])
     assertions = [a for _, a in rows]
@@ -253,15 +257,16 @@ def _artifacts(nodes, by_node: dict[str, str], order: dict[str, int], semiring: 
         if len(layers) != 1:
             raise PolygraphError("bad_rdf", f"{what} has {len(layers)} layer classes, expected one")
         sets = []
-        for set_iri in node.get(PROV + "qualifiedDerivation", ()):
+        # pg:supportSet and prov:hadMember; exports written before: prov:qualifiedDerivation and pg:member
+        for set_iri in [*node.get(PG + "supportSet", ()), *node.get(PROV + "qualifiedDerivation", ())]:
             set_node = nodes.get(set_iri, {})
             members = []
-            for member in set_node.get(PG + "member", ()):
+            for member in [*set_node.get(PROV + "hadMember", ()), *set_node.get(PG + "member", ())]:
                 if member not in by_node:
                     raise PolygraphError("bad_rdf", f"support set {set_iri} cites {member}, which is no assertion")
                 members.append(by_node[member])
             members = sorted(set(members), key=order.__getitem__)
-            sets.append((int(_one(set_node, PG + "index", f"support set {set_iri}")), tuple(members)))
+            sets.append((_integer(set_node, PG + "index", f"support set {set_iri}"), tuple(members)))
         support = tuple(members for _, members in sorted(sets))
         exact = _one(node, PG + "exact", what) in ("true", "1")
         polynomial = str(semiring.polynomial(support, exact=exact))
@@ -269,14 +274,32 @@ def _artifacts(nodes, by_node: dict[str, str], order: dict[str, int], semiring: 
         if polynomial != stated:
             raise PolygraphError("bad_rdf", f"{what}: its support sets make {polynomial!r} "
                                             f"but its pg:polynomial says {stated!r}")
-        content = json.loads(_one(node, PG + "content", what))
-        rows.append((int(_one(node, PG + "ordinal", what)),
+        content = _json(node, PG + "content", what)
+        rows.append((_integer(node, PG + "ordinal", what),
                      Artifact(id_, layers[0], content, support, exact)))
     rows.sort(key=lambda row: row[0])
     artifacts = [a for _, a in rows]
     if len({a.id for a in artifacts}) != len(artifacts):
         raise PolygraphError("bad_rdf", "two artifact nodes share an artifact id")
     return artifacts
+
+
+def _integer(node: dict, predicate: str, what: str) -> int:
+    """The one value of ``predicate`` as an integer; a literal that is none is a bad_rdf error."""
+    value = _one(node, predicate, what)
+    try:
+        return int(value)
+    except ValueError:
+        raise PolygraphError("bad_rdf", f"{what}: {predicate} is {value!r}, not an integer") from None
+
+
+def _json(node: dict, predicate: str, what: str):
+    """The one value of ``predicate`` read as JSON; a literal that is none is a bad_rdf error."""
+    value = _one(node, predicate, what)
+    try:
+        return json.loads(value)
+    except ValueError as error:
+        raise PolygraphError("bad_rdf", f"{what}: {predicate} is not JSON ({error})") from None
 
 
 def _fact(record) -> StoredFact:
