@@ -1,4 +1,5 @@
-"""``add``, ``log``, ``replay``: a graph's history of versions (graph/ledger.py, query/replay.py)."""
+"""``add``, ``log``, ``replay``, ``diff``: a graph's history of versions and graphs compared
+(graph/ledger.py, query/replay.py, query/diff.py)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,24 @@ def register(commands) -> None:
     add_json(replay, "replay")
     replay.set_defaults(run=_run_replay)
 
+    diff = commands.add_parser(
+        "diff", help="compare two graphs by content: artifacts only in one, labels that differ, by layer",
+        description="Compare two graphs (files or folders, at any version) by what they say, not how they number "
+                    "it: artifacts matched by id, assertions by id, a label as its support sets by assertion id "
+                    "and its exact flag. Prints, per layer, the artifacts only in the first, only in the second, "
+                    "in both with another content or another label, and the same; the size of the symmetric "
+                    "difference |G1 Δ G2| (the study's replay floor); and the first differences with both "
+                    "sides. Exit 0 when the graphs say the same, 1 when they differ.")
+    diff.add_argument("first", metavar="GRAPH1", help="a graph file or folder")
+    diff.add_argument("second", metavar="GRAPH2", help="a graph file or folder")
+    diff.add_argument("--at1", type=_version, metavar="VERSION", help="read GRAPH1 as it was at this version")
+    diff.add_argument("--at2", type=_version, metavar="VERSION", help="read GRAPH2 as it was at this version")
+    diff.add_argument("--layer", metavar="LAYER", help="compare the artifacts of one layer only (claim, edge, ...)")
+    diff.add_argument("--limit", type=_count, default=10, metavar="N",
+                      help="list at most N differences (default 10; 0: counts only)")
+    add_json(diff, "diff")
+    diff.set_defaults(run=_run_diff)
+
 
 def add_at(parser: argparse.ArgumentParser) -> None:
     """Adds ``--at VERSION`` to a command that reads a graph."""
@@ -64,6 +83,41 @@ def _version(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"versions are numbered from 1, not {value}")
     return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--limit takes a number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--limit cannot be negative ({value})")
+    return value
+
+
+def _run_diff(args: argparse.Namespace) -> int:
+    from polygraph_logic.query.diff import diff_graphs  # start-up time: loaded when run
+    from polygraph_logic.progress import Progress  # start-up time: loaded when run
+    with Progress(f"comparing {args.first} and {args.second}", stream=sys.stderr) as progress:
+        found = diff_graphs(args.first, args.second, args.at1, args.at2, layer=args.layer, limit=args.limit,
+                            progress=lambda n: progress.phase(f"{n:,} artifacts read"))
+    if args.json:
+        print_json(found.to_json())
+        return 0 if found.identical else 1
+    names = [name + (f" (version {at})" if at else "") for name, at in ((args.first, args.at1), (args.second, args.at2))]
+    print(f"{names[0]} against {names[1]}: " + ("the same" if found.identical else
+                                                      f"|G1 Δ G2| = {found.symmetric:,} artifacts in one graph only"))
+    header = f"{'':<14} {'only 1st':>10} {'only 2nd':>10} {'content':>10} {'label':>10} {'same':>10}"
+    print(header)
+    rows = [("assertions", found.assertions), *sorted(found.layers.items())]
+    for name, c in rows:
+        print(f"{name:<14} {c.only_first:>10,} {c.only_second:>10,} {c.content:>10,} {c.label:>10,} {c.same:>10,}")
+    for example in found.examples:
+        first, second = example["first"], example["second"]
+        sides = " -> ".join(side["label"] + ("" if side["exact"] else " [capped]") if side else "absent"
+                            for side in (first, second))
+        print(f"  {example['change']}: {example['artifact']} ({example['layer']}): {sides}")
+    return 0 if found.identical else 1
 
 
 def _run_add(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ SHAPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "add": ("object", ("version", "mode", "reason", "assertions", "receipts", "changed", "artifacts", "retired")),
     "log": ("list", ("version", "time", "command", "action", "parent", "record", "stats")),
     "replay": ("object", ("output", "versions", "changed", "identical", "differences")),
+    "diff": ("object", ("first", "second", "identical", "symmetric_difference", "assertions", "layers", "examples")),
     "whatif": ("object", ("deletion", "deleted_assertions", "policy", "exact", "touched", "dead", "kept",
                           "uncertain", "by_layer", "elapsed_ms")),
     "why": ("object", ("artifact", "layer", "label", "exact", "support_sets", "derivations")),
