@@ -196,3 +196,24 @@ def test_repl_help_lists_commands_not_eof(graph_path):
     text = _repl_lines(graph_path, "help")[0]
     assert "retract" in text and "apply" in text and "quit" in text
     assert "EOF" not in text and "Undocumented" not in text
+
+
+def test_top_during_a_deletion_ranks_the_other_sources_by_what_each_kills_beyond_it(graph_path):
+    """Figure 1's merge MAPK/ERK rests on two support sets, one from PMID:39973430 and one from
+    example:paper-B: once the first source is retracted, retracting paper B also kills the merge."""
+    session = Session.open(graph_path)
+    first = session.top(3)
+    assert first[0]["source"] == "PMID:39973430" and "merge" not in first[0]["by_layer"]
+    session.retract("PMID:39973430")
+    ranked = session.top(10)
+    assert "PMID:39973430" not in {row["source"] for row in ranked}
+    by_source = {row["source"]: row for row in ranked}
+    assert by_source["example:paper-B"]["by_layer"].get("merge") == 1
+    dead_now = set(session.diff().dead)
+    for row in ranked:  # each count: what the two retractions kill together, less what the first kills
+        both = Session.open(graph_path)
+        both.retract("PMID:39973430")
+        assert row["dead"] == len(set(both.retract(row["source"]).dead) - dead_now)
+        both.graph.close()
+    assert [row["dead"] for row in ranked] == sorted((row["dead"] for row in ranked), reverse=True)
+    session.graph.close()

@@ -160,11 +160,13 @@ class Repl(cmd.Cmd):
         print_robustness(self.session.robustness(self._one("robustness", arg)), self.stdout)
 
     def do_top(self, arg: str) -> None:
-        """top [N]: the N sources (default 10) whose retraction kills the most artifacts"""
+        """top [N]: the N sources (default 10) whose retraction kills the most artifacts (with a deletion under way: beyond it, among the sources it does not retract)"""
         words = self._arguments("top", arg, 0, 1)
         if words and not (words[0].isdigit() and int(words[0]) > 0):
             raise PolygraphError("bad_argument", f"top takes a positive whole number, not {words[0]!r}; "
                                                  f"usage: {self._usage('top')}")
+        if self.session.deletion:
+            self._say(f"  beyond the current deletion ({self.session.deletion}):")
         for row in self.session.top(int(words[0]) if words else 10):
             layers = ", ".join(f"{k} {v}" for k, v in sorted(row["by_layer"].items()))
             self._say(f"  {row['source']:30} {row['dead']:>6}  ({layers})")
