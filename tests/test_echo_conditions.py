@@ -224,7 +224,10 @@ def test_the_text_says_the_balance_and_the_echo(echo_graph, capsys):
             "(study:c4-against-2): undecided\n") in text
     assert main(["robustness", graph, claim("1S5P")]) == 0
     text = capsys.readouterr().out
-    assert "paths: 5 (support sets); origins: 1 distinct; independent supports: 1" in text
+    assert "paths: 5 (support sets); origins: 1 distinct" in text
+    # five sources, one origin: the sources are not called independent beside the echo
+    assert "with no source in common: 5; with no origin in common (independent supports): 1" in text
+    assert "independent sources" not in text
     assert "ECHO: 5 paths, one origin" in text and "lower bound" not in text
 
 

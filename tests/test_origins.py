@@ -240,7 +240,8 @@ def test_cli_build_robustness_and_top_sources_with_origins(echoed, tmp_path, cap
     capsys.readouterr()
     assert main(["robustness", str(out), "merge:mapk-erk"]) == 0
     text = capsys.readouterr().out
-    assert "paths: 2 (support sets); origins: 1 distinct; independent supports: 1" in text
+    assert "paths: 2 (support sets); origins: 1 distinct" in text
+    assert "with no origin in common (independent supports): 1" in text
     assert "ECHO: 2 paths, one origin" in text
     assert main(["robustness", str(out), "merge:mapk-erk", "--json", "--origins",
                  str(write_jsonl(tmp_path / "none.jsonl", [{"source": "x", "derived_from": "y"}]))]) == 0

@@ -110,10 +110,11 @@ def print_robustness(result: dict, out=None) -> None:
           file=out)
     print(f"  fewest sources whose retraction kills it: "
           f"{len(result['fewest_sources_to_kill'])} ({', '.join(result['fewest_sources_to_kill'])})", file=out)
-    print(f"  independent sources: {result['independent_sources']}", file=out)
+    # sources that share an origin are not independent: the echo's count is the one by origin
+    print(f"  support sets with no source in common: {result['independent_sources']}; with no origin in common "
+          f"(independent supports): {result['independent_supports']}", file=out)
     counted = "support sets" if result["paths_counted"] == "support_sets" else result["paths_counted"]
-    print(f"  paths: {paths} ({counted}); origins: {origins} distinct; independent supports: "
-          f"{result['independent_supports']} (no origin in common)", file=out)
+    print(f"  paths: {paths} ({counted}); origins: {origins} distinct", file=out)
     if result["echo"]:
         print(f"  ECHO: {paths} paths, one origin", file=out)
     print(f"  fewest origins whose retraction kills it: {len(result['fewest_origins_to_kill'])} "

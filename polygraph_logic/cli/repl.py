@@ -156,7 +156,7 @@ class Repl(cmd.Cmd):
         print_whynot(self.session.whynot(self._one("whynot", arg)), self.stdout)
 
     def do_robustness(self, arg: str) -> None:
-        """robustness ARTIFACT: fewest sources that kill it, independent sources, echo"""
+        """robustness ARTIFACT: fewest sources that kill it, support sets with no source or no origin in common, echo"""
         print_robustness(self.session.robustness(self._one("robustness", arg)), self.stdout)
 
     def do_top(self, arg: str) -> None:

@@ -5,7 +5,7 @@
   support set.
 - ``whynot``: after a deletion, which deleted assertions (and sources) broke each set.
 - ``robustness``: the fewest sources whose retraction kills it (a minimum hitting set
-  over the sources of its support sets), how many independent sources back it
+  over the sources of its support sets), how many of its support sets share no source
   (support sets with pairwise disjoint sources), and over evidential origins (``derived_from``
   collapses sources into origins, see origins.py): its ``paths``, its distinct ``origins``
   (the design's N_prov), its ``independent_supports`` (support sets with no origin in
@@ -239,7 +239,8 @@ def whynot(graph, artifact_id: str, deletion: Deletion, policy: str = "trust-all
 def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
                distrust: tuple[str, ...] = ()) -> dict:
     """Returns the fewest sources (and origins) whose retraction kills the artifact, its
-    independent sources, its paths, distinct origins and independent supports, and the echo
+    support sets with no source in common, its paths, distinct origins and independent supports
+    (support sets with no origin in common: sources of one origin are not independent), and the echo
     flag (see the module docstring and origins.py).  A capped label's support sets are all
     expanded from the graph's circuit; where that cannot be done whole (``exact`` false) every
     count is a lower bound (``lower_bounds``).  ``origins`` overrides the graph's stored

@@ -330,7 +330,7 @@ function robustnessCard(r) {
   return h("div", {class: "card", id: "robustness"}, h("h3", {}, "Robustness"),
     h("p", {}, `Fewest sources whose retraction kills it${r.exact ? "" : " (capped label: at least)"}: `,
       h("b", {}, r.fewest_sources_to_kill.length), ` (${r.fewest_sources_to_kill.join(", ")}); `,
-      `independent sources: ${r.independent_sources}; ${plural(r.support_sets, "support set")} over ${plural(r.sources.length, "source")}`,
+      `${plural(r.support_sets, "support set")} over ${plural(r.sources.length, "source")}, ${r.independent_sources} with no source in common`,
       r.echo ? h("span", {class: "badge dead"}, "echo: several paths, one origin") : ""),
     h("p", {id: "provenance"}, "paths ", h("b", {id: "paths"}, r.paths),
       r.paths_counted === "support_sets" ? " (support sets)" : ` (${r.paths_counted})`, ", origins ",
