@@ -350,3 +350,49 @@ def test_cli_flags_and_their_errors(dated, capsys):
     assert main(["why", str(path), "merge:mapk-erk", "--require", "source_claim,verification", "--json"]) == 0
     explained = json.loads(capsys.readouterr().out)
     assert explained["meets_requirement"] == any(explained["qualifies"])
+
+
+@pytest.mark.parametrize("kinds", [("source_claim",), ("verification",)])
+def test_a_summary_meets_a_requirement_only_when_each_sentence_standing_does(dated, kinds):
+    """A summary with sentence-level receipts stands while one sentence does, but meets a requirement
+    only when every sentence standing meets it (brute force over the sentences' own marks)."""
+    _, _, _, path, _ = dated
+    with Graph(path) as graph:
+        outcome = what_if(graph, Deletion(), require=Requirement(kinds))
+        unqualified = {u["id"] for u in outcome.unqualified}
+        checked = 0
+        for artifact in graph.artifacts("summary"):
+            sentences = graph.sentence_ids(artifact.id)
+            if not sentences:
+                continue
+            checked += 1
+            assert (artifact.id in unqualified) == any(s in unqualified for s in sentences), artifact.id
+        assert checked
+
+
+def test_show_whatif_why_and_export_agree_on_a_summary_with_one_sentence_of_another_kind(tmp_path, capsys):
+    """Figure 1's AIM2 summary, its first sentence cited by a model's hypothesis: the summary does not
+    meet --require source_claim, whichever command asks; once that sentence is retracted it does."""
+    variant = tmp_path / "kinds.jsonl"
+    variant.write_text((FIGURE1 / "assertions.jsonl").read_text().replace(
+        '"id": "a31",', '"id": "a31", "kind": "model_hypothesis",'))
+    path = tmp_path / "kinds.graph"
+    build_graph(variant, FIGURE1 / "receipts.jsonl", [RO]).write(path)
+    require = Requirement(("source_claim",))
+    with Graph(path) as graph:
+        assert "summary:aim2" in {u["id"] for u in what_if(graph, Deletion(), require=require).unqualified}
+        after = what_if(graph, Deletion(sources=("PMID:40057077",)), require=require)
+        assert after.summaries["summary:aim2"]["status"] == "trimmed"
+        assert "summary:aim2" not in {u["id"] for u in after.unqualified}
+    capsys.readouterr()
+    assert main(["why", str(path), "summary:aim2", "--require", "source_claim", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["meets_requirement"] is False
+    assert main(["show", str(path), "--layer", "summary", "--require", "source_claim"]) == 0
+    shown = capsys.readouterr().out
+    assert "summary:aim2  " in shown and "no support set of only source_claim" in shown.split("summary:aim2-flat")[0]
+    export_graph(path, tmp_path / "k.nq", "nquads", require=require)
+    dataset = rdflib.Dataset()
+    dataset.parse(str(tmp_path / "k.nq"), format="nquads")
+    meets = {str(s): o.toPython() for s, p, o, _ in dataset.quads((None, rdflib.URIRef(PG + "meetsRequirement"), None))}
+    assert meets["https://w3id.org/polygraph/id/artifact/summary:aim2"] is False
+    assert meets["https://w3id.org/polygraph/id/artifact/summary:aim2-flat"] is True

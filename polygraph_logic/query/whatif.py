@@ -346,6 +346,12 @@ def _mark_unqualified(graph, numbers: dict[int, str], outcome: Outcome, require:
     # a claim demoted by the strict deletion stands only as the edge its triple is (which is marked
     # on its own): as a claim it has no support set of the kinds
     fallen = strict.dead_ranks | set(strict.demotions)
+    # a summary with sentence-level receipts stands trimmed while one sentence does, but it meets
+    # the requirement only when every sentence standing now does: one sentence of other kinds is
+    # enough for it not to (why says the same of its label)
+    fallen |= {n for n, (id_, layer) in strict.rows.items() if layer == "summary" and id_ in strict.summaries
+               and strict.summaries[id_]["dead_sentences"]
+               > outcome.summaries.get(id_, {}).get("dead_sentences", 0)}
     outcome.unqualified = strict.listing(n for n in strict._ordered if n in fallen and n not in outcome.dead_ranks
                                          and n not in outcome.demotions)
 
@@ -356,7 +362,7 @@ def requirement_marks(graph, result: dict, require: Requirement) -> dict:
     the what-if, so exact when a capped label lists only some of its sets)."""
     supports = [{a["id"] for a in support} for support in result["support_sets"]]
     marks = require.qualifying(graph, supports)
-    if result["exact"] and result.get("expanded") is None:
+    if result["exact"] and result.get("expanded") is None and result.get("layer") != "summary":
         meets = any(marks)
     else:
         outcome = what_if(graph, Deletion(), require=require)
