@@ -41,7 +41,7 @@ class ReferenceGraph:
 
         touched = [a for a in self.artifacts if any(x in deleted for g in a.support for x in g)]
         out.touched = {a.id for a in touched}
-        distrusted = policy.split(":", 1)[1] if policy.startswith("distrust:") else None
+        rules = _rules(policy)
         dead_by_label = {a.id for a in touched if label_dead(a.support)}
         inexact = {a.id for a in self.artifacts if not a.exact}
         if policy == "trust-all":
@@ -56,11 +56,14 @@ class ReferenceGraph:
                     if a.exact or stating <= deleted:
                         dies.add(a.id)
         else:
-            dies = dead_by_label | {a.id for a in touched if a.layer == distrusted}
+            dies = dead_by_label | {a.id for a in touched if rules.get(a.layer) == "distrust"}
+            if rules.get("summary") == "distrust-flat":  # a summary no sentence belongs to
+                with_sentences = {a.content["summary"] for a in self.artifacts if a.layer == "sentence"}
+                dies |= {a.id for a in touched if a.layer == "summary" and a.id not in with_sentences}
         uncertain = set()
         if policy not in ("flat", "deployed"):
             uncertain = dies & dead_by_label & inexact
-        if policy != "flat" and distrusted != "edge":
+        if policy != "flat" and rules.get("edge") != "distrust":
             for a in touched:
                 if a.layer != "claim" or a.id not in dies or a.id not in dead_by_label:
                     continue
@@ -72,13 +75,13 @@ class ReferenceGraph:
                     dies.discard(a.id)
                 elif not edge.exact:
                     uncertain.add(a.id)
-        self._summaries(touched, dies, policy, distrusted, out)
+        self._summaries(touched, dies, policy, rules, out)
         out.dead = dies
         out.uncertain = (uncertain - out.demoted) & dies
         return out
 
-    def _summaries(self, touched, dies, policy, distrusted, out) -> None:
-        trusting = policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence")
+    def _summaries(self, touched, dies, policy, rules, out) -> None:
+        trusting = policy not in ("flat", "deployed") and "distrust" not in (rules.get("summary"), rules.get("sentence"))
         sentences: dict[str, list[str]] = {}
         for a in self.artifacts:
             if a.layer == "sentence":
@@ -98,3 +101,15 @@ class ReferenceGraph:
                 dies.update(parts)
             status = "removed" if removed else ("trimmed" if dead else "kept")
             out.summaries[summary] = {"status": status, "sentences": len(parts), "dead_sentences": len(dead)}
+
+
+def _rules(policy: str) -> dict[str, str]:
+    """Each layer's rule as docs/whatif.md states the policies: distrust:L is L=distrust, study is
+    summary=distrust-flat, a composition lists its layers (the rest trust their labels)."""
+    if policy in ("trust-all", "flat", "deployed"):
+        return {}
+    if policy == "study":
+        return {"summary": "distrust-flat"}
+    if policy.startswith("distrust:"):
+        return {policy[len("distrust:"):]: "distrust"}
+    return dict(part.split("=") for part in policy.split(","))

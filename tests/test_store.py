@@ -22,6 +22,8 @@ from reference_whatif import ReferenceGraph  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RO = ROOT / "rules" / "ro.dl"
+#: policies composed per layer (query/policies.py), beside the named ones
+COMPOSED = ("summary=distrust-flat,merge=distrust", "edge=distrust,sentence=distrust", "claim=distrust,edge=trust")
 
 
 def build(tmp_path, directory, cap=8, rules=(RO,), name="g.graph") -> Path:
@@ -74,7 +76,7 @@ def test_disk_path_equals_the_reference_for_every_policy(tmp_path, example, cap)
         reference = ReferenceGraph(graph)
         rng = random.Random(cap)
         for deletion in random_deletions(reference, rng, 8 if example == "synthetic" else 12):
-            for policy in POLICIES:
+            for policy in (*POLICIES, *COMPOSED):
                 assert_same(graph, reference, deletion, policy)
                 assert_settled_as_rederived(circuit, graph, deletion, policy)
 

@@ -193,3 +193,28 @@ def test_a_long_deletion_is_named_briefly_in_the_text_and_whole_in_json():
     assert deletion.summary(3).startswith("retract-source s0, retract-source s1, retract-source s2, and 9 more")
     assert str(deletion) == deletion.summary(None) and str(deletion).count("retract-source") == 12
     assert Deletion().summary() == "nothing"
+
+
+def test_the_study_policy_and_policies_composed_per_layer(figure1_graph):
+    """Figure 1's AIM2 summaries after PMID:40057077 (the source of a31, their first sentence):
+    the flat one falls under study and the sentence-level one is trimmed; distrust:summary
+    removes both; a composition says the same as its named form."""
+    from polygraph_logic.query.policies import check_policy, layer_rules
+    with Graph(figure1_graph) as graph:
+        deletion = Deletion(sources=("PMID:40057077",))
+        study = what_if(graph, deletion, "study")
+        assert "summary:aim2-flat" in study.dead and "summary:aim2" not in study.dead
+        assert study.summaries["summary:aim2"]["status"] == "trimmed"
+        assert "summary:aim2-flat" not in what_if(graph, deletion, "trust-all").dead
+        assert {"summary:aim2", "summary:aim2-flat"} <= set(what_if(graph, deletion, "distrust:summary").dead)
+        for named, composed in (("study", "summary=distrust-flat"), ("distrust:merge", "merge=distrust"),
+                                ("trust-all", "claim=trust,edge=trust")):
+            assert what_if(graph, deletion, named).dead == what_if(graph, deletion, composed).dead
+        both = what_if(graph, Deletion(sources=("PMID:39973430", "example:paper-B")), "summary=distrust-flat,merge=distrust")
+        assert "merge:mapk-erk" in both.dead
+    assert layer_rules("summary=distrust-flat, merge = distrust") == {"summary": "distrust-flat", "merge": "distrust"}
+    for bad, why in (("edge=distrust-flat", "no rule 'distrust-flat' for edge"), ("nodes=trust", "no layer 'nodes'"),
+                     ("edge=trust,edge=distrust", "named twice"), ("lenient", "unknown policy")):
+        with pytest.raises(PolygraphError, match=why) as raised:
+            check_policy(bad)
+        assert raised.value.code == "unknown_policy"

@@ -156,13 +156,11 @@ def add_graph(command: argparse.ArgumentParser) -> None:
 
 
 def policy_name(text: str) -> str:
-    """``--policy POLICY``: a cleanup policy of whatif.POLICIES; any other name is ``unknown_policy``,
-    the code the Python API and the REPL give."""
-    from polygraph_logic.query.whatif import POLICIES  # noqa: PLC0415
+    """``--policy POLICY``: a cleanup policy of policies.POLICIES or one composed per layer
+    (``LAYER=RULE,...``); anything else is ``unknown_policy``, the code the Python API and the REPL give."""
+    from polygraph_logic.query.policies import check_policy  # noqa: PLC0415
 
-    if text not in POLICIES:
-        raise PolygraphError("unknown_policy", f"unknown policy {text!r}; choose one of: {', '.join(POLICIES)}")
-    return text
+    return check_policy(text)
 
 
 def add_policy(command, *, repeatable: bool = False, default: str | None = "trust-all",
@@ -173,11 +171,13 @@ def add_policy(command, *, repeatable: bool = False, default: str | None = "trus
     names = tuple(policies or POLICIES)
     if repeatable:
         command.add_argument("--policy", action="append", type=policy_name, metavar="POLICY",
-                             help=f"a cleanup policy to evaluate (repeatable): {', '.join(names)} "
-                                  f"(default {default})")
+                             help=f"a cleanup policy to evaluate (repeatable): {', '.join(names)}, or one "
+                                  f"composed per layer, LAYER=RULE[,...] (default {default})")
     else:
         command.add_argument("--policy", default=default, type=policy_name, metavar="POLICY",
-                             help=f"cleanup policy: {', '.join(names)} (default {default})")
+                             help=f"cleanup policy: {', '.join(names)}, or one composed per layer, "
+                                  f"LAYER=RULE[,...] with RULE trust, distrust or (summaries) distrust-flat "
+                                  f"(default {default})")
 
 
 def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, policies=None) -> None:

@@ -9,6 +9,7 @@ policy ``unknown_policy``, an unknown kind ``unknown_kind``, as the commands say
 from __future__ import annotations
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.query.policies import check_policy
 
 
 def _text(description: str) -> dict:
@@ -147,6 +148,9 @@ def _check(name: str, spec: dict, value) -> None:
     if not fits:
         raise PolygraphError("bad_argument", f"{name} is {'an' if kind == 'integer' else 'a'} {kind}, not "
                                              f"{_shown(value)}")
+    if name == "policy" and value not in spec.get("enum", ()):  # or one composed per layer, as the commands take
+        check_policy(value)
+        return
     if "enum" in spec and value not in spec["enum"]:
         code = "unknown_policy" if name == "policy" else "unknown_kind" if "verification" in spec["enum"] else \
             "bad_argument"

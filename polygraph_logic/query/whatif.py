@@ -40,10 +40,10 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS, layer_order
 from polygraph_logic.query.evidence import EvidenceView, Requirement
+from polygraph_logic.query.policies import POLICIES, check_policy, layer_rules  # noqa: F401  (re-exported)
 from polygraph_logic.query.rederive import as_graph  # noqa: F401  (re-exported)
 from polygraph_logic.query.whatif_verdicts import decide
 
-POLICIES = ("deployed", "trust-all", "flat") + tuple(f"distrust:{layer}" for layer in LAYERS)
 
 
 
@@ -284,13 +284,6 @@ class Outcome:
                 "unqualified": self.unqualified, "unqualified_by_layer": counts}
 
 
-def check_policy(policy: str) -> str:
-    """Returns the policy if it is known; raises PolygraphError naming the choices otherwise."""
-    if policy not in POLICIES:
-        raise PolygraphError("unknown_policy", f"unknown policy {policy!r}; choose one of: {', '.join(POLICIES)}")
-    return policy
-
-
 def refuse_witness(graph, what: str) -> None:
     """Refuses a question whose answer reads every support set of a label, on a graph whose labels
     keep one support set per fact (``polygraph build --labels witness``): naming why and what to do."""
@@ -311,8 +304,9 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     """
     check_policy(policy)
     graph = as_graph(graph)
-    if policy == "flat" or policy.startswith("distrust:"):
-        refuse_witness(graph, f"the policy {policy} removes every artifact a deletion touches")
+    rules = layer_rules(policy)
+    if rules is None and policy == "flat" or any(rule.startswith("distrust") for rule in (rules or {}).values()):
+        refuse_witness(graph, f"the policy {policy} removes artifacts a deletion touches")
     if require:
         refuse_witness(graph, "--require asks whether any of an artifact's support sets holds a kind")
     started = time.perf_counter()

@@ -11,6 +11,7 @@ from polygraph_logic.graph.goal_plans import stated_by
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.settling import by_numbers
 from polygraph_logic.provenance.circuit import settle
+from polygraph_logic.query.policies import layer_rules, trusts_sentences
 from polygraph_logic.query.rederive import Rederiver
 from polygraph_logic.query.revival import revived_in_store
 
@@ -35,22 +36,22 @@ def decide(graph: Graph, deleted: frozenset[int], outcome, rederiver=None) -> No
     if outcome.exact and policy != "flat":
         revived = _revived(graph, deleted, outcome, rederiver)
         label_dead = {n for n in label_dead if fact_of[n] not in revived}
-    distrusted = policy.split(":", 1)[1] if policy.startswith("distrust:") else None
-    if policy == "trust-all":
-        dies = set(label_dead)
-    elif policy == "flat":
+    rules = layer_rules(policy)  # the layers that do not trust their labels (policies.py); None: flat, deployed
+    if policy == "flat":
         dies = set(rows)
     elif policy == "deployed":
         dies = {n for n in label_dead if rows[n][1] == "claim"
                 and (n not in inexact or deleted.issuperset(graph.stating(outcome.triple(n))))}
     else:
-        dies = label_dead | {n for n in rows if rows[n][1] == distrusted}
+        dies = label_dead | {n for n in rows if rules.get(rows[n][1]) == "distrust"}
+        if rules.get("summary") == "distrust-flat":  # a flat summary (no sentence points at it) when touched
+            dies |= {n for n in rows if rows[n][1] == "summary" and n not in parts}
     uncertain = set()
     if not outcome.exact and policy not in ("flat", "deployed"):
         uncertain = dies & inexact
-    if policy != "flat" and distrusted != "edge":
+    if policy != "flat" and (rules or {}).get("edge") != "distrust":
         uncertain |= _demote(graph, deleted, dies, label_dead, outcome, revived)
-    _trim_summaries(graph, parts, dies, policy, distrusted, outcome)
+    _trim_summaries(graph, parts, dies, trusts_sentences(rules), outcome)
     outcome.dead_ranks = dies
     outcome.uncertain_ranks = uncertain & dies
 
@@ -129,15 +130,14 @@ def _demote(graph: Graph, deleted: frozenset[int], dies: set[int], label_dead: s
     return uncertain
 
 
-def _trim_summaries(graph: Graph, parts: dict[int, int], dies: set[int], policy: str, distrusted: str | None,
-                    outcome) -> None:
+def _trim_summaries(graph: Graph, parts: dict[int, int], dies: set[int], trusting: bool, outcome) -> None:
     """Keeps a sentence-level summary with its dead sentences dropped while any sentence stands;
     a removed summary takes its sentences with it (``outcome.rows`` and ``dies`` are updated).
 
-    Only the summaries whose own row or a sentence's row is touched are looked at."""
+    Only the summaries whose own row or a sentence's row is touched are looked at; ``trusting``
+    False (policies.trusts_sentences), a summary dies by its own verdict and takes its sentences."""
     if not parts:
         return
-    trusting = policy not in ("flat", "deployed") and distrusted not in ("summary", "sentence")
     rows = outcome.rows
     members: dict[int, list[tuple[int, str]]] = {}
     names: dict[int, str] = {}

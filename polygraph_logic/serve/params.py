@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.query.evidence import EvidenceView, Requirement
+from polygraph_logic.query.policies import check_policy
 from polygraph_logic.query.whatif import POLICIES, Deletion
 
 MAX_LIMIT = 1000
@@ -111,10 +112,11 @@ def flag(params: Params, name: str) -> bool:
 
 
 def policy(value: str) -> str:
-    """Returns a known cleanup policy; an unknown one is a 400 naming the choices."""
-    if value not in POLICIES:
-        raise ApiError(400, "unknown_policy", f"unknown policy {value[:60]!r}; choose one of: {', '.join(POLICIES)}")
-    return value
+    """Returns a known cleanup policy (or one composed per layer); an unknown one is a 400 naming the choices."""
+    try:
+        return check_policy(value)
+    except PolygraphError as error:
+        raise ApiError(400, "unknown_policy", error.message[:400]) from None
 
 
 def policies(params: Params) -> list[str]:
