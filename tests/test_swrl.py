@@ -100,7 +100,8 @@ MINI_RULES = {
         'type(x, d) :- type(x, c), edge(c, "rdfs:subClassOf", d).  // and of every superclass',
     ],
     "contradiction": [
-        'contradiction(x, y, "SWRL: activates(x, y), overlaps(x, y) -> owl:Nothing(x), owl:Nothing(y)") :- '
+        'contradiction(x, y, "EX:0000001 vs EX:0000005: SWRL: activates(x, y), overlaps(x, y) -> owl:Nothing(x), '
+        'owl:Nothing(y)") :- '
         'edge(x, "EX:0000001", y), edge(x, "EX:0000005", y).  // SWRL rule (no IRI) "disjoint": '
         "activates(x, y), overlaps(x, y) -> owl:Nothing(x), owl:Nothing(y)",
     ],
@@ -173,7 +174,7 @@ def test_mini_rules_evaluate_through_type_has_self_and_contradiction(mini):
     assert str(model.label("edge", ("k", "EX:0000004", "k"))) == "t1·t2"  # hasSelf
     assert str(model.label("edge", ("k", "EX:0000001", "s"))) == "p1·t1·t2"  # the class atom
     assert str(model.label("edge", ("s", "EX:0000002", "k"))) == "p1·t1·t2"  # the inverse head
-    reason = "SWRL: activates(x, y), overlaps(x, y) -> owl:Nothing(x), owl:Nothing(y)"
+    reason = "EX:0000001 vs EX:0000005: SWRL: activates(x, y), overlaps(x, y) -> owl:Nothing(x), owl:Nothing(y)"
     assert str(model.label("contradiction", ("k", "s", reason))) == "o1·p1·t1·t2"  # product of both sides
     assert str(model.label("type", ("n", "EXC:0000002"))) == "n1"  # equivalence: self edge to class
 
@@ -275,8 +276,32 @@ def test_ro_nothing_rules_give_contradictions(ro_program):
     found = {args: str(label) for args, label in model.facts("contradiction").items()}
     # both rules fire: overlaps is symmetric and causally downstream of is the inverse of upstream
     assert sorted((x, y, reason.split("), ")[0]) for x, y, reason in found) == [
-        ("p", "q", "SWRL: causally upstream of(x, y"), ("q", "p", "SWRL: causally downstream of(x, y")]
+        ("p", "q", "RO:0002411 vs RO:0002131: SWRL: causally upstream of(x, y"),
+        ("q", "p", "RO:0002404 vs RO:0002131: SWRL: causally downstream of(x, y")]
     assert set(found.values()) == {"o1·u1"}  # the product of the two sides
+    # the reason names the two sides (two edges between the individuals, as a disjointness does)
+    from polygraph_logic.graph.contradiction_layer import sides
+    (x, y, reason), = [key for key in found if key[0] == "p"]
+    assert sides(x, y, reason) == [{"subject": "p", "predicate": "RO:0002411", "object": "q", "negated": False},
+                                   {"subject": "p", "predicate": "RO:0002131", "object": "q", "negated": False}]
+
+
+def test_ro_nothing_contradictions_have_sides_and_a_balance(tmp_path):
+    """Built into a graph, RO's owl:Nothing contradictions list their sides and the balance of
+    origins of each (one paper for each side here: undecided)."""
+    from polygraph_logic import build_graph
+    from polygraph_logic.query.contradictions import contradictions
+    from polygraph_logic.graph.store.graph_file import Graph
+    (tmp_path / "a.jsonl").write_text(
+        '{"id": "u1", "source": "paper:U", "subject": "p", "predicate": "RO:0002411", "object": "q"}\n'
+        '{"id": "o1", "source": "paper:O", "subject": "p", "predicate": "RO:0002131", "object": "q"}\n')
+    build_graph(tmp_path / "a.jsonl", None, [RO_DL]).write(tmp_path / "g.graph")
+    with Graph(tmp_path / "g.graph") as graph:
+        found = [c for c in contradictions(graph) if "SWRL" in c.reason]
+        assert found and all(c.balance is not None and len(c.sides) == 2 for c in found)
+        upstream = next(c for c in found if c.subject == "p")
+        assert upstream.balance.supporting == ("paper:U",) and upstream.balance.refuting == ("paper:O",)
+        assert upstream.balance.verdict == "undecided"
 
 
 # --- with ro.owl: counts, verdicts, fresh compilations -------------------------------------------

@@ -112,7 +112,7 @@ class _RuleReader:
         joined = ", ".join(atom.datalog() for atom in body)
         nothing = [a for atom in head if atom.kind == "nothing" for a in atom.args]
         if nothing:
-            reason = format_value(f"SWRL: {text}")
+            reason = format_value(_sides(body, nothing) + f"SWRL: {text}")
             rule = f"contradiction({nothing[0]}, {nothing[-1]}, {reason}) :- {joined}."
             why = ("a conclusion of owl:Nothing needs one tuple of individuals; between classes each edge "
                    "may have its own witness")
@@ -169,6 +169,20 @@ class _RuleReader:
             name = "owl:Nothing" if atom.kind == "nothing" else label(self.graph, atom.term)
             return f"{name}({atom.args[0]})"
         return ", ".join(map(one, atoms))
+
+
+_EDGE = re.compile(r'edge\((\w+), "([^"]+)", (\w+)\)\Z')
+
+
+def _sides(body: list[_Atom], nothing: list[str]) -> str:
+    """``"P vs Q: "`` when the body is two edges between the conclusion's two individuals, in its
+    direction (the form of a disjointness: the contradiction then has sides, contradiction_layer.py);
+    else nothing."""
+    found = [_EDGE.match(atom.datalog()) for atom in body]
+    ends = (nothing[0], nothing[-1])
+    if len(found) != 2 or not all(m is not None and (m[1], m[3]) == ends for m in found) or found[0][2] == found[1][2]:
+        return ""
+    return f"{found[0][2]} vs {found[1][2]}: "
 
 
 def _is_variable(term: str) -> bool:
