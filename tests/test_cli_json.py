@@ -54,6 +54,7 @@ CALLS = {
     "log": ["log", "f1.graph"],
     "replay": ["replay", "f1.graph", "-o", "replayed.graph"],
     "diff": ["diff", "f1.graph", "f1.graph"],
+    "verify": ["verify", "f1.graph"],
     "whatif": ["whatif", "f1.graph", "--retract-source", "PMID:39973430", "--retract-source", "PMID:40057077"],
     "why": ["why", "f1.graph", "merge:mapk-erk"],
     "whynot": ["whynot", "f1.graph", "summary:aim2", "--retract-source", "PMID:40057077"],

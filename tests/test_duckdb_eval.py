@@ -8,10 +8,11 @@ plan cannot evaluate exactly is refused by name.
 """
 
 import io
+import multiprocessing
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("duckdb")
@@ -74,6 +75,28 @@ def _outputs(text: str) -> str:
     return text + "\n" + "".join(f".output {name}\n" for name in named)
 
 
+#: how long pyDatalog may take on one program before it is given up (its top-down resolution loops
+#: on some recursive programs with negation, e.g. p(Y, Y) :- p("c", Y), f(Z, Y), f(1, X), !e(X, X).)
+PYDATALOG_SECONDS = 30
+
+
+def _pydatalog(text: str) -> dict | None:
+    """pyDatalog's closure of the program, computed in a child process; None when it does not end in
+    PYDATALOG_SECONDS (the child is stopped, and the example is noted)."""
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1) as pool:
+        pending = pool.apply_async(_closure_of, (text,))
+        try:
+            return pending.get(PYDATALOG_SECONDS)
+        except multiprocessing.TimeoutError:
+            note(f"pyDatalog did not end in {PYDATALOG_SECONDS} s on:\n{text}")
+            return None
+
+
+def _closure_of(text: str) -> dict:
+    return closure(parse_program(_outputs(text)))
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(folder.glob("*.csv"))}
 
@@ -84,13 +107,14 @@ def _files(folder: Path) -> dict[str, bytes]:
               'r(Y, X) :- q(X, Y), !p(Y, X).')
 def test_random_programs_equal_pydatalog_and_the_python_engine(tmp_path_factory, text):
     program = parse_program(_outputs(text))
-    expected = closure(program)
+    expected = _pydatalog(text)
     with boolean_closure(program) as tables:
         got = tables.model()
         folder = tmp_path_factory.mktemp("duckdb")
         write_relations(program, tables, folder, io.StringIO())
-    for name in got.relations():
-        assert set(got.facts(name)) == expected.get(name, set()), name
+    if expected is not None:  # None: pyDatalog did not end (below); the Python engine's files still judge
+        for name in got.relations():
+            assert set(got.facts(name)) == expected.get(name, set()), name
     reference = tmp_path_factory.mktemp("python")
     write_outputs(evaluate(program, "boolean"), reference)
     assert _files(folder) == _files(reference)

@@ -147,6 +147,10 @@ class ExportModel:
         yield node, PG + "assertionCount", integer(len(self.graph.assertions)), g
         yield node, PG + "artifactCount", integer(sum(self.counts.values())), g
         yield node, PG + "factsIncluded", TRUE if self.with_facts else FALSE, g
+        chained = self.graph.history_digest()
+        if chained is not None:  # the version exported and its hash-chain digest (graph/store/chain.py)
+            yield node, PG + "version", integer(chained[0]), g
+            yield node, PG + "historyDigest", Literal(chained[1]), g
 
     def _entity_labels(self, values, graph: str) -> Iterator[Quad]:
         for value in values:

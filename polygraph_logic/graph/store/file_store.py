@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
+from polygraph_logic.graph.store.chain import record_file
 from polygraph_logic.graph.store.backend import ARTIFACT_LABELS, Store, check_parent, disk_error
 from polygraph_logic.graph.store.circuit_rows import insert_file_circuit, write_file_circuit
 from polygraph_logic.graph.store.label_codec import decode_label
@@ -224,6 +225,7 @@ class FileStore(Store):
                 rows = circuit(_Writing(path, db))
                 if rows is not None:
                     insert_file_circuit(db, version, rows)
+            record_file(db, version)  # the version's link of the hash chain (chain.py), committed with it
             db.commit()
         except sqlite3.OperationalError as error:
             if not _DISK.search(str(error)):

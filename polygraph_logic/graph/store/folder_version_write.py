@@ -21,6 +21,7 @@ from typing import Callable
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder import FolderDB
+from polygraph_logic.graph.store.chain import record_folder
 from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, duckdb_connection, folder_rule_rows, \
     parquet_options, quoted, table_path
 from polygraph_logic.graph.store.folder_version_reads import FolderVersionReads, _Fact, _V
@@ -307,6 +308,7 @@ class FolderVersionWriter(FolderVersionReads):
             self._write_kills(con, partial)
             if complete is not None:
                 complete(partial, self.version)
+            record_folder(self.directory, self.version, written=partial)  # its link of the hash chain
             try:
                 partial.rename(version_folder(self.directory, self.version))
             except OSError:

@@ -27,6 +27,7 @@ from polygraph_logic.graph.store.circuit_rows import CircuitReads
 from polygraph_logic.graph.store.questions import Questions
 from polygraph_logic.graph.store.backend import Store, open_store
 from polygraph_logic.graph.store.rows import Artifact, StoredFact, bad_graph, fact_key, layer_order
+from polygraph_logic.graph.store.chain import recorded_digest
 from polygraph_logic.graph.store.stored_rules import load_rule
 from polygraph_logic.graph.store.views import Assertions, Rows
 
@@ -279,6 +280,13 @@ class Graph(Questions, ArtifactReads, CircuitReads):
         atom of the ground rules (the head's own: body relation None), for stratification."""
         return [(head, relation if body else None, arity) for head, relation, body, arity in self.query(
             "SELECT DISTINCT head, relation, body, json_array_length(args) FROM rule_atoms")]
+
+    def history_digest(self) -> tuple[int, str] | None:
+        """``(version, digest)``: the hash-chain digest of the version read (chain.py), None for a
+        graph written before chains."""
+        version = self.at or self.version_read()
+        digest = recorded_digest(self.path, version)
+        return None if digest is None else (version, digest)
 
     # --- statistics ------------------------------------------------------------------
     def counts(self) -> dict[str, int]:

@@ -23,6 +23,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.label_codec import encode_label
+from polygraph_logic.graph.store.chain import record_file
 from polygraph_logic.graph.store.stored_rules import FILE_RULE_ATOMS, fill_rule_atoms, rule_rows
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact, key_value
 from polygraph_logic.graph.store.table_schema import FILE_TABLES
@@ -107,6 +108,7 @@ def write_graph(path: str | Path, assertions: Iterable[Assertion], artifacts: It
                       if k not in ("format", "rules", "rules_tree", "stats"))]
             db.executemany("INSERT INTO meta VALUES (?, ?)", rows)
             ensure_ledger(db, first_version(meta, version), json.dumps(stats))
+            record_file(db, 1)  # the first link of the hash chain (chain.py)
             db.commit()
         finally:
             db.close()

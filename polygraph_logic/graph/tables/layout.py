@@ -27,6 +27,7 @@ from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import FORMAT, Artifact, StoredFact
 from polygraph_logic.graph.store.writer import write_graph
+from polygraph_logic.graph.store.chain import record_folder
 from polygraph_logic.graph.store.stored_rules import ground_atoms, load_rule
 from polygraph_logic.graph.store.folder_versions import refuse_versions
 from polygraph_logic.graph.store.table_schema import PARQUET_SCHEMA
@@ -70,6 +71,7 @@ def write_meta(folder: Path, graph_meta: dict[str, str], counts: dict[str, int])
     (folder / RULES_TEXT).write_text(graph_meta.pop("rules", ""), encoding="utf-8")
     meta = {"format": TABLES_FORMAT, "graph_format": FORMAT, "meta": graph_meta, "rows": counts}
     (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+    record_folder(folder, 1)  # the first link of the hash chain (graph/store/chain.py)
 
 
 def _graph_meta(graph: Graph) -> dict[str, str]:
