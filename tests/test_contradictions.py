@@ -562,3 +562,28 @@ def test_contradictions_at_a_version_list_as_a_fresh_build_of_it(tmp_path, capsy
         keys = [(c["subject"], c["object"], c["reason"]) for c in found]
         assert keys == sorted(keys) and len(set(keys)) == len(keys)
     assert [c["subject"] for c in listing(grown)] == ["AAA kinase", "AIM2", "BRAF", "ERK1/2 cascade", "MAPK/ERK"]
+
+
+def test_the_balance_counts_the_origins_of_the_assertions_that_state_each_side(tmp_path):
+    """Figure 1's variant: paper D says ERK1/2 signalling negatively regulates proliferation, paper
+    B positively (of MAPK/ERK and of the ERK1/2 cascade, which a merge joins); the merge's evidence
+    (papers A and B, "regulates apoptosis" and the positive claims) carries paper D's claim onto
+    MAPK/ERK.  Worked by hand: every regulation conflict is paper B against paper D, undecided,
+    at RO's causal level too (positively/negatively regulates are sub-properties of it)."""
+    assertions, receipts = variant_inputs(tmp_path)
+    build_graph(assertions, receipts, [rule_file("ro"), rule_file("contradictions")]).write(tmp_path / "v.graph")
+    with Graph(tmp_path / "v.graph") as graph:
+        listed = [c for c in contradictions(graph) if c.sides and not c.sides[1]["negated"]]
+        assert len(listed) == 4
+        for found in listed:
+            assert found.balance.supporting == ("example:paper-B",), found.reason
+            assert found.balance.refuting == ("example:paper-D",), found.reason
+            assert found.balance.verdict == "undecided" and found.balance.shared == ()
+        # the label of MAPK/ERK's refuting side holds papers A and B too: the merge's evidence
+        mapk = next(c for c in listed if c.subject == "MAPK/ERK" and "RO:0002213" in c.reason)
+        cited = {a for group in mapk.support for a in group}
+        assert {"a12", "a13", "a20", "a21", "a40"} <= cited
+        # after paper B is retracted, the positive side stands on no statement: 0 against 1
+        after = next(c for c in contradictions(graph, deletion=Deletion(sources=("example:paper-B",)))
+                     if c.id == mapk.id)
+        assert after.balance_after.resolved

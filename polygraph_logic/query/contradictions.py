@@ -19,12 +19,13 @@ since a dropped support set may survive it (``whatif --exact`` settles it); the 
 says so in ``note``.
 
 The balance of origins (origins.py): for each contradiction with sides, the distinct
-evidential origins of the evidence for its first side (*supporting*: the assertions of the
-first side's label, the ``edge`` fact) and for its second (*refuting*: the second side's
+evidential origins of the assertions that state its first side (*supporting*: the atoms of the
+first side's label, the ``edge`` fact; atoms.py) and its second (*refuting*: the second side's
 ``edge``, or ``neg_edge`` for a negated side), and the verdict by balance: ``support`` when
 more distinct origins support than refute, ``refute`` when fewer, ``undecided`` when as many.
-An origin may be on both sides (evidence both need, such as a merge's): it counts on each,
-so it never tips the balance.  With a deletion, the balance after it too: each side keeps
+The evidence that only carries a claim (a merge's, onto the side's entity) is not counted; a
+support set none of whose assertions states the side counts whole.  An origin may still be
+on both sides: it counts on each, so it never tips the balance.  With a deletion, the balance after it too: each side keeps
 the support sets the deletion leaves whole (label arithmetic, as the trust-all policy reads
 labels), and ``resolved`` says whether the contradiction falls.  A capped side label makes
 the counts lower bounds (``exact`` false).  A contradiction without sides (``"SWRL: ..."``),
@@ -54,6 +55,7 @@ from polygraph_logic.graph.contradiction_layer import sides
 from polygraph_logic.graph.kinds import KINDS, authority, check_kinds
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact, fact_key
+from polygraph_logic.query.atoms import Atoms
 from polygraph_logic.query.origins import Balance, Origins, graph_origins
 
 #: hitting sets listed per contradiction, per universe (sources, assertions), by default
@@ -197,7 +199,8 @@ def side_labels(graph: Graph, facts: Iterable[tuple[str, tuple]]) -> dict[tuple,
 
 
 def origin_balance(found_sides: list[dict] | None, labels: dict, source: dict[str, str], origins: Origins,
-                   deleted: frozenset[str] | None = None, support=(), exact: bool = True) -> Balance | None:
+                   deleted: frozenset[str] | None = None, support=(), exact: bool = True,
+                   atoms: Atoms | None = None) -> Balance | None:
     """Returns the balance of origins of a contradiction's two sides (``labels``: side_labels;
     ``source``: {assertion id: source} of their assertions); with ``deleted`` (assertion ids), the
     balance after that deletion: each side keeps the support sets it leaves whole, and
@@ -209,9 +212,11 @@ def origin_balance(found_sides: list[dict] | None, labels: dict, source: dict[st
     if any(label is None for label in found):
         return None
     origin_sets = []
-    for sets, _ in found:
+    for side, (sets, _) in zip(found_sides, found):
         kept = sets if deleted is None else [s for s in sets if s.isdisjoint(deleted)]
-        origin_sets.append([origins.origin_set(source[a] for a in s) for s in kept])
+        # the origins of the assertions that state the side (atoms.py), not of those that carry it
+        stating = [atoms.of(side, s) for s in kept] if atoms is not None else kept
+        origin_sets.append([origins.origin_set(source[a] for a in s) for s in stating])
     resolved = None if deleted is None else not any(deleted.isdisjoint(group) for group in support)
     exact = exact and all(side_exact for _, side_exact in found)
     return Balance.of(origin_sets[0], origin_sets[1], exact, resolved)
@@ -220,7 +225,7 @@ def origin_balance(found_sides: list[dict] | None, labels: dict, source: dict[st
 def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, budget: int = BUDGET,
             prefer: str | None = None, source: dict[str, str] | None = None, origins: Origins | None = None,
             deleted: frozenset[str] | None = None, labels: dict | None = None,
-            deletion: str | None = None) -> Contradiction:
+            deletion: str | None = None, atoms: Atoms | None = None) -> Contradiction:
     """Returns a contradiction artifact with its smallest resolving source and assertion sets
     (and, with ``prefer``, those the precedence policy prefer:KIND allows) and its balance of
     origins (``origins``: the graph's stored ones unless given), and with ``deleted`` (assertion
@@ -246,11 +251,12 @@ def resolve(graph: Graph, artifact: Artifact, hitting: int | None = HITTING, bud
     if prefer is not None:
         found.prefer, found.preferred, cut = _preferred(graph, artifact.support, prefer, hitting, budget)
         found.truncated |= cut
-    found.balance = origin_balance(found_sides, labels, source, origins)
+    atoms = Atoms(graph) if atoms is None else atoms
+    found.balance = origin_balance(found_sides, labels, source, origins, atoms=atoms)
     if deleted is not None:
         found.deletion = deletion or f"{len(deleted)} assertions"
         found.balance_after = origin_balance(found_sides, labels, source, origins, deleted, artifact.support,
-                                             artifact.exact)
+                                             artifact.exact, atoms)
     return found
 
 
@@ -284,13 +290,14 @@ def contradictions(graph: Graph, limit: int | None = None, hitting: int | None =
     origins = graph_origins(graph, origins)
     deleted = None if deletion is None else frozenset(deletion.resolve(graph))
     listed = iter(sorted(graph.artifacts("contradiction"), key=lambda a: (tuple_key(a.fact[1]), a.id))[:limit])
+    atoms = Atoms(graph)
     # a batch's sources and side labels in a few reads (a folder's read costs milliseconds)
     while batch := list(islice(listed, 1_000)):
         labels = side_labels(graph, (side_fact(side) for artifact in batch for side in _sides(artifact) or ()))
         source = sources_of(graph, _assertions(batch, labels))
         for artifact in batch:
             yield resolve(graph, artifact, hitting, budget, prefer, source, origins, deleted, labels,
-                          None if deletion is None else str(deletion))
+                          None if deletion is None else str(deletion), atoms)
 
 
 def _sides(artifact: Artifact) -> list[dict] | None:
