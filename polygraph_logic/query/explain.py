@@ -281,22 +281,29 @@ def robustness(graph, artifact_id: str, origins: "Origins | str | None" = None,
 
 
 def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "source",
-                origins: "Origins | str | None" = None) -> list[dict]:
+                origins: "Origins | str | None" = None, beyond: Deletion | None = None) -> list[dict]:
     """Returns the sources (``by="origin"``: the evidential origins, each retracting every
-    source derived from it) whose retraction would kill the most artifacts, with counts per layer."""
+    source derived from it) whose retraction would kill the most artifacts, with counts per layer;
+    with ``beyond`` (a deletion under way), those it does not retract yet, ranked by what each
+    kills on top of it (the artifacts standing under it that retracting the source too kills)."""
     graph = as_graph(graph)
     if by not in ("source", "origin"):
         raise PolygraphError("bad_argument", f"rank by 'source' or 'origin', not {by!r}")
-    if by == "source" and policy == "trust-all":
+    if by == "source" and policy == "trust-all" and not beyond:
         return _top_by_bounds(graph, limit)
     if by == "source":
         groups = {source: [source] for source in graph.distinct("source")}
     else:
         groups = graph_origins(graph, origins).clusters(graph.distinct("source"))
+    base = beyond or Deletion()
+    dead_now = set(what_if(graph, base, policy).dead_ranks) if beyond else set()
     rows = []
     for name, sources in groups.items():
-        outcome = what_if(graph, Deletion(sources=tuple(sources)), policy)
-        row = {by: name, "dead": len(outcome.dead_ranks), "by_layer": _by_layer(outcome)}
+        if beyond and set(sources) <= set(beyond.sources):
+            continue
+        outcome = what_if(graph, base + Deletion(sources=tuple(sources)), policy)
+        killed = outcome.dead_ranks - dead_now
+        row = {by: name, "dead": len(killed), "by_layer": _by_layer(outcome, killed)}
         if by == "origin":
             row["sources"] = sources
         rows.append(row)
@@ -304,9 +311,10 @@ def top_sources(graph, limit: int = 10, policy: str = "trust-all", by: str = "so
     return rows[:limit]
 
 
-def _by_layer(outcome) -> dict[str, int]:
-    """How many artifacts died per layer, in layer order (whatever order the rows were read in)."""
-    layers = Counter(outcome.layer(n) for n in outcome.dead_ranks)
+def _by_layer(outcome, ranks=None) -> dict[str, int]:
+    """How many artifacts died per layer (of ``ranks``, by default all the dead), in layer order
+    (whatever order the rows were read in)."""
+    layers = Counter(outcome.layer(n) for n in (outcome.dead_ranks if ranks is None else ranks))
     return {layer: layers[layer] for layer in sorted(layers, key=layer_order)}
 
 

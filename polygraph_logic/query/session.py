@@ -11,14 +11,12 @@ The stored graph is never changed; ``apply`` writes a copy with the deletion as 
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.query.explain import Explainer, robustness, top_sources, why, whynot
 from polygraph_logic.graph.store.graph_file import Graph
-from polygraph_logic.graph.store.rows import layer_order
 from polygraph_logic.query.replay import apply_version
 from polygraph_logic.query.whatif import Deletion, Outcome, check_policy, what_if
 
@@ -116,22 +114,8 @@ class Session:
 
     def top(self, limit: int = 10) -> list[dict]:
         """The ``limit`` sources whose retraction kills the most artifacts; with a deletion under
-        way, the sources it does not retract yet, ranked by what each kills beyond it (``dead``: the
-        artifacts alive now that retracting it too would kill), each a what-if of its own."""
-        if not self.deletion:
-            return top_sources(self.graph, limit, self.policy)
-        dead_now = set(self.diff().dead_ranks)
-        rows = []
-        for source in self.graph.distinct("source"):
-            if source in self.deletion.sources:
-                continue
-            outcome = what_if(self.graph, self.deletion + Deletion(sources=(source,)), self.policy)
-            beyond = [n for n in outcome.dead_ranks if n not in dead_now]
-            layers = Counter(outcome.layer(n) for n in beyond)
-            rows.append({"source": source, "dead": len(beyond),
-                         "by_layer": {layer: layers[layer] for layer in sorted(layers, key=layer_order)}})
-        rows.sort(key=lambda r: (-r["dead"], r["source"]))
-        return rows[:limit]
+        way, the sources it does not retract yet, ranked by what each kills beyond it."""
+        return top_sources(self.graph, limit, self.policy, beyond=self.deletion or None)
 
     def _known(self, artifact: str) -> str:
         if not self.graph.has_artifact(artifact):

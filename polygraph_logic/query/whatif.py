@@ -304,8 +304,7 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     """
     check_policy(policy)
     graph = as_graph(graph)
-    rules = layer_rules(policy)
-    if rules is None and policy == "flat" or any(rule.startswith("distrust") for rule in (rules or {}).values()):
+    if policy == "flat" or any(rule.startswith("distrust") for rule in (layer_rules(policy) or {}).values()):
         refuse_witness(graph, f"the policy {policy} removes artifacts a deletion touches")
     if require:
         refuse_witness(graph, "--require asks whether any of an artifact's support sets holds a kind")
