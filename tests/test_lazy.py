@@ -21,7 +21,7 @@ from polygraph_logic.datalog.lazy.part import split
 from polygraph_logic.datalog.lazy.on_demand import OnDemand
 from polygraph_logic.datalog.program import parse_program
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.provenance.circuit import expand
+from polygraph_logic.provenance.circuit import expand_many
 
 ROOT = Path(__file__).resolve().parent.parent
 PREDICATES = ("p", "q", "r", "s")
@@ -60,17 +60,20 @@ def _on_demand_labels(text: str) -> tuple[dict, dict, object]:
 
     engine = OnDemand(part, lookup)
     found = dict(stored)
+    def label(num):
+        return None if num < 0 else list(stored[by_number[num]])
+
+    def circuit(asked):
+        return {n: ((), [tuple(body) for body in engine.derivations[n]]) for n in asked}
+
     for relation in part.patterns.by_relation:
         arity = program.arities[relation]
-        for args, node in engine.ask(relation, (None,) * arity).items():
-            def label(num):
-                return None if num < 0 else list(stored[by_number[num]])
-
-            def circuit(asked):
-                return {n: ((), [tuple(body) for body in engine.derivations[n]]) for n in asked}
-            expansion = expand(node, label, circuit, budget=100_000)
-            assert expansion.complete
-            found[(relation, args)] = frozenset(expansion.sets)
+        nodes = engine.ask(relation, (None,) * arity)
+        # every answer's circuit expanded together, as query/circuit_support.expand_nodes does
+        expansions = expand_many(list(nodes.values()), label, circuit, budget=100_000)
+        for args, node in nodes.items():
+            assert expansions[node].complete
+            found[(relation, args)] = frozenset(expansions[node].sets)
     return full, found, (part, stored)
 
 

@@ -16,7 +16,7 @@ graph/store/circuit_rows.py stores them.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from polygraph_logic.provenance.why import minimal
@@ -127,39 +127,66 @@ def expand_many(roots: Collection[int], label: Callable[[int], Sequence[Monomial
 
 
 def _least_fixpoint(gates, known: dict[int, list[Monomial]], partial: set[int], budget: int) -> None:
-    """Puts every gate's least-fixpoint DNF into ``known``: chaotic iteration from the empty DNF
-    (monotone, so it reaches the least fixpoint), a fact recomputed only when a body fact of
-    it changed; a fact cut to ``budget`` sets joins ``partial``."""
-    users: dict[int, list[int]] = defaultdict(list)  # body fact -> gates whose bodies hold it
+    """Puts every gate's least-fixpoint DNF into ``known``, semi-naively: each support set a fact
+    gains is multiplied once into the bodies that read the fact (with the other body facts'
+    sets known so far), and what is not absorbed is the next change; a fact cut to ``budget``
+    sets joins ``partial``.  Each set is propagated once, so the work follows the sets found, not
+    the times a fact is looked at again (a chaotic iteration recomputing whole products took
+    seconds to minutes on small cyclic circuits)."""
+    users: dict[int, list[tuple[int, Body]]] = defaultdict(list)  # body fact -> (gate, body) reading it
     for fact, (_, bodies) in gates.items():
         known[fact] = []
-        for b in {b for body in bodies for b in body}:
-            if b in gates:
-                users[b].append(fact)
-    queue, queued = list(gates), set(gates)
-    while queue:
-        fact = queue.pop()
-        queued.discard(fact)
-        stated, bodies = gates[fact]
+        for body in bodies:
+            for b in set(body):
+                if b in gates:
+                    users[b].append((fact, body))
+    changes: deque[tuple[int, list[Monomial]]] = deque()
+    for fact, (stated, bodies) in gates.items():  # what holds before any gate fact has a set
         candidates = list(stated)
         for body in bodies:
-            product = [frozenset()]
-            for b in body:
-                factor = known.get(b)
-                product = minimal(m | n for m in product for n in factor) if factor else []
-                if not product:
-                    break
-            candidates.extend(product)
-        sets = minimal(candidates)
-        if len(sets) > budget:
-            sets = sorted(sets, key=lambda m: (len(m), sorted(m)))[:budget]
-            partial.add(fact)
-        if set(sets) != set(known[fact]):
-            known[fact] = sets
-            for user in users.get(fact, ()):
-                if user not in queued:
-                    queued.add(user)
-                    queue.append(user)
+            if not any(b in gates for b in body):
+                candidates.extend(_product([known.get(b) for b in body]))
+        _gain(fact, candidates, known, partial, budget, changes)
+    while changes:
+        fact, new = changes.popleft()
+        for user, body in users.get(fact, ()):
+            candidates: list[Monomial] = []
+            for i, b in enumerate(body):
+                if b == fact and body.index(b) == i:  # a body fact read twice is one factor
+                    candidates.extend(_product([new if c == fact else known.get(c) for c in body]))
+            _gain(user, candidates, known, partial, budget, changes)
+
+
+def _product(factors: list) -> list[Monomial]:
+    """The minimal unions of one set from each factor (an absent or empty factor: none)."""
+    product = [frozenset()]
+    for factor in factors:
+        if not factor:
+            return []
+        product = minimal(m | n for m in product for n in factor)
+    return product
+
+
+def _gain(fact: int, candidates: list[Monomial], known, partial: set[int], budget: int, changes) -> None:
+    """Adds to ``known[fact]`` the candidates no set of it absorbs (dropping the sets they absorb),
+    cut to the ``budget`` smallest; what it gained is queued as a change."""
+    if not candidates:
+        return
+    sets = known[fact]
+    gained = [m for m in minimal(candidates) if not any(k <= m for k in sets)]
+    if not gained:
+        return
+    merged = minimal([*gained, *sets])
+    if len(merged) > budget:
+        merged = sorted(merged, key=lambda m: (len(m), sorted(m)))[:budget]
+        partial.add(fact)
+        kept = set(merged)
+        gained = [m for m in gained if m in kept]
+        if not gained:
+            known[fact] = merged
+            return
+    known[fact] = merged
+    changes.append((fact, gained))
 
 
 def _expansion(root: int, gates, known: dict[int, list[Monomial]], partial: set[int]) -> Expansion:
