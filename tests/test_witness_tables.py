@@ -22,11 +22,15 @@ pytest.importorskip("duckdb")
 
 from polygraph_logic.datalog import evaluate  # noqa: E402
 from polygraph_logic.engines.duckdb_run import evaluate_duckdb  # noqa: E402
+from polygraph_logic.graph.circuit_build import completed  # noqa: E402
 from polygraph_logic.graph.engine_build import build_graph  # noqa: E402
+from polygraph_logic.graph.store.circuit_rows import UNSTORED_RULE  # noqa: E402
 from polygraph_logic.graph.store.check import check_graph  # noqa: E402
 from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402
 from polygraph_logic.graph.tables.compare import differences  # noqa: E402
 from polygraph_logic.graph.tables.layout import duckdb_connection, export_tables, table_path  # noqa: E402
+from polygraph_logic.query import revival  # noqa: E402
+from polygraph_logic.query.circuit_support import expanded  # noqa: E402
 from polygraph_logic.query.whatif import Deletion, what_if  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -91,20 +95,55 @@ def test_the_folder_holds_the_python_witness_graph(folders):
     assert differences(reference, direct) == []
 
 
-def test_the_stored_derivations_are_every_derivation_of_every_inexact_fact(folders):
+def _names(folder: Path) -> dict[int, tuple[str, str]]:
+    with duckdb_connection() as con:
+        return {num: (relation, args) for num, relation, args in con.execute(
+            f"SELECT num, relation, args FROM read_parquet('{table_path(folder, 'facts')}')").fetchall()}
+
+
+def test_the_stored_derivations_with_those_found_again_are_every_derivation_of_every_inexact_fact(folders):
+    """The folder keeps the derivations of the round that made each fact, and marks a fact derived
+    again later; its stored rows are derivations of the reference's, every one it lacks is of a
+    marked fact, and with the marked facts' derivations found again from the rules
+    (circuit_build.completed) the circuit is the reference's."""
     reference, direct = folders
-    found = _named_derivations(direct)
-    assert found, "the example has facts a witness cannot settle"
-    assert found == _named_derivations(reference)
+    stored, expected = _named_derivations(direct), _named_derivations(reference)
+    assert expected, "the example has facts a witness cannot settle"
+    marked = {(relation, args) for relation, args, rule, _ in stored if rule == UNSTORED_RULE}
+    kept = {row for row in stored if row[2] != UNSTORED_RULE}
+    assert kept <= expected
+    assert {(relation, args) for relation, args, _, _ in expected - kept} <= marked
+    names = _names(direct)
+    with Graph(direct) as graph:
+        inexact = [num for num, _, _ in graph.inexact_facts()]
+        found = completed(graph, inexact)
+    again = {(*names[fact], rule, tuple(sorted(names[b][0] + names[b][1] for b in body)))
+             for fact, rows in found.items() for rule, body in rows}
+    assert again == expected
 
 
-def test_the_folder_checks_and_answers_what_ifs_as_the_python_graph(folders):
+@pytest.mark.parametrize("rederived", [revival.REDERIVED_AT_MOST, 0])
+def test_the_folder_checks_and_answers_what_ifs_as_the_python_graph(folders, rederived, monkeypatch):
+    """The Python graph stores every derivation; the folder settles its marked facts by re-derivation
+    (a few) or by the Boolean closure without the deleted assertions (``rederived`` 0: always)."""
+    monkeypatch.setattr(revival, "REDERIVED_AT_MOST", rederived)
     reference, direct = folders
     assert check_graph(direct).ok
     with Graph(reference.parent / "python.graph") as python, Graph(direct) as folder:
         sources = sorted({a.source for a in python.assertions.values()})
         rng = random.Random(7)
-        for chosen in [tuple(rng.sample(sources, k)) for k in (1, 1, 2)]:
+        for chosen in [tuple(rng.sample(sources, min(k, len(sources)))) for k in (1, 1, 2, 5, 20)]:
             for policy in ("trust-all", "deployed"):
                 a, b = (what_if(graph, Deletion(sources=chosen), policy) for graph in (python, folder))
                 assert set(a.dead) == set(b.dead) and not b.uncertain, (chosen, policy)
+
+
+def test_the_folder_expands_support_sets_as_the_python_graph(folders):
+    """Every minimal support set of an inexact fact, expanded from the folder's circuit (the marked
+    facts' derivations found again), is the Python graph's."""
+    reference, direct = folders
+    with Graph(reference.parent / "python.graph") as python, Graph(direct) as folder:
+        facts = [(relation, args) for _, relation, args in folder.inexact_facts()]
+        for fact in random.Random(3).sample(facts, min(40, len(facts))):
+            a, b = expanded(python, fact), expanded(folder, fact)
+            assert a.complete and b.complete and a.sets == b.sets, fact

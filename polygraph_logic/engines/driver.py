@@ -104,9 +104,7 @@ class Runner(ABC):
         if deltas is not None and sum(self.delta_facts.get(name, 0) for name in deltas) <= self.small_delta:
             joins = self.small_joins
         for relation in heads:
-            parts = plan.contributions(d, shapes, relation, deltas, joins, self.present)
-            if parts:
-                self.derive(relation, parts)
+            if self.derive_round(relation, shapes, deltas, joins):
                 contributed.append(relation)
         changed, facts, monomials = set(), 0, 0
         for relation in heads:
@@ -128,6 +126,14 @@ class Runner(ABC):
         if self.on_round is not None:
             self.on_round(stats)
         return changed
+
+    def derive_round(self, relation: str, shapes, deltas: set[str] | None, joins: int | None) -> bool:
+        """Makes c<n> this round's derivations of ``relation`` (``derive``); False when no rule can
+        derive it this round (no c<n> made)."""
+        parts = self.plan.contributions(self.dialect, shapes, relation, deltas, joins, self.present)
+        if parts:
+            self.derive(relation, parts)
+        return bool(parts)
 
     def present(self, relation: str, column: int) -> frozenset | None:
         """The values column ``column`` of ``relation``'s delta holds this round, if at most

@@ -236,6 +236,20 @@ class DuckDBRunner(Runner):
         table = self.plan.table(relation, delta=True)
         return [row[0] for row in self.con.execute(f"SELECT DISTINCT k{column} FROM {table} LIMIT {limit}").fetchall()]
 
+    def derive_round(self, relation: str, shapes, deltas: set[str] | None, joins: int | None) -> bool:
+        """Under witness labels, the round's heads first, keys alone (sql_witness.heads), then the
+        derivations of its new facts only."""
+        if not self.plan.witness:
+            return super().derive_round(relation, shapes, deltas, joins)
+        plan, d = self.plan, self.dialect
+        found = plan.key_contributions(d, shapes, relation, deltas, joins, self.present)
+        if not found:
+            return False
+        new = witnesses.heads(self.con, plan, relation, found)
+        self.derive(relation, plan.contributions(d, shapes, relation, deltas, joins, self.present, restrict=new))
+        self.con.execute(f"DROP TABLE {new}")
+        return True
+
     def derive(self, relation: str, parts: list[str]) -> None:
         table = f"c{self.plan.relations[relation]}"
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS {parts[0]}")

@@ -59,8 +59,12 @@ def driver(plan, shape, delta: int) -> tuple[tuple, str]:
             sources_of_head.append("d")
         else:
             sources_of_head.append(free[item[1]])  # a position of the other atom
-    key = (other, tuple(signature), tuple(sources_of_head))
-    columns = (", ".join(filter(None, [*values, *heads, plan.atom("t", 0)])) or "1 AS u") + plan.rule_column(shape)
+    # a rule instance whose delta atom is its head is left out where the plan asks (``self_free``):
+    # the driver then carries that atom's keys, ``s{k}``
+    itself = plan.self_free and relation == shape.head[0]
+    key = (other, tuple(signature), tuple(sources_of_head), itself)
+    own = [f"t.k{k} AS s{k}" for k in range(len(plan.keys(relation)))] if itself else []
+    columns = (", ".join(filter(None, [*values, *heads, *own, plan.atom("t", 0)])) or "1 AS u") + plan.rule_column(shape)
     text = (f"SELECT {columns} FROM {', '.join(sources)}"
             + (f" WHERE {' AND '.join(where)}" if where else ""))
     return key, text
@@ -68,7 +72,7 @@ def driver(plan, shape, delta: int) -> tuple[tuple, str]:
 
 def grouped(plan, head_relation: str, key: tuple, drivers: list[str]) -> str:
     """One join of the united ``drivers`` with the whole other atom: (keys, l0, e0, l1, e1)."""
-    other, signature, sources_of_head = key
+    other, signature, sources_of_head, itself = key
     on = []
     for k, kind in enumerate(signature):
         if kind == "b":
@@ -80,6 +84,12 @@ def grouped(plan, head_relation: str, key: tuple, drivers: list[str]) -> str:
     select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, plan.keys(head_relation)))
     union = " UNION ALL ".join(drivers)
     join = f"JOIN {plan.table(other)} AS o ON {' AND '.join(on)}" if on else f"CROSS JOIN {plan.table(other)} AS o"
+    apart = []  # ``self_free``: neither body atom is the head
+    if itself:
+        apart.append(" OR ".join(f"g.s{k} <> {h}" for k, h in enumerate(heads)))
+    if plan.self_free and other == head_relation:
+        apart.append(" OR ".join(f"o.k{k} <> {h}" for k, h in enumerate(heads)))
+    join += "".join(f" {'WHERE' if i == 0 else 'AND'} ({condition})" for i, condition in enumerate(apart))
     rule = ", g.rn AS rn" if plan.witness else ""
     labels = "" if plan.boolean else f", g.l0 AS l0, g.e0 AS e0, {plan.atom('o', 1)}"
     return f"SELECT {select}{labels}{rule} FROM ({union}) g {join}"

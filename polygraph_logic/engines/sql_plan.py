@@ -78,6 +78,9 @@ class Plan:
     witness: bool = False
     #: the Boolean semiring (sql_boolean.py): relations are sets of keys, no label at all
     boolean: bool = False
+    #: leave out the rule instances whose body holds their head (``key_contributions``: such an
+    #: instance is no way to hold the fact, sql_witness.settle)
+    self_free: bool = False
 
     def atom(self, alias: str, n: int) -> str:
         """The columns body atom ``alias`` carries into a join, as the ``n``-th factor: its label
@@ -142,25 +145,30 @@ class Plan:
         where += [f"{bound[variable]} <> p.c{param}" for variable, param in shape.filters]
         where += sql_boolean.conditions(self, shape, bound)
         heads = [f"p.c{item[1]}" if item[0] == "p" else bound[item[1]] for item in head_pattern] or ["0"]
+        if self.self_free:  # no body atom is the head
+            where += [f"({' OR '.join(f't{i}.k{k} <> {h}' for k, h in enumerate(heads))})"
+                      for i, (relation, _) in enumerate(shape.body) if relation == head_relation]
         select = ", ".join(f"{h} AS {k}" for h, k in zip(heads, self.keys(head_relation)))
         order = product_order([pattern for _, pattern in shape.body], delta)
         columns = ", ".join(filter(None, [select, *(self.atom(f"t{i}", n) for n, i in enumerate(order))]))
         return (f"SELECT {columns}{self.rule_column(shape)} FROM {', '.join(sources)}"
                 + (f" WHERE {' AND '.join(where)}" if where else ""))
 
-    def fold(self, d: Dialect, text: str, keys: list[str], atoms: int) -> str:
+    def fold(self, d: Dialect, text: str, keys: list[str], atoms: int, restrict: str | None = None) -> str:
         """Wraps ``text`` (keys, l0, e0, ...) into (keys, label, exact): the product of the
         labels left to right, each step minimised and capped as WhySemiring.times.  Under
         ``witness``, (keys, rn, label, body): the body's witnesses (a list of them, united only
         for the derivations of new facts: sql_witness.new_facts) and its fact ids (a set,
-        ascending: one rule instance found from two delta atoms is one row)."""
+        ascending: one rule instance found from two delta atoms is one row); ``restrict``: a table of
+        keys, the only heads whose derivations are wanted (sql_witness: the round's new facts)."""
         if self.boolean:  # nothing to multiply: the keys are the derivations
             return text
         if self.witness:
             ids = ", ".join(f"e{n}" for n in range(atoms))
             witnesses = f"[{', '.join(f'l{n}' for n in range(atoms))}]"
             body = f"[{ids}]" if atoms == 1 else f"list_sort(list_distinct([{ids}]))"
-            return f"SELECT {', '.join(keys)}, rn, {witnesses} AS label, {body} AS body FROM ({text}) s"
+            only = f" SEMI JOIN {restrict} USING ({', '.join(keys)})" if restrict else ""
+            return f"SELECT {', '.join(keys)}, rn, {witnesses} AS label, {body} AS body FROM ({text}) s{only}"
         if atoms == 1:
             return f"SELECT {', '.join(keys)}, l0 AS label, e0 AS exact FROM ({text}) s"
         for n in range(1, atoms):
@@ -172,7 +180,8 @@ class Plan:
 
     def contributions(self, d: Dialect, shapes: list[Shape], relation: str,
                       deltas: set[str] | None, joins: int | None = None,
-                      present: Callable[[str, int], frozenset | None] | None = None) -> list[str]:
+                      present: Callable[[str, int], frozenset | None] | None = None,
+                      restrict: str | None = None) -> list[str]:
         """Every derivation of ``relation`` this round as (keys, label, exact), in parts whose
         union is the round's derivations (none when there is none).
 
@@ -184,7 +193,8 @@ class Plan:
         statement runs.  ``present(relation, k)``: the values column ``k`` of that relation's
         delta holds (None: not known); a shape's delta variant is left out when none of its
         rules' constants at that atom are all present, as its join would find nothing
-        (``feasible``)."""
+        (``feasible``).  ``restrict``: under ``witness``, only the derivations of the heads that
+        table holds (``fold``)."""
         by_length: dict[int, list[str]] = {}
         pair_groups: dict[tuple, list[str]] = {}
         for shape in shapes:
@@ -205,8 +215,20 @@ class Plan:
         parts = []
         for n, texts in sorted(by_length.items()):
             step = len(texts) if joins is None or n == 1 else joins
-            parts += [self.fold(d, " UNION ALL ".join(texts[i:i + step]), keys, n) for i in range(0, len(texts), step)]
+            parts += [self.fold(d, " UNION ALL ".join(texts[i:i + step]), keys, n, restrict)
+                      for i in range(0, len(texts), step)]
         return parts
+
+    def key_contributions(self, *args, **named) -> list[str]:
+        """``contributions`` as the Boolean closure makes them: the heads' keys alone, no label, no
+        body, and none whose body holds its head (sql_witness: which facts a round derives, before
+        the derivations of its new ones)."""
+        saved = self.witness, self.boolean, self.self_free
+        self.witness, self.boolean, self.self_free = False, True, True
+        try:
+            return self.contributions(*args, **named)
+        finally:
+            self.witness, self.boolean, self.self_free = saved
 
     def merge(self, d: Dialect, relation: str, contributions: str) -> str:
         """The changed facts of ``relation``: the round's sum (pending) added to the old label."""

@@ -11,8 +11,19 @@ the number of ways a fact holds.  Tables (sql_plan.Plan with ``witness``):
 - ``c<n>``: a round's derivations of one relation, (keys, rn, label, body): the rule's
   number, the body facts' witnesses (a list, united for the new facts' derivations only) and
   their ids (a set: ascending, each once);
-- ``gates``: every derivation, (head, rn, body): one row per rule instance (a round's rows
-  are distinct, and semi-naive rounds find each instance in one round only).
+- ``gates``: the derivations of the round that made each fact, (head, rn, body): one row per
+  rule instance (a round's rows are distinct, and semi-naive rounds find each instance in one
+  round only);
+- ``unstored``: the ids of facts derived again in a later round (or stated and derived), whose
+  later derivations are not kept.
+
+A round first finds the heads its rules derive, keys alone, as the Boolean closure does
+(``heads``): those a relation holds already are marked ``unstored``, the others are the round's
+new facts, and only their derivations are made with witnesses and body ids.  So a round costs
+the Boolean join plus the derivations of its new facts, not every rule instance with its body
+(at x40 with 40 hubs shared on both sides: 86 M rule instances of 6.8 M facts, most of them of
+facts held already).  A reader completes an unstored fact's derivations from the rules when it
+needs them (graph/store/circuit_rows.py: the marker row the circuit holds for it).
 
 A new fact's witness is the least (the cap's order: size, then ranks) of the unions of the
 round that made it, as witness.py chooses; a stated fact's is its least assertion, the empty
@@ -27,6 +38,10 @@ from __future__ import annotations
 #: a table of fact ids: every fact of the evaluation, stated or made, gets the next one
 SEQUENCE = "fact_ids"
 GATES = "gates"
+#: facts derived again after the round that made them: their circuit is not all stored
+UNSTORED = "unstored"
+#: the rule number of a circuit row that marks a fact whose derivations are not all stored
+UNSTORED_RULE = -1
 #: facts whose witness is not exact, found by ``settle``
 INEXACT = "inexact"
 
@@ -35,6 +50,24 @@ def create(con, plan) -> None:
     """The sequence of fact ids and the (empty) table of derivations."""
     con.execute(f"CREATE SEQUENCE {SEQUENCE} START 1")
     con.execute(f"CREATE TABLE {GATES} (head INTEGER, rn INTEGER, body INTEGER[])")
+    con.execute(f"CREATE TABLE {UNSTORED} (id INTEGER)")
+
+
+def heads(con, plan, relation: str, parts: list[str]) -> str:
+    """From ``parts`` (the round's Boolean derivations of ``relation``: keys alone), marks
+    ``unstored`` the facts ``relation`` holds already and returns a table of the new heads' keys,
+    the only ones whose derivations the round makes (Plan.contributions' ``restrict``)."""
+    number = plan.relations[relation]
+    keys = ", ".join(plan.keys(relation))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE k{number} AS {parts[0]}")
+    for part in parts[1:]:
+        con.execute(f"INSERT INTO k{number} {part}")
+    table = plan.table(relation)
+    con.execute(f"INSERT INTO {UNSTORED} SELECT id FROM {table} SEMI JOIN k{number} USING ({keys})")
+    con.execute(f"CREATE OR REPLACE TEMP TABLE n{number} AS SELECT DISTINCT {keys} FROM k{number} "
+                f"ANTI JOIN {table} USING ({keys})")
+    con.execute(f"DROP TABLE k{number}")
+    return f"n{number}"
 
 
 def relation_columns(plan, relation: str) -> str:
@@ -49,8 +82,9 @@ def with_ids(select: str) -> str:
 
 
 def new_facts(plan, relation: str) -> str:
-    """The facts of ``c<n>`` that ``r<n>`` does not hold, each with its witness (the least of its
-    derivations' unions), exact until ``settle`` says otherwise, and a new id."""
+    """The facts of ``c<n>`` (the round's new facts: ``heads`` left out those ``r<n>`` holds), each
+    with its witness (the least of its derivations' unions), exact until ``settle`` says otherwise,
+    and a new id."""
     keys = ", ".join(plan.keys(relation))
     number = plan.relations[relation]
     least = "[arg_min(u, list_prepend(CAST(len(u) AS INTEGER), u))]"
@@ -58,7 +92,7 @@ def new_facts(plan, relation: str) -> str:
     # only: most derivations of a round with hubs are of facts held already
     union = "list_sort(list_distinct(flatten(label)))"
     return with_ids(f"SELECT {keys}, {least} AS label, TRUE AS exact FROM (SELECT {keys}, {union} AS u "
-                    f"FROM c{number} ANTI JOIN {plan.table(relation)} USING ({keys})) n GROUP BY {keys}")
+                    f"FROM c{number}) n GROUP BY {keys}")
 
 
 def record(con, plan, relation: str) -> None:
@@ -77,12 +111,15 @@ def settle(con, plan, stated: int) -> int:
     body facts: two rules over the same facts are one way), then every fact whose only way
     has an inexact body fact, until none is added; facts of ids up to ``stated`` are
     the stated ones (loaded before any round).  A derivation whose body holds the fact itself is
-    no way to hold it; a witness that is empty (label 1) is exact.  Returns the inexact facts."""
+    no way to hold it; a witness that is empty (label 1) is exact; a fact derived again after the
+    round that made it (``unstored``) has more than one way.  Returns the inexact facts."""
     facts = " UNION ALL ".join(f"SELECT id, label, exact FROM {plan.table(relation)}" for relation in plan.relations)
     con.execute(f"CREATE TEMP TABLE ways AS SELECT head, count(DISTINCT body) AS n FROM {GATES} "
                 "WHERE NOT list_contains(body, head) GROUP BY head")
+    con.execute(f"CREATE TEMP TABLE again AS SELECT DISTINCT id FROM {UNSTORED}")
     con.execute(f"""CREATE TABLE {INEXACT} AS SELECT f.id FROM ({facts}) f LEFT JOIN ways w ON w.head = f.id
-                    WHERE len(f.label[1]) > 0 AND (CASE WHEN f.id <= {stated}
+                    LEFT JOIN again a ON a.id = f.id
+                    WHERE len(f.label[1]) > 0 AND (a.id IS NOT NULL OR CASE WHEN f.id <= {stated}
                           THEN NOT f.exact OR w.n IS NOT NULL ELSE w.n > 1 END)""")
     # the body facts of each fact made by one derivation, whose witness is its body's union
     con.execute(f"""CREATE TEMP TABLE single AS SELECT g.head, unnest(g.body) AS b FROM {GATES} g
@@ -97,7 +134,9 @@ def settle(con, plan, stated: int) -> int:
             break
         con.execute(f"INSERT INTO {INEXACT} SELECT id FROM found")
         con.execute("CREATE OR REPLACE TEMP TABLE newest AS SELECT id FROM found")
-    for name in ("ways", "single", "newest", "found"):
+    con.execute(f"DELETE FROM {UNSTORED}")  # those of label 1 are exact: no circuit at all
+    con.execute(f"INSERT INTO {UNSTORED} SELECT a.id FROM again a SEMI JOIN {INEXACT} i ON i.id = a.id")
+    for name in ("ways", "single", "newest", "found", "again"):
         con.execute(f"DROP TABLE IF EXISTS {name}")
     for relation in plan.relations:
         con.execute(f"UPDATE {plan.table(relation)} SET exact = (id NOT IN (SELECT id FROM {INEXACT}))")
@@ -108,8 +147,8 @@ def copy_circuit(con, target: str, facts: str = "fx", options: str = "FORMAT par
     """Writes the derivations of every inexact fact to ``target`` as the folder stores them
     (circuit_rows.py): (fact, rule, body) with fact numbers from ``facts`` (a table of ``num``,
     ``fid``, ``one`` and ``exact``), body facts of label 1 left out, a derivation whose body holds
-    the fact left out, each body once (the least rule that gives it), ordered by fact, rule and
-    body.  Drops ``gates`` as soon as it is read, and ``inexact`` (``facts``' ``exact`` says the same).
+    the fact left out, each body once (the least rule that gives it), a row of rule UNSTORED_RULE and
+    body ``[]`` for each ``unstored`` fact, ordered by fact, rule and body.  Drops ``gates`` as soon as it is read, and ``inexact`` (``facts``' ``exact`` says the same).
 
     A body of one or two facts (all but a few thousand of the derivations) is numbered by a join
     a position, a longer one through its unnested facts, regrouped; each step is a table of its
@@ -133,10 +172,13 @@ def copy_circuit(con, target: str, facts: str = "fx", options: str = "FORMAT par
     run("DROP TABLE circuit_m")
     run("CREATE TEMP TABLE circuit_g AS SELECT fact, min(rn) AS rule, nums FROM circuit_j GROUP BY fact, nums")
     run("DROP TABLE circuit_j")
+    marks = (f"SELECT DISTINCT h.num AS fact, {UNSTORED_RULE} AS rule, '[]' AS body FROM {UNSTORED} u "
+             f"JOIN {facts} h ON h.fid = u.id")
     run(f"""COPY (SELECT fact, rule, '[' || array_to_string(nums, ', ') || ']' AS body FROM circuit_g
-                  ORDER BY fact, rule, body) TO '{target}' ({options})""")
+                  UNION ALL {marks} ORDER BY fact, rule, body) TO '{target}' ({options})""")
     run("DROP TABLE circuit_g")
+    run(f"DROP TABLE {UNSTORED}")
 
 
-__all__ = ["GATES", "INEXACT", "SEQUENCE", "create", "new_facts", "record", "relation_columns",
+__all__ = ["GATES", "INEXACT", "SEQUENCE", "UNSTORED", "UNSTORED_RULE", "create", "heads", "new_facts", "record", "relation_columns",
            "settle", "copy_circuit", "with_ids"]

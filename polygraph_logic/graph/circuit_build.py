@@ -87,6 +87,27 @@ def derivations(graph: Graph, facts: Iterable[tuple[int, str, tuple]],
         progress(len(facts))
 
 
+def found_again(graph: Graph, numbers: Iterable[int]) -> list[Row]:
+    """``derivations`` of the stored facts numbered ``numbers`` (a fact whose circuit is not all
+    stored: circuit_rows.UNSTORED_RULE), from the rules the version read holds."""
+    rows = graph.facts_numbered(numbers)
+    return list(derivations(graph, [(num, relation, args) for num, relation, args, _, _ in rows]))
+
+
+def completed(graph: Graph, facts: Iterable[int]) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
+    """``graph.derivations(facts)``, every derivation of each fact: those of a fact whose circuit is
+    not all stored found again from the rules (``found_again``)."""
+    facts = set(facts)
+    found = graph.derivations(facts)
+    unstored = graph.unstored(facts)
+    if unstored:
+        for num in unstored:
+            found.pop(num, None)
+        for num, rule, body in found_again(graph, unstored):
+            found.setdefault(num, []).append((rule, body))
+    return found
+
+
 def read_filters(rules: dict, facts: list, candidates: list) -> dict[str, tuple[int, set]]:
     """For each relation the rules read, an argument every body atom over it fixes (a constant,
     or a head variable, whose values are the capped facts' there) and those values: the only

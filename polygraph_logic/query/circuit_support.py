@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
+from polygraph_logic.graph.circuit_build import completed
 from polygraph_logic.graph.goal_plans import FactKey, stated_by
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
@@ -86,7 +87,7 @@ def expand_nodes(graph: Graph, roots: Collection[int], lazy: Mapping[int, Collec
 
     def circuit(asked):
         stored = [num for num in asked if num > 0]
-        derivations = graph.derivations(stored) if stored else {}
+        derivations = completed(graph, stored) if stored else {}
         facts.load([*stored, *(b for found in derivations.values() for _, body in found for b in body if b > 0)])
         gates = {num: ([frozenset((n,)) for n in stated_by(graph, facts.key(num))],
                        [body for _, body in derivations.get(num, ())]) for num in stored}

@@ -6,6 +6,12 @@ text), written by version ``since``.  Rows are only ever added: a later version 
 derivations it made possible, and a derivation whose rule or body fact a version no longer
 holds does not fire there (a missing fact is false).
 
+A fact may say that its derivations are not all stored: a row of rule ``UNSTORED_RULE`` and
+body ``[]`` (a DuckDB witness build keeps the derivations of the round that made each fact, and
+marks those derived again later so). Such a row never fires (no rule has its number); a reader
+finds that fact's derivations again from the rules when it needs them
+(graph/circuit_build.completed).
+
 A version's derivations are complete when every fact with an inexact label at that version
 has all of its derivations stored (graph/circuit_build.py writes them); a graph file lists
 those versions in ``circuit_versions``, a folder has ``derivations.parquet`` beside the
@@ -25,10 +31,12 @@ from typing import Iterable
 
 from polygraph_logic.graph.store.folder_layout import PARQUET, duckdb_connection, quoted, table_path
 from polygraph_logic.graph.store.folder_versions import later_versions, version_folder
-from polygraph_logic.graph.store.label_codec import encode_label
+from polygraph_logic.graph.store.label_codec import ONE_LABELS
 from polygraph_logic.graph.store.rows import fact_key
 
 TABLE = "derivations"
+#: the rule number of a row saying its fact's derivations are not all stored (engines/sql_witness.py)
+UNSTORED_RULE = -1
 _FILE_TABLES = """
 CREATE TABLE IF NOT EXISTS derivations(fact INTEGER NOT NULL, rule INTEGER NOT NULL, body TEXT NOT NULL,
                                        since INTEGER NOT NULL);
@@ -37,8 +45,7 @@ CREATE TABLE IF NOT EXISTS circuit_versions(version INTEGER PRIMARY KEY);
 """
 
 Row = tuple[int, int, tuple[int, ...]]  # fact, rule, body
-#: the label 1 (background knowledge) as a file stores it and as a folder's view reads it
-_ONE = (encode_label([[]]), "[[]]")
+_ONE = ONE_LABELS
 
 
 def folder_files(directory: str | Path, at: int) -> list[tuple[int, Path]] | None:
@@ -85,6 +92,15 @@ class CircuitReads:
         for fact, rule, body in rows:  # a derivation stored again by a later version is read once
             found.setdefault(fact, {})[(rule, tuple(json.loads(body)))] = None
         return {fact: list(entries) for fact, entries in found.items()}
+
+    def unstored(self, facts: Iterable[int]) -> set[int]:
+        """The facts among ``facts`` whose derivations are not all stored at the version read."""
+        facts = sorted(set(facts))
+        if not facts or not self.has_circuit():
+            return set()
+        return {row[0] for row in self.query(
+            f"SELECT DISTINCT fact FROM derivations WHERE since <= ? AND rule = {UNSTORED_RULE} AND fact IN "
+            "(SELECT value FROM json_each(?))", (self.version_read(), json.dumps(facts)))}
 
     def derivation_bodies(self, facts: Iterable[int]) -> Iterable[tuple[int, str]]:
         """``(fact, body)`` of the stored derivations of ``facts`` whose rule the version read holds,

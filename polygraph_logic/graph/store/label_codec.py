@@ -66,3 +66,7 @@ def label_sets(blob: bytes) -> list[frozenset[int]]:
 def mentioned(blob: bytes) -> set[int]:
     """Returns every assertion number a stored label mentions."""
     return {n for group in decode_label(blob) for n in group}
+
+
+#: the label one (background knowledge) as a file stores it and as a folder's view reads it
+ONE_LABELS = (encode_label([[]]), "[[]]")

@@ -79,6 +79,11 @@ _ROUND = [
     "SEMI JOIN {t}_touched t ON t.d = n.d WHERE n.waiting = 0 AND n.head NOT IN (SELECT f FROM {t}_held)",
 ]
 _TABLES = ("open", "wait", "pairs", "need", "held", "delta", "touched")
+#: the open facts that do not hold and whose derivations are not all stored
+_UNSTORED_OPEN = """
+SELECT o.num FROM {t}_open o SEMI JOIN derivations d ON d.fact = o.num AND d.rule = ? AND d.since <= ?
+WHERE o.num NOT IN (SELECT unnest(from_json(?, '["BIGINT"]')))
+"""
 
 
 #: the open facts a surviving assertion states (goal_plans.stated_by in SQL: a claim or a negated
@@ -101,7 +106,8 @@ def open_stated(graph, deleted: Deleted, tables: str) -> tuple[int, list[int]]:
     the number of open facts and those a surviving assertion states (they hold outright)."""
     sql, parameters = deleted
     graph.query(_OPEN_FACTS.format(t=tables, deleted=sql), parameters).fetchall()
-    graph.query(_WAITING.format(t=tables, deleted=sql), (*parameters, graph.version_read())).fetchall()
+    graph.query(_WAITING.format(t=tables, deleted=sql),
+                (*parameters, graph.version_read())).fetchall()
     opened = graph.query(f"SELECT count(*) FROM {tables}_open").fetchone()[0]
     negated = "a.negated <> 0" if graph.assertions.has_negated else "FALSE"
     stated = [row[0] for row in graph.query(_STATED.format(deleted=sql, t=tables, negated=negated),
@@ -112,18 +118,40 @@ def open_stated(graph, deleted: Deleted, tables: str) -> tuple[int, list[int]]:
 def held_in_store(graph, tables: str, holding: Iterable[int]) -> set[int]:
     """The least fixpoint over ``open_stated``'s tables: the open facts that hold, from ``holding`` (facts
     that hold outright) and every derivation whose open body facts all come to hold, round by round
-    in the store (provenance/circuit.settle's loop, set at a time); the tables dropped after."""
-    try:
-        for statement in _FIXPOINT_START:
-            graph.query(statement.format(t=tables), (json.dumps(sorted(holding)),) if "?" in statement else ()
-                        ).fetchall()
-        while graph.query(f"SELECT count(*) FROM {tables}_delta").fetchone()[0]:
-            for statement in _ROUND:
-                graph.query(statement.format(t=tables)).fetchall()
-            graph.query(f"INSERT INTO {tables}_held SELECT f FROM {tables}_delta").fetchall()
-        return {row[0] for row in graph.query(f"SELECT f FROM {tables}_held").fetchall()}
-    finally:
-        drop_settling(graph, tables)
+    in the store (provenance/circuit.settle's loop, set at a time).  The caller drops the tables."""
+    for statement in _FIXPOINT_START:
+        graph.query(statement.format(t=tables), (json.dumps(sorted(holding)),) if "?" in statement else ()
+                    ).fetchall()
+    while graph.query(f"SELECT count(*) FROM {tables}_delta").fetchone()[0]:
+        for statement in _ROUND:
+            graph.query(statement.format(t=tables)).fetchall()
+        graph.query(f"INSERT INTO {tables}_held SELECT f FROM {tables}_delta").fetchall()
+    return {row[0] for row in graph.query(f"SELECT f FROM {tables}_held").fetchall()}
+
+
+#: the facts a deletion kills by their labels (every support set hit) that a settling did not hold
+_KILLED = """
+WITH deleted AS ({deleted}),
+hit AS (SELECT m.fact, count(DISTINCT m.support_set) AS n FROM mentions m SEMI JOIN deleted d ON d.num = m.assertion
+        GROUP BY m.fact)
+SELECT f.num, f.relation, f.args FROM facts f JOIN hit h ON h.fact = f.num
+WHERE h.n = f.sets AND f.num NOT IN (SELECT unnest(from_json(?, '["BIGINT"]'))) LIMIT ?
+"""
+
+
+def killed_facts(graph, deleted: Deleted, held: Iterable[int], limit: int) -> list[tuple] | None:
+    """``(num, relation, args text)`` of the facts ``deleted`` kills by their labels, ``held`` left
+    out; None when there are more than ``limit``."""
+    sql, parameters = deleted
+    rows = graph.query(_KILLED.format(deleted=sql), (*parameters, json.dumps(sorted(held)), limit + 1)).fetchall()
+    return None if len(rows) > limit else rows
+
+
+def unstored_open(graph, tables: str, held: Iterable[int], marker: int) -> list[int]:
+    """The open facts of a settling that do not hold (``held``) and whose stored derivations are
+    not all of them (a row of rule ``marker``): their verdict needs the rest."""
+    return [row[0] for row in graph.query(_UNSTORED_OPEN.format(t=tables),
+                                          (marker, graph.version_read(), json.dumps(sorted(held)))).fetchall()]
 
 
 def drop_settling(graph, tables: str) -> None:
@@ -165,4 +193,6 @@ def resting_counts(graph, deleted: Deleted, revived: Iterable[int], limit: int) 
                        (*parameters, json.dumps(sorted(revived)))).fetchall()
 
 
-__all__ = ["Deleted", "by_kinds", "by_numbers", "drop_settling", "held_in_store", "open_stated", "resting_counts"]
+__all__ = ["Deleted", "by_kinds", "by_numbers", "drop_settling", "held_in_store", "killed_facts",
+           "open_stated",
+           "resting_counts", "unstored_open"]
