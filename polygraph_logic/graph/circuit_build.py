@@ -108,11 +108,12 @@ def completed(graph: Graph, facts: Iterable[int]) -> dict[int, list[tuple[int, t
     return found
 
 
-def read_filters(rules: dict, facts: list, candidates: list) -> dict[str, tuple[int, set]]:
-    """For each relation the rules read, an argument every body atom over it fixes (a constant,
-    or a head variable, whose values are the capped facts' there) and those values: the only
-    facts of it a proof can read (at x40, the edges of the predicates the capped facts' rules
-    name, not every edge)."""
+def read_filters(rules: dict, facts: list, candidates: list) -> dict[str, list[tuple[int, set]]]:
+    """For each relation the rules read, per body atom over it an argument the atom fixes and its
+    values (a head variable's, the capped facts' there, before a constant's): the only facts of
+    it a proof can read are those one of them admits (at x40, the edges of the predicates the
+    capped facts' rules name, not every edge; with hubs, the edges out of and into the asked
+    facts' own ends, not every edge of a predicate)."""
     head_values: dict[int, dict[str, set]] = {}
     for (_, _, args), numbers in zip(facts, candidates):
         for number in numbers:
@@ -120,20 +121,24 @@ def read_filters(rules: dict, facts: list, candidates: list) -> dict[str, tuple[
             for arg, value in zip(rules[number].head.args, args):
                 if isinstance(arg, Variable):
                     seen.setdefault(arg.name, set()).add(value)
-    allowed: dict[str, list[dict[int, set]]] = {}
+    allowed: dict[str, list[dict[int, tuple[bool, set]]]] = {}  # per atom: position -> (a constant?, values)
     for number, rule in rules.items():
         bound = head_values.get(number, {})
         for atom in body_atoms(rule.body):
-            fixed = {k: {arg.value} if isinstance(arg, Constant) else bound[arg.name]
+            fixed = {k: (True, {arg.value}) if isinstance(arg, Constant) else (False, bound[arg.name])
                      for k, arg in enumerate(atom.args)
                      if isinstance(arg, Constant) or (isinstance(arg, Variable) and arg.name in bound)}
             allowed.setdefault(atom.relation, []).append(fixed)
     filters = {}
     for relation, atoms in allowed.items():
-        common = set.intersection(*(set(fixed) for fixed in atoms))
-        if common:
-            k = min(common, key=lambda k: len(set().union(*(fixed[k] for fixed in atoms))))
-            filters[relation] = (k, set().union(*(fixed[k] for fixed in atoms)))
+        if all(atoms):  # an atom that fixes nothing reads every fact of the relation
+            chosen: dict[int, set] = {}
+            for fixed in atoms:
+                # a head variable's values before a constant's, a position the store keys (the
+                # first argument, the third) before one it scans for (a predicate: most edges)
+                k = min(fixed, key=lambda k: (fixed[k][0], k not in (0, 2), len(fixed[k][1])))
+                chosen.setdefault(k, set()).update(fixed[k][1])
+            filters[relation] = sorted(chosen.items())
     return filters
 
 

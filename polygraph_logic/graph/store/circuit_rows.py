@@ -125,22 +125,36 @@ class CircuitReads:
                 "(SELECT value FROM json_each(?))", (relation, json.dumps(sorted(keys[relation])))))
         return [(num, relation, self.args(args)) for num, relation, args in rows]
 
-    def relation_facts(self, relations: Iterable[str], only: dict[str, tuple[int, Iterable]] | None = None
+    def relation_facts(self, relations: Iterable[str], only: dict[str, tuple | list[tuple]] | None = None
                        ) -> Iterable[tuple[str, tuple, int, bool]]:
         """``(relation, args, num, background)`` of every stored fact of ``relations`` (one scan;
         ``background``: its label is 1); ``only``: for some of them, an argument and the values
-        it must hold (``{"edge": (1, ["BFO:0000050"])}``)."""
+        it must hold (``{"edge": (1, ["BFO:0000050"])}``), or a list of such, one of which it must
+        meet (``{"edge": [(0, ["GO:1"]), (2, ["GO:2"])]}``)."""
         only = only or {}
+        listed = {relation: filters for relation, filters in only.items() if isinstance(filters, list)}
         whole = sorted(set(relations) - set(only))
         where, parameters = ["relation IN (SELECT value FROM json_each(?))"], [json.dumps(whole)]
-        for relation, (k, values) in sorted(only.items()):
+        for relation, (k, values) in sorted((r, f) for r, f in only.items() if r not in listed):
             where.append(f"(relation = ? AND args->>'$[{int(k)}]' IN (SELECT value FROM json_each(?)))")
             parameters += [relation, json.dumps(sorted(values, key=str))]
-        rows = self.query(f"SELECT num, relation, args, label, json_valid(args) FROM facts WHERE {' OR '.join(where)}",
-                          tuple(parameters))
-        for batch in rows.batches():  # a call per batch, not per row
-            for (num, relation, _, label, _), args in zip(batch, self.args_many(batch)):
-                yield relation, args, num, label in _ONE
+        columns = "num, relation, args, label, json_valid(args)"
+        queries = [self.query(f"SELECT {columns} FROM facts WHERE {' OR '.join(where)}", tuple(parameters))]
+        # by the store's look-ups (ranges of sorted arguments, the third argument's file), each
+        # position's values in one query; a fact two of them admit is read twice, yielded once
+        # (their columns as plain names: validity not asked, a damaged text fails the parse of all)
+        queries += [self.bound_facts_among(relation, (k,), [(v,) for v in values],
+                                           "num, relation, args, label, args IS NOT NULL")
+                    for relation, filters in sorted(listed.items()) for k, values in filters]
+        seen: set[int] = set()
+        for rows in queries:
+            for batch in rows.batches():  # a call per batch, not per row
+                for (num, relation, _, label, _), args in zip(batch, self.args_many(batch)):
+                    if relation in listed:
+                        if num in seen or not any(len(args) > k and args[k] in values for k, values in listed[relation]):
+                            continue  # the look-ups may read more: their values checked
+                        seen.add(num)
+                    yield relation, args, num, label in _ONE
 
     def args_many(self, batch: list[tuple]) -> list[tuple]:
         """The arguments of a batch of rows ``(..., args, label, valid)``, decoded as one JSON
