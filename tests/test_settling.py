@@ -12,24 +12,34 @@ import pytest
 pytest.importorskip("duckdb")
 
 from polygraph_logic.cli import main  # noqa: E402
+from polygraph_logic.engines import sql_witness  # noqa: E402
 from polygraph_logic.graph.store.graph_file import Graph  # noqa: E402
 from polygraph_logic.graph.store.settling import by_numbers  # noqa: E402
 from polygraph_logic.graph.synthetic import generate  # noqa: E402
 from polygraph_logic.query import revival  # noqa: E402
 
 
-@pytest.fixture(scope="module", params=[("capped", 0.0), ("witness", 0.0), ("witness", 1.5)],
-                ids=["capped", "witness", "witness-hubs"])
+@pytest.fixture(scope="module", params=[("capped", 0.0), ("witness", 0.0), ("witness", 1.5), ("marked", 1.5)],
+                ids=["capped", "witness", "witness-hubs", "witness-hubs-marked"])
 def folder(request, tmp_path_factory):
+    """``marked``: witness labels whose every round marks the facts it derives again
+    (sql_witness.KEPT_AGAIN 0), so that the store settles them by the rules."""
     labels, skew = request.param
+    patch = pytest.MonkeyPatch()
+    if labels == "marked":
+        labels = "witness"
+        patch.setattr(sql_witness, "KEPT_AGAIN", 0)
     made = generate(seed=5, documents=40, assertions=320, merges=10, summaries=6, hub_skew=skew)
     directory = tmp_path_factory.mktemp(f"settling-{labels}")
     assertions, receipts = directory / "a.jsonl", directory / "r.jsonl"
     assertions.write_text("".join(json.dumps(a.to_json()) + "\n" for a in made.assertions), encoding="utf-8")
     receipts.write_text("".join(json.dumps(r.to_json()) + "\n" for r in made.receipts), encoding="utf-8")
     out = directory / "g.tables"
-    assert main(["build", "--assertions", str(assertions), "--receipts", str(receipts), "--rules", "ro",
-                 "--engine", "duckdb", "--tables", str(out), "--labels", labels]) == 0
+    try:
+        assert main(["build", "--assertions", str(assertions), "--receipts", str(receipts), "--rules", "ro",
+                     "--engine", "duckdb", "--tables", str(out), "--labels", labels]) == 0
+    finally:
+        patch.undo()
     return out
 
 

@@ -21,6 +21,7 @@ from hypothesis import given
 pytest.importorskip("duckdb")
 
 from polygraph_logic.datalog import evaluate  # noqa: E402
+from polygraph_logic.engines import sql_witness  # noqa: E402
 from polygraph_logic.engines.duckdb_run import evaluate_duckdb  # noqa: E402
 from polygraph_logic.graph.circuit_build import completed  # noqa: E402
 from polygraph_logic.graph.engine_build import build_graph  # noqa: E402
@@ -50,10 +51,14 @@ def _witnesses(model) -> dict:
 @EXAMPLES
 @given(cases())
 def test_duckdb_witnesses_are_the_python_engines(case):
+    """Whether a round keeps the derivations of facts held already or marks them (KEPT_AGAIN 0)."""
     python = evaluate(case.program(), "why", cap=None, circuit=True)
     python.witness = True
-    duckdb, _ = evaluate_duckdb(case.program(), witness=True)
-    assert _witnesses(duckdb) == _witnesses(python), case.text()
+    for kept_again in (sql_witness.KEPT_AGAIN, 0):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(sql_witness, "KEPT_AGAIN", kept_again)
+            duckdb, _ = evaluate_duckdb(case.program(), witness=True)
+        assert _witnesses(duckdb) == _witnesses(python), (kept_again, case.text())
 
 
 def _named_derivations(folder: Path) -> set[tuple]:
@@ -77,16 +82,22 @@ def _inputs(name: str, directory: Path):
     return ROOT / "examples" / name / "assertions.jsonl", ROOT / "examples" / name / "receipts.jsonl", [RO]
 
 
-@pytest.fixture(scope="module", params=["figure1", "synthetic", "variant"])
+@pytest.fixture(scope="module", params=[("figure1", 0), ("synthetic", 0), ("variant", 0), ("synthetic", None)],
+                ids=["figure1-marked", "synthetic-marked", "variant-marked", "synthetic-kept"])
 def folders(request, tmp_path_factory):
     """The Python witness graph exported (its circuit found again from the stored rules), and the
-    DuckDB witness folder."""
-    directory = tmp_path_factory.mktemp(request.param)
-    assertions, receipts, rules = _inputs(request.param, directory)
+    DuckDB witness folder: every round marking the facts it derives again (KEPT_AGAIN 0), or the
+    default, which on these small graphs keeps every derivation."""
+    name, kept_again = request.param
+    directory = tmp_path_factory.mktemp(name)
+    assertions, receipts, rules = _inputs(name, directory)
     build_graph(assertions, receipts, rules, output=directory / "python.graph", labels="witness")
     export_tables(directory / "python.graph", directory / "reference")
-    build_graph(assertions, receipts, rules, engine="duckdb", output=directory / "direct", tables=True,
-                labels="witness")
+    with pytest.MonkeyPatch.context() as patch:
+        if kept_again is not None:
+            patch.setattr(sql_witness, "KEPT_AGAIN", kept_again)
+        build_graph(assertions, receipts, rules, engine="duckdb", output=directory / "direct", tables=True,
+                    labels="witness")
     return directory / "reference", directory / "direct"
 
 

@@ -162,6 +162,7 @@ class DuckDBRunner(Runner):
         self.con, self.work, self.joins = con, work, joins
         self.stated = 0  # witness labels: the last id of a stated fact (the facts loaded)
         self.inexact = 0  # witness labels: the facts ``settle`` found inexact
+        self.restricted: dict[str, bool] = {}  # witness labels: this round's c<n> holds new facts only
         if joins:
             self.small_delta = SMALL_DELTA
             self.small_joins = max(joins, memory_limit_bytes(con) // JOIN_MEMORY)
@@ -246,8 +247,10 @@ class DuckDBRunner(Runner):
         if not found:
             return False
         new = witnesses.heads(self.con, plan, relation, found)
+        self.restricted[relation] = new is not None
         self.derive(relation, plan.contributions(d, shapes, relation, deltas, joins, self.present, restrict=new))
-        self.con.execute(f"DROP TABLE {new}")
+        if new is not None:
+            self.con.execute(f"DROP TABLE {new}")
         return True
 
     def derive(self, relation: str, parts: list[str]) -> None:
@@ -260,7 +263,8 @@ class DuckDBRunner(Runner):
         delta = self.plan.table(relation, delta=True)
         self._empty_delta(relation)
         if self.plan.witness:  # the round's new facts, then its derivations by the ids of their facts
-            self.con.execute(f"INSERT INTO {delta} {witnesses.new_facts(self.plan, relation)}")
+            self.con.execute(f"INSERT INTO {delta} "
+                             f"{witnesses.new_facts(self.plan, relation, self.restricted.get(relation, False))}")
             witnesses.record(self.con, self.plan, relation)
         else:
             self.con.execute(f"INSERT INTO {delta} {sql}")

@@ -18,8 +18,9 @@ the number of ways a fact holds.  Tables (sql_plan.Plan with ``witness``):
   later derivations are not kept.
 
 A round first finds the heads its rules derive, keys alone, as the Boolean closure does
-(``heads``): those a relation holds already are marked ``unstored``, the others are the round's
-new facts, and only their derivations are made with witnesses and body ids.  So a round costs
+(``heads``); when it derives facts a relation holds already more than KEPT_AGAIN times, those
+are marked ``unstored``, the others are the round's new facts, and only their derivations are
+made with witnesses and body ids (else every derivation is, as a graph without hubs needs).  So a round costs
 the Boolean join plus the derivations of its new facts, not every rule instance with its body
 (at x40 with 40 hubs shared on both sides: 86 M rule instances of 6.8 M facts, most of them of
 facts held already).  A reader completes an unstored fact's derivations from the rules when it
@@ -53,16 +54,28 @@ def create(con, plan) -> None:
     con.execute(f"CREATE TABLE {UNSTORED} (id INTEGER)")
 
 
-def heads(con, plan, relation: str, parts: list[str]) -> str:
-    """From ``parts`` (the round's Boolean derivations of ``relation``: keys alone), marks
-    ``unstored`` the facts ``relation`` holds already and returns a table of the new heads' keys,
-    the only ones whose derivations the round makes (Plan.contributions' ``restrict``)."""
+#: a round whose derivations of facts held already are at most this many keeps them (no mark):
+#: a graph without hubs keeps its whole circuit, and a what-if or an expansion on it never needs
+#: the rules (x40 without hubs: 65,705 derivations in all; with 40 hubs on both sides, rounds of
+#: 10-60 M)
+KEPT_AGAIN = 1_000_000
+
+
+def heads(con, plan, relation: str, parts: list[str]) -> str | None:
+    """From ``parts`` (the round's Boolean derivations of ``relation``: keys alone): when the
+    derivations of facts ``relation`` holds already are more than KEPT_AGAIN, marks those facts
+    ``unstored`` and returns a table of the new heads' keys, the only ones whose derivations the
+    round makes (Plan.contributions' ``restrict``); else None, and the round makes them all."""
     number = plan.relations[relation]
     keys = ", ".join(plan.keys(relation))
     con.execute(f"CREATE OR REPLACE TEMP TABLE k{number} AS {parts[0]}")
     for part in parts[1:]:
         con.execute(f"INSERT INTO k{number} {part}")
     table = plan.table(relation)
+    again = con.execute(f"SELECT count(*) FROM k{number} SEMI JOIN {table} USING ({keys})").fetchall()[0][0]
+    if again <= KEPT_AGAIN:
+        con.execute(f"DROP TABLE k{number}")
+        return None
     con.execute(f"INSERT INTO {UNSTORED} SELECT id FROM {table} SEMI JOIN k{number} USING ({keys})")
     con.execute(f"CREATE OR REPLACE TEMP TABLE n{number} AS SELECT DISTINCT {keys} FROM k{number} "
                 f"ANTI JOIN {table} USING ({keys})")
@@ -81,10 +94,10 @@ def with_ids(select: str) -> str:
     return f"SELECT *, CAST(nextval('{SEQUENCE}') AS INTEGER) AS id FROM ({select}) n"
 
 
-def new_facts(plan, relation: str) -> str:
-    """The facts of ``c<n>`` (the round's new facts: ``heads`` left out those ``r<n>`` holds), each
-    with its witness (the least of its derivations' unions), exact until ``settle`` says otherwise,
-    and a new id."""
+def new_facts(plan, relation: str, restricted: bool = False) -> str:
+    """The facts of ``c<n>`` that ``r<n>`` does not hold (``restricted``: ``heads`` left those out
+    already), each with its witness (the least of its derivations' unions), exact until ``settle``
+    says otherwise, and a new id."""
     keys = ", ".join(plan.keys(relation))
     number = plan.relations[relation]
     least = "[arg_min(u, list_prepend(CAST(len(u) AS INTEGER), u))]"
@@ -92,7 +105,8 @@ def new_facts(plan, relation: str) -> str:
     # only: most derivations of a round with hubs are of facts held already
     union = "list_sort(list_distinct(flatten(label)))"
     return with_ids(f"SELECT {keys}, {least} AS label, TRUE AS exact FROM (SELECT {keys}, {union} AS u "
-                    f"FROM c{number}) n GROUP BY {keys}")
+                    f"FROM c{number}{'' if restricted else f' ANTI JOIN {plan.table(relation)} USING ({keys})'}"
+                    f") n GROUP BY {keys}")
 
 
 def record(con, plan, relation: str) -> None:
