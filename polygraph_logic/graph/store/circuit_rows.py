@@ -156,6 +156,15 @@ class CircuitReads:
                         seen.add(num)
                     yield relation, args, num, label in _ONE
 
+    def background_facts(self) -> list[tuple[str, tuple]]:
+        """``(relation, args)`` of every stored fact of background knowledge (label one)."""
+        table = self.store.lookup("background_facts")
+        if table is not None:
+            rows = self.query(f"SELECT relation, args FROM {table}").fetchall()
+        else:
+            rows = self.query("SELECT relation, args FROM facts WHERE label IN (?, ?)", _ONE).fetchall()
+        return [(relation, self.args(args)) for relation, args in rows]
+
     def args_many(self, batch: list[tuple]) -> list[tuple]:
         """The arguments of a batch of rows ``(..., args, label, valid)``, decoded as one JSON
         array of them all (half the time of a parse per row) when the store found each text

@@ -11,7 +11,6 @@ import json
 from typing import Iterable, Iterator
 
 from polygraph_logic.graph.kinds import DEFAULT_KIND, KINDS, check_kinds
-from polygraph_logic.graph.store.label_codec import ONE_LABELS
 from polygraph_logic.graph.store.rows import fact_key, key_value
 from polygraph_logic.graph.store.views import Rows
 
@@ -119,15 +118,6 @@ class Questions:
         if self._background is None:
             return None
         return sorted([row[:4] for row in self.touched_facts(numbers)] + self._background)
-
-    def background_facts(self) -> list[tuple[str, tuple]]:
-        """``(relation, args)`` of every stored fact of background knowledge (label one)."""
-        table = self.store.lookup("background_facts")
-        if table is not None:
-            rows = self.query(f"SELECT relation, args FROM {table}").fetchall()
-        else:
-            rows = self.query("SELECT relation, args FROM facts WHERE label IN (?, ?)", ONE_LABELS).fetchall()
-        return [(relation, self.args(args)) for relation, args in rows]
 
     def edge_rows(self, args_keys: Iterable[str]) -> list[tuple]:
         """Returns ``(args, num, label, exact)`` of the ``edge`` facts with these argument keys."""
