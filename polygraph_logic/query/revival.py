@@ -98,9 +98,10 @@ def revived_in_store(graph, deleted: Deleted) -> tuple[set[int], int]:
                 if dead is None:  # many: every open fact by the closure
                     gone = [row[0] for row in graph.query(sql, parameters).fetchall()]
                     asked = graph.query(f"SELECT f.num, f.relation, f.args FROM facts f SEMI JOIN {tables}_open o "
-                                        "ON o.num = f.num").fetchall()
-                    return held_by_closure(graph, gone, [(num, relation, graph.args(args))
-                                                         for num, relation, args in asked]), opened
+                                        "ON o.num = f.num")
+                    batches = ([(num, relation, graph.args(args)) for num, relation, args in batch]
+                               for batch in asked.batches(100_000))
+                    return held_by_closure(graph, gone, batches), opened
                 keys = {num: (relation, graph.args(args)) for num, relation, args in dead}
                 gone = frozenset(row[0] for row in graph.query(sql, parameters).fetchall())
                 found = Rederiver(graph).revive({keys[num] for num in pending}, set(keys.values()), gone)
