@@ -14,8 +14,9 @@ other than numbers and symbols (floats, records), comparisons by order, arithmet
 
 from __future__ import annotations
 
+from collections import defaultdict
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from polygraph_logic.allocation import collector_paused
 from polygraph_logic.datalog.budget import Budget
@@ -80,6 +81,36 @@ class BooleanTables:
         line = f"concat_ws({sep}, {', '.join(f'v{i}.txt' for i in range(arity))})" if arity > 1 else "v0.txt"
         order = ", ".join(f"v{i}.rank" for i in range(arity))
         return f"SELECT {line} AS line FROM {self.plan.table(relation)} AS t {joins} ORDER BY {order}"
+
+    def holding(self, batches: Iterable[list[tuple[int, str, tuple]]]) -> set[int]:
+        """The numbers of the facts of ``batches`` (``(num, relation, args)``) that these relations
+        hold: each batch's interned into a table of asked keys, then one semi-join per relation
+        (the facts never held in Python all at once)."""
+        plan, con = self.plan, self.con
+        asked: set[str] = set()
+        for batch in batches:
+            known: dict[str, list[tuple[int, list]]] = defaultdict(list)
+            for num, relation, args in batch:
+                if relation in plan.relations:
+                    ids = [plan.values.get(v) for v in args] if plan.arity(relation) else [0]
+                    if None not in ids:  # a value the program never holds: no fact of it does
+                        known[relation].append((num, ids))
+            for relation, rows in known.items():
+                keys = plan.keys(relation)
+                table = f"asked{plan.relations[relation]}"
+                if relation not in asked:
+                    con.execute(f"CREATE TEMP TABLE {table} (num BIGINT, {', '.join(f'{k} INTEGER' for k in keys)})")
+                    asked.add(relation)
+                columns = ", ".join(f"unnest(${i + 2})" for i in range(len(keys)))
+                con.execute(f"INSERT INTO {table} SELECT unnest($1), {columns}",
+                            [[num for num, _ in rows], *([ids[i] for _, ids in rows] for i in range(len(keys)))])
+        held: set[int] = set()
+        for relation in sorted(asked):
+            keys = ", ".join(plan.keys(relation))
+            held.update(row[0] for row in con.execute(
+                f"SELECT num FROM asked{plan.relations[relation]} SEMI JOIN {plan.table(relation)} USING ({keys})"
+            ).fetchall())
+        return held
 
     def model(self) -> Model:
         """Every relation read into a Model of the Boolean semiring."""

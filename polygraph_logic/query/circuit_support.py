@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 
-from polygraph_logic.graph.circuit_build import completed
 from polygraph_logic.graph.goal_plans import FactKey, stated_by
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import fact_key
@@ -87,6 +86,7 @@ def expand_nodes(graph: Graph, roots: Collection[int], lazy: Mapping[int, Collec
 
     def circuit(asked):
         stored = [num for num in asked if num > 0]
+        from polygraph_logic.graph.circuit_build import completed  # noqa: PLC0415  (the rules' reader loads the parser: only when a marked circuit is read)
         derivations = completed(graph, stored) if stored else {}
         facts.load([*stored, *(b for found in derivations.values() for _, body in found for b in body if b > 0)])
         gates = {num: ([frozenset((n,)) for n in stated_by(graph, facts.key(num))],

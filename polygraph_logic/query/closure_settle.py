@@ -14,7 +14,6 @@ verdict as a from-scratch recomputation, cycles included.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 from polygraph_logic.allocation import collector_paused
@@ -26,7 +25,7 @@ def program_without(graph, deleted: Iterable[int]) -> Program:
     """The graph's program with the assertions numbered ``deleted`` left out: its stored rules, the
     facts the other assertions state, and the stored facts of background knowledge (label one)."""
     deleted = set(deleted)
-    numbers = [row[0] for row in graph.query("SELECT num FROM assertions").fetchall() if row[0] not in deleted]
+    numbers = [num for num in graph.assertion_numbers().values() if num not in deleted]
     surviving = graph.assertions.numbered(numbers).values()
     clauses: list = list(compile_inputs(surviving, []).assertions)
     clauses += [Fact(Atom(relation, tuple(Constant(v) for v in args)), None)
@@ -43,32 +42,8 @@ def held_by_closure(graph, deleted: Iterable[int], facts: Iterable[list[tuple[in
 
     with collector_paused():
         program = program_without(graph, deleted)
-    asked: set[str] = set()
     with boolean_closure(program, memory_limit) as tables:
-        plan, con = tables.plan, tables.con
-        for batch in facts:
-            known: dict[str, list[tuple[int, list]]] = defaultdict(list)
-            for num, relation, args in batch:
-                if relation in plan.relations:
-                    ids = [plan.values.get(v) for v in args] if plan.arity(relation) else [0]
-                    if None not in ids:  # a value the program never holds: no fact of it does
-                        known[relation].append((num, ids))
-            for relation, rows in known.items():
-                keys = plan.keys(relation)
-                table = f"asked{plan.relations[relation]}"
-                if relation not in asked:
-                    con.execute(f"CREATE TEMP TABLE {table} (num BIGINT, {', '.join(f'{k} INTEGER' for k in keys)})")
-                    asked.add(relation)
-                columns = ", ".join(f"unnest(${i + 2})" for i in range(len(keys)))
-                con.execute(f"INSERT INTO {table} SELECT unnest($1), {columns}",
-                            [[num for num, _ in rows], *([ids[i] for _, ids in rows] for i in range(len(keys)))])
-        held: set[int] = set()
-        for relation in sorted(asked):
-            keys = ", ".join(plan.keys(relation))
-            held.update(row[0] for row in con.execute(
-                f"SELECT num FROM asked{plan.relations[relation]} SEMI JOIN {plan.table(relation)} USING ({keys})"
-            ).fetchall())
-    return held
+        return tables.holding(facts)
 
 
 __all__ = ["held_by_closure", "program_without"]

@@ -17,13 +17,11 @@ import json
 from array import array
 from collections.abc import Callable
 
-from polygraph_logic.graph.circuit_build import found_again
 from polygraph_logic.graph.goal_plans import stated_by
-from polygraph_logic.query.closure_settle import held_by_closure
 from polygraph_logic.query.rederive import Rederiver
 from polygraph_logic.graph.store.circuit_rows import UNSTORED_RULE
-from polygraph_logic.graph.store.settling import (Deleted, drop_settling, held_in_store, killed_facts, open_stated,
-                                                  unstored_open)
+from polygraph_logic.graph.store.settling import (Deleted, drop_settling, held_in_store, killed_facts, open_rows,
+                                                  open_stated, unstored_open)
 
 #: open facts whose derivations are read in one query
 FACTS_AT_ONCE = 10_000
@@ -49,6 +47,8 @@ def revived_facts(graph, killed: Callable[[bytes | str], bool], survives: Callab
     for start in range(0, len(ordered), FACTS_AT_ONCE):
         chunk = ordered[start:start + FACTS_AT_ONCE]
         unstored = graph.unstored(chunk)  # their derivations found again from the rules
+        if unstored:
+            from polygraph_logic.graph.circuit_build import found_again  # noqa: PLC0415  (the rules' reader loads the parser: only when a marked circuit is read)
         found = [(fact, json.loads(body)) for fact, body in graph.derivation_bodies(chunk) if fact not in unstored]
         found += [(fact, body) for fact, _, body in found_again(graph, unstored)] if unstored else []
         others = {b for _, body in found for b in body if b not in open_facts}
@@ -97,10 +97,10 @@ def revived_in_store(graph, deleted: Deleted) -> tuple[set[int], int]:
                 dead = killed_facts(graph, deleted, held, DEAD_AT_MOST) if len(pending) <= REDERIVED_AT_MOST else None
                 if dead is None:  # many: every open fact by the closure
                     gone = [row[0] for row in graph.query(sql, parameters).fetchall()]
-                    asked = graph.query(f"SELECT f.num, f.relation, f.args FROM facts f SEMI JOIN {tables}_open o "
-                                        "ON o.num = f.num")
                     batches = ([(num, relation, graph.args(args)) for num, relation, args in batch]
-                               for batch in asked.batches(100_000))
+                               for batch in open_rows(graph, tables).batches(100_000))
+                    # the closure reads the program (the parser, the compiler) only when asked
+                    from polygraph_logic.query.closure_settle import held_by_closure  # noqa: PLC0415
                     return held_by_closure(graph, gone, batches), opened
                 keys = {num: (relation, graph.args(args)) for num, relation, args in dead}
                 gone = frozenset(row[0] for row in graph.query(sql, parameters).fetchall())

@@ -7,7 +7,6 @@ edge fact behind a dead claim, and the sentences of the summaries concerned.
 
 from __future__ import annotations
 
-from polygraph_logic.graph.circuit_build import completed
 from polygraph_logic.graph.goal_plans import stated_by
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.settling import by_numbers
@@ -86,6 +85,7 @@ def _settled(graph: Graph, deleted: frozenset[int], outcome, dead: dict[tuple, i
     fact holds when a surviving assertion states it or some derivation's body facts all hold; a
     body fact holds unless its label died or the version read no longer has it."""
     open_facts = {dead[key] for key in uncertain}
+    from polygraph_logic.graph.circuit_build import completed  # noqa: PLC0415  (the rules' reader loads the parser: only when a marked circuit is read)
     derivations = {fact: [body for _, body in found] for fact, found in completed(graph, open_facts).items()}
     known_dead = set(dead.values())
     bodies = {b for found in derivations.values() for body in found for b in body} - known_dead

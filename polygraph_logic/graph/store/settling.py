@@ -147,6 +147,11 @@ def killed_facts(graph, deleted: Deleted, held: Iterable[int], limit: int) -> li
     return None if len(rows) > limit else rows
 
 
+def open_rows(graph, tables: str):
+    """``(num, relation, args text)`` of a settling's open facts, as rows to read in batches."""
+    return graph.query(f"SELECT f.num, f.relation, f.args FROM facts f SEMI JOIN {tables}_open o ON o.num = f.num")
+
+
 def unstored_open(graph, tables: str, held: Iterable[int], marker: int) -> list[int]:
     """The open facts of a settling that do not hold (``held``) and whose stored derivations are
     not all of them (a row of rule ``marker``): their verdict needs the rest."""
@@ -194,5 +199,5 @@ def resting_counts(graph, deleted: Deleted, revived: Iterable[int], limit: int) 
 
 
 __all__ = ["Deleted", "by_kinds", "by_numbers", "drop_settling", "held_in_store", "killed_facts",
-           "open_stated",
+           "open_rows", "open_stated",
            "resting_counts", "unstored_open"]
