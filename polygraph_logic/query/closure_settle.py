@@ -21,6 +21,7 @@ from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.syntax import Atom, Constant, Fact
 from polygraph_logic.graph.compile import compile_inputs
 
+
 def program_without(graph, deleted: Iterable[int]) -> Program:
     """The graph's program with the assertions numbered ``deleted`` left out: its stored rules, the
     facts the other assertions state, and the stored facts of background knowledge (label one)."""
