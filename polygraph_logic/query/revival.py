@@ -87,6 +87,8 @@ def revived_in_store(graph, deleted: Deleted) -> tuple[set[int], int]:
 
     def settle():  # repeatable: from the start again if the bounded memory runs out
         revived: set[int] = set()
+        gone = frozenset(row[0] for row in graph.query(sql, parameters).fetchall())  # the deleted numbers
+        rederiver = None  # its rules planned once, whatever the rounds
         try:
             while True:
                 opened, holding = open_stated(graph, deleted, tables)
@@ -96,15 +98,14 @@ def revived_in_store(graph, deleted: Deleted) -> tuple[set[int], int]:
                     return held, opened
                 dead = killed_facts(graph, deleted, held, DEAD_AT_MOST) if len(pending) <= REDERIVED_AT_MOST else None
                 if dead is None:  # many: every open fact by the closure
-                    gone = [row[0] for row in graph.query(sql, parameters).fetchall()]
                     batches = ([(num, relation, graph.args(args)) for num, relation, args in batch]
                                for batch in open_rows(graph, tables).batches(100_000))
                     # the closure reads the program (the parser, the compiler) only when asked
                     from polygraph_logic.query.closure_settle import held_by_closure  # noqa: PLC0415
                     return held_by_closure(graph, gone, batches), opened
                 keys = {num: (relation, graph.args(args)) for num, relation, args in dead}
-                gone = frozenset(row[0] for row in graph.query(sql, parameters).fetchall())
-                found = Rederiver(graph).revive({keys[num] for num in pending}, set(keys.values()), gone)
+                rederiver = rederiver or Rederiver(graph)
+                found = rederiver.revive({keys[num] for num in pending}, set(keys.values()), gone)
                 if not found:
                     return held, opened
                 revived |= {num for num, key in keys.items() if key in found}

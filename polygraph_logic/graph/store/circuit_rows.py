@@ -45,7 +45,6 @@ CREATE TABLE IF NOT EXISTS circuit_versions(version INTEGER PRIMARY KEY);
 """
 
 Row = tuple[int, int, tuple[int, ...]]  # fact, rule, body
-_ONE = ONE_LABELS
 
 
 def folder_files(directory: str | Path, at: int) -> list[tuple[int, Path]] | None:
@@ -154,7 +153,7 @@ class CircuitReads:
                         if num in seen or not any(len(args) > k and args[k] in values for k, values in listed[relation]):
                             continue  # the look-ups may read more: their values checked
                         seen.add(num)
-                    yield relation, args, num, label in _ONE
+                    yield relation, args, num, label in ONE_LABELS
 
     def background_facts(self) -> list[tuple[str, tuple]]:
         """``(relation, args)`` of every stored fact of background knowledge (label one)."""
@@ -162,7 +161,7 @@ class CircuitReads:
         if table is not None:
             rows = self.query(f"SELECT relation, args FROM {table}").fetchall()
         else:
-            rows = self.query("SELECT relation, args FROM facts WHERE label IN (?, ?)", _ONE).fetchall()
+            rows = self.query("SELECT relation, args FROM facts WHERE label IN (?, ?)", ONE_LABELS).fetchall()
         return [(relation, self.args(args)) for relation, args in rows]
 
     def args_many(self, batch: list[tuple]) -> list[tuple]:
