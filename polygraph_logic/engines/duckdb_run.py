@@ -263,9 +263,9 @@ class DuckDBRunner(Runner):
         delta = self.plan.table(relation, delta=True)
         self._empty_delta(relation)
         if self.plan.witness:  # the round's new facts, then its derivations by the ids of their facts
-            self.con.execute(f"INSERT INTO {delta} "
-                             f"{witnesses.new_facts(self.plan, relation, self.restricted.get(relation, False))}")
-            witnesses.record(self.con, self.plan, relation)
+            restricted = self.restricted.get(relation, False)
+            self.con.execute(f"INSERT INTO {delta} {witnesses.new_facts(self.plan, relation, restricted)}")
+            witnesses.record(self.con, self.plan, relation, restricted)
         else:
             self.con.execute(f"INSERT INTO {delta} {sql}")
         size = "0" if self.plan.boolean else "coalesce(sum(len(label)), 0)"

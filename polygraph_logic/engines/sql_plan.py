@@ -167,6 +167,8 @@ class Plan:
             ids = ", ".join(f"e{n}" for n in range(atoms))
             witnesses = f"[{', '.join(f'l{n}' for n in range(atoms))}]"
             body = f"[{ids}]" if atoms == 1 else f"list_sort(list_distinct([{ids}]))"
+            if atoms == 2:  # most bodies: their set without a list function (x40 with hubs, 8.9 M: 3.1 -> 0.4 s)
+                body = "CASE WHEN e0 < e1 THEN [e0, e1] WHEN e0 > e1 THEN [e1, e0] ELSE [e0] END"
             only = f" SEMI JOIN {restrict} USING ({', '.join(keys)})" if restrict else ""
             return f"SELECT {', '.join(keys)}, rn, {witnesses} AS label, {body} AS body FROM ({text}) s{only}"
         if atoms == 1:
