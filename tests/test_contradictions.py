@@ -23,7 +23,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import evaluate
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic import build_graph
-from polygraph_logic.graph.build import triple_id
+from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.contradiction_layer import sides
 from polygraph_logic.graph.records import LoadError, load_assertions, load_receipts

@@ -9,7 +9,7 @@ import pytest
 from polygraph_logic import evaluate
 from polygraph_logic.cli import main
 from polygraph_logic import build_graph
-from polygraph_logic.graph.build import triple_id
+from polygraph_logic.graph.artifact_ids import triple_id
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.records import load_assertions, load_receipts
 from polygraph_logic.graph.store.graph_file import Graph

@@ -22,7 +22,7 @@ from polygraph_logic.datalog.values.record_values import STRUCTURED
 from polygraph_logic.datalog.syntax import format_value
 from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.graph.artifact_rule import is_artifact
-from polygraph_logic.graph.artifact_ids import triple_id
+from polygraph_logic.graph.artifact_ids import IdsGiven
 from polygraph_logic.graph.assertions import Assertion
 from polygraph_logic.graph.circuit_build import store_circuit, store_gates
 from polygraph_logic.graph.compile import CompiledInputs, compile_inputs
@@ -373,8 +373,9 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
     tally = tally if tally is not None else Tally()
     support = supports(model)
     claims = _rows(model, "claim")
+    claim_ids, edge_ids = IdsGiven(), IdsGiven()  # the short digest unless one listed before holds it (artifact_ids.py)
     for triple, label in _sorted(claims):
-        yield tally.add(Artifact(triple_id("claim", triple), "claim", _content(triple),
+        yield tally.add(Artifact(claim_ids.id("claim", triple), "claim", _content(triple),
                                  support(label), label.exact))
     by_id = {r.artifact: r for r in receipts}
     for layer in ("merge", "summary"):
@@ -385,12 +386,10 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
                                                     "states it")
             yield tally.add(Artifact(artifact_id, layer, by_id[artifact_id].content,
                                      support(label), label.exact))
-    seen = set()
     for receipt in receipts:
         for i, sentence in enumerate(receipt.sentences, 1):
             label = model.label("sentence", (receipt.sentence_id(i),))
             content = {"summary": receipt.artifact, "index": i, "text": sentence.text}
-            seen.add(receipt.sentence_id(i))
             yield tally.add(Artifact(receipt.sentence_id(i), "sentence", content,
                                      support(label), label.exact))
     for triple, label in _sorted(_rows(model, "edge")):
@@ -398,11 +397,7 @@ def iter_artifacts(model: Model, receipts: list[Receipt], tally: Tally | None = 
         if not is_artifact("edge", label.is_one(), claimed):
             tally.background += not claimed  # an edge of the ontology alone
             continue
-        artifact_id = triple_id("edge", triple)
-        if artifact_id in seen:  # a digest collision would silently merge two edges
-            raise RuntimeError(f"artifact id collision for {artifact_id}")
-        seen.add(artifact_id)
-        yield tally.add(Artifact(artifact_id, "edge", _content(triple), support(label), label.exact))
+        yield tally.add(Artifact(edge_ids.id("edge", triple), "edge", _content(triple), support(label), label.exact))
     yield from contradiction_artifacts(model, tally)
 
 

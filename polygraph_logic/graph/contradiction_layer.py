@@ -23,7 +23,7 @@ from typing import Iterator, Sequence
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import tuple_key
-from polygraph_logic.graph.artifact_ids import triple_id
+from polygraph_logic.graph.artifact_ids import IdsGiven
 from polygraph_logic.graph.artifact_rule import is_artifact
 from polygraph_logic.graph.store.rows import Artifact
 
@@ -75,11 +75,12 @@ def contradiction_artifacts(model, tally) -> Iterator[Artifact]:
     ``tally`` (build.Tally)."""
 
     rows = model.facts(LAYER) if LAYER in model.store.relations else {}
+    ids = IdsGiven()
     for args, label in sorted(rows.items(), key=lambda row: tuple_key(row[0])):
         if not is_artifact(LAYER, label.is_one()):
             continue
         support = tuple(tuple(group) for group in model.semiring.to_json(label))
-        yield tally.add(Artifact(triple_id(LAYER, args), LAYER, content(args), support, label.exact))
+        yield tally.add(Artifact(ids.id(LAYER, args), LAYER, content(args), support, label.exact))
 
 
 __all__ = ["LAYER", "content", "contradiction_artifacts", "fact_args", "sides"]

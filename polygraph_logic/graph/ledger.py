@@ -25,14 +25,12 @@ from polygraph_logic.graph.circuit_build import version_circuit
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Negation, Rule
-from polygraph_logic.graph.artifact_rule import is_artifact
-from polygraph_logic.graph.build import build_python, input_files, iter_artifacts, triple_id
+from polygraph_logic.graph.build import input_files
 from polygraph_logic.graph.compile import compile_inputs
-from polygraph_logic.graph.contradiction_layer import content as contradiction_content
 from polygraph_logic.graph.incremental import WatchedWhy, evaluate_seeded
 from polygraph_logic.graph.store.lazy_store import LazyStore
-from polygraph_logic.graph.store.label_codec import encode_label
 from polygraph_logic.graph.json_lines import read_records
+from polygraph_logic.graph.ledger_write import AddReport, write_full, write_incremental
 from polygraph_logic.graph.records import (LoadError, Receipt, _sentence_id_clashes, _stated_ids, load_assertions,
                                           load_receipts, receipt_records)
 from polygraph_logic.graph.store.graph_file import Graph
@@ -45,23 +43,6 @@ from polygraph_logic.datalog.program import _body_atoms, aggregates_in, literal_
 
 #: the relations new records become (compile.py)
 SEEDS = ("claim", "neg_edge", "assertion", "merge", "member", "summary", "sentence")
-
-
-@dataclass
-class AddReport:
-    """What ``add`` did: the version written, how (incremental or full, and why), what changed."""
-
-    version: int
-    mode: str
-    reason: str | None = None
-    assertions: int = 0
-    receipts: int = 0
-    changed: dict[str, int] = field(default_factory=dict)  # relation -> facts new or with a changed label
-    artifacts: int = 0  # artifacts added
-    retired: int = 0  # artifacts removed (an entailed edge now stated: a claim)
-
-    def to_json(self) -> dict:
-        return dict(self.__dict__)
 
 
 #: how many times an add computed against a version another writer superseded starts again
@@ -108,10 +89,11 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
         numbers.update(writer.assertion_numbers(None if among is None else among - numbers.keys()))
         writer.rules(new_rules)
         if reason is None:
-            report = _write_incremental(writer, state, numbers, new_receipts)
+            report = write_incremental(writer, state, numbers, new_receipts)
         else:
             say(f"re-evaluating in full: {reason}")
-            report = _write_full(writer, graph_path, new_assertions, new_receipts, numbers, cap, reason)
+            report = write_full(writer, graph_path, new_assertions, new_receipts, numbers, cap, reason,
+                                (recorded_receipts(graph_path), recorded_rules(graph_path)))
         report.reason = reason
         report.assertions, report.receipts = len(new_assertions), len(new_receipts)
         writer.link_summaries()
@@ -293,107 +275,6 @@ def _arities(rules: list[Rule], compiled) -> dict[str, int]:
     for fact in compiled.assertions:
         arities.setdefault(fact.atom.relation, len(fact.atom.args))
     return arities
-
-
-def _groups(semiring, label, numbers: dict[str, int]) -> list[list[int]]:
-    return [[numbers[name] for name in names] for names in semiring.to_json(label)]
-
-
-def _write_incremental(writer: VersionWriter, state: _State, numbers, receipts) -> AddReport:
-    report = AddReport(0, "incremental")
-    semiring, claims = state.semiring, state.store.relations.get("claim", {})
-    by_id = {r.artifact: r for r in receipts}
-    contents = {s_id: {"summary": r.artifact, "index": i, "text": s.text}
-                for r in receipts for i, s in enumerate(r.sentences, 1) for s_id in (r.sentence_id(i),)}
-    # what the loop below asks of the store, read at once (a folder answers a look-up in milliseconds):
-    # each changed fact's row, whether each changed edge is stated, each new claim's entailed edge
-    writer.prefetch(facts=[*((relation, tup) for relation, rows in state.changed.items() for tup in rows),
-                           *(("claim", tup) for tup in state.changed.get("edge", ()))],
-                    artifacts=[triple_id("edge", tup) for tup in state.changed.get("claim", ())])
-    for relation in sorted(state.changed):
-        rows = state.changed[relation]
-        report.changed[relation] = len(rows)
-        for tup, label in rows.items():
-            num, before = writer.fact(relation, tup, _groups(semiring, label, numbers), label.exact)
-            if before is not None or not is_artifact(relation, label.is_one(), relation == "edge"
-                                                                      and _is_claim(writer, claims, tup)):
-                continue
-            if relation == "claim":
-                writer.artifact(triple_id("claim", tup), "claim", _content(tup), num)
-                report.artifacts += 1
-                if writer.has_artifact(triple_id("edge", tup)):
-                    writer.retire_artifact(triple_id("edge", tup))
-                    report.retired += 1
-            elif relation == "edge":
-                writer.artifact(triple_id("edge", tup), "edge", _content(tup), num)
-                report.artifacts += 1
-            elif relation == "sentence":
-                writer.artifact(tup[0], "sentence", contents[tup[0]], num)
-                report.artifacts += 1
-            elif relation == "contradiction":  # as build writes it (contradiction_layer.py)
-                writer.artifact(triple_id("contradiction", tup), "contradiction", contradiction_content(tup), num)
-                report.artifacts += 1
-            else:
-                writer.artifact(tup[0], relation, by_id[tup[0]].content, num)
-                report.artifacts += 1
-    return report
-
-
-def _is_claim(writer: VersionWriter, claims: dict, triple: tuple) -> bool:
-    """True when the triple is stated (a claim now, in memory, or stored before)."""
-    return dict.__contains__(claims, triple) or writer.has_fact("claim", triple)
-
-
-def _content(triple) -> dict:
-    subject, predicate, object_ = triple
-    return {"subject": subject, "predicate": predicate, "object": object_}
-
-
-# --- the full path ----------------------------------------------------------------------
-def _write_full(writer: VersionWriter, graph_path, new_assertions, new_receipts, numbers, cap,
-                reason: str) -> AddReport:
-    """Evaluates the union of the recorded inputs as ``build`` would and writes what differs."""
-    report = AddReport(0, "full")
-    with Graph(graph_path) as graph:
-        assertions = list(graph.assertions.values())
-        receipts = recorded_receipts(graph_path)
-        present = graph.artifacts_present(r.artifact for r in receipts)
-        receipts = [r for r in receipts if r.artifact in present]
-        rule_files = recorded_rules(graph_path)
-        labels = graph.meta.get("labels", "capped")  # a witness graph is evaluated to witness labels again
-        stored = graph.layer_count("merge", "summary")
-        if len(receipts) < stored:  # built from records in memory, or before versions were recorded
-            raise PolygraphError("unrecorded_inputs", f"{graph_path} must be evaluated in full ({reason}), but its "
-                                                      "receipts were not recorded as files; rebuild it with "
-                                                      "`polygraph build` from the files, then add")
-    build = build_python([*assertions, *new_assertions], [*receipts, *new_receipts], rule_files, cap, labels=labels)
-    model = build.model
-    semiring = model.semiring
-    rows = writer.fact_rows()
-    facts, changes = {}, []
-    for name in model.relations():
-        for tup, label in model.facts(name).items():
-            groups = _groups(semiring, label, numbers)
-            row = rows.get((name, fact_key(tup)))
-            if row is not None:
-                facts[(name, tup)] = row[0]
-                if row[1] == encode_label(groups) and row[2] == int(label.exact):
-                    continue
-            changes.append((name, tup, groups, label.exact, row))
-            report.changed[name] = report.changed.get(name, 0) + 1
-    facts.update(writer.facts(changes))
-    stored = writer.artifact_ids()
-    current = set()
-    for artifact in iter_artifacts(model, [*receipts, *new_receipts]):
-        current.add(artifact.id)
-        if artifact.id not in stored:
-            relation, args = artifact.fact
-            writer.artifact(artifact.id, artifact.layer, artifact.content, facts[(relation, tuple(args))])
-            report.artifacts += 1
-    for artifact_id in sorted(stored - current):
-        writer.retire_artifact(artifact_id)
-        report.retired += 1
-    return report
 
 
 def recorded_receipts(graph_path) -> list:

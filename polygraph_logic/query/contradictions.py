@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator
 
 from polygraph_logic.datalog.evaluate import tuple_key
-from polygraph_logic.graph.artifact_ids import triple_id
+from polygraph_logic.graph.artifact_ids import graph_id
 from polygraph_logic.graph.contradiction_layer import sides
 from polygraph_logic.graph.kinds import KINDS, authority, check_kinds
 from polygraph_logic.graph.store.graph_file import Graph
@@ -169,8 +169,9 @@ class Contradiction:
 def side_artifact(graph: Graph, triple: tuple) -> str | None:
     """Returns the id of the claim or edge artifact of a side's triple (None: background knowledge)."""
     for layer in ("claim", "edge"):
-        if graph.has_artifact(triple_id(layer, triple)):
-            return triple_id(layer, triple)
+        found = graph_id(graph, layer, triple)
+        if found is not None:
+            return found
     return None
 
 

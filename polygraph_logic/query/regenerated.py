@@ -30,8 +30,9 @@ from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.graph.circuit_build import version_circuit
 from polygraph_logic.graph.compile import compile_inputs
 from polygraph_logic.graph.json_lines import read_records
-from polygraph_logic.graph.artifact_ids import triple_id
-from polygraph_logic.graph.ledger import _cited, _inputs, _load, _write_incremental, evaluate_new
+from polygraph_logic.graph.artifact_ids import graph_id, long_id, triple_id
+from polygraph_logic.graph.ledger import _cited, _inputs, _load, evaluate_new
+from polygraph_logic.graph.ledger_write import write_incremental
 from polygraph_logic.graph.records import LoadError
 from polygraph_logic.graph.store.backend import write_version
 from polygraph_logic.graph.store.graph_file import Graph
@@ -108,9 +109,10 @@ def regenerate_version(path: str | Path, receipts: str | Path, outcome: Outcome 
         if reason:
             raise PolygraphError("needs_full_evaluation", f"the regenerated receipts need the graph evaluated in "
                                  f"full ({reason}); nothing was written")
-    _restrict(state, deleted)
-    added = {(relation, tup) for relation, facts in state.changed.items() for tup in facts}
-    revived = {triple_id(relation, tup) if relation in ("claim", "edge") else tup[0] for relation, tup in added}
+        _restrict(state, deleted)
+        added = {(relation, tup) for relation, facts in state.changed.items() for tup in facts}
+        dead = set(rows.dead)
+        revived = {_revived_id(graph, relation, tup, dead) for relation, tup in added}
     dropped = [a for a in rows.dead if a not in revived]
     report = RegeneratedVersion(0, receipts=len(new_receipts), deleted_assertions=len(rows.assertions),
                                 dropped=dropped, replaced=list(replaced))
@@ -132,7 +134,7 @@ def regenerate_version(path: str | Path, receipts: str | Path, outcome: Outcome 
                  for names in state.semiring.to_json(label) for name in names}
         numbers = writer.assertion_numbers(among)
         writer.rules(new_rules)
-        written = _write_incremental(writer, state, numbers, new_receipts)
+        written = write_incremental(writer, state, numbers, new_receipts)
         report.artifacts, report.changed = written.artifacts, written.changed
         writer.link_summaries()
 
@@ -149,6 +151,17 @@ def regenerate_version(path: str | Path, receipts: str | Path, outcome: Outcome 
     report.version = write_version(path, "regenerate", command or command_line(), entry, write, expected,
                                    lambda store: version_circuit(store, reached))
     return report
+
+
+def _revived_id(graph: Graph, relation: str, tup: tuple, dead: set[str]) -> str | None:
+    """The id of the artifact of a fact the receipts derive again, if a dead artifact may have it:
+    a claim's or edge's id is its short digest or, when another artifact held that first, the long
+    one (artifact_ids.py), and the graph says which."""
+    if relation not in ("claim", "edge"):
+        return tup[0]
+    if not {triple_id(relation, tup), long_id(relation, tup)} & dead:
+        return None
+    return graph_id(graph, relation, tup)
 
 
 def _restrict(state, deleted: frozenset[str]) -> None:

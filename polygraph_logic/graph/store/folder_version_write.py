@@ -160,6 +160,20 @@ class FolderVersionWriter(FolderVersionReads):
     def has_artifact(self, artifact_id: str) -> bool:
         return artifact_id in self.artifact_numbers or self._stored_artifact(artifact_id) is not None
 
+    def artifact_fact(self, artifact_id: str) -> int | None:
+        """VersionWriter.artifact_fact: the number of the fact of the current artifact ``artifact_id``."""
+        if artifact_id in self.artifact_numbers:
+            return self.new_artifacts[self.artifact_numbers[artifact_id]][3]
+        row = self._stored_artifact(artifact_id)
+        return None if row is None else row[2]
+
+    def fact_number(self, relation: str, args: tuple) -> int | None:
+        key = fact_key(args)
+        if (relation, key) in self.fact_numbers:
+            return self.fact_numbers[(relation, key)]
+        row = self._stored_fact(relation, key)
+        return None if row is None else row[0]
+
     def has_fact(self, relation: str, args: tuple) -> bool:
         key = fact_key(args)
         return (relation, key) in self.fact_numbers or self._stored_fact(relation, key) is not None

@@ -159,6 +159,15 @@ class VersionWriter:
     def has_artifact(self, artifact_id: str) -> bool:
         return self.db.execute("SELECT 1 FROM artifacts WHERE id = ?", (artifact_id,)).fetchone() is not None
 
+    def artifact_fact(self, artifact_id: str) -> int | None:
+        """The number of the fact of the current artifact ``artifact_id`` (None: no such artifact)."""
+        row = self.db.execute("SELECT fact FROM artifacts WHERE id = ?", (artifact_id,)).fetchone()
+        return None if row is None else row[0]
+
+    def fact_number(self, relation: str, args: tuple) -> int | None:
+        row = self.db.execute("SELECT num FROM facts WHERE relation = ? AND args = ?", (relation, fact_key(args))).fetchone()
+        return None if row is None else row[0]
+
     def has_fact(self, relation: str, args: tuple) -> bool:
         return self.db.execute("SELECT 1 FROM facts WHERE relation = ? AND args = ?",
                                (relation, fact_key(args))).fetchone() is not None

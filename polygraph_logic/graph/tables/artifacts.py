@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from polygraph_logic.graph.artifact_ids import digest_id
+from polygraph_logic.graph.artifact_ids import IdsGiven, content_args, long_id
 from polygraph_logic.graph.artifact_rule import sql_condition
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import tuple_key
@@ -85,6 +85,8 @@ class ArtifactTables:
                         UNION ALL SELECT o0, layer, fact, id FROM arts_sorted
                         UNION ALL SELECT 4, 'edge', fact, id FROM {edge}""")
         duplicate = con.execute("SELECT id FROM arts_all GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
+        if duplicate and self._lengthened((claim, "claim"), (edge, "edge")):
+            duplicate = con.execute("SELECT id FROM arts_all GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchall()
         if duplicate:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
                                                        "(a digest collision or a receipt's id reused)")
@@ -101,6 +103,23 @@ class ArtifactTables:
                         UNION ALL SELECT {claims + low} + n, id, 'edge', content, fact, {none} FROM {edge}
                         UNION ALL SELECT {claims + edges} + n, id, layer, content, fact, summary FROM arts_sorted
                                   WHERE o0 > 4""")
+
+    def _lengthened(self, *tables: tuple[str, str]) -> int:
+        """Gives the long id to each artifact of ``tables`` (``(table, layer)``) whose short id one
+        before it in its layer holds (artifact_ids.py: a graph of ten million edges has such a pair
+        about once in ten builds); returns how many."""
+        con, count = self.con, 0
+        for table, layer in tables:
+            rows = con.execute(f"""SELECT fact, content FROM (
+                                     SELECT fact, content, row_number() OVER (PARTITION BY id ORDER BY n) AS k
+                                     FROM {table} WHERE id IN (SELECT id FROM {table} GROUP BY id HAVING count(*) > 1))
+                                 WHERE k > 1""").fetchall()
+            for fact, content in rows:
+                con.execute(f"UPDATE {table} SET id = ? WHERE fact = ?", (long_id(layer, content_args(layer, content)), fact))
+            if rows:
+                in_fact_order(con, table)
+            count += len(rows)
+        return count
 
     def _paired(self, layer: str, where: str) -> None:
         """``art_<layer>``: the artifacts of the facts ``where`` selects, their ids ``digests``'
@@ -166,9 +185,10 @@ class ArtifactTables:
             return
         # the arguments are the values' JSON text (some values only DuckDB holds)
         rows = sorted(((num, args, tuple(json.loads(args))) for num, args in rows), key=lambda r: tuple_key(r[2]))
+        ids = IdsGiven()  # the short digest unless one before holds it (artifact_ids.py)
         self._register("contradictions_in", {
             "n_order": list(range(len(rows))), "n_fact": [r[0] for r in rows],
-            "id": [digest_id(CONTRADICTION, r[1]) for r in rows],
+            "id": [ids.id(CONTRADICTION, r[2]) for r in rows],
             "content": [json_text(contradiction_content(r[2])) for r in rows]})
         self.con.execute(f"INSERT INTO arts SELECT 5, n_order, 0, 0, n_fact, id, '{CONTRADICTION}', content "
                          "FROM contradictions_in")

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from polygraph_logic.graph.circuit_build import store_circuit
-from polygraph_logic.graph.artifact_ids import digest_id
+from polygraph_logic.graph.artifact_ids import content_args, digest_id, long_id
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
@@ -279,6 +279,9 @@ class _Writer:
         arts = _numbered(spark, spark.sql(" UNION ALL ".join(parts)), ["o0", "o1", "o2", "o3"])
         self._view("arts", arts)  # _numbered checkpointed its rows
         duplicate = spark.sql("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").collect()
+        if duplicate:  # an id one before holds: the long id (artifact_ids.py), then checked again
+            self._lengthened()
+            duplicate = spark.sql("SELECT id FROM arts GROUP BY id HAVING count(*) > 1 LIMIT 1").collect()
         if duplicate:
             raise PolygraphError("duplicate_artifact", f"artifact id {duplicate[0][0]!r} is given twice "
                                                        "(a digest collision or a receipt's id reused)")
@@ -291,6 +294,20 @@ class _Writer:
                    CASE WHEN a.layer = 'sentence' THEN l.summary WHEN s.summary IS NOT NULL THEN a.num END AS summary
             FROM arts a LEFT JOIN links l ON l.num = a.num
             LEFT JOIN (SELECT DISTINCT summary FROM links) s ON a.layer = 'summary' AND s.summary = a.num""")
+
+    def _lengthened(self) -> None:
+        """Makes ``arts`` give the long id to each claim, edge or contradiction whose short id one
+        before it in its layer holds (artifact_ids.py)."""
+        rows = self.spark.sql("""SELECT num, layer, content FROM (
+                                    SELECT num, layer, content, row_number() OVER (PARTITION BY id ORDER BY num) AS k
+                                    FROM arts WHERE id IN (SELECT id FROM arts GROUP BY id HAVING count(*) > 1))
+                                WHERE k > 1 AND layer IN ('claim', 'edge', 'contradiction')""").collect()
+        if not rows:
+            return
+        self._view("lengthened", self._frame("lengthened", "num BIGINT, long STRING", [
+            (row[0], long_id(row[1], content_args(row[1], row[2]))) for row in rows]))
+        self._view("arts", self.spark.sql("SELECT a.o0, a.o1, a.o2, a.o3, a.fact, coalesce(l.long, a.id) AS id, a.layer, "
+                                          "a.content, a.num FROM arts a LEFT JOIN lengthened l ON l.num = a.num"), keep=True)
 
     def _sentences(self) -> str:
         """The sentences in the receipts' order (a SELECT of ``arts``' columns); a sentence without
