@@ -70,8 +70,8 @@ def register(commands) -> None:
                             "labels as uncertain unless --exact re-derives them")
     build.add_argument("--labels", choices=("capped", "witness"), default="capped",
                        help="capped (the default): each fact's label lists its --cap smallest support sets; "
-                            "witness (--engine python, or duckdb with --tables): one support set per fact, the smallest of the round that "
-                            "derived it first, "
+                            "witness (--engine python, or duckdb with --tables): one support set per fact, a small one of the round that "
+                            "derived it first (docs/whatif.md), "
                             "and the evaluation's circuit for every fact with more, so the build costs the "
                             "Boolean closure whatever the number of alternative derivations; what-if verdicts "
                             "are settled on the circuit (policies trust-all and deployed)")

@@ -33,7 +33,7 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.program import Program
 from polygraph_logic.datalog.checks.record_types import record_use
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Rule, Variable, Wildcard
-from polygraph_logic.engines import sql_boolean, sql_labels as labels, pairs
+from polygraph_logic.engines import sql_boolean, sql_labels as labels, sql_witness, pairs
 from polygraph_logic.engines.dialect import Dialect
 
 Pattern = tuple  # per argument: ("v", n) variable n, ("p", n) parameter n, ("_",) wildcard
@@ -157,20 +157,12 @@ class Plan:
     def fold(self, d: Dialect, text: str, keys: list[str], atoms: int, restrict: str | None = None) -> str:
         """Wraps ``text`` (keys, l0, e0, ...) into (keys, label, exact): the product of the
         labels left to right, each step minimised and capped as WhySemiring.times.  Under
-        ``witness``, (keys, rn, label, body): the body's witnesses (a list of them, united only
-        for the derivations of new facts: sql_witness.new_facts) and its fact ids (a set,
-        ascending: one rule instance found from two delta atoms is one row); ``restrict``: a table of
-        keys, the only heads whose derivations are wanted (sql_witness: the round's new facts)."""
+        ``witness``, the derivations with their bodies' witnesses and fact ids, of the heads in
+        ``restrict`` only if given (sql_witness.derivations)."""
         if self.boolean:  # nothing to multiply: the keys are the derivations
             return text
         if self.witness:
-            ids = ", ".join(f"e{n}" for n in range(atoms))
-            witnesses = f"[{', '.join(f'l{n}' for n in range(atoms))}]"
-            body = f"[{ids}]" if atoms == 1 else f"list_sort(list_distinct([{ids}]))"
-            if atoms == 2:  # most bodies: their set without a list function (x40 with hubs, 8.9 M: 3.1 -> 0.4 s)
-                body = "CASE WHEN e0 < e1 THEN [e0, e1] WHEN e0 > e1 THEN [e1, e0] ELSE [e0] END"
-            only = f" SEMI JOIN {restrict} USING ({', '.join(keys)})" if restrict else ""
-            return f"SELECT {', '.join(keys)}, rn, {witnesses} AS label, {body} AS body FROM ({text}) s{only}"
+            return sql_witness.derivations(text, keys, atoms, restrict)
         if atoms == 1:
             return f"SELECT {', '.join(keys)}, l0 AS label, e0 AS exact FROM ({text}) s"
         for n in range(1, atoms):

@@ -4,10 +4,15 @@ A capped label costs one product of labels per derivation, so its price follows 
 alternative derivations (path multiplicity), not the closure. A witness costs one union per
 derivation of the round that made the fact: the Boolean evaluation makes a fact's node in the
 first round that derives it, from facts made in earlier rounds, so one pass in node order finds
-every body's witness computed. A fact's witness is the assertion stating it, or the smallest (by
-the cap's order: size, then the assertion ids in natural order) of the unions of its body
-witnesses over the derivations of that round: the same choice whichever engine evaluates the
-rules, since every engine's semi-naive rounds find the same derivations.
+every body's witness computed. A fact's witness is the assertion stating it, or the union of the
+body witnesses of a derivation of that round whose body facts' witnesses are fewest in total (their
+sizes summed over its distinct body facts); where several tie, the smallest of their unions (by
+the cap's order: size, then the assertion ids in natural order): the same choice whichever engine
+evaluates the rules, since every engine's semi-naive rounds find the same derivations.  The sums
+are known before any union is made, so a fact with thousands of derivations (hubs shared by many
+documents) costs the unions of the few that tie, not one each (the least union over all of them
+was chosen before: at x40 with hubs, of 8.9 M derivations of one round 2.3 M tie, and the
+witnesses' sizes summed over its 1.6 M facts differ by 0.03%).
 
 A witness is a true support set (the fact is derivable from its assertions alone), so a fact
 whose witness survives a deletion stands. It is *exact*, the whole minimal DNF, only when the
@@ -57,7 +62,7 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
         numbers = stated.get(node)
         first_body = None  # the body facts of its first derivation; ``more``: another's differ
         more = False
-        found = None
+        found, found_total = None, 0
         only = -1  # the gate of the only derivation, when it has one
         for i in range(offsets[node], offsets[node + 1]):
             g = gates[i]
@@ -73,6 +78,7 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
                 if numbers or b >= before:
                     continue
                 candidate = witness[b]
+                total = len(candidate)
             else:
                 body = bodies[first:last]
                 if node in body:
@@ -85,9 +91,12 @@ def witness_labels(circuit: Circuit, key: Callable[[frozenset], object] | None =
                     more = True
                 if numbers or max(body, default=-1) >= before:
                     continue
-                candidate = _EMPTY.union(*[witness[b] for b in body])
-            if found is None:
-                found, found_key = candidate, None
+                total = sum(len(witness[b]) for b in facts)
+                if found is not None and total > found_total:
+                    continue  # no union made: it cannot be chosen
+                candidate = _EMPTY.union(*[witness[b] for b in facts])
+            if found is None or total < found_total:
+                found, found_key, found_total = candidate, None, total
             elif candidate != found:
                 found_key = found_key or key(found)
                 candidate_key = key(candidate)
