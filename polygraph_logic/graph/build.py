@@ -34,7 +34,7 @@ from polygraph_logic.graph.store.versions import file_entry
 
 
 #: how a build labels facts: ``capped``, the smallest ``cap`` support sets of each; ``witness``, one
-#: support set each (the smallest of the round that made it) and the circuit of every fact with more
+#: support set each (one of the round that made it) and the circuit of every fact with more
 #: (provenance/witness.py)
 LABELS = ("capped", "witness")
 
