@@ -8,18 +8,14 @@ step from live facts, and repeats until nothing changes.  That is the least
 fixpoint of the rules restricted to the uncertain facts, so the cost follows what
 the deletion touched, not the size of the closure.
 
-Facts are read from the graph as the proofs need them (graph/store/fact_store.py): every
-uncertain fact's proof goes as far as the facts read allow, then the look-ups they all wait
-for are read together, a query per relation and bound positions, and the proofs go on (a
-folder answers a query in tens of milliseconds, and the proofs of a what-if make hundreds).
-The rules come from the graph as syntax trees; a rule is loaded and planned the first time
-a proof needs its head (by relation and head constants).
+Facts are read from the graph file as the proofs need them (graph/store/fact_store.py),
+and the rules come from the file as syntax trees; a rule is loaded and planned the
+first time a proof needs its head (by relation and head constants).
 """
 
 from __future__ import annotations
 
 from polygraph_logic.graph.goal_plans import FactKey, GoalPlans, as_graph, stated_by  # noqa: F401  (re-exported)
-from polygraph_logic.graph.store.fact_store import Deferred
 
 
 class _Found(Exception):
@@ -79,30 +75,16 @@ class Rederiver:
         them) and ``deleted`` the deleted assertion numbers; calls are independent.
         """
         self._dead, self._live = set(dead), set()
-        store = self.plans.store
-        store.deferring = True  # the facts' proofs read their look-ups together (FactStore.fetch)
         try:
             pending = set(uncertain)
             changed = True
             while changed and pending:
                 changed = False
-                waiting = sorted(pending, key=repr)
-                while waiting:  # a proof that met a look-up not read yet tries again once it is
-                    deferred = []
-                    for fact in waiting:
-                        try:
-                            alive = self.derivable(fact, deleted)
-                        except Deferred:
-                            deferred.append(fact)
-                            continue
-                        if alive:
-                            self._live.add(fact)
-                            pending.discard(fact)
-                            changed = True
-                    if deferred:
-                        store.fetch()
-                    waiting = deferred
+                for fact in sorted(pending, key=repr):
+                    if self.derivable(fact, deleted):
+                        self._live.add(fact)
+                        pending.discard(fact)
+                        changed = True
             return set(self._live)
         finally:
-            store.deferring, store.wanted = False, {}
             self._dead, self._live = set(), set()

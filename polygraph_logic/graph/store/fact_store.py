@@ -23,10 +23,6 @@ from polygraph_logic.graph.store.rows import fact_key
 Value = Callable[[str, tuple], Any]
 
 
-class Deferred(Exception):
-    """A look-up a deferring FactStore does not hold yet: recorded, read with the others by ``fetch``."""
-
-
 class FactStore:
     """``relations[name]`` and ``index(name, positions)`` as plan.Store has them, over a graph file."""
 
@@ -37,35 +33,8 @@ class FactStore:
         self._exists: dict[tuple[str, tuple], bool] = {}
         self._lookups: dict[tuple, list[tuple]] = {}
         self._buckets: dict[tuple, bool] = {}
-        #: deferring: a look-up not held raises Deferred and is kept in ``wanted`` ((relation,
-        #: positions) -> keys) for ``fetch``, which reads them all at once (a folder answers a query
-        #: in tens of milliseconds, and a proof makes hundreds: query/rederive.py)
-        self.deferring = False
-        self.wanted: dict[tuple[str, tuple[int, ...]], set[tuple]] = {}
 
     BUCKET = 256  # membership tests load the tuples sharing the first two arguments, up to this many
-
-    def _defer(self, relation: str, positions: tuple[int, ...], key: tuple):
-        self.wanted.setdefault((relation, positions), set()).add(key)
-        raise Deferred
-
-    def fetch(self) -> None:
-        """Reads every look-up ``wanted`` holds, a query per relation and positions."""
-        for (relation, positions), keys in sorted(self.wanted.items()):
-            found: dict[tuple, list[tuple]] = {_typed(key): [] for key in keys}
-            for _, text in sorted(self.graph.bound_facts_among(relation, positions, keys, "num, args").fetchall()):
-                tup = self.graph.args(text)
-                if len(tup) > max(positions, default=-1):
-                    found.get(_typed(tuple(tup[p] for p in positions)), []).append(tup)
-            for key in keys:
-                tuples = self._lookups[(relation, positions, key)] = found[_typed(key)]
-                for tup in tuples:
-                    self._exists[(relation, tup)] = True
-                if positions == (0, 1):  # a bucket: the tuples starting with the key, all known
-                    self._buckets[(relation, *key)] = True
-                elif positions == tuple(range(len(key))):
-                    self._exists.setdefault((relation, key), False)
-        self.wanted = {}
 
     def exists(self, relation: str, args: tuple) -> bool:
         key = (relation, args)
@@ -73,8 +42,6 @@ class FactStore:
         if found is None:
             if len(args) >= 2 and self._bucket(relation, args[0], args[1]):
                 found = self._exists.get(key, False)  # the whole bucket is known now
-            elif self.deferring:
-                self._defer(relation, tuple(range(len(args))), args)
             else:
                 found = self.graph.query("SELECT 1 FROM facts WHERE relation = ? AND args = ?",
                                          (relation, fact_key(args))).fetchone() is not None
@@ -87,8 +54,6 @@ class FactStore:
         whether it did."""
         key = (relation, first, second)
         loaded = self._buckets.get(key)
-        if loaded is None and self.deferring:
-            self._defer(relation, (0, 1), (first, second))
         if loaded is None:
             rows = self.graph.bound_facts(relation, ((0, first), (1, second)), limit=self.BUCKET + 1).fetchall()
             loaded = len(rows) <= self.BUCKET
@@ -102,8 +67,6 @@ class FactStore:
         """Returns the stored tuples of ``relation`` whose ``positions`` hold ``key``."""
         cache_key = (relation, positions, key)
         found = self._lookups.get(cache_key)
-        if found is None and self.deferring:
-            self._defer(relation, positions, key)
         if found is None:
             # in fact order, whichever index answered: a proof takes the first derivation it meets,
             # and a file, a folder and a scope (ScopedFacts) then meet the same one
@@ -118,11 +81,6 @@ class FactStore:
 
     def index(self, relation: str, positions: tuple[int, ...]) -> "_Lookup":
         return _Lookup(self, relation, positions)
-
-
-def _typed(key: tuple) -> tuple:
-    """A key that tells 1 from 1.0 and True, as look-ups do (``type(...) is type(...)``)."""
-    return tuple((type(value).__name__, value) for value in key)
 
 
 class ScopedFacts:
