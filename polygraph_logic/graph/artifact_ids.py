@@ -53,13 +53,11 @@ def content_args(layer: str, content: str | dict) -> tuple:
 
 
 class IdsGiven:
-    """The ids of the digested artifacts of one listing, given in its order: each the short id
-    unless one given before holds it (then the long id).  ``taken``: ids held already (a build
-    puts its other layers' ids there, which no digest can take: receipts' ids are refused in
-    those forms)."""
+    """The ids of the digested artifacts of one layer's listing, given in its order: each the short
+    id unless one given before holds it (then the long id); ``lengthened`` counts the long ones."""
 
-    def __init__(self, taken: set[str] | None = None):
-        self.taken = taken if taken is not None else set()
+    def __init__(self):
+        self.taken: set[str] = set()
         self.lengthened = 0
 
     def id(self, layer: str, triple: Sequence[str]) -> str:
