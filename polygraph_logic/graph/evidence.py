@@ -15,7 +15,8 @@ The evidence ledger's items carry a time, an authorization scope, a freshness an
   ``invalidatedAtTime``) says since when an item that is not active stopped being so (absent: it
   never counted), ``invalidated_by`` what invalidated it (PROV-O ``wasInvalidatedBy``);
 - ``verifies`` (a verification only): the assertions it confirms; a requirement of kinds
-  (``--require``) counts each of them as acceptable while the verification is usable.
+  (``--require``) counts each of them as acceptable while the verification is usable;
+- ``agent`` and ``acquisition``: who asserted it and how it was acquired (agents.py).
 
 Times are ISO 8601 (``2024-05-01``, ``2024-05-01T09:30:00Z``, ``...+02:00``); a time without a zone
 is UTC, a date is its midnight UTC. Durations (``--stale-after``) are ``90d``, ``12h``, ``2w``,
@@ -31,10 +32,12 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timedelta, timezone
 
 from polygraph_logic.errors import PolygraphError, Position
+from polygraph_logic.graph.agents import Acquisition, Agent, acquisition_of, agent_of
 
 STATUSES = ("active", "superseded", "retracted")
 #: the optional fields of an assertion that make up its evidence metadata, in the order written
-EVIDENCE_FIELDS = ("time", "expires", "scope", "status", "invalidated_at", "invalidated_by", "verifies")
+EVIDENCE_FIELDS = ("time", "expires", "scope", "status", "invalidated_at", "invalidated_by", "verifies", "agent",
+                   "acquisition")
 
 
 def parse_time(text, what: str = "time") -> datetime:
@@ -102,13 +105,17 @@ class Evidence:
     invalidated_at: datetime | None = None
     invalidated_by: str | None = None
     verifies: tuple[str, ...] = ()
+    agent: Agent | None = None  # who asserted it (agents.py)
+    acquisition: Acquisition | None = None  # how it was acquired (agents.py)
 
     def to_json(self) -> dict:
         """The fields as an assertion record carries them (only those stated)."""
         out: dict = {}
         for name in EVIDENCE_FIELDS:
             value = getattr(self, name)
-            if isinstance(value, datetime):
+            if isinstance(value, (Agent, Acquisition)):
+                out[name] = value.to_json()
+            elif isinstance(value, datetime):
                 out[name] = show_time(value)
             elif isinstance(value, tuple):
                 if value:
@@ -193,6 +200,10 @@ def evidence_of(record: dict, kind: str, where: Position | None, problems: list)
         if later in values and earlier in values and values[later] < values[earlier]:
             problem("bad_field", f"{later} ({show_time(values[later])}) is before time "
                                  f"({show_time(values[earlier])})")
+    if record.get("agent") is not None:
+        values["agent"] = agent_of(record["agent"], problem)
+    if record.get("acquisition") is not None:
+        values["acquisition"] = acquisition_of(record["acquisition"], problem, parse_time)
     if len(problems) > before:
         return None
     return Evidence(**{f.name: values[f.name] for f in fields(Evidence) if f.name in values})
