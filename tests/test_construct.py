@@ -266,3 +266,35 @@ def test_examples_corpus_is_self_contained(tmp_path):
     copy = tmp_path / "corpus"
     shutil.copytree(CORPUS, copy)
     assert (copy / "README.md").exists() and len(read_corpus(copy)) == 4
+
+
+def test_each_extracted_assertion_names_its_agent_and_the_call_the_cache_recorded(tmp_path):
+    """The agent and acquisition of every assertion equal the answer cache's agent record of the
+    extraction call of its document (the model layer's own record), and survive a build."""
+    from datetime import datetime, timezone
+
+    from polygraph_logic.llm import AnswerCache
+
+    run(tmp_path, ScriptedAPI(scripted))
+    records = [r for r in AnswerCache(tmp_path / "cache.sqlite").agent_records() if r["template"] == "extract-claims"]
+    assert len(records) == 4
+    assertions = load_assertions(tmp_path / "out" / "assertions.jsonl")
+    calls = {}
+    for a in assertions:
+        agent, call = a.evidence.agent, a.evidence.acquisition
+        matching = [r for r in records if r["prompt_sha256"] == call.prompt_sha256]
+        assert len(matching) == 1  # one extraction call per document, each its own prompt
+        record = matching[0]
+        model = record["response_model"] or record["model"]
+        assert agent.type == "model" and agent.model == model and agent.prompt == "extract-claims"
+        assert agent.prompt_version == record["version"] and len(agent.prompt_sha256) == 64
+        assert agent.id == f"model:{model}/extract-claims@{record['version']}"
+        assert call.type == "model_call" and call.used == (a.source,) and call.message_id == record["message_id"]
+        assert call.time == datetime.fromtimestamp(record["created"], timezone.utc).replace(microsecond=0)
+        calls.setdefault(call.id, set()).add(a.source)
+    assert len(calls) == 4 and all(len(sources) == 1 for sources in calls.values())
+    assert len({a.evidence.agent for a in assertions}) == 1  # one model, one template
+    graph = tmp_path / "g.graph"
+    assert main(["build", "--assertions", str(tmp_path / "out" / "assertions.jsonl"), "-o", str(graph)]) == 0
+    with Graph(graph) as built:
+        assert {a.id: a.evidence for a in built.assertions.values()} == {a.id: a.evidence for a in assertions}

@@ -260,13 +260,22 @@ def add_require(command) -> None:
                          help="mark the artifacts with no support set made only of these kinds (repeatable; "
                               "an assertion a verification names in 'verifies' counts as one): "
                               f"{', '.join(KINDS)}")
+    add_authorization(command, "with --require: count only the assertions this policy authorizes "
+                               "(an unauthorized verification promotes nothing)")
+
+
+def add_authorization(command, help_text: str) -> None:
+    """``--authorization POLICY.jsonl``: which agents may assert which kinds (docs/ledger.md)."""
+    command.add_argument("--authorization", metavar="POLICY.jsonl",
+                         help=f"an authorization policy, one rule a line: which agents may assert which kinds "
+                              f"(docs/ledger.md#authorization); {help_text}")
 
 
 def requirement(args: argparse.Namespace):
-    """The ``query.evidence.Requirement`` of ``--require`` (None when not given)."""
+    """The ``query.evidence.Requirement`` of ``--require`` and ``--authorization`` (None when not given)."""
     from polygraph_logic.query.evidence import Requirement  # noqa: PLC0415
 
-    return Requirement.parse(getattr(args, "require", None))
+    return Requirement.parse(getattr(args, "require", None), getattr(args, "authorization", None))
 
 
 def read_names(path: str) -> list[str]:

@@ -14,6 +14,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS, describe
 from polygraph_logic.progress import Progress
 from polygraph_logic.cli.arguments import (
+    add_authorization,
     add_cap,
     add_graph,
     add_json,
@@ -52,6 +53,8 @@ def register(commands) -> None:
     _inputs(build, rules=True)
     build.add_argument("--origins", metavar="F.jsonl",
                        help="derived_from records between sources (JSON Lines), stored with the graph")
+    add_authorization(build, "every assertion it does not authorize is refused at its file and line "
+                             "(unauthorized) and nothing is written; without one nothing is refused")
     output = build.add_mutually_exclusive_group(required=True)
     output.add_argument("-o", "--output", metavar="GRAPH", help="the graph file to write")
     output.add_argument("--tables", metavar="DIR",
@@ -221,7 +224,7 @@ def _run_build(args: argparse.Namespace) -> int:
                             engine=args.engine, memory_limit=args.memory_limit, master=args.master,
                             rounds=round_done if args.stats else None, output=output, tables=bool(args.tables),
                             origins=origins, circuit=args.circuit, labels=args.labels,
-                            writing=lambda stage: progress.phase(f"writing {output}: {stage}"))
+                            authorization=args.authorization, writing=lambda stage: progress.phase(f"writing {output}: {stage}"))
     if args.tables:
         return _report(args, output, built.layers, built.truncated, built.over_cap, built.seconds,
                        f"{built.rows['facts']:,} facts, {built.rows['mentions']:,} mentions; ")

@@ -8,7 +8,7 @@ import os
 import sys
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.cli.arguments import add_graph, add_json, cap_value, print_json, shipped_name
+from polygraph_logic.cli.arguments import add_authorization, add_graph, add_json, cap_value, print_json, shipped_name
 
 
 def register(commands) -> None:
@@ -26,6 +26,8 @@ def register(commands) -> None:
     add.add_argument("--assertions", metavar="NEW.jsonl", help="new assertions (JSON Lines)")
     add.add_argument("--receipts", metavar="NEW.jsonl", help="new receipts, citing old or new assertions")
     add.add_argument("--full", action="store_true", help="re-evaluate the union in full (as build would)")
+    add_authorization(add, "every new assertion it does not authorize is refused at its file and line "
+                           "(unauthorized) and nothing is written; without one nothing is refused")
     add_json(add, "add")
     add.set_defaults(run=_run_add)
 
@@ -156,7 +158,8 @@ def _run_add(args: argparse.Namespace) -> int:
     from polygraph_logic.progress import Progress  # start-up time: loaded when run
     with Progress(f"adding to {args.graph}", stream=sys.stderr) as progress:
         progress.phase("checking the new inputs")
-        report = add(args.graph, args.assertions, args.receipts, full=args.full, progress=progress.phase)
+        report = add(args.graph, args.assertions, args.receipts, full=args.full, progress=progress.phase,
+                     authorization=args.authorization)
     if args.json:
         print_json(report.to_json())
         return 0

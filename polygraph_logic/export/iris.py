@@ -39,7 +39,7 @@ OBO_PREFIXES = frozenset("""
 """.split())
 
 # the kinds of value minted under the base, each in its own path segment
-KINDS = ("entity", "relation", "source", "artifact", "assertion", "np")
+KINDS = ("entity", "relation", "source", "artifact", "assertion", "np", "agent", "activity")
 
 _CURIE = re.compile(r"([A-Za-z][A-Za-z0-9]*):([A-Za-z0-9]+)\Z")
 _OBO_IRI = re.compile(r"([A-Za-z][A-Za-z0-9]*)_([A-Za-z0-9]+)\Z")

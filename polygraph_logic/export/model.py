@@ -9,7 +9,8 @@ layout, in the order written (``m`` is the export's Minter; every graph is named
   each entity minted under the base with its name as ``rdfs:label``.
 - ``{base}assertions``: each assertion (``pg:Assertion``): ``pg:assertionId``,
   ``prov:hadPrimarySource``, its triple (``rdf:subject/predicate/object``, or with RDF 1.2
-  ``rdf:reifies <<( s p o )>>``), the evidence ``pg:text``.
+  ``rdf:reifies <<( s p o )>>``), the evidence ``pg:text``, its evidence metadata, and its agent
+  (``prov:wasAttributedTo``) and acquisition (``prov:wasGeneratedBy`` an activity): prov_agents.py.
 - ``{base}facts``: every fact of the evaluated program that is not an artifact, as JSON,
   so that an import can re-derive (``--exact``) as the original graph could.
 - ``{base}deletion`` (after a what-if): the deletion as a ``prov:Activity`` that
@@ -39,6 +40,7 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import Artifact
 from polygraph_logic.export.iris import Minter
 from polygraph_logic.export.once import Once
+from polygraph_logic.export.prov_agents import AgentQuads
 from polygraph_logic.export.namespaces import (
     DCTERMS,
     FORMAT,
@@ -170,6 +172,12 @@ class ExportModel:
         yield from self._entity_labels((v for a in self.graph.assertions.values() for v in (a.subject, a.object)), g)
         g = self.m.graph("assertions")
         declared = Once()  # the sources (and errata) typed in this graph too (declare)
+
+        def input_iri(value: str) -> tuple[str, bool]:  # an acquisition's input: typed once, as a source is
+            iri, new = self.term(value, "source"), described.first(value)
+            return iri, (declared.first(iri) if self.declare else new)
+
+        agents = AgentQuads(Literal, self.m.minted, self.m.assertion, self.graph.assertions.__contains__, input_iri)
         for ordinal, a in enumerate(self.graph.assertions.values(), 1):
             node = self.m.assertion(a.id)
             yield node, RDF_TYPE, PROV + "Entity", g  # PROV tools read types as stated: no inference
@@ -192,6 +200,7 @@ class ExportModel:
                 yield node, PG + "negated", TRUE, g
             if a.evidence is not None:
                 yield from self._evidence(node, a.evidence, g, declared)
+                yield from agents.quads(node, a.evidence.agent, a.evidence.acquisition, g)
 
     def _declared(self, iris, graph: str, once: Once | None = None) -> Iterator[Quad]:
         """``iri a prov:Entity`` in ``graph`` for each of ``iris`` (once each per ``once``), when declaring."""

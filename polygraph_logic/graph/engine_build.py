@@ -18,6 +18,8 @@ from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import StratumStats
 from polygraph_logic.graph import build as python_build
 from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.authorization import check_authorized
+from polygraph_logic.graph.store.versions import file_entry
 from polygraph_logic.graph.records import Receipt
 from polygraph_logic.engines import ENGINES
 from polygraph_logic.engines.driver import RoundStats
@@ -42,6 +44,7 @@ def build_graph(
     circuit: bool = True,
     writing: Callable[[str], None] | None = None,
     labels: str = "capped",
+    authorization=None,
 ):
     """Evaluates assertions, receipts and rules under why-provenance capped at ``cap`` with
     ``engine``; returns the ``Build`` (``output`` None: nothing written, ``build.write(path)``
@@ -59,16 +62,25 @@ def build_graph(
     ``labels="witness"`` (engine python, or duckdb with ``tables``): one support set per fact and
     the evaluation's circuit of every fact with more (graph/build.py's LABELS), a build at the
     Boolean closure's price.
+    ``authorization`` (a policy file or graph.authorization.Policy; None: nothing refused): every
+    assertion it does not authorize is refused at its file and line (``unauthorized``), nothing built;
+    a graph file's version 1 records the policy file among its inputs.
     A combination that does not apply is refused (``bad_argument``, naming the option).
     """
     _check(engine, output, tables, memory_limit, master, cap)
     _check_labels(labels, engine, circuit, tables)
     rules = rule_paths(rules)
+    if authorization is not None:
+        if not isinstance(assertions, (str, Path)):
+            assertions = list(assertions)  # read twice: by the check and by the build
+        policy = check_authorized(assertions, authorization)
     if tables:
         return _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master,
                              Path(output), origins, circuit, writing, labels)
     build = _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, labels)
     build.origins, build.circuit = origins, circuit
+    if authorization is not None and isinstance(authorization, (str, Path)):
+        build.inputs.append(file_entry(authorization, "authorization", len(policy.rules)))
     if output is not None:
         say = writing or (lambda stage: None)
         say("collecting the artifacts")

@@ -38,7 +38,8 @@ from polygraph_logic.graph.stored_program import StoredProgram
 from polygraph_logic.graph.store.rows import fact_key
 from polygraph_logic.graph.store.backend import write_version
 from polygraph_logic.graph.store.version_write import VersionWriter
-from polygraph_logic.graph.store.versions import command_line, release, sha256
+from polygraph_logic.graph.store.versions import command_line, file_entry, release, sha256
+from polygraph_logic.graph.authorization import as_policy, unauthorized_records
 from polygraph_logic.datalog.program import _body_atoms, aggregates_in, literal_terms
 
 #: the relations new records become (compile.py)
@@ -50,15 +51,18 @@ ATTEMPTS = 3
 
 
 def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: str | Path | None = None,
-        progress: Callable[[str], None] | None = None, full: bool = False, command: str | None = None) -> AddReport:
+        progress: Callable[[str], None] | None = None, full: bool = False, command: str | None = None,
+        authorization: str | Path | None = None) -> AddReport:
     """Appends a version holding new assertions and receipts (files) to a graph; returns what it did.
+    ``authorization``: a policy file (graph/authorization.py): every new assertion it does not
+    authorize is refused at its file and line (``unauthorized``), with the files' other problems.
 
     The version is computed against the latest one and written only if that is still the latest
     (another writer's version in between: computed again, up to ATTEMPTS times), so two adds at
     once give the graph the same two adds give one after the other."""
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return _add(graph_path, assertions, receipts, progress, full, command)
+            return _add(graph_path, assertions, receipts, progress, full, command, authorization)
         except PolygraphError as error:
             # a version written while this add read its own (a snapshot): refused at the write (check_parent)
             if error.code != "concurrent_write" or attempt == ATTEMPTS:
@@ -67,18 +71,21 @@ def add(graph_path: str | Path, assertions: str | Path | None = None, receipts: 
     raise AssertionError("unreachable")
 
 
-def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport:
+def _add(graph_path, assertions, receipts, progress, full, command, authorization=None) -> AddReport:
     say = progress or (lambda message: None)
     with Graph(graph_path, snapshot=True) as graph:  # one version read, whatever another writer commits
         if graph.at is not None:
             raise PolygraphError("bad_argument", "add appends to the latest version")
         expected = graph.version_read()
-        new_assertions, new_receipts = _load(graph, assertions, receipts)
+        policy = as_policy(authorization) if authorization is not None else None
+        new_assertions, new_receipts = _load(graph, assertions, receipts, policy)
         cap = graph.semiring.cap
         compiled = compile_inputs(new_assertions, new_receipts, cap)
         new_rules, reason, state = evaluate_new(graph, compiled, cap, say, full)
         record = {"action": "add", "inputs": _inputs(assertions, receipts, new_assertions, new_receipts),
                   "cap": "none" if cap is None else str(cap), "release": release()}
+        if policy is not None and isinstance(authorization, (str, Path)):
+            record["inputs"].append(file_entry(authorization, "authorization", len(policy.rules)))
     written: list[AddReport] = []
 
     def write(writer: VersionWriter) -> None:
@@ -110,7 +117,7 @@ def _add(graph_path, assertions, receipts, progress, full, command) -> AddReport
 
 
 # --- checking the new records -----------------------------------------------------------
-def _load(graph: Graph, assertions, receipts):
+def _load(graph: Graph, assertions, receipts, policy=None):
     """Returns the new assertions and receipts, checked alone and against the graph; raises one
     LoadError listing every problem of both files (the assertions file's first, each in line order),
     as ``build`` does.  Receipts are checked against every id the assertions file states, on good
@@ -130,6 +137,8 @@ def _load(graph: Graph, assertions, receipts):
         present = set(graph.numbers("id", {name for _, name in lines}).values())
         found += [PolygraphError("duplicate_assertion", f"assertion id {name!r} is already in the graph {graph.path}",
                                  Position(str(assertions), n, 1)) for n, name in lines if name in present]
+        if policy is not None:
+            found += unauthorized_records(assertions, policy)
         problems += sorted(found, key=_line)
     new_receipts: list[Receipt] = []
     if receipts is not None:

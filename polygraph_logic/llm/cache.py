@@ -72,6 +72,7 @@ class CachedAnswer:
     message_id: str | None = None
     request_id: str | None = None
     mode: str | None = None  # interactive or batch
+    created: float | None = None  # when it was first answered (seconds since the epoch; None: not recorded)
 
 
 class AnswerCache:
@@ -104,7 +105,7 @@ class AnswerCache:
         """Returns the answer stored under ``key``, or None."""
         row = self._db.execute(
             "SELECT text, stop_reason, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens, "
-            "response_model, message_id, request_id, mode FROM answers WHERE key = ?", (key,)).fetchone()
+            "response_model, message_id, request_id, mode, created FROM answers WHERE key = ?", (key,)).fetchone()
         return CachedAnswer(*row) if row else None
 
     def put(self, key: str, *, model: str, template: str, version: str, prompt: str, draw: int,
@@ -114,7 +115,7 @@ class AnswerCache:
             self._db.execute(
                 f"INSERT OR REPLACE INTO answers ({_ROW}) VALUES ({', '.join('?' * 18)})",
                 (key, model, template, version, prompt_sha256(prompt), draw, prompt, answer.text,
-                 answer.stop_reason, answer.input_tokens, answer.output_tokens, time.time(),
+                 answer.stop_reason, answer.input_tokens, answer.output_tokens, answer.created or time.time(),
                  answer.cache_write_tokens, answer.cache_read_tokens, answer.response_model, answer.message_id,
                  answer.request_id, answer.mode))
             self._db.execute("DELETE FROM batch_requests WHERE key = ?", (key,))

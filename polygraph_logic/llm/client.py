@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.llm.cache import AnswerCache, CachedAnswer, RecordedAnswers, cache_key
+from polygraph_logic.llm.cache import AnswerCache, CachedAnswer, RecordedAnswers, cache_key, prompt_sha256
 from polygraph_logic.llm.errors import MissingApiKey, ModelError, QuotaBanner, SchemaViolation
 from polygraph_logic.llm.guards import check_answer
 from polygraph_logic.llm.retries import KEY_ENV, RETRY_STATUS, Retrying  # noqa: F401  (RETRY_STATUS: its home was here)
@@ -81,6 +81,15 @@ class Completion:
     cache_write_tokens: int = 0
     cache_read_tokens: int = 0
     rejected: tuple[dict, ...] = ()
+    # the agent record of the call (for provenance): the template's and the rendered prompt's sha256,
+    # the model the API reported, its message and request ids, how and when it was asked
+    template_sha256: str = ""
+    prompt_sha256: str = ""
+    response_model: str | None = None
+    message_id: str | None = None
+    request_id: str | None = None
+    mode: str | None = None
+    created: float | None = None
 
 
 @dataclass(frozen=True)
@@ -311,7 +320,7 @@ class ModelClient(Retrying):
         """Returns the Completion of a fresh answer and caches it; raises (and counts) a rejection."""
         stored = CachedAnswer(answer.text, answer.stop_reason, answer.input_tokens, answer.output_tokens,
                               answer.cache_write_tokens, answer.cache_read_tokens, answer.model,
-                              answer.message_id, answer.request_id, mode)
+                              answer.message_id, answer.request_id, mode, time.time())
         name, draw = asked.template.name, asked.question.draw
         try:
             if not answer.structured:
@@ -337,7 +346,9 @@ class ModelClient(Retrying):
     def _completion(self, asked: _Asked, answer: CachedAnswer, parsed: Parsed, cached: bool) -> Completion:
         return Completion(asked.template.name, asked.template.version, asked.question.draw, self.model, answer.text,
                           parsed.data, cached, answer.input_tokens, answer.output_tokens, answer.stop_reason,
-                          answer.cache_write_tokens, answer.cache_read_tokens, parsed.rejected)
+                          answer.cache_write_tokens, answer.cache_read_tokens, parsed.rejected,
+                          asked.template.digest, prompt_sha256(asked.prompt.text), answer.response_model,
+                          answer.message_id, answer.request_id, answer.mode, answer.created)
 
     @staticmethod
     def _accept(answer: CachedAnswer, asked: _Asked) -> Parsed:

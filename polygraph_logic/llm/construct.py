@@ -4,7 +4,8 @@ A one-way pipeline of model calls, each through ModelClient (cached, guarded, st
 parsed), each emitting its receipt in the call that creates the artifact:
 
 1. extraction: a document, shown as numbered sentences, becomes claims; each claim is
-   an assertion ``<source-slug>#<n>`` of the document's source, citing its sentences;
+   an assertion ``<source-slug>#<n>`` of the document's source, citing its sentences, naming
+   its agent (the model and the prompt template) and acquisition (the call: ``call_evidence``);
 2. merges: entity names, in batches of names that share a word, with the assertions
    that mention them, become merges whose support sets cite those assertions;
 3. communities: connected groups of (merged) entities, split when large;
@@ -24,12 +25,15 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import write_text_atomically
+from polygraph_logic.graph.agents import Acquisition, Agent
 from polygraph_logic.graph.assertions import Assertion
+from polygraph_logic.graph.evidence import Evidence
 from polygraph_logic.llm.client import Completion, ModelClient, Question
 from polygraph_logic.llm.corpus import Document, read_corpus, read_relations, slug, split_sentences
 from polygraph_logic.llm.errors import EmptyAnswer, Refusal, SchemaViolation, UnknownCitation
@@ -117,7 +121,7 @@ class Constructor:
         self.community_size, self.min_community = community_size, min_community
         self.failures: list[dict] = []
 
-    def _ask_all(self, step: str, title: str, items: list[tuple[str, Question]]) -> list[dict | None]:
+    def _ask_all(self, step: str, title: str, items: list[tuple[str, Question]]) -> list[Completion | None]:
         """Returns the answer to each (item, question), None for an item lost (recorded in ``failures``,
         as is every item of an answer that was left out); another ModelError stops the run."""
         progress = Progress(title, len(items), unit="calls")
@@ -128,12 +132,12 @@ class Constructor:
 
         results = self.client.answer_all([question for _, question in items], progress=tick)
         progress.done()
-        found: list[dict | None] = []
+        found: list[Completion | None] = []
         for (item, _), result in zip(items, results):
             if isinstance(result, Completion):
                 self.failures.extend({"step": step, "item": f"{item} {r['item']}", "code": r["code"],
                                       "message": r["reason"]} for r in result.rejected)
-                found.append(result.data)
+                found.append(result)
             elif isinstance(result, SKIPPABLE) or result.code.startswith("batch_"):
                 self.failures.append({"step": step, "item": item, "code": result.code, "message": result.message})
                 found.append(None)
@@ -160,16 +164,17 @@ class Constructor:
                       predicates=frozenset(self.relations))))))
         answers = self._ask_all("extract", "extracting claims", [item for _, _, item in asked])
         assertions: list[Assertion] = []
-        for (prefix, sentences, (source, _)), data in zip(asked, answers):
+        for (prefix, sentences, (source, _)), answer in zip(asked, answers):
             seen: set[tuple[str, str, str]] = set()
-            for claim in (data or {}).get("claims", ()):
+            evidence = call_evidence(answer, source) if answer is not None else None
+            for claim in (answer.data if answer is not None else {}).get("claims", ()):
                 triple = (claim["subject"], claim["predicate"], claim["object"])
                 if triple in seen:  # one document stating a triple twice is one assertion
                     continue
                 seen.add(triple)
                 cited = sorted(int(c[1:]) for c in claim["cites"])
                 assertions.append(Assertion(f"{prefix}#{len(seen)}", source, *triple,
-                                            text=" ".join(sentences[i - 1] for i in cited)))
+                                            text=" ".join(sentences[i - 1] for i in cited), evidence=evidence))
         return assertions
 
     def merge_batches(self, assertions: list[Assertion]) -> list[list[str]]:
@@ -221,8 +226,8 @@ class Constructor:
             asked.append((f"batch {number}", Question(
                 "merge-with-receipts", {"entities": "\n".join(batch), "evidence": render_evidence(evidence)}, 0,
                 "merges", Shown(frozenset(a.id for a in evidence), names=frozenset(batch)))))
-        for data in self._ask_all("merge", "merging entities", asked):
-            for merge in (data or {}).get("merges", ()):
+        for answer in self._ask_all("merge", "merging entities", asked):
+            for merge in (answer.data if answer is not None else {}).get("merges", ()):
                 base = f"merge:{slug(merge['canonical'])}"
                 used[base] += 1
                 receipts.append({"artifact": base if used[base] == 1 else f"{base}-{used[base]}", "layer": "merge",
@@ -286,9 +291,10 @@ class Constructor:
                 content = {"community": community, "format": fmt, "entities": entities}
                 asked.append((content, (artifact, Question(SUMMARY_TEMPLATES[fmt], variables, 0, schema, shown))))
         answers = self._ask_all("summary", "writing summaries", [item for _, item in asked])
-        for (content, (artifact, _)), data in zip(asked, answers):
-            if data is None:
+        for (content, (artifact, _)), answer in zip(asked, answers):
+            if answer is None:
                 continue
+            data = answer.data
             if content["format"] != "sentences":
                 receipts.append({"artifact": artifact, "layer": "summary",
                                  "content": {**content, "text": data["summary"]}, "support": data["support"]})
@@ -299,6 +305,20 @@ class Constructor:
                 self.failures.append({"step": "summary", "item": artifact, "code": "schema_violation",
                                       "message": "no sentence of the answer is valid"})
         return receipts
+
+
+def call_evidence(answer: Completion, source: str) -> Evidence:
+    """The agent and acquisition of the assertions one model call extracted from ``source``: the model
+    (as the API reported it) with the template's name, version and sha256, and the call (the rendered
+    prompt's sha256, the message and request ids, when it was answered, the document it used)."""
+    model = answer.response_model or answer.model
+    agent = Agent(f"model:{model}/{answer.template}@{answer.version}", "model", model=model, prompt=answer.template,
+                  prompt_version=answer.version, prompt_sha256=answer.template_sha256 or None)
+    when = datetime.fromtimestamp(answer.created, timezone.utc).replace(microsecond=0) if answer.created else None
+    call = Acquisition(f"call:{answer.template}@{answer.version}/{answer.prompt_sha256[:16]}", "model_call", when,
+                       used=(source,), prompt_sha256=answer.prompt_sha256 or None, message_id=answer.message_id,
+                       request_id=answer.request_id)
+    return Evidence(agent=agent, acquisition=call)
 
 
 def _jsonl(records: Iterable[dict]) -> str:

@@ -23,6 +23,9 @@ deletion (and view) is applied. An assertion a usable verification names (``veri
 required kind: the verification promotes it (a model hypothesis guides a search, and once
 verified may satisfy a precondition). The what-if decides it exactly, as every verdict: an
 artifact qualifies when it stands with every assertion of another kind (not promoted) deleted too.
+Under an authorization policy (``--authorization POLICY``, graph/authorization.py) only authorized
+assertions count: an unauthorized one is unacceptable whatever its kind, and an unauthorized
+verification promotes nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.authorization import Policy, as_policy, carried_by
 from polygraph_logic.graph.evidence import Evidence, parse_duration, parse_time, show_duration, show_time
 from polygraph_logic.graph.kinds import KINDS, check_kinds
 
@@ -105,30 +109,41 @@ class EvidenceView:
 
 @dataclass(frozen=True)
 class Requirement:
-    """The kinds a use of the graph requires of some support set of an artifact."""
+    """The kinds a use of the graph requires of some support set of an artifact, counting only the
+    assertions ``authorization`` authorizes (None: every assertion)."""
 
     kinds: tuple[str, ...]
+    authorization: Policy | None = None
 
     @classmethod
-    def parse(cls, values) -> "Requirement | None":
-        """``--require KIND[,KIND]`` (repeatable) as a requirement; None when none is given."""
+    def parse(cls, values, authorization=None) -> "Requirement | None":
+        """``--require KIND[,KIND]`` (repeatable) as a requirement; None when none is given.
+        ``authorization``: a policy file (or Policy) whose unauthorized assertions never count."""
         names = [k.strip() for value in values or () for k in value.split(",") if k.strip()]
-        return cls(check_kinds(names)) if names else None
+        if not names:
+            if authorization is not None:
+                raise PolygraphError("bad_argument", "--authorization says which assertions a requirement counts: "
+                                                     "give --require KIND too")
+            return None
+        return cls(check_kinds(names), as_policy(authorization) if authorization is not None else None)
 
     def split(self, graph, unusable: dict[int, str]) -> tuple[dict[int, str], dict[int, str]]:
         """``(unacceptable, promoted)``: {number: id} of the assertions of other kinds that no usable
-        verification names, and of those a usable verification names (``unusable``: the numbers
-        the deletion and view leave out; a verification among them promotes nothing)."""
+        verification names (and of every unauthorized one), and of those a usable verification names
+        (``unusable``: the numbers the deletion and view leave out; a verification among them
+        promotes nothing)."""
         others = [k for k in KINDS if k not in self.kinds]
         unacceptable = graph.kind_numbers(others) if others else {}
-        named = verified(graph, unusable)
-        promoted = {n: i for n, i in unacceptable.items() if i in named}
-        return {n: i for n, i in unacceptable.items() if n not in promoted}, promoted
+        refused = unauthorized(graph, self.authorization)
+        named = verified(graph, {**unusable, **refused})
+        promoted = {n: i for n, i in unacceptable.items() if i in named and n not in refused}
+        return {**{n: i for n, i in unacceptable.items() if n not in promoted}, **refused}, promoted
 
     def qualifying(self, graph, supports, unusable: dict[int, str] | None = None) -> list[bool]:
-        """Per support set (a set of assertion ids): whether it holds only assertions of the required
-        kinds or that a usable verification names, none of them ``unusable`` (a deletion's)."""
-        unusable = unusable or {}
+        """Per support set (a set of assertion ids): whether it holds only authorized assertions of the
+        required kinds or that a usable verification names, none of them ``unusable`` (a deletion's)."""
+        refused = unauthorized(graph, self.authorization)
+        unusable = {**(unusable or {}), **refused}
         gone = set(unusable.values())
         kind = graph.kinds_of(a for support in supports for a in support)
         named = verified(graph, unusable)
@@ -146,4 +161,18 @@ def verified(graph, unusable: dict[int, str]) -> set[str]:
         if kind == "verification" and number not in unusable:
             named.update(json.loads(text).get("verifies", ()))
     return named
+
+
+def unauthorized(graph, policy: Policy | None) -> dict[int, str]:
+    """{number: id} of the graph's assertions ``policy`` does not authorize (None: none)."""
+    if policy is None:
+        return {}
+    out: dict[int, str] = {}
+    for number, name, kind, has_text, text in graph.authorization_rows():
+        evidence = Evidence.loads(text)
+        record = json.loads(text) if text else {}
+        carried = carried_by(record) | ({"text"} if has_text else frozenset())
+        if not policy.allows(evidence.agent if evidence else None, kind, carried):
+            out[number] = name
+    return out
 

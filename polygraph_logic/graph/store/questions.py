@@ -380,6 +380,13 @@ class Questions:
         return list(self.query(f"SELECT num, id, {kind}, evidence FROM assertions WHERE evidence IS NOT NULL "
                                "ORDER BY num"))
 
+    def authorization_rows(self) -> Iterable[tuple[int, str, str, bool, str | None]]:
+        """``(number, id, kind, has text, evidence JSON)`` of every assertion, streamed: what an
+        authorization policy reads (graph/authorization.py)."""
+        kind = "kind" if self.has_kinds else f"'{DEFAULT_KIND}'"
+        return self.query(f"SELECT num, id, {kind}, text IS NOT NULL, {'evidence' if self.has_evidence else 'NULL'} "
+                          "FROM assertions ORDER BY num")
+
     def kind_counts(self) -> dict[str, int]:
         """Returns how many assertions of each kind the graph holds (kinds in authority order)."""
         if not self.has_kinds:
