@@ -207,3 +207,88 @@ def test_exports_written_before_the_collections_still_import(figure1_graph, tmp_
         import_rdf(path, tmp_path / f"{name}.graph")
     with Graph(tmp_path / "new.graph") as a, Graph(tmp_path / "old.graph") as b, Graph(figure1_graph) as c:
         assert list(a.artifacts()) == list(b.artifacts()) == list(c.artifacts())
+
+
+@pytest.fixture(scope="module")
+def agents_graph(tmp_path_factory) -> Path:
+    """examples/ledger/agents.jsonl: assertions naming a model, a reviewer, a tool and no agent."""
+    path = tmp_path_factory.mktemp("agents") / "agents.graph"
+    build_graph(EXAMPLES / "ledger" / "agents.jsonl", output=path)
+    return path
+
+
+@pytest.mark.parametrize("format", list(FORMATS))
+def test_the_prov_library_finds_each_agent_and_acquisition(agents_graph, tmp_path, format):
+    """Against the input file read as JSON: each agent a prov:Agent the assertion is attributed to,
+    each acquisition an activity that generated it, with its start time, its inputs and its agent."""
+    path = tmp_path / f"agents{SUFFIX[format]}"
+    report = export_graph(agents_graph, path, format)
+    records = _prov(path, format)
+    m = Minter()
+    elements: dict[str, set] = {}
+    for record in records:
+        if isinstance(record, prov_model.ProvElement):
+            elements.setdefault(_uri(record.identifier), set()).add(type(record).__name__)
+    def related(name: str, *keys: str) -> set[tuple]:
+        return {tuple(_formal(r)[k] for k in keys) for r in records if type(r).__name__ == name}
+
+    lines = [json.loads(line) for line in (EXAMPLES / "ledger" / "agents.jsonl").read_text("utf-8").splitlines()]
+    ids = {line["id"] for line in lines}
+    attributed, generated, used, associated = set(), set(), set(), set()
+    for line in lines:
+        node = m.assertion(line["id"])
+        agent = line.get("agent")
+        agent_id = agent if isinstance(agent, str) else (agent or {}).get("id")
+        iri = None if agent_id is None else f"{m.base}agent/{agent_id.replace('/', '%2F').replace('@', '%40')}"
+        if iri is not None:
+            assert "ProvAgent" in elements[iri]
+            attributed.add((node, iri))
+        acquisition = line.get("acquisition")
+        if acquisition is not None:
+            generated.add(node)
+            used |= {m.assertion(v) if v in ids else m.term(v, "source") for v in acquisition.get("used", ())}
+            if iri is not None:
+                associated.add(iri)
+    assert related("ProvAttribution", "entity", "agent") == attributed
+    generations = related("ProvGeneration", "entity", "activity")
+    assert {entity for entity, _ in generations} == generated
+    activities = {activity for _, activity in generations}
+    assert len(activities) == 4 and all("ProvActivity" in elements[a] and "ProvEntity" not in elements[a]
+                                        for a in activities)  # call 1, call 2, the review, the tool run
+    assert {entity for activity, entity in related("ProvUsage", "activity", "entity") if activity in activities} == used
+    assert all("ProvEntity" in elements.get(entity, ()) for entity in used)
+    assert {agent for activity, agent in related("ProvAssociation", "activity", "agent")} == associated
+    starts = {str(r.get_startTime()) for r in records if isinstance(r, prov_model.ProvActivity) and r.get_startTime()}
+    assert {"2024-03-01 10:00:00+00:00", "2024-03-02 10:00:00+00:00", "2024-04-01 08:00:00+00:00",
+            "2024-04-02 00:00:00+00:00"} == starts
+    dataset = rdflib.Dataset()
+    dataset.parse(str(path), format=FORMATS[format])
+    assert report.quads == len(set(dataset.quads((None, None, None, None))))
+    if format in ("turtle", "nquads"):
+        conforms, text = _conforms(_union(path, format))
+        assert conforms, text
+
+
+def test_agent_shapes_catch_a_broken_agent_and_acquisition(agents_graph, tmp_path):
+    path = tmp_path / "agents.ttl"
+    export_graph(agents_graph, path, "turtle")
+    data = _union(path, "turtle")
+    PG, PROV = rdflib.Namespace("https://w3id.org/polygraph#"), rdflib.Namespace("http://www.w3.org/ns/prov#")
+    assert _conforms(data)[0]
+    agent = next(data.subjects(rdflib.RDF.type, PROV.Agent))
+    twice = rdflib.Graph()
+    for triple in data:
+        twice.add(triple)
+    twice.add((agent, PG.agentId, rdflib.Literal("another id")))
+    conforms, text = _conforms(twice)
+    assert not conforms and "agentId" in text
+    activity = next(data.subjects(rdflib.RDF.type, PG.Acquisition))
+    untimed = rdflib.Graph()
+    for triple in data:
+        untimed.add(triple)
+    untimed.add((activity, PROV.startedAtTime, rdflib.Literal("yesterday")))
+    assert not _conforms(untimed)[0]
+    unattributed = rdflib.Graph()
+    for s, p, o in data:
+        unattributed.add((s, p, o) if p != PROV.wasAttributedTo else (s, p, activity))  # an activity is no agent
+    assert not _conforms(unattributed)[0]
