@@ -22,8 +22,6 @@ from polygraph_logic.cli import main
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.authorization import load_policy
 from polygraph_logic.graph.kinds import KINDS as KIND_NAMES
-
-KINDS = tuple(KIND_NAMES)
 from polygraph_logic.graph.ledger import add
 from polygraph_logic.graph.records import LoadError
 from polygraph_logic.graph.store.graph_file import Graph
@@ -31,6 +29,7 @@ from polygraph_logic.query.evidence import Requirement
 from polygraph_logic.query.whatif import Deletion, what_if
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "ledger"
+KINDS = tuple(KIND_NAMES)
 TYPES = ("model", "person", "tool", "organization")
 IDS = ("reviewer-1", "reviewer-2", "model:m/extract@1", "model:m/extract@2", "assay-reader", "lab")
 PATTERNS = ("reviewer-*", "reviewer-?", "model:*", "*@2", "assay-reader", "lab", "*", "*-*", "nobody")

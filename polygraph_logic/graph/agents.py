@@ -33,6 +33,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.times import parse_time, show_time
 
 AGENT_TYPES = ("model", "person", "tool", "organization")
 ACQUISITION_TYPES = ("model_call", "query", "tool_run", "curation", "import", "review")
@@ -76,8 +77,6 @@ class Acquisition:
 
     def to_json(self) -> dict:
         """The field as an assertion record carries it (only what is stated)."""
-        from polygraph_logic.graph.evidence import show_time  # noqa: PLC0415  (evidence.py imports this module)
-
         out: dict = {}
         for f in fields(self):
             value = getattr(self, f.name)
@@ -126,9 +125,8 @@ def agent_of(value, problem) -> Agent | None:
     return None if bad else Agent(**{k: v for k, v in value.items() if k in known})
 
 
-def acquisition_of(value, problem, parse_time) -> Acquisition | None:
-    """The acquisition a record's ``acquisition`` field states (``parse_time``: evidence.py's), as
-    ``agent_of`` reads an agent."""
+def acquisition_of(value, problem) -> Acquisition | None:
+    """The acquisition a record's ``acquisition`` field states, as ``agent_of`` reads an agent."""
     if not isinstance(value, dict) or not value:
         problem("bad_field", f"field 'acquisition' must be a non-empty object (id, type, time, used, ...), "
                              f"got {value!r}")

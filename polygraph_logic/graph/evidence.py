@@ -29,36 +29,16 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, fields
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 from polygraph_logic.errors import PolygraphError, Position
 from polygraph_logic.graph.agents import Acquisition, Agent, acquisition_of, agent_of
+from polygraph_logic.graph.times import parse_time, show_time
 
 STATUSES = ("active", "superseded", "retracted")
 #: the optional fields of an assertion that make up its evidence metadata, in the order written
 EVIDENCE_FIELDS = ("time", "expires", "scope", "status", "invalidated_at", "invalidated_by", "verifies", "agent",
                    "acquisition")
-
-
-def parse_time(text, what: str = "time") -> datetime:
-    """An ISO 8601 date or date-time as an aware UTC datetime; ``bad_time`` otherwise."""
-    if isinstance(text, str) and text.strip():
-        value = text.strip()
-        try:
-            parsed = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
-        except ValueError:
-            parsed = None
-        if parsed is not None:
-            if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=timezone.utc)
-            return parsed.astimezone(timezone.utc)
-    raise PolygraphError("bad_time", f"{what} must be an ISO 8601 date or date-time such as 2024-05-01 or "
-                                     f"2024-05-01T09:30:00Z, got {text!r}")
-
-
-def show_time(moment: datetime) -> str:
-    """A time as written back: ISO 8601 in UTC with a ``Z``."""
-    return moment.astimezone(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
 def show_duration(duration: timedelta) -> str:
@@ -203,7 +183,7 @@ def evidence_of(record: dict, kind: str, where: Position | None, problems: list)
     if record.get("agent") is not None:
         values["agent"] = agent_of(record["agent"], problem)
     if record.get("acquisition") is not None:
-        values["acquisition"] = acquisition_of(record["acquisition"], problem, parse_time)
+        values["acquisition"] = acquisition_of(record["acquisition"], problem)
     if len(problems) > before:
         return None
     return Evidence(**{f.name: values[f.name] for f in fields(Evidence) if f.name in values})

@@ -33,11 +33,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
+from typing import TYPE_CHECKING
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.graph.authorization import Policy, as_policy, carried_by
 from polygraph_logic.graph.evidence import Evidence, parse_duration, parse_time, show_duration, show_time
 from polygraph_logic.graph.kinds import KINDS, check_kinds
+
+if TYPE_CHECKING:  # read only with a policy: `whatif --help` loads none of graph/authorization.py's readers
+    from polygraph_logic.graph.authorization import Policy
 
 #: the reasons a view leaves an assertion out, in the order they are checked and reported
 REASONS = ("not_yet", "invalidated", "stale", "out_of_scope")
@@ -113,7 +116,7 @@ class Requirement:
     assertions ``authorization`` authorizes (None: every assertion)."""
 
     kinds: tuple[str, ...]
-    authorization: Policy | None = None
+    authorization: "Policy | None" = None
 
     @classmethod
     def parse(cls, values, authorization=None) -> "Requirement | None":
@@ -125,7 +128,11 @@ class Requirement:
                 raise PolygraphError("bad_argument", "--authorization says which assertions a requirement counts: "
                                                      "give --require KIND too")
             return None
-        return cls(check_kinds(names), as_policy(authorization) if authorization is not None else None)
+        if authorization is None:
+            return cls(check_kinds(names))
+        from polygraph_logic.graph.authorization import as_policy  # noqa: PLC0415  (see TYPE_CHECKING above)
+
+        return cls(check_kinds(names), as_policy(authorization))
 
     def split(self, graph, unusable: dict[int, str]) -> tuple[dict[int, str], dict[int, str]]:
         """``(unacceptable, promoted)``: {number: id} of the assertions of other kinds that no usable
@@ -163,10 +170,12 @@ def verified(graph, unusable: dict[int, str]) -> set[str]:
     return named
 
 
-def unauthorized(graph, policy: Policy | None) -> dict[int, str]:
+def unauthorized(graph, policy: "Policy | None") -> dict[int, str]:
     """{number: id} of the graph's assertions ``policy`` does not authorize (None: none)."""
     if policy is None:
         return {}
+    from polygraph_logic.graph.authorization import carried_by  # noqa: PLC0415  (see TYPE_CHECKING above)
+
     out: dict[int, str] = {}
     for number, name, kind, has_text, text in graph.authorization_rows():
         evidence = Evidence.loads(text)
