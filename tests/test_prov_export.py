@@ -54,6 +54,15 @@ def _uri(value) -> str | None:
     return None if value is None else value.uri
 
 
+def _element_types(records) -> dict[str, set]:
+    """IRI -> the names of the PROV element classes the library read it as (ProvEntity, ProvActivity, ...)."""
+    found: dict[str, set] = {}
+    for record in records:
+        if isinstance(record, prov_model.ProvElement):
+            found.setdefault(_uri(record.identifier), set()).add(type(record).__name__)
+    return found
+
+
 def _formal(record) -> dict:
     return {attribute.localpart: _uri(value) for attribute, value in record.formal_attributes}
 
@@ -67,10 +76,7 @@ def test_the_prov_library_reads_every_format(figure1_graph, evidence_graph, tmp_
     export_graph(graph_path, path, format, deletion=Deletion(sources=(source,)))
     records = _prov(path, format)
     m = Minter()
-    kinds: dict[str, set] = {}
-    for record in records:
-        if isinstance(record, prov_model.ProvElement):
-            kinds.setdefault(_uri(record.identifier), set()).add(type(record).__name__)
+    kinds = _element_types(records)
     entities = {iri for iri, found in kinds.items() if found & {"ProvEntity"}}
     activities = {iri for iri, found in kinds.items() if found & {"ProvActivity"}}
     assert not entities & activities  # disjoint in PROV-O
@@ -225,10 +231,8 @@ def test_the_prov_library_finds_each_agent_and_acquisition(agents_graph, tmp_pat
     report = export_graph(agents_graph, path, format)
     records = _prov(path, format)
     m = Minter()
-    elements: dict[str, set] = {}
-    for record in records:
-        if isinstance(record, prov_model.ProvElement):
-            elements.setdefault(_uri(record.identifier), set()).add(type(record).__name__)
+    elements = _element_types(records)
+
     def related(name: str, *keys: str) -> set[tuple]:
         return {tuple(_formal(r)[k] for k in keys) for r in records if type(r).__name__ == name}
 
