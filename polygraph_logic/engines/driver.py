@@ -100,6 +100,7 @@ class Runner(ABC):
             return set()
         contributed = []
         self.seen.clear()  # the deltas changed since
+        self.start_round()
         joins = self.joins
         if deltas is not None and sum(self.delta_facts.get(name, 0) for name in deltas) <= self.small_delta:
             joins = self.small_joins
@@ -126,6 +127,9 @@ class Runner(ABC):
         if self.on_round is not None:
             self.on_round(stats)
         return changed
+
+    def start_round(self) -> None:
+        """Called before a round's first derivation (an engine may note what the round starts from)."""
 
     def derive_round(self, relation: str, shapes, deltas: set[str] | None, joins: int | None) -> bool:
         """Makes c<n> this round's derivations of ``relation`` (``derive``); False when no rule can

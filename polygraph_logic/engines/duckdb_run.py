@@ -163,6 +163,7 @@ class DuckDBRunner(Runner):
         self.stated = 0  # witness labels: the last id of a stated fact (the facts loaded)
         self.inexact = 0  # witness labels: the facts ``settle`` found inexact
         self.restricted: dict[str, bool] = {}  # witness labels: this round's c<n> holds new facts only
+        self.round_ids: int | None = None  # witness labels: the first fact id this round may give
         if joins:
             self.small_delta = SMALL_DELTA
             self.small_joins = max(joins, memory_limit_bytes(con) // JOIN_MEMORY)
@@ -237,6 +238,13 @@ class DuckDBRunner(Runner):
         table = self.plan.table(relation, delta=True)
         return [row[0] for row in self.con.execute(f"SELECT DISTINCT k{column} FROM {table} LIMIT {limit}").fetchall()]
 
+    def start_round(self) -> None:
+        """Under witness labels, the facts of the last round are those of ids from the first the
+        last round could give (Plan.fresh: ids are given in order, the round's new facts only)."""
+        if self.plan.witness:
+            self.plan.fresh = self.round_ids
+            self.round_ids = witnesses.next_id(self.con)
+
     def derive_round(self, relation: str, shapes, deltas: set[str] | None, joins: int | None) -> bool:
         """Under witness labels, the round's heads first, keys alone (sql_witness.heads), then the
         derivations of its new facts only."""
@@ -249,8 +257,6 @@ class DuckDBRunner(Runner):
         new = witnesses.heads(self.con, plan, relation, found)
         self.restricted[relation] = new is not None
         self.derive(relation, plan.contributions(d, shapes, relation, deltas, joins, self.present, restrict=new))
-        if new is not None:
-            self.con.execute(f"DROP TABLE {new}")
         return True
 
     def derive(self, relation: str, parts: list[str]) -> None:
@@ -263,9 +269,11 @@ class DuckDBRunner(Runner):
         delta = self.plan.table(relation, delta=True)
         self._empty_delta(relation)
         if self.plan.witness:  # the round's new facts, then its derivations by the ids of their facts
-            restricted = self.restricted.get(relation, False)
+            restricted = self.restricted.pop(relation, False)
             self.con.execute(f"INSERT INTO {delta} {witnesses.new_facts(self.plan, relation, restricted)}")
             witnesses.record(self.con, self.plan, relation, restricted)
+            if restricted:
+                self.con.execute(f"DROP TABLE {witnesses.new_heads(self.plan, relation)}")
         else:
             self.con.execute(f"INSERT INTO {delta} {sql}")
         size = "0" if self.plan.boolean else "coalesce(sum(len(label)), 0)"

@@ -16,11 +16,13 @@ only caller, imports it; it does not import sql_plan back).
 from __future__ import annotations
 
 
-def driver(plan, shape, delta: int) -> tuple[tuple, str]:
+def driver(plan, shape, delta: int, older: frozenset[str] = frozenset()) -> tuple[tuple, str]:
     """The group key and driver statement of ``shape`` with body atom ``delta`` from the delta.
 
     The driver's columns: ``j{k}`` the value each bound position k of the other atom must
     hold, ``h{i}`` the head arguments the delta side gives, ``l0, e0`` the delta's label.
+    ``older``: the relations whose atom before the delta atom reads only the facts made before
+    the last round (Plan.fresh): the drivers of the second atom join those alone.
     """
     (relation, pattern), (other, other_pattern) = shape.body[delta], shape.body[1 - delta]
     sources = [f"{shape.table} AS p"] if shape.width else []
@@ -62,7 +64,8 @@ def driver(plan, shape, delta: int) -> tuple[tuple, str]:
     # a rule instance whose delta atom is its head is left out where the plan asks (``self_free``):
     # the driver then carries that atom's keys, ``s{k}``
     itself = plan.self_free and relation == shape.head[0]
-    key = (other, tuple(signature), tuple(sources_of_head), itself)
+    old = delta == 1 and other in older
+    key = (other, tuple(signature), tuple(sources_of_head), itself, old)
     own = [f"t.k{k} AS s{k}" for k in range(len(plan.keys(relation)))] if itself else []
     columns = (", ".join(filter(None, [*values, *heads, *own, plan.atom("t", 0)])) or "1 AS u") + plan.rule_column(shape)
     text = (f"SELECT {columns} FROM {', '.join(sources)}"
@@ -72,7 +75,7 @@ def driver(plan, shape, delta: int) -> tuple[tuple, str]:
 
 def grouped(plan, head_relation: str, key: tuple, drivers: list[str]) -> str:
     """One join of the united ``drivers`` with the whole other atom: (keys, l0, e0, l1, e1)."""
-    other, signature, sources_of_head, itself = key
+    other, signature, sources_of_head, itself, old = key
     on = []
     for k, kind in enumerate(signature):
         if kind == "b":
@@ -89,6 +92,8 @@ def grouped(plan, head_relation: str, key: tuple, drivers: list[str]) -> str:
         apart.append(" OR ".join(f"g.s{k} <> {h}" for k, h in enumerate(heads)))
     if plan.self_free and other == head_relation:
         apart.append(" OR ".join(f"o.k{k} <> {h}" for k, h in enumerate(heads)))
+    if old:
+        apart.append(f"o.id < {plan.fresh}")
     join += "".join(f" {'WHERE' if i == 0 else 'AND'} ({condition})" for i, condition in enumerate(apart))
     rule = ", g.rn AS rn" if plan.witness else ""
     labels = "" if plan.boolean else f", g.l0 AS l0, g.e0 AS e0, {plan.atom('o', 1)}"
