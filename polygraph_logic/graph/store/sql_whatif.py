@@ -137,7 +137,9 @@ def deletion_rows(deletion) -> list[tuple[str, str]]:
                                             "on the graph file")
     if getattr(deletion, "evidence", None):
         raise PolygraphError("unsupported", "the SQL what-if does not read evidence metadata (--as-of, "
-                                            "--stale-after, --scope); use `polygraph whatif` on the graph")
+                                            "--stale-after, --scope, or the default view that leaves out what is "
+                                            "invalidated or expired now); use `polygraph whatif` on the graph, "
+                                            "or --raw to count every assertion")
     rows = [("source", s) for s in deletion.sources] + [("relation", r) for r in deletion.relations]
     rows += [("assertion", a) for a in deletion.assertions]
     if not rows:
