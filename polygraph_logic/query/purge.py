@@ -28,7 +28,7 @@ from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.circuit_build import inherited_circuit
-from polygraph_logic.graph.store.backend import compact_graph, store_class, write_version
+from polygraph_logic.graph.store.backend import compact_graph, write_version
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.versions import command_line, release
 from polygraph_logic.query.applied import applied_rows, write_applied
@@ -58,9 +58,6 @@ def purge(graph_path: str | Path, assertions=(), sources=(), command: str | None
     """Erases the named assertions (by id, or every one of a source) from every version of the graph
     at ``graph_path`` as one new version; returns what it did (see the module)."""
     path = Path(graph_path)
-    if store_class(path).form != "file":
-        raise PolygraphError("unsupported", f"{path}: purge erases a graph file's history; a graph folder's is not "
-                                            "erased yet (convert it with `polygraph import tables` first)")
     deletion = Deletion(sources=tuple(dict.fromkeys(sources)), assertions=tuple(dict.fromkeys(assertions)), raw=True)
     if not deletion:
         raise PolygraphError("bad_argument", "name what to purge: --assertion ID or --source S")

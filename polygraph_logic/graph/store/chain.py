@@ -30,7 +30,7 @@ from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder_layout import FILES, RULES_TEXT, table_path
-from polygraph_logic.graph.store.folder_versions import later_versions, version_folder, version_record
+from polygraph_logic.graph.store.folder_versions import later_versions, settle, version_folder, version_record
 
 FORMAT = "polygraph-chain/1"
 #: the tables whose rows a file's chain covers (mentions and derivations are derived from them)
@@ -135,14 +135,15 @@ def _base(directory: Path, version: int) -> Path:
     return directory if version == 1 else version_folder(directory, version)
 
 
-def folder_content(base: Path, version: int) -> str:
-    """The content digest of the files ``version`` wrote (``base``: see ``_files``)."""
+def folder_content(base: Path, version: int, replaced: dict[str, Path] | None = None) -> str:
+    """The content digest of the files ``version`` wrote (``base``: see ``_files``); ``replaced``:
+    {file name: the file that will replace it} (a purge's rewritten files, before they are in place)."""
     digest = hashlib.sha256()
     for path in _files(base, version):
         if not path.is_file():
             continue
         digest.update(f"{path.name}\n".encode())
-        with path.open("rb") as handle:
+        with (replaced or {}).get(path.name, path).open("rb") as handle:
             while block := handle.read(1 << 20):
                 digest.update(block)
         digest.update(b"\n")
@@ -173,6 +174,7 @@ def record_folder(directory: Path, version: int, written: Path | None = None) ->
 def verify_folder(directory: Path) -> list[dict]:
     """Each version of a graph folder: its recorded digest and the one recomputed."""
     directory = Path(directory)
+    settle(directory)  # a purge stopped before its files were all in place: finished first
     versions = [1, *later_versions(directory)]
     recorded = {v: d for v in versions if (d := recorded_folder(directory, v)) is not None}
     records = {v: _purge_record(directory, v) for v in versions if v > 1}

@@ -21,6 +21,8 @@ from polygraph_logic.graph.store.rows import fact_key
 
 #: what an erased text reads as
 PURGED = "[purged]"
+#: what an erased artifact's content is
+ERASED_CONTENT = json.dumps({"purged": True})
 
 
 def purged_args(num: int, arity: int) -> str:
@@ -61,11 +63,10 @@ def erase_file(db: sqlite3.Connection, version: int, assertions: list[int],
         for num, arity in facts_table:
             keys = ", k0 = NULL, k1 = NULL, k2 = NULL" if table == "facts" else ""
             db.execute(f"UPDATE {table} SET args = ?{keys} WHERE num = ?", (purged_args(num, arity), num))
-    marker = json.dumps({"purged": True})
     for table in _with_history(db, "artifacts"):
         where = "fact IN (SELECT num FROM temp.purging_facts)"
         touched.update(v for (v,) in db.execute(f"SELECT DISTINCT since FROM {table} WHERE {where}"))
-        artifacts += db.execute(f"UPDATE {table} SET content = ? WHERE {where}", (marker,)).rowcount
+        artifacts += db.execute(f"UPDATE {table} SET content = ? WHERE {where}", (ERASED_CONTENT,)).rowcount
     return {v: file_content(db, v) for v in sorted(touched) if v < version}, len(nums), artifacts
 
 
@@ -87,4 +88,4 @@ def compact_file(path: Path) -> None:
         db.close()
 
 
-__all__ = ["PURGED", "compact_file", "erase_file", "purged_args"]
+__all__ = ["ERASED_CONTENT", "PURGED", "compact_file", "erase_file", "purged_args"]

@@ -26,7 +26,7 @@ from polygraph_logic.graph.store.folder import FolderDB
 from polygraph_logic.graph.store.folder_layout import RANGE, folder_bytes, head_value, writing_folder
 from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
 from polygraph_logic.graph.store.folder_versions import (RECORD, later_versions, latest_version, reading_pending,
-                                                         version_folder, version_record)
+                                                         settle, version_folder, version_record)
 from polygraph_logic.graph.store.label_kills import KILLS_SQL, fitting_keys, kills_path, read_kills
 from polygraph_logic.graph.store.versions import folder_version
 
@@ -233,6 +233,10 @@ class FolderStore(Store):
             raise disk_error(path, error) from None
         finally:
             writer.close()
+
+    @classmethod
+    def compact(cls, path: Path) -> None:
+        settle(path)  # a purge's rewritten files in place (its writer moved them, unless stopped)
 
     @classmethod
     def copy(cls, source: Path, target: Path) -> None:

@@ -23,7 +23,9 @@ versions beyond its build reads its build's files as they are, with nothing in b
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -39,6 +41,9 @@ RETIRED = "retired"
 RECORD = "version.json"
 #: the table whose rows each look-up file sorts
 INDEX_TABLE = {name: re.search(r"\{(\w+)\}", sql).group(1) for name, sql in INDEXES.items()}
+#: in a purge's version folder: the rewritten files of earlier versions (their paths in the graph
+#: folder), until each is moved into place (settle)
+STAGED = "purged"
 #: the extra column of a tagged read (FolderDB(tagged=True)): the version that wrote each row
 VERSION_COLUMN = "version_"
 
@@ -164,6 +169,35 @@ class VersionedTables:
         return f"({self._arm(table, 1, base)} UNION ALL SELECT * FROM ({query}))"
 
 
+def settle(directory: str | Path) -> None:
+    """Finishes a committed purge whose rewritten files are not all in place (its writer stopped
+    after its version's rename): moves each into place.  Every reader and writer of a folder calls
+    it on opening, so that none reads a version whose files are half replaced."""
+    root = Path(directory) / VERSIONS
+    if not root.is_dir():
+        return
+    for folder in sorted(root.iterdir()):
+        if folder.name.isdigit() and (folder / STAGED).is_dir() and (folder / RECORD).is_file():
+            place_staged(directory, folder / STAGED)
+
+
+def place_staged(directory: str | Path, staged: Path) -> None:
+    """Moves each file under ``staged`` to its path in the graph folder ``directory`` (one rename
+    each), then removes ``staged``; another process moving them meanwhile is no error."""
+    try:
+        for path in sorted(p for p in staged.rglob("*.parquet")):
+            try:
+                os.replace(path, Path(directory) / path.relative_to(staged))
+            except FileNotFoundError:  # moved by another reader meanwhile
+                continue
+        shutil.rmtree(staged, ignore_errors=True)
+    except OSError as error:
+        raise PolygraphError("io_error", f"{directory}: the purge recorded as {staged.parent.name} is committed but "
+                                         f"its rewritten files are not all in place, and cannot be moved there "
+                                         f"({error.strerror or error}); open the folder once with write access to "
+                                         "finish it") from None
+
+
 def refuse_versions(directory: str | Path, what: str, instead: str) -> None:
     """Refuses a folder with versions after its build where only its build can be read."""
     versions = later_versions(directory)
@@ -177,6 +211,6 @@ def version_files(directory: str | Path) -> list[str]:
     return [str(p.relative_to(root)) for v in later_versions(root) for p in sorted(version_folder(root, v).iterdir())]
 
 
-__all__ = ["FILES", "INDEX_TABLE", "RECORD", "RETIRED", "VERSIONS", "VERSION_COLUMN", "VersionedTables",
-           "check_version", "later_versions", "latest_version", "reading_pending", "refuse_versions", "version_folder",
-           "version_record"]
+__all__ = ["FILES", "INDEX_TABLE", "RECORD", "RETIRED", "STAGED", "VERSIONS", "VERSION_COLUMN", "VersionedTables",
+           "check_version", "later_versions", "latest_version", "reading_pending", "place_staged", "refuse_versions",
+           "settle", "version_folder", "version_record"]
