@@ -60,8 +60,9 @@ def erase_file(db: sqlite3.Connection, version: int, assertions: list[int],
     for table in _with_history(db, "facts"):
         touched.update(v for (v,) in db.execute(
             f"SELECT DISTINCT since FROM {table} WHERE num IN (SELECT num FROM temp.purging_facts)"))
+        columns = {row[1] for row in db.execute(f"PRAGMA main.table_info({table})")}
+        keys = "".join(f", {k} = NULL" for k in ("k0", "k1", "k2") if k in columns)  # history rows keep them too
         for num, arity in facts_table:
-            keys = ", k0 = NULL, k1 = NULL, k2 = NULL" if table == "facts" else ""
             db.execute(f"UPDATE {table} SET args = ?{keys} WHERE num = ?", (purged_args(num, arity), num))
     for table in _with_history(db, "artifacts"):
         where = "fact IN (SELECT num FROM temp.purging_facts)"
