@@ -249,3 +249,36 @@ def test_purge_errors(grown, tmp_path):
     with pytest.raises(PolygraphError, match="nobody"):
         purge(path, assertions=["a20", "nobody"])
     assert _files(path) == before
+
+
+@pytest.mark.slow
+def test_a_folder_purge_killed_at_any_write_step_leaves_it_before_or_after(tmp_path):
+    """A purge run in a child process killed (SIGKILL) at write step k, for every k (tests/faults.py:
+    each Parquet file written, rename, replace, folder made or removed): the folder reads as before
+    the purge or as after it at every version, verifies and checks, and holds the text only before."""
+    from faults import run
+    base = _build(tmp_path, "folder", "base")
+    after = _copy(base, tmp_path / "after.tables")
+    purge(after, sources=[SOURCE])
+    expected = {"before": _read(base), "after": _read(after)}
+    target, seen, k = tmp_path / "g.tables", {"before": 0, "after": 0}, 1
+    while True:
+        shutil.rmtree(target, ignore_errors=True)
+        _copy(base, target)
+        status, steps, output = run(["purge", str(target), "--source", SOURCE], k, "kill", tmp_path)
+        if steps is not None:  # fewer steps than k: it finished, every step was tried
+            assert status == 0, output
+            assert _read(target) == expected["after"]
+            break
+        assert status == -9, output
+        found = _read(target)  # the open finishes a purge whose files were not all moved
+        state = next((name for name, rows in expected.items() if rows == found), None)
+        assert state, f"killed at step {k}: the folder is neither before nor after the purge"
+        seen[state] += 1
+        assert all(row["status"] == "ok" for row in verify(target)) and check_graph(target).ok, k
+        assert bool(_holding(target, "cell proliferation")) == (state == "before"), k
+        if state == "before":  # the next purge is not blocked by what the killed one left
+            purge(target, sources=[SOURCE])
+            assert _read(target) == expected["after"] and list(target.rglob(".*")) == [], k
+        k += 1
+    assert seen["before"] > 3 and seen["after"] > 3, seen
