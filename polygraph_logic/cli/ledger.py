@@ -83,11 +83,12 @@ def register(commands) -> None:
     purge = commands.add_parser(
         "purge", help="erase assertions' content from every version, keeping their ids and hashes (a takedown)",
         description="Erase the subject, predicate, object and text of the named assertions from every version of "
-                    "a graph file, and the content of every fact and artifact that rested only on them, as one "
-                    "new version that also applies their deletion (trust-all). Ids, labels and sources stay, each "
-                    "purged record is kept as its sha256, the hash chain still verifies (the purge records the "
-                    "rewritten versions' digests), replay names what was purged, and the file is compacted so "
-                    "the text is in none of its pages. All or nothing.")
+                    "a graph (file or folder), and the content of every fact and artifact that rested only on "
+                    "them, as one new version that also applies their deletion (trust-all). Ids, labels and "
+                    "sources stay, each purged record is kept as its sha256, the hash chain still verifies (the "
+                    "purge records the rewritten versions' digests), and replay names what was purged. A file is "
+                    "compacted so the text is in none of its pages; a folder's Parquet files that held it are "
+                    "replaced by files written without it. All or nothing.")
     add_graph(purge)
     purge.add_argument("--assertion", action="append", default=[], metavar="ID", help="purge one assertion (repeatable)")
     purge.add_argument("--source", action="append", default=[], metavar="S",

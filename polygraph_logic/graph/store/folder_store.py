@@ -62,7 +62,7 @@ class FolderStore(Store):
     fixed = True
 
     def __init__(self, path: Path, at: int | None = None, db=None, snapshot: bool = False):
-        # ``snapshot``: always so (a folder's version is fixed when opened, its files never rewritten)
+        # ``snapshot``: always so (a folder's version is fixed when opened, its files never changed in place)
         self.path = Path(path)
         self.db = db if db is not None else FolderDB(self.path, at=at)
         self.errors = self.db.errors
@@ -240,7 +240,8 @@ class FolderStore(Store):
 
     @classmethod
     def copy(cls, source: Path, target: Path) -> None:
-        # file by file, hard links where the file system allows: no file of a folder is rewritten
+        # file by file, hard links where the file system allows: no file of a folder is changed in place
+        # (a purge replaces whole files, so a copy keeps what it copied)
         def link(src, dst):
             try:
                 os.link(src, dst)

@@ -5,7 +5,7 @@ applied deletion write a folder as they write a graph file.  It reads the folder
 version (FolderDB, each row tagged with the version that wrote it), keeps what the version
 writes in memory, and ``finish`` writes it as ``versions/N/`` (folder_versions.py): one Parquet
 file per table, ``retired.parquet`` and ``version.json``, in a hidden folder renamed into place
-once complete.  Numbers are given as a graph file gives them (a new assertion, fact or rule
+once complete (a purge's also holds the earlier versions' files it rewrote: folder_erase.py).  Numbers are given as a graph file gives them (a new assertion, fact or rule
 after every number used; a new artifact after the greatest current one), so that a folder and a
 file grown by the same commands number their rows alike.
 """
@@ -26,7 +26,8 @@ from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, 
     parquet_options, quoted, table_path
 from polygraph_logic.graph.store.folder_version_reads import FolderVersionReads, _Fact, _V
 from polygraph_logic.graph.store.folder_erase import erase_version
-from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, STAGED, VERSIONS, settle, version_folder
+from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, STAGED, VERSIONS, clear_stale, settle, \
+    version_folder
 from polygraph_logic.graph.store.label_codec import encode_label
 from polygraph_logic.graph.store.label_kills import KillChanges, changed_kills, kills_path, write_kills
 from polygraph_logic.graph.store.rows import fact_key
@@ -316,7 +317,7 @@ class FolderVersionWriter(FolderVersionReads):
         retired = self._retirements()
         root, partial = self.directory / VERSIONS, self._partial()
         root.mkdir(exist_ok=True)
-        _clear_stale(root)
+        clear_stale(root)
         if not (partial / STAGED).is_dir():  # else it holds the files a purge rewrote (erase)
             shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(exist_ok=True)
@@ -363,25 +364,6 @@ class FolderVersionWriter(FolderVersionReads):
     def close(self) -> None:
         self.db.close()
         shutil.rmtree(self._partial(), ignore_errors=True)  # a version not finished (a purge's files written)
-
-
-def _clear_stale(root: Path) -> None:
-    """Removes the hidden folders of writes killed before their rename (``.N.partial-PID`` whose
-    process is gone): what a killed write leaves, the next one clears."""
-    for partial in root.glob(".*.partial-*"):
-        pid = partial.name.rpartition("-")[2]
-        if pid.isdigit() and not _running(int(pid)):
-            shutil.rmtree(partial, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: running
-        return True
-    return True
 
 
 def _duplicate(artifact_id: str) -> PolygraphError:

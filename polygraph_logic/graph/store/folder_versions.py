@@ -1,7 +1,7 @@
 """A graph folder's versions: the build, then each ``add`` and applied deletion, in files beside it.
 
-A folder grows by versions as a graph file does (versions.py), and no file is ever rewritten:
-version N (N >= 2) is the folder ``versions/N/``, holding
+A folder grows by versions as a graph file does (versions.py), and no file is changed in place
+(a purge alone replaces whole files: folder_erase.py): version N (N >= 2) is the folder ``versions/N/``, holding
 
 - the rows version N wrote, one Parquet file per table with the build's columns in the
   build's order (folder.py): new assertions, artifacts and rules, and every fact whose label
@@ -18,6 +18,11 @@ version up to V; a mention goes with its fact's row (a fact's mentions are writt
 A look-up file (folder.INDEXES) is read the same way: the build's file less what was
 retired, and the look-up's query over the rows each later version wrote.  A folder without
 versions beyond its build reads its build's files as they are, with nothing in between.
+
+A purge's version folder holds, until they are moved into place, the earlier versions' files it
+wrote again without the purged content (``purged/``, at their paths in the graph folder); its
+rename commits them, and ``settle``, which every reader and writer calls on opening, finishes
+moving them if its writer was stopped first.
 """
 
 from __future__ import annotations
@@ -169,6 +174,25 @@ class VersionedTables:
         return f"({self._arm(table, 1, base)} UNION ALL SELECT * FROM ({query}))"
 
 
+def clear_stale(root: Path) -> None:
+    """Removes the hidden folders of writes killed before their rename (``.N.partial-PID`` whose
+    process is gone): what a killed write leaves, the next one clears."""
+    for partial in root.glob(".*.partial-*"):
+        pid = partial.name.rpartition("-")[2]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: running
+        return True
+    return True
+
+
 def settle(directory: str | Path) -> None:
     """Finishes a committed purge whose rewritten files are not all in place (its writer stopped
     after its version's rename): moves each into place.  Every reader and writer of a folder calls
@@ -212,5 +236,5 @@ def version_files(directory: str | Path) -> list[str]:
 
 
 __all__ = ["FILES", "INDEX_TABLE", "RECORD", "RETIRED", "STAGED", "VERSIONS", "VERSION_COLUMN", "VersionedTables",
-           "check_version", "later_versions", "latest_version", "reading_pending", "place_staged", "refuse_versions",
-           "settle", "version_folder", "version_record"]
+           "check_version", "clear_stale", "later_versions", "latest_version", "place_staged", "reading_pending",
+           "refuse_versions", "settle", "version_folder", "version_record"]
