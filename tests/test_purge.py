@@ -74,8 +74,8 @@ def _holding(path, text: str) -> list[str]:
     if parquet:
         import duckdb
         con = duckdb.connect()
-        found += [str(p) for p in parquet if con.execute(
-            "SELECT count(*) FROM read_parquet(?) t WHERE contains(CAST(t AS VARCHAR), ?)", (str(p), text)).fetchone()[0]]
+        query = "SELECT count(*) FROM read_parquet(?) t WHERE contains(CAST(t AS VARCHAR), ?)"
+        found += [str(p) for p in parquet if con.execute(query, (str(p), text)).fetchone()[0]]
         con.close()
     return sorted(set(found))
 
@@ -166,7 +166,8 @@ def test_purge_is_all_or_nothing(grown, monkeypatch):
     before = _files(path)
     if path.is_dir():
         from polygraph_logic.graph.store import folder_version_write
-        real, name = folder_version_write.erase_version, "polygraph_logic.graph.store.folder_version_write.erase_version"
+        real = folder_version_write.erase_version
+        name = "polygraph_logic.graph.store.folder_version_write.erase_version"
     else:
         real, name = erase.erase_file, "polygraph_logic.graph.store.version_write.erase_file"
 

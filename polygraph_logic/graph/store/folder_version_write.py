@@ -5,9 +5,10 @@ applied deletion write a folder as they write a graph file.  It reads the folder
 version (FolderDB, each row tagged with the version that wrote it), keeps what the version
 writes in memory, and ``finish`` writes it as ``versions/N/`` (folder_versions.py): one Parquet
 file per table, ``retired.parquet`` and ``version.json``, in a hidden folder renamed into place
-once complete (a purge's also holds the earlier versions' files it rewrote: folder_erase.py).  Numbers are given as a graph file gives them (a new assertion, fact or rule
-after every number used; a new artifact after the greatest current one), so that a folder and a
-file grown by the same commands number their rows alike.
+once complete (a purge's also holds the earlier versions' files it rewrote: folder_erase.py).
+Numbers are given as a graph file gives them (a new assertion, fact or rule after every number
+used; a new artifact after the greatest current one), so that a folder and a file grown by the
+same commands number their rows alike.
 """
 
 from __future__ import annotations
@@ -363,7 +364,8 @@ class FolderVersionWriter(FolderVersionReads):
 
     def close(self) -> None:
         self.db.close()
-        shutil.rmtree(self._partial(), ignore_errors=True)  # a version not finished (a purge's files written)
+        if self._partial().exists():  # a version not finished, whose purge had written files
+            shutil.rmtree(self._partial(), ignore_errors=True)
 
 
 def _duplicate(artifact_id: str) -> PolygraphError:
