@@ -55,6 +55,7 @@ CALLS = {
     "replay": ["replay", "f1.graph", "-o", "replayed.graph"],
     "diff": ["diff", "f1.graph", "f1.graph"],
     "verify": ["verify", "f1.graph"],
+    "purge": ["purge", "purged.graph", "--source", "example:paper-B"],
     "whatif": ["whatif", "f1.graph", "--retract-source", "PMID:39973430", "--retract-source", "PMID:40057077"],
     "why": ["why", "f1.graph", "merge:mapk-erk"],
     "whynot": ["whynot", "f1.graph", "summary:aim2", "--retract-source", "PMID:40057077"],
@@ -94,6 +95,7 @@ def workspace(tmp_path_factory):
     try:
         assert main(["build", *inputs, "-o", "f1.graph"]) == 0
         assert main(["build", *inputs, "-o", "grown.graph"]) == 0
+        assert main(["build", *inputs, "-o", "purged.graph"]) == 0
         assert main(["construct", "corpus", "--replay", "corpus/recorded/answers.jsonl", "-o", "example-out"]) == 0
         assert main(["build", "--assertions", "example-out/assertions.jsonl", "--receipts",
                      "example-out/receipts.jsonl", "--rules", "ro", "-o", "example.graph"]) == 0

@@ -26,7 +26,7 @@ COMMANDS = {
     "eval": "program",
     "compile": "graph", "build": "graph", "info": "graph", "check": "graph", "show": "graph", "import": "graph",
     "compile-ontology": "graph", "generate": "graph",
-    "add": "ledger", "log": "ledger", "replay": "ledger", "diff": "ledger", "verify": "ledger",
+    "add": "ledger", "log": "ledger", "replay": "ledger", "diff": "ledger", "verify": "ledger", "purge": "ledger",
     "whatif": "whatif", "why": "whatif", "whynot": "whatif", "robustness": "whatif", "top-sources": "whatif",
     "repl": "whatif", "rests-on": "whatif", "ask": "whatif", "contradictions": "contradictions", "export": "export",
     "serve": "serve", "mcp": "memory", "construct": "construct",

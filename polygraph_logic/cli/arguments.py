@@ -201,7 +201,11 @@ def add_deletion(command: argparse.ArgumentParser, *, policy: bool = True, polic
                        help="leave out evidence acquired longer than DURATION (90d, 12h, 2w, P30D) before the "
                             "--as-of time (default: now), and expired evidence")
     group.add_argument("--scope", metavar="S",
-                       help="only evidence authorized for scope S (an assertion without 'scope' serves every scope)")
+                       help="only evidence authorized for scope S (an assertion without 'scope' serves every scope); "
+                            "alone, it also leaves out what is superseded, retracted or expired now")
+    group.add_argument("--raw", action="store_true",
+                       help="count every stored assertion, superseded, retracted and expired ones too (the history "
+                            "view); by default a question leaves out what is invalidated or expired now")
     if policy:
         add_policy(group, policies=policies)
 
@@ -211,11 +215,11 @@ def separate(one) -> list:
     deletion, in the order named (``audit``), each under ``one``'s view of the evidence."""
     from polygraph_logic.query.whatif import Deletion  # noqa: PLC0415
 
-    view = one.evidence  # each read under the one view of the evidence the flags name
-    return ([Deletion(sources=(s,), evidence=view) for s in one.sources]
-            + [Deletion(relations=(p,), evidence=view) for p in one.relations]
-            + [Deletion(assertions=(a,), evidence=view) for a in one.assertions]
-            + [Deletion(kinds=(k,), evidence=view) for k in one.kinds])
+    view, raw = one.evidence, one.raw  # each read under the one view of the evidence the flags name
+    return ([Deletion(sources=(s,), evidence=view, raw=raw) for s in one.sources]
+            + [Deletion(relations=(p,), evidence=view, raw=raw) for p in one.relations]
+            + [Deletion(assertions=(a,), evidence=view, raw=raw) for a in one.assertions]
+            + [Deletion(kinds=(k,), evidence=view, raw=raw) for k in one.kinds])
 
 
 def add_distrust(command) -> None:
@@ -246,10 +250,11 @@ def deletion(args: argparse.Namespace):
     from polygraph_logic.query.evidence import EvidenceView  # noqa: PLC0415
     from polygraph_logic.query.whatif import Deletion  # noqa: PLC0415
 
+    raw = getattr(args, "raw", False)
     view = EvidenceView.parse(getattr(args, "as_of", None), getattr(args, "stale_after", None),
-                              getattr(args, "scope", None))
+                              getattr(args, "scope", None), raw)
     return Deletion(deletion_sources(args), tuple(dict.fromkeys(args.revoke_relation)),
-                    tuple(dict.fromkeys(args.assertion)), check_kinds(getattr(args, "distrust_kind", ())), view)
+                    tuple(dict.fromkeys(args.assertion)), check_kinds(getattr(args, "distrust_kind", ())), view, raw)
 
 
 def add_require(command) -> None:

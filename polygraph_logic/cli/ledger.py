@@ -82,6 +82,37 @@ def register(commands) -> None:
     add_json(verify, "verify")
     verify.set_defaults(run=_run_verify)
 
+    purge = commands.add_parser(
+        "purge", help="erase assertions' content from every version, keeping their ids and hashes (a takedown)",
+        description="Erase the subject, predicate, object and text of the named assertions from every version of "
+                    "a graph (file or folder), and the content of every fact and artifact that rested only on "
+                    "them, as one new version that also applies their deletion (trust-all). Ids, labels and "
+                    "sources stay, each purged record is kept as its sha256, the hash chain still verifies (the "
+                    "purge records the rewritten versions' digests), and replay names what was purged. A file is "
+                    "compacted so the text is in none of its pages; a folder's Parquet files that held it are "
+                    "replaced by files written without it. All or nothing.")
+    add_graph(purge)
+    purge.add_argument("--assertion", action="append", default=[], metavar="ID", help="purge one assertion (repeatable)")
+    purge.add_argument("--source", action="append", default=[], metavar="S",
+                       help="purge every assertion of source S (repeatable)")
+    add_json(purge, "purge")
+    purge.set_defaults(run=_run_purge)
+
+
+def _run_purge(args: argparse.Namespace) -> int:
+    from polygraph_logic.progress import Progress  # start-up time: loaded when run
+    from polygraph_logic.query.purge import purge  # start-up time: loaded when run
+    with Progress(f"purging {args.graph}", stream=sys.stderr) as progress:
+        progress.phase("erasing every version and compacting")
+        report = purge(args.graph, assertions=args.assertion, sources=args.source)
+    if args.json:
+        print_json(report.to_json())
+        return 0
+    print(f"version {report.version}: purged {len(report.purged)} assertions "
+          f"({', '.join(report.purged)}); erased {report.facts} facts and {report.artifacts} artifact rows "
+          f"that rested only on them; versions rewritten: {', '.join(map(str, report.rewritten)) or 'none'}")
+    return 0
+
 
 def add_at(parser: argparse.ArgumentParser) -> None:
     """Adds ``--at VERSION`` to a command that reads a graph."""
@@ -193,6 +224,9 @@ def _run_log(args: argparse.Namespace) -> int:
             print(f"  deletion: {record.get('deletion')} under {record.get('policy')}: "
                   f"{record.get('deleted_assertions')} assertions deleted, "
                   f"{record.get('dropped_artifacts')} artifacts dropped")
+        if row["action"] == "purge":
+            print(f"  purged: {', '.join(record.get('purged', {}))} (content erased from every version, "
+                  f"sha256 kept); versions rewritten: {', '.join(record.get('rewritten', {})) or 'none'}")
         if row["action"] == "regenerate":
             deletion = f"deletion: {record['deletion']} under {record['policy']}: " if "deletion" in record else \
                 "after the deletion applied by the version before: "
@@ -238,6 +272,9 @@ def _run_replay(args: argparse.Namespace) -> int:
     else:
         for line in report.changed:
             print(f"input changed: {line}")
+        for version, ids in report.purged.items():
+            print(f"purged at version {version}: {', '.join(ids)} (their content is in no version; an input that "
+                  "held them may have been changed or removed for it)")
         if report.identical is None:
             print("not replayed: an input is missing or changed (--force replays with the current files)")
         elif report.identical:

@@ -27,6 +27,7 @@ SHAPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "replay": ("object", ("output", "versions", "changed", "identical", "differences")),
     "diff": ("object", ("first", "second", "identical", "symmetric_difference", "assertions", "layers", "examples")),
     "verify": ("object", ("graph", "ok", "first_mismatch", "versions")),
+    "purge": ("object", ("version", "purged", "facts", "artifacts", "rewritten")),
     "whatif": ("object", ("deletion", "deleted_assertions", "policy", "exact", "touched", "dead", "kept",
                           "uncertain", "by_layer", "elapsed_ms")),
     "why": ("object", ("artifact", "layer", "label", "exact", "support_sets", "derivations")),

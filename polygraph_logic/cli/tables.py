@@ -82,13 +82,27 @@ def _run_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _viewed(asked, tables: str):
+    """The deletion under the current view when the tables are a graph folder holding items it leaves
+    out (the SQL what-if then refuses it, as any view: --raw counts every assertion)."""
+    from polygraph_logic.errors import PolygraphError  # noqa: PLC0415
+    from polygraph_logic.graph.store.graph_file import Graph  # noqa: PLC0415
+    if asked.raw or asked.evidence is not None:
+        return asked
+    try:
+        with Graph(tables) as graph:
+            return asked.viewed(graph)
+    except PolygraphError:  # tables that are not a graph folder: no evidence metadata to read
+        return asked
+
+
 def _run_sql_whatif(args: argparse.Namespace) -> int:
     from polygraph_logic.graph.store.sql_whatif import open_tables  # start-up time: loaded when run
     with Progress(f"sql-whatif on {args.engine}", stream=sys.stderr) as progress:
         progress.phase("starting a Spark session" if args.engine == "spark" else f"opening {args.tables}")
         with open_tables(args.tables, args.engine, args.master) as tables:
             progress.phase("running the what-if query")
-            outcome = tables.what_if(deletion(args))
+            outcome = tables.what_if(_viewed(deletion(args), args.tables))
     if args.json:
         print(json.dumps(outcome.to_json(), ensure_ascii=False, indent=1))
         return 0

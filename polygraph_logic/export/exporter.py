@@ -90,7 +90,8 @@ def export_graph(graph: Graph | str | Path, output: str | Path | BinaryIO | None
             check_policy(policy)
             outcome = what_if(graph, deletion or Deletion(), policy, exact=exact, require=require)
             status = Status(outcome.deletion, policy, exact, outcome.deleted, frozenset(outcome.dead),
-                            require.kinds if require else (), frozenset(u["id"] for u in outcome.unqualified))
+                            require.kinds if require else (), frozenset(u["id"] for u in outcome.unqualified)
+                            | frozenset(d["artifact"] for d in outcome.demoted))  # a demoted claim meets nothing
         # N-Quads declare no prefix: there each graph types the entities its PROV relations name
         model = ExportModel(graph, Minter(base), status, facts=facts, rdf12=rdf12, declare=format == "nquads")
         quads = model.quads(progress)

@@ -44,6 +44,20 @@ def applied_rows(graph: Graph, outcome: Outcome) -> AppliedRows:
     return AppliedRows(sorted(gone), dead, facts, contents)
 
 
+def write_applied(writer, rows: AppliedRows) -> None:
+    """Writes an applied deletion's rows through a form's version writer (VersionWriter's interface)."""
+    writer.prefetch(facts=[(relation, args) for relation, args, *_ in rows.facts],
+                    artifacts=[*rows.dead, *(artifact_id for artifact_id, _ in rows.contents)])
+    for num in rows.assertions:
+        writer.retire_assertion(num)
+    for artifact_id in rows.dead:
+        writer.retire_artifact(artifact_id)
+    for relation, args, groups, exact in rows.facts:
+        writer.fact(relation, args, groups, exact)
+    for artifact_id, content in rows.contents:
+        writer.replace_content(artifact_id, content)
+
+
 def _restricted(artifact: Artifact, deleted: frozenset[str]) -> Artifact:
     return replace(artifact, support=tuple(g for g in artifact.support if not deleted.intersection(g)))
 

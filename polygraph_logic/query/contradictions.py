@@ -289,7 +289,7 @@ def contradictions(graph: Graph, limit: int | None = None, hitting: int | None =
     if prefer is not None:
         check_kinds([prefer])  # an unknown kind is an error before anything is read
     origins = graph_origins(graph, origins)
-    deleted = None if deletion is None else frozenset(deletion.resolve(graph))
+    deleted = None if deletion is None else frozenset(deletion.viewed(graph).resolve(graph))
     listed = iter(sorted(graph.artifacts("contradiction"), key=lambda a: (tuple_key(a.fact[1]), a.id))[:limit])
     atoms = Atoms(graph)
     # a batch's sources and side labels in a few reads (a folder's read costs milliseconds)

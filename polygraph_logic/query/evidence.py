@@ -13,9 +13,16 @@ use (graph/evidence.py defines the fields):
 - ``out_of_scope``: authorized for other scopes only (an item without ``scope`` serves every scope).
 
 The reference time is ``as_of``, or the time the view was made (``--as-of now`` says so
-explicitly). An assertion with no evidence metadata is always known, never stale, active and of
-every scope: a view leaves out nothing a graph without metadata holds. Statuses and expiry times
-are read only under a view: a plain what-if deletes what its flags name and nothing else.
+explicitly), so ``--scope`` or ``--stale-after`` alone also leave out what is invalidated or
+expired now. An assertion with no evidence metadata is always known, never stale, active and of
+every scope: a view leaves out nothing a graph without metadata holds.
+
+**Stale by default** (the ledger design's rule: a retracted, invalidated or expired item satisfies
+nothing unless the reader asks for history): a question that names no view reads the graph under
+the *current view*, ``EvidenceView()`` (reference time now, every scope): what is superseded,
+retracted or expired now is left out, and said so.  ``raw`` (``--raw``, ``Deletion(raw=True)``)
+asks for the raw view, every stored assertion counting.  ``default_view`` gives the current view
+only when it leaves something out, so a graph without such items reads as it always did.
 
 **A requirement** (``Requirement``; ``--require KIND[,KIND]``) does not delete: it marks, per
 artifact, whether some support set holds only assertions of the required kinds, once the
@@ -57,8 +64,12 @@ class EvidenceView:
 
     @classmethod
     def parse(cls, as_of: str | None = None, stale_after: str | None = None,
-              scope: str | None = None) -> "EvidenceView | None":
-        """The view the flags name (None when none is given); ``as_of`` may be ``now``."""
+              scope: str | None = None, raw: bool = False) -> "EvidenceView | None":
+        """The view the flags name (None when none is given: the current view by default, the raw
+        view with ``raw``); ``as_of`` may be ``now``."""
+        if raw and not (as_of is None and stale_after is None and scope is None):
+            raise PolygraphError("bad_argument", "--raw reads every assertion as stored; it cannot be combined "
+                                                 "with --as-of, --stale-after or --scope, which choose a view")
         if as_of is None and stale_after is None and scope is None:
             return None
         moment = None
@@ -107,7 +118,24 @@ class EvidenceView:
             parts.append(f"stale-after {show_duration(self.stale_after)}")
         if self.scope is not None:
             parts.append(f"scope {self.scope}")
-        return ", ".join(parts)
+        return ", ".join(parts) or "now (the default view)"
+
+
+def default_view(graph, made: datetime | None = None) -> EvidenceView | None:
+    """The view a question that names none reads under: the current view (``EvidenceView()``:
+    invalidated and expired items left out, as of ``made``, default now) when it leaves out any of
+    the graph's assertions; None when it leaves out nothing (the raw view then reads the same)."""
+    view = EvidenceView(made=made) if made is not None else EvidenceView()
+    if not graph.evidence_rows():
+        return None
+    return view if any(view.excluded(graph).values()) else None
+
+
+def left_out_now(graph) -> dict[int, str]:
+    """{number: id} of the assertions the current view leaves out (invalidated or expired now): what
+    satisfies no requirement unless the raw view is asked for."""
+    view = default_view(graph)
+    return {n: i for found in view.excluded(graph).values() for n, i in found.items()} if view else {}
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def answers(graph: Graph, question: str, deletion=None, facts: LazyFacts | None 
     the same arguments), so that memory is bounded by a batch whatever the number of answers."""
     relation, pattern = parse_question(question)
     facts = facts or LazyFacts(graph)
-    deleted = set(deletion.numbers(graph)) if deletion is not None else set()
+    deleted = set(deletion.viewed(graph).numbers(graph)) if deletion is not None else set()
     lazy_roots: dict[tuple, int] = {}
     lazy_bodies = {}
     if facts.is_lazy(relation, pattern):

@@ -12,7 +12,7 @@ import itertools
 from typing import Iterator
 
 from polygraph_logic.graph.store.rows import LAYERS, Artifact, describe
-from polygraph_logic.query.evidence import Requirement
+from polygraph_logic.query.evidence import Requirement, left_out_now
 from polygraph_logic.query.whatif import Deletion, what_if
 
 #: a listing of at most this many artifacts a layer reads them all at once (a few queries); a
@@ -28,8 +28,13 @@ class Listing:
         self.graph, self.limit, self.require = graph, limit, require
         self.counts = graph.counts()
         self.layers = [layer for layer in layers or LAYERS if self.counts.get(layer)]
-        self.unqualified = ({entry["id"] for entry in what_if(graph, Deletion(), require=require).unqualified}
-                            if require else set())
+        self.unqualified: set[str] = set()
+        self.left_out: dict[int, str] = {}
+        if require:  # under the current view (evidence.py): what it leaves out satisfies nothing
+            outcome = what_if(graph, Deletion(), require=require)
+            self.unqualified = ({entry["id"] for entry in outcome.unqualified} | set(outcome.dead)
+                                | {entry["artifact"] for entry in outcome.demoted})
+            self.left_out = left_out_now(graph)
         # a label's text without interning its ids (graph.label would hold every assertion id read)
         self.text = graph.semiring.text
 
@@ -47,7 +52,8 @@ class Listing:
         if not self.require:
             return {}
         return {"meets_requirement": artifact.id not in self.unqualified,
-                "qualifying_sets": self.require.qualifying(self.graph, self.graph.label(artifact).support_sets())}
+                "qualifying_sets": self.require.qualifying(self.graph, self.graph.label(artifact).support_sets(),
+                                                            self.left_out)}
 
     def entry(self, layer: str, artifact: Artifact) -> dict:
         """One artifact as ``show --json`` lists it."""

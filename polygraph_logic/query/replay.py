@@ -31,7 +31,8 @@ from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.backend import compare_labels, copy_graph, graph_digest, store_class, write_version
 from polygraph_logic.graph.store.version_write import VersionWriter
 from polygraph_logic.graph.store.versions import command_line, release, sha256
-from polygraph_logic.query.applied import applied_rows
+from polygraph_logic.query.purge import purge, purged_records
+from polygraph_logic.query.applied import applied_rows, write_applied
 from polygraph_logic.query.regenerated import regenerate_version
 from polygraph_logic.query.whatif import Deletion, what_if
 
@@ -44,6 +45,7 @@ class ReplayReport:
     changed: list[str] = field(default_factory=list)  # inputs whose hash differs, missing files, releases
     identical: bool | None = None  # None: not replayed (an input is missing or changed)
     differences: list[str] = field(default_factory=list)
+    purged: dict[int, list[str]] = field(default_factory=dict)  # purge version -> the ids it erased
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -60,6 +62,7 @@ def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> Repl
     with Graph(graph_path) as graph:
         rows = graph.version_rows()
     report = ReplayReport(len(rows))
+    report.purged = {v: sorted(ids) for v, ids in purged_records(rows).items()}
     current = release()
     for row in rows:
         record = row["record"]
@@ -90,6 +93,11 @@ def replay(graph_path: str | Path, out: str | Path, force: bool = False) -> Repl
             with Graph(out) as copy:
                 outcome = what_if(copy, deletion, record["policy"])
             apply_version(out, outcome, copy_of=None, command=row["command"])
+        elif row["action"] == "purge":  # the same ids erased from the copy (those its inputs still hold)
+            with Graph(out) as copy:
+                held = [name for name in record.get("purged", {}) if copy.has("id", name)]
+            if held:
+                purge(out, assertions=held, command=row["command"])
         elif row["action"] == "regenerate":  # the deletion (unless applied before) and the rewrites, one version
             outcome = None
             if "policy" in record:
@@ -135,16 +143,7 @@ def apply_version(path: str | Path, outcome, copy_of: str | Path | None = None, 
         had = graph.has_circuit()
 
     def write(writer: VersionWriter) -> None:
-        writer.prefetch(facts=[(relation, args) for relation, args, *_ in rows.facts],
-                        artifacts=[*rows.dead, *(artifact_id for artifact_id, _ in rows.contents)])
-        for num in rows.assertions:
-            writer.retire_assertion(num)
-        for artifact_id in rows.dead:
-            writer.retire_artifact(artifact_id)
-        for relation, args, groups, exact in rows.facts:
-            writer.fact(relation, args, groups, exact)
-        for artifact_id, content in rows.contents:
-            writer.replace_content(artifact_id, content)
+        write_applied(writer, rows)
 
     deletion = outcome.deletion
     record = {"action": "apply", "policy": outcome.policy, "release": release(),

@@ -24,7 +24,9 @@ its two sides, so it falls when the deletion hits every support set; ``contradic
 counts those resolved and those remaining.  Nothing is overwritten: a what-if only reports.
 
 A deletion may carry a view of the evidence (``--as-of``, ``--stale-after``, ``--scope``):
-the assertions the view leaves out are deleted with the rest; and a what-if may carry a
+the assertions the view leaves out are deleted with the rest; one that names none reads under the
+current view (invalidated and expired items left out, ``default_view``) unless it asks for the raw
+view (``raw``); and a what-if may carry a
 requirement of kinds (``--require``), which marks the artifacts that stand but have no support
 set of the required kinds (``unqualified``) without deleting anything (query/evidence.py).
 """
@@ -33,13 +35,13 @@ from __future__ import annotations
 
 import difflib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.graph_file import Graph
 from polygraph_logic.graph.store.rows import LAYERS, layer_order
-from polygraph_logic.query.evidence import EvidenceView, Requirement
+from polygraph_logic.query.evidence import EvidenceView, Requirement, default_view, left_out_now
 from polygraph_logic.query.policies import POLICIES, check_policy, layer_rules  # noqa: F401  (re-exported)
 from polygraph_logic.query.rederive import as_graph  # noqa: F401  (re-exported)
 from polygraph_logic.query.whatif_verdicts import decide
@@ -60,6 +62,15 @@ class Deletion:
     assertions: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     evidence: EvidenceView | None = None  # the evidence a reader may use (query/evidence.py)
+    raw: bool = False  # no view named: every stored assertion counts (else the current view, by default)
+
+    def viewed(self, graph) -> "Deletion":
+        """This deletion under the view it reads: its own, else (unless ``raw``) the current view
+        when that leaves anything of the graph out (evidence.default_view)."""
+        if self.evidence is not None or self.raw:
+            return self
+        view = default_view(as_graph(graph))
+        return self if view is None else replace(self, evidence=view)
 
     def numbers(self, graph) -> dict[int, str]:
         """Returns {assertion number: id} of the deleted assertions; unknown names are an error
@@ -95,7 +106,8 @@ class Deletion:
                                                  f"the other another ({other.evidence}): join them under one view")
         return Deletion(*(tuple(dict.fromkeys(a + b)) for a, b in zip(
             (self.sources, self.relations, self.assertions, self.kinds),
-            (other.sources, other.relations, other.assertions, other.kinds))), self.evidence or other.evidence)
+            (other.sources, other.relations, other.assertions, other.kinds))), self.evidence or other.evidence,
+            self.raw and other.raw)
 
     def __bool__(self) -> bool:
         return bool(self.sources or self.relations or self.assertions or self.kinds or self.evidence)
@@ -310,6 +322,7 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
         refuse_witness(graph, "--require asks whether any of an artifact's support sets holds a kind")
     started = time.perf_counter()
     exact = exact or graph.has_circuit()  # a stored circuit settles every capped verdict (whatif_verdicts.py)
+    deletion = deletion.viewed(graph)
     numbers = deletion.numbers(graph)
     outcome = Outcome(deletion, frozenset(numbers.values()), policy, exact)
     decide(graph, frozenset(numbers), outcome, rederiver)
@@ -320,7 +333,8 @@ def what_if(graph, deletion: Deletion, policy: str = "trust-all", exact: bool = 
     if require:
         _mark_unqualified(graph, numbers, outcome, require, rederiver)
     if deletion.kinds:  # what falls only because the distrusted kinds cannot support
-        rest = Deletion(deletion.sources, deletion.relations, deletion.assertions, evidence=deletion.evidence)
+        rest = Deletion(deletion.sources, deletion.relations, deletion.assertions, evidence=deletion.evidence,
+                        raw=deletion.raw)
         retracted = what_if(graph, rest, policy, exact, rederiver).dead_ranks if rest else set()
         outcome.resting_ranks = outcome.dead_ranks - retracted
         outcome.distrusted = frozenset(graph.kind_numbers(deletion.kinds).values())
@@ -354,7 +368,7 @@ def requirement_marks(graph, result: dict, require: Requirement) -> dict:
     meets them (``qualifies``) and whether the artifact does (``meets_requirement``; decided by
     the what-if, so exact when a capped label lists only some of its sets)."""
     supports = [{a["id"] for a in support} for support in result["support_sets"]]
-    marks = require.qualifying(graph, supports)
+    marks = require.qualifying(graph, supports, left_out_now(graph))  # invalidated or expired: satisfies nothing
     if result["exact"] and result.get("expanded") is None and result.get("layer") != "summary":
         meets = any(marks)
     else:

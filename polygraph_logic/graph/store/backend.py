@@ -251,6 +251,10 @@ class Store(ABC):
         can; they are committed with it, so no reader ever sees the version without them."""
 
     @classmethod
+    def compact(cls, path: Path) -> None:
+        """Removes what a committed erasure left on disk (free pages, replaced files); by default nothing."""
+
+    @classmethod
     @abstractmethod
     def copy(cls, source: Path, target: Path) -> None:
         """Copies a graph, history and all, into place once complete."""
@@ -332,6 +336,11 @@ def write_circuit(path: str | Path, version: int, rows: Iterable[tuple]) -> None
     store_class(path).write_circuit(Path(path), version, rows)
 
 
+def compact_graph(path: str | Path) -> None:
+    """Removes what a committed erasure left on disk in the graph at ``path`` (Store.compact)."""
+    store_class(path).compact(Path(path))
+
+
 def copy_graph(source: str | Path, target: str | Path) -> None:
     """Copies the graph at ``source``, history and all, to ``target`` once complete."""
     store_class(source).copy(Path(source), Path(target))
@@ -347,5 +356,5 @@ def compare_labels(first: str | Path, second: str | Path, limit: int = 10) -> li
     return store_class(first).compare(Path(first), Path(second), limit)
 
 
-__all__ = ["Store", "backend", "check_parent", "compare_labels", "disk_error", "copy_graph", "graph_digest", "open_store", "register",
+__all__ = ["Store", "backend", "check_parent", "compact_graph", "compare_labels", "disk_error", "copy_graph", "graph_digest", "open_store", "register",
            "store_class", "write_circuit", "write_version"]

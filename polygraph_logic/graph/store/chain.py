@@ -28,8 +28,9 @@ import json
 import sqlite3
 from pathlib import Path
 
+from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.folder_layout import FILES, RULES_TEXT, table_path
-from polygraph_logic.graph.store.folder_versions import later_versions, version_folder
+from polygraph_logic.graph.store.folder_versions import later_versions, settle, version_folder, version_record
 
 FORMAT = "polygraph-chain/1"
 #: the tables whose rows a file's chain covers (mentions and derivations are derived from them)
@@ -110,9 +111,14 @@ def verify_file(path: Path) -> list[dict]:
     try:
         versions = [row[0] for row in db.execute("SELECT num FROM versions ORDER BY num")] \
             if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions'").fetchone() else [1]
-        recorded = dict(db.execute("SELECT version, digest FROM chain")) \
-            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'chain'").fetchone() else {}
-        return verified(versions, recorded, lambda v: file_content(db, v))
+        chained = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'chain'").fetchone()
+        rows = list(db.execute("SELECT version, digest, content FROM chain")) if chained else []
+        recorded = {v: d for v, d, _ in rows}
+        records = {v: json.loads(r) for v, r in db.execute("SELECT num, record FROM versions WHERE action = 'purge'")} \
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'versions'").fetchone() else {}
+        written = {v: c for v, _, c in rows}
+        purged = {v: (written.get(v), after, by) for v, (after, by) in rewritten(records).items()}
+        return verified(versions, recorded, lambda v: file_content(db, v), purged)
     finally:
         db.close()
 
@@ -129,14 +135,15 @@ def _base(directory: Path, version: int) -> Path:
     return directory if version == 1 else version_folder(directory, version)
 
 
-def folder_content(base: Path, version: int) -> str:
-    """The content digest of the files ``version`` wrote (``base``: see ``_files``)."""
+def folder_content(base: Path, version: int, replaced: dict[str, Path] | None = None) -> str:
+    """The content digest of the files ``version`` wrote (``base``: see ``_files``); ``replaced``:
+    {file name: the file that will replace it} (a purge's rewritten files, before they are in place)."""
     digest = hashlib.sha256()
     for path in _files(base, version):
         if not path.is_file():
             continue
         digest.update(f"{path.name}\n".encode())
-        with path.open("rb") as handle:
+        with (replaced or {}).get(path.name, path).open("rb") as handle:
             while block := handle.read(1 << 20):
                 digest.update(block)
         digest.update(b"\n")
@@ -167,26 +174,62 @@ def record_folder(directory: Path, version: int, written: Path | None = None) ->
 def verify_folder(directory: Path) -> list[dict]:
     """Each version of a graph folder: its recorded digest and the one recomputed."""
     directory = Path(directory)
+    settle(directory)  # a purge stopped before its files were all in place: finished first
     versions = [1, *later_versions(directory)]
     recorded = {v: d for v in versions if (d := recorded_folder(directory, v)) is not None}
-    return verified(versions, recorded, lambda v: folder_content(_base(directory, v), v))
+    records = {v: _purge_record(directory, v) for v in versions if v > 1}
+    purged = {v: (_recorded_content(directory, v), after, by) for v, (after, by) in rewritten(records).items()}
+    return verified(versions, recorded, lambda v: folder_content(_base(directory, v), v), purged)
+
+
+def _purge_record(directory: Path, version: int) -> dict:
+    try:  # an unreadable record shows as its version's mismatch, not here
+        return version_record(directory, version).get("record") or {}
+    except PolygraphError:
+        return {}
+
+
+def _recorded_content(directory: Path, version: int) -> str | None:
+    try:
+        return json.loads((_base(directory, version) / CHAIN_FILE).read_text(encoding="utf-8"))["content"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 # --- both ---------------------------------------------------------------------------------------
-def verified(versions: list[int], recorded: dict[int, str], content) -> list[dict]:
+def verified(versions: list[int], recorded: dict[int, str], content, purged: dict[int, tuple] | None = None) -> list[dict]:
     """``[{"version", "status", "digest"}]``: ``ok`` when the recorded digest is the one recomputed
     from the stored content and the parent's recorded digest, ``mismatch`` when not, ``unchained``
-    for a version written before chains (or whose record of its digest is gone)."""
-    out, parent = [], UNCHAINED
+    for a version written before chains (or whose record of its digest is gone).  ``purged``:
+    {version: (content digest recorded when written, content digest a later purge recorded)} of the
+    versions a purge rewrote: their link is checked with the first, their rows with the second
+    (``"purged_by"`` names the purge)."""
+    out, parent, purged = [], UNCHAINED, purged or {}
     for version in versions:
         found = recorded.get(version)
         if found is None:
             out.append({"version": version, "status": "unchained", "digest": None})
             parent = UNCHAINED
             continue
-        expected = link(parent, version, content(version))
-        out.append({"version": version, "status": "ok" if expected == found else "mismatch", "digest": found})
+        entry = {"version": version, "digest": found}
+        if version in purged:
+            written, after, by = purged[version]
+            good = written is not None and link(parent, version, written) == found and content(version) == after
+            entry["purged_by"] = by
+        else:
+            good = link(parent, version, content(version)) == found
+        out.append({**entry, "status": "ok" if good else "mismatch"})
         parent = found
+    return out
+
+
+def rewritten(records: dict[int, dict]) -> dict[int, tuple[str, int]]:
+    """{version: (its content digest now, the purge that recorded it)} from the versions' records
+    (a purge's ``rewritten``; a later purge's digest replaces an earlier one's)."""
+    out: dict[int, tuple[str, int]] = {}
+    for version in sorted(records):
+        for name, digest in (records[version].get("rewritten") or {}).items():
+            out[int(name)] = (digest, version)
     return out
 
 
@@ -214,4 +257,5 @@ def recorded_digest(path: str | Path, version: int) -> str | None:
 
 
 __all__ = ["CHAINED", "CHAIN_FILE", "FILE_TABLE", "FORMAT", "file_content", "folder_content", "link",
-           "record_file", "record_folder", "recorded_digest", "verified", "verify", "verify_file", "verify_folder"]
+           "record_file", "record_folder", "recorded_digest", "rewritten", "verified", "verify", "verify_file",
+           "verify_folder"]

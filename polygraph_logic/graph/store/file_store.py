@@ -20,6 +20,7 @@ from urllib.parse import quote
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.files import replacing
 from polygraph_logic.graph.store.chain import record_file
+from polygraph_logic.graph.store.erase import compact_file
 from polygraph_logic.graph.store.backend import ARTIFACT_LABELS, Store, check_parent, disk_error
 from polygraph_logic.graph.store.circuit_rows import insert_file_circuit, write_file_circuit
 from polygraph_logic.graph.store.label_codec import decode_label
@@ -236,6 +237,10 @@ class FileStore(Store):
         finally:
             db.close()  # uncommitted: rolled back, the file as it was
         return version
+
+    @classmethod
+    def compact(cls, path: Path) -> None:
+        compact_file(path)
 
     @classmethod
     def copy(cls, source: Path, target: Path) -> None:

@@ -24,7 +24,7 @@ from polygraph_logic.graph.store.folder_layout import (BATCH, INDEXES, LITERAL_L
                                                        bad_folder, duckdb_connection, folder_rule_rows, quoted,
                                                        read_meta, rules_text, table_path)
 from polygraph_logic.graph.store.folder_versions import (VERSION_COLUMN, VersionedTables, check_version,
-                                                         version_record)
+                                                         settle, version_record)
 from polygraph_logic.graph.store.rows import bad_graph
 from polygraph_logic.graph.store.stored_rules import load_rule
 
@@ -102,6 +102,7 @@ class FolderDB:
         before rules.dl; a missing or foreign folder is a bad_tables error."""
         self.path = directory
         folder = read_meta(directory)
+        settle(directory)  # a purge stopped before its rewritten files were all in place: finished first
         self.meta = {k: v for k, v in folder["meta"].items() if isinstance(v, str) and k != "rules"}
         self.build_meta = dict(self.meta)  # the build's (version 1's) statistics among them
         self._old_rules = folder["meta"].get("rules")  # folders written before rules.dl

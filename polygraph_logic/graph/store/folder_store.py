@@ -26,7 +26,7 @@ from polygraph_logic.graph.store.folder import FolderDB
 from polygraph_logic.graph.store.folder_layout import RANGE, folder_bytes, head_value, writing_folder
 from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
 from polygraph_logic.graph.store.folder_versions import (RECORD, later_versions, latest_version, reading_pending,
-                                                         version_folder, version_record)
+                                                         settle, version_folder, version_record)
 from polygraph_logic.graph.store.label_kills import KILLS_SQL, fitting_keys, kills_path, read_kills
 from polygraph_logic.graph.store.versions import folder_version
 
@@ -62,7 +62,7 @@ class FolderStore(Store):
     fixed = True
 
     def __init__(self, path: Path, at: int | None = None, db=None, snapshot: bool = False):
-        # ``snapshot``: always so (a folder's version is fixed when opened, its files never rewritten)
+        # ``snapshot``: always so (a folder's version is fixed when opened, its files never changed in place)
         self.path = Path(path)
         self.db = db if db is not None else FolderDB(self.path, at=at)
         self.errors = self.db.errors
@@ -235,8 +235,13 @@ class FolderStore(Store):
             writer.close()
 
     @classmethod
+    def compact(cls, path: Path) -> None:
+        settle(path)  # a purge's rewritten files in place (its writer moved them, unless stopped)
+
+    @classmethod
     def copy(cls, source: Path, target: Path) -> None:
-        # file by file, hard links where the file system allows: no file of a folder is rewritten
+        # file by file, hard links where the file system allows: no file of a folder is changed in place
+        # (a purge replaces whole files, so a copy keeps what it copied)
         def link(src, dst):
             try:
                 os.link(src, dst)

@@ -5,9 +5,10 @@ applied deletion write a folder as they write a graph file.  It reads the folder
 version (FolderDB, each row tagged with the version that wrote it), keeps what the version
 writes in memory, and ``finish`` writes it as ``versions/N/`` (folder_versions.py): one Parquet
 file per table, ``retired.parquet`` and ``version.json``, in a hidden folder renamed into place
-once complete.  Numbers are given as a graph file gives them (a new assertion, fact or rule
-after every number used; a new artifact after the greatest current one), so that a folder and a
-file grown by the same commands number their rows alike.
+once complete (a purge's also holds the earlier versions' files it rewrote: folder_erase.py).
+Numbers are given as a graph file gives them (a new assertion, fact or rule after every number
+used; a new artifact after the greatest current one), so that a folder and a file grown by the
+same commands number their rows alike.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from polygraph_logic.graph.store.chain import record_folder
 from polygraph_logic.graph.store.folder_layout import FILES, ORDER, bad_folder, duckdb_connection, folder_rule_rows, \
     parquet_options, quoted, table_path
 from polygraph_logic.graph.store.folder_version_reads import FolderVersionReads, _Fact, _V
-from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, VERSIONS, version_folder
+from polygraph_logic.graph.store.folder_erase import erase_version
+from polygraph_logic.graph.store.folder_versions import RECORD, RETIRED, STAGED, VERSIONS, clear_stale, settle, \
+    version_folder
 from polygraph_logic.graph.store.label_codec import encode_label
 from polygraph_logic.graph.store.label_kills import KillChanges, changed_kills, kills_path, write_kills
 from polygraph_logic.graph.store.rows import fact_key
@@ -198,6 +201,15 @@ class FolderVersionWriter(FolderVersionReads):
         numbers.update((row["id"], num) for num, row in self.new_assertions.items())
         return numbers
 
+    def erase(self, assertions: list[int], facts: list[tuple[str, tuple]]) -> tuple[dict[int, str], int, int]:
+        """Erases the content of these assertions and facts in every version (folder_erase.py): the
+        earlier versions' files rewritten into this version's hidden folder, moved into place by ``finish``."""
+        return erase_version(self, self._partial() / STAGED, assertions, facts)
+
+    def _partial(self) -> Path:
+        """The hidden folder this version is written in before its rename."""
+        return self.directory / VERSIONS / f".{self.version}.partial-{os.getpid()}"
+
     def rules(self, rules) -> None:
         rows = list(folder_rule_rows(rules, self._next_rule + 1))
         self.rule_rows.extend(rows)
@@ -304,12 +316,12 @@ class FolderVersionWriter(FolderVersionReads):
         self._check_new_ids()
         stats = self._statistics()
         retired = self._retirements()
-        root = self.directory / VERSIONS
+        root, partial = self.directory / VERSIONS, self._partial()
         root.mkdir(exist_ok=True)
-        _clear_stale(root)
-        partial = root / f".{self.version}.partial-{os.getpid()}"
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir()
+        clear_stale(root)
+        if not (partial / STAGED).is_dir():  # else it holds the files a purge rewrote (erase)
+            shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(exist_ok=True)
         con = duckdb_connection()
         try:
             columns = {**self.columns, RETIRED: [("tbl", "VARCHAR"), ("num", "BIGINT"), ("since", "INTEGER")]}
@@ -332,6 +344,7 @@ class FolderVersionWriter(FolderVersionReads):
             con.close()
             shutil.rmtree(partial, ignore_errors=True)
         self.stats = stats
+        settle(self.directory)  # a purge's rewritten files moved into place (a reader finishes it if killed)
         return self.version
 
     def _write_kills(self, con, partial: Path) -> None:
@@ -351,25 +364,8 @@ class FolderVersionWriter(FolderVersionReads):
 
     def close(self) -> None:
         self.db.close()
-
-
-def _clear_stale(root: Path) -> None:
-    """Removes the hidden folders of writes killed before their rename (``.N.partial-PID`` whose
-    process is gone): what a killed write leaves, the next one clears."""
-    for partial in root.glob(".*.partial-*"):
-        pid = partial.name.rpartition("-")[2]
-        if pid.isdigit() and not _running(int(pid)):
-            shutil.rmtree(partial, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: running
-        return True
-    return True
+        if self._partial().exists():  # a version not finished, whose purge had written files
+            shutil.rmtree(self._partial(), ignore_errors=True)
 
 
 def _duplicate(artifact_id: str) -> PolygraphError:

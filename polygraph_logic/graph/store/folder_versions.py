@@ -1,7 +1,7 @@
 """A graph folder's versions: the build, then each ``add`` and applied deletion, in files beside it.
 
-A folder grows by versions as a graph file does (versions.py), and no file is ever rewritten:
-version N (N >= 2) is the folder ``versions/N/``, holding
+A folder grows by versions as a graph file does (versions.py), and no file is changed in place
+(a purge alone replaces whole files: folder_erase.py): version N (N >= 2) is the folder ``versions/N/``, holding
 
 - the rows version N wrote, one Parquet file per table with the build's columns in the
   build's order (folder.py): new assertions, artifacts and rules, and every fact whose label
@@ -18,12 +18,19 @@ version up to V; a mention goes with its fact's row (a fact's mentions are writt
 A look-up file (folder.INDEXES) is read the same way: the build's file less what was
 retired, and the look-up's query over the rows each later version wrote.  A folder without
 versions beyond its build reads its build's files as they are, with nothing in between.
+
+A purge's version folder holds, until they are moved into place, the earlier versions' files it
+wrote again without the purged content (``purged/``, at their paths in the graph folder); its
+rename commits them, and ``settle``, which every reader and writer calls on opening, finishes
+moving them if its writer was stopped first.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -39,6 +46,9 @@ RETIRED = "retired"
 RECORD = "version.json"
 #: the table whose rows each look-up file sorts
 INDEX_TABLE = {name: re.search(r"\{(\w+)\}", sql).group(1) for name, sql in INDEXES.items()}
+#: in a purge's version folder: the rewritten files of earlier versions (their paths in the graph
+#: folder), until each is moved into place (settle)
+STAGED = "purged"
 #: the extra column of a tagged read (FolderDB(tagged=True)): the version that wrote each row
 VERSION_COLUMN = "version_"
 
@@ -164,6 +174,54 @@ class VersionedTables:
         return f"({self._arm(table, 1, base)} UNION ALL SELECT * FROM ({query}))"
 
 
+def clear_stale(root: Path) -> None:
+    """Removes the hidden folders of writes killed before their rename (``.N.partial-PID`` whose
+    process is gone): what a killed write leaves, the next one clears."""
+    for partial in root.glob(".*.partial-*"):
+        pid = partial.name.rpartition("-")[2]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(partial, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: running
+        return True
+    return True
+
+
+def settle(directory: str | Path) -> None:
+    """Finishes a committed purge whose rewritten files are not all in place (its writer stopped
+    after its version's rename): moves each into place.  Every reader and writer of a folder calls
+    it on opening, so that none reads a version whose files are half replaced."""
+    root = Path(directory) / VERSIONS
+    if not root.is_dir():
+        return
+    for folder in sorted(root.iterdir()):
+        if folder.name.isdigit() and (folder / STAGED).is_dir() and (folder / RECORD).is_file():
+            place_staged(directory, folder / STAGED)
+
+
+def place_staged(directory: str | Path, staged: Path) -> None:
+    """Moves each file under ``staged`` to its path in the graph folder ``directory`` (one rename
+    each), then removes ``staged``; another process moving them meanwhile is no error."""
+    try:
+        for path in sorted(p for p in staged.rglob("*.parquet")):
+            try:
+                os.replace(path, Path(directory) / path.relative_to(staged))
+            except FileNotFoundError:  # moved by another reader meanwhile
+                continue
+        shutil.rmtree(staged, ignore_errors=True)
+    except OSError as error:
+        raise PolygraphError("io_error", f"{directory}: the purge recorded as {staged.parent.name} is committed but "
+                                         f"its rewritten files are not all in place, and cannot be moved there "
+                                         f"({error.strerror or error}); open the folder once with write access to "
+                                         "finish it") from None
+
+
 def refuse_versions(directory: str | Path, what: str, instead: str) -> None:
     """Refuses a folder with versions after its build where only its build can be read."""
     versions = later_versions(directory)
@@ -177,6 +235,6 @@ def version_files(directory: str | Path) -> list[str]:
     return [str(p.relative_to(root)) for v in later_versions(root) for p in sorted(version_folder(root, v).iterdir())]
 
 
-__all__ = ["FILES", "INDEX_TABLE", "RECORD", "RETIRED", "VERSIONS", "VERSION_COLUMN", "VersionedTables",
-           "check_version", "later_versions", "latest_version", "reading_pending", "refuse_versions", "version_folder",
-           "version_record"]
+__all__ = ["FILES", "INDEX_TABLE", "RECORD", "RETIRED", "STAGED", "VERSIONS", "VERSION_COLUMN", "VersionedTables",
+           "check_version", "clear_stale", "later_versions", "latest_version", "place_staged", "reading_pending",
+           "refuse_versions", "settle", "version_folder", "version_record"]

@@ -73,6 +73,8 @@ def layer_order(layer: str) -> int:
 def describe(artifact: Artifact) -> str:
     """Returns a one-line human description of an artifact's content."""
     content = artifact.content
+    if content.get("purged"):  # its content was erased (query/purge.py)
+        return "[purged]"
     if artifact.layer in ("claim", "edge"):
         return f"{content['subject']} {content['predicate']} {content['object']}"
     if artifact.layer == "merge":

@@ -42,6 +42,7 @@ from pathlib import Path
 
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.graph.store.rows import layer_order
+from polygraph_logic.graph.store.folder_versions import settle
 from polygraph_logic.graph.tables.layout import FILES, read_meta, table_path
 from polygraph_logic.graph.tables.layout import _quoted, duckdb_connection
 
@@ -137,7 +138,9 @@ def deletion_rows(deletion) -> list[tuple[str, str]]:
                                             "on the graph file")
     if getattr(deletion, "evidence", None):
         raise PolygraphError("unsupported", "the SQL what-if does not read evidence metadata (--as-of, "
-                                            "--stale-after, --scope); use `polygraph whatif` on the graph")
+                                            "--stale-after, --scope, or the default view that leaves out what is "
+                                            "invalidated or expired now); use `polygraph whatif` on the graph, "
+                                            "or --raw to count every assertion")
     rows = [("source", s) for s in deletion.sources] + [("relation", r) for r in deletion.relations]
     rows += [("assertion", a) for a in deletion.assertions]
     if not rows:
@@ -176,6 +179,7 @@ class Tables(ABC):
     def __init__(self, directory: str | Path):
         self.directory = Path(directory)
         self.meta = read_meta(self.directory)
+        settle(self.directory)  # a purge stopped before its rewritten files were all in place: finished first
 
     def what_if(self, deletion) -> SqlOutcome:
         """Evaluates a deletion by SQL; unknown names are an error and nothing is evaluated."""

@@ -14,6 +14,7 @@ import json
 import sqlite3
 
 from polygraph_logic.errors import PolygraphError
+from polygraph_logic.graph.store.erase import erase_file
 from polygraph_logic.graph.store.label_codec import decode_label, encode_label
 from polygraph_logic.graph.store.stored_rules import fill_rule_atoms, rule_rows
 from polygraph_logic.graph.store.rows import fact_key, key_value
@@ -206,6 +207,10 @@ class VersionWriter:
                         "WHERE layer = 'sentence' AND since = ?", (self.version,))
         self.db.execute("UPDATE artifacts SET summary = num WHERE layer = 'summary' AND summary IS NULL "
                         "AND num IN (SELECT summary FROM artifacts WHERE layer = 'sentence')")
+
+    def erase(self, assertions: list[int], facts: list[tuple[str, tuple]]) -> tuple[dict[int, str], int, int]:
+        """Erases the content of these assertions and facts in every version (erase.py)."""
+        return erase_file(self.db, self.version, assertions, facts)
 
     # --- statistics and the record -------------------------------------------------------
     def _count(self, layer: str, blob: bytes, exact, sign: int) -> None:
