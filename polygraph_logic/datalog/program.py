@@ -215,17 +215,18 @@ def _ground(fact: Fact) -> Fact:
 
 
 def _with_constraints(rule: Rule, defined: set[str]) -> Rule:
-    """Reads ``contains(a, b)`` and ``match(a, b)`` as Souffle's string tests, unless the
-    program defines a relation of that name."""
-    if not any(isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined for l in rule.body):
-        return rule
-    body = tuple(
-        Constraint(l.relation, l.args, l.position)
-        if isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined
-        and l.arity == CONSTRAINTS[l.relation] else l
-        for l in rule.body
-    )
-    return Rule(rule.head, body, rule.position)
+    """Reads ``contains(a, b)`` and ``match(a, b)``, negated or not, as Souffle's string tests,
+    unless the program defines a relation of that name."""
+    def test(literal):
+        atom = literal.atom if isinstance(literal, Negation) else literal
+        if isinstance(atom, Atom) and atom.relation in CONSTRAINTS and atom.relation not in defined \
+                and atom.arity == CONSTRAINTS[atom.relation]:
+            return Constraint(atom.relation, atom.args, atom.position or literal.position,
+                              negated=isinstance(literal, Negation))
+        return literal
+
+    body = tuple(test(literal) for literal in rule.body)
+    return rule if body == rule.body else Rule(rule.head, body, rule.position)
 
 
 def _eqrel_rules(declarations: Declarations, rules: list[Rule]) -> list[Rule]:

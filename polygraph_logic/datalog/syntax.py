@@ -162,14 +162,16 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Constraint:
-    """A built-in test on strings: ``contains(sub, s)`` or ``match(regex, s)``, as in Souffle."""
+    """A built-in test on strings: ``contains(sub, s)`` or ``match(regex, s)``, as in Souffle,
+    or its negation (``!match(regex, s)``)."""
 
     name: str
     args: tuple[Term, ...]
     position: Position | None = field(default=None, compare=False, repr=False)
+    negated: bool = False
 
     def __str__(self) -> str:
-        return f"{self.name}({', '.join(map(str, self.args))})"
+        return f"{'!' if self.negated else ''}{self.name}({', '.join(map(str, self.args))})"
 
 
 Literal = Union[Atom, Negation, Comparison, Constraint]
