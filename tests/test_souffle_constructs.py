@@ -67,3 +67,50 @@ def test_a_bad_constant_pattern_is_a_warning_and_both_tests_are_false(semiring, 
     err = capsys.readouterr().err
     assert (tmp_path / "b.csv").read_text(encoding="utf-8") == "foobar\n"
     assert err.startswith(f'{program}:8:16: warning: wrong pattern provided "fo{{x}}b.*" for match')
+
+
+# --- inline relations: binding by equality in a rule its caller completes --------------
+
+INLINE = """.type P = [a: number, b: number]
+.decl n(x: number)
+{facts}
+.decl sq(x: number, v: number) inline
+sq(x, v) :- v = x * x.
+.decl sum(p: P, s: number) inline
+sum([a, b], s) :- s = a + b.
+.decl edge_or_small(x: number) inline
+edge_or_small(x) :- x < 3.
+edge_or_small(x) :- x = {top}.
+.decl quad(x: number, v: number) inline
+quad(x, w) :- sq(x, v), sq(v, w).
+.decl squares(x: number, v: number)
+squares(x, v) :- n(x), sq(x, v), v > {low}.
+.decl sums(x: number, s: number)
+sums(x, s) :- n(x), n(y), sum([x, y], s), sq(y, _), edge_or_small(y).
+.decl quads(x: number, v: number)
+quads(x, v) :- n(x), quad(x, v).
+.decl pairs(x: number, y: number)
+pairs(x, y) :- n(x), n(y), sq(x, v), sq(y, v).
+"""
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", range(4))
+def test_inline_relations_agree_with_brute_force(seed, semiring):
+    rng = random.Random(seed)
+    ns = sorted(rng.sample(range(-4, 8), 5))
+    top, low = rng.choice(ns), rng.randrange(0, 20)
+    text = INLINE.format(facts=" ".join(f"n({x})." for x in ns), top=top, low=low)
+    assert rows(text, "squares", semiring) == {(x, x * x) for x in ns if x * x > low}
+    assert rows(text, "sums", semiring) == {(x, x + y) for x in ns for y in ns if y < 3 or y == top}
+    assert rows(text, "quads", semiring) == {(x, x ** 4) for x in ns}
+    assert rows(text, "pairs", semiring) == {(x, y) for x in ns for y in ns if x * x == y * y}
+
+
+def test_an_inline_relation_is_not_materialised_and_a_negated_one_needs_safe_rules():
+    text = INLINE.format(facts="n(1).", top=1, low=0)
+    assert rows(text, "sq", "boolean") == set()
+    with pytest.raises(Exception) as caught:
+        rows(text + ".decl none(x: number)\nnone(x) :- n(x), !sq(x, 1).\n", "none", "boolean")
+    # Soufflé negates an inline relation by expanding it; here it is evaluated, so its rule must be safe
+    assert caught.value.code == "unbound_variable" and caught.value.position.line == 5

@@ -24,6 +24,7 @@ from polygraph_logic.datalog.checks.safety import (
 )
 from polygraph_logic.datalog.reading.includes import read_source
 from polygraph_logic.datalog.checks.souffle_checks import check_souffle_rules
+from polygraph_logic.datalog.inline import inline_relations
 from polygraph_logic.datalog.reading.souffle_syntax import Subsumption, check_subsumptions
 from polygraph_logic.datalog.reading.souffle_input import read_inputs
 from polygraph_logic.datalog.checks.stratify import stratify
@@ -80,6 +81,9 @@ class Program:
         merge_tables(tables, tables_from_facts(_ground(f) for f in facts))
         defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
         rules = [_with_constraints(rule, defined) for rule in rules]
+        inline = {name for name, d in declarations.relations.items() if "inline" in d.qualifiers}
+        if inline:
+            rules = inline_relations(rules, inline, set(tables))
         rules += _eqrel_rules(declarations, rules)
         deletions = [_with_constraints(rule, defined) for rule in deletions]
         if floats:
