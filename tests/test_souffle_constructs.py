@@ -114,3 +114,44 @@ def test_an_inline_relation_is_not_materialised_and_a_negated_one_needs_safe_rul
         rows(text + ".decl none(x: number)\nnone(x) :- n(x), !sq(x, 1).\n", "none", "boolean")
     # Soufflé negates an inline relation by expanding it; here it is evaluated, so its rule must be safe
     assert caught.value.code == "unbound_variable" and caught.value.position.line == 5
+
+
+# --- negated parenthesised bodies and subsumption inside components --------------------
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_negated_body_is_de_morgan_of_its_normal_form(seed, semiring):
+    rng = random.Random(seed)
+    u = list(range(8))
+    b, d = set(rng.sample(u, 4)), set(rng.sample(u, 4))
+    low = rng.randrange(8)
+    text = (".decl u(x: number)\n.decl b(x: number)\n.decl d(x: number)\n"
+            + "".join(f"u({x}). " for x in u) + "".join(f"b({x}). " for x in b) + "".join(f"d({x}). " for x in d)
+            + "\n.decl r1(x: number)\n.decl r2(x: number)\n.decl r3(x: number)\n"
+            "r1(x) :- u(x), !(b(x) ; d(x)).\n"
+            f"r2(x) :- u(x), !(b(x), d(x) ; x < {low}), !!u(x).\n"
+            f"r3(x) :- u(x), not (x = {low} ; !b(x), x > 2).\n")
+    assert rows(text, "r1", semiring) == {(x,) for x in u if not (x in b or x in d)}
+    assert rows(text, "r2", semiring) == {(x,) for x in u if not ((x in b and x in d) or x < low)}
+    assert rows(text, "r3", semiring) == {(x,) for x in u if not (x == low or (x not in b and x > 2))}
+
+
+def shortest(edges: dict, source: int) -> dict:
+    dist = {source: 0}
+    for _ in range(len(edges) + 2):  # Bellman-Ford over non-negative weights
+        for (x, y), w in edges.items():
+            if x in dist and (y not in dist or dist[x] + w < dist[y]):
+                dist[y] = dist[x] + w
+    return dist
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", range(4))
+def test_subsumption_inside_a_component_keeps_the_shortest_distances(seed, semiring):
+    rng = random.Random(seed)
+    edges = {(x, y): rng.randrange(1, 6) for x in range(6) for y in range(6) if x != y and rng.random() < 0.35}
+    text = (".comp Paths {\n  .decl road(x: number, y: number, w: number)\n  .decl dist(x: number, d: number)\n"
+            "  dist(0, 0).\n  dist(y, d + w) :- dist(x, d), road(x, y, w).\n"
+            "  dist(x, d1) <= dist(x, d2) :- d2 <= d1.\n}\n.init city = Paths\n"
+            + "".join(f"city.road({x}, {y}, {w}).\n" for (x, y), w in edges.items()))
+    assert rows(text, "city.dist", semiring) == set(shortest(edges, 0).items())

@@ -76,6 +76,22 @@ class _Disjunction(tuple):
     """Alternatives of a parenthesised body, each a list of literals (expanded in ``rule``)."""
 
 
+_OPPOSITE = {"=": "!=", "!=": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _negated(literal):
+    """Returns the negation of a literal or of a parenthesised body, as Soufflé's parser builds
+    it: each alternative of the body's normal form fails (one of its literals is false)."""
+    if isinstance(literal, Negation):
+        return literal.atom
+    if isinstance(literal, Atom):
+        return Negation(literal, literal.position)
+    if isinstance(literal, Comparison):
+        return Comparison(_OPPOSITE[literal.op], literal.left, literal.right, literal.position)
+    return _Disjunction([[_Disjunction([[_negated(item)] for item in alternative])
+                          for alternative in _expand([literal])]])
+
+
 def _expand(conjunction) -> list[list]:
     """Returns the disjunctive normal form of a conjunction that may hold disjunctions."""
     options = []
@@ -154,6 +170,8 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
     @v_args(meta=True)
     def negation(self, meta, children):
         (atom,) = children
+        if isinstance(atom, (_Disjunction, Negation)):
+            return _negated(atom)
         if not isinstance(atom, Atom):
             raise ParseError("syntax_error", f"only an atom can be negated, not '{atom}'", self._meta(meta))
         return Negation(atom, self._meta(meta))
