@@ -155,3 +155,24 @@ def test_subsumption_inside_a_component_keeps_the_shortest_distances(seed, semir
             "  dist(x, d1) <= dist(x, d2) :- d2 <= d1.\n}\n.init city = Paths\n"
             + "".join(f"city.road({x}, {y}, {w}).\n" for (x, y), w in edges.items()))
     assert rows(text, "city.dist", semiring) == set(shortest(edges, 0).items())
+
+
+# --- unsigned arithmetic wraps at the domain's width -------------------------------------
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("width", [32, 64])
+@pytest.mark.parametrize("seed", range(3))
+def test_unsigned_negation_and_subtraction_wrap_at_the_width(seed, width, semiring):
+    rng = random.Random(seed)
+    a, b = rng.randrange(0, 50), rng.randrange(0, 50)
+    mask = (1 << width) - 1
+    text = (".decl r(k: number)\n.decl d(x: unsigned)\n.decl n(x: unsigned)\n"
+            f"r(1) :- bnot({a}u) > {b}u.\nr(2) :- {a}u - {b}u > {a}u.\nr(3) :- {a}u - {b}u = {(a - b) & mask}u.\n"
+            f"r(4) :- bnot {a} < 0.\n"  # a number: two's complement, negative
+            f"d(x - y) :- x = {a}u, y = {b}u.\nn(bnot x) :- x = {a}u.\n")
+    expected = {k for k, holds in ((1, (~a & mask) > b), (2, ((a - b) & mask) > a), (3, True), (4, True)) if holds}
+    program = parse_program(text, "p.dl", domain_size=width)
+    model = evaluate(program, semiring)
+    assert set(model.facts("r")) == {(k,) for k in expected}
+    assert set(model.facts("d")) == {((a - b) & mask,)}
+    assert set(model.facts("n")) == {(~a & mask,)}

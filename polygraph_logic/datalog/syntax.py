@@ -40,9 +40,11 @@ class Wildcard:
 
 @dataclass(frozen=True)
 class Constant:
-    """A string, integer or float constant."""
+    """A string, integer or float constant; ``unsigned`` for one written ``12u``, whose
+    type makes the arithmetic around it wrap as an unsigned."""
 
     value: Value
+    unsigned: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         return format_value(self.value)
