@@ -176,3 +176,37 @@ def test_unsigned_negation_and_subtraction_wrap_at_the_width(seed, width, semiri
     assert set(model.facts("r")) == {(k,) for k in expected}
     assert set(model.facts("d")) == {((a - b) & mask,)}
     assert set(model.facts("n")) == {(~a & mask,)}
+
+
+# --- inputs without a fact file; aggregates in a head -----------------------------------
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+def test_a_missing_fact_file_is_an_error_only_for_a_relation_an_output_needs(semiring, tmp_path, capsys):
+    # Soufflé drops the relations no output depends on before it reads any (RedundantRelations)
+    (tmp_path / "facts").mkdir()
+    (tmp_path / "facts" / "e.facts").write_text("a\tb\n", encoding="utf-8")
+    program = tmp_path / "p.dl"
+    program.write_text(".decl e(x: symbol, y: symbol)\n.input e\n.decl unused(x: symbol)\n.input unused\n"
+                       ".decl side(x: symbol)\nside(x) :- unused(x).\n.decl r(x: symbol)\n.output r\n"
+                       "r(x) :- e(x, _).\n.decl needed(x: symbol)\n.input needed\n", encoding="utf-8")
+    args = ["eval", str(program), "-F", str(tmp_path / "facts"), "-D", str(tmp_path), "--semiring", semiring]
+    assert main(args) == 0
+    assert (tmp_path / "r.csv").read_text(encoding="utf-8") == "a\n"
+    program.write_text(program.read_text(encoding="utf-8") + "r(x) :- needed(x).\n", encoding="utf-8")
+    assert main(args) == 2
+    assert capsys.readouterr().err.startswith(f"{program}:11:8: file_error: cannot read the facts of needed")
+
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", range(3))
+def test_an_aggregate_in_a_head_or_a_fact_is_computed(seed, semiring):
+    rng = random.Random(seed)
+    items = {(rng.randrange(5), rng.randrange(1, 9)) for _ in range(6)}
+    text = (".decl item(k: number, w: number)\n" + "".join(f"item({k}, {w}).\n" for k, w in items)
+            + ".decl last(n: number)\nlast(count : { item(_, _) } - 1).\n"
+            ".decl total(k: number, t: number, m: number)\n"
+            "total(k, sum w : { item(k, w) }, 2 * max w : { item(k, w) }) :- item(k, _).\n")
+    assert rows(text, "last", semiring) == {(len(items) - 1,)}
+    keys = {k for k, _ in items}
+    assert rows(text, "total", semiring) == {(k, sum(w for j, w in items if j == k),
+                                               2 * max(w for j, w in items if j == k)) for k in keys}

@@ -26,7 +26,7 @@ from polygraph_logic.datalog.reading.includes import read_source
 from polygraph_logic.datalog.checks.souffle_checks import check_souffle_rules
 from polygraph_logic.datalog.inline import inline_relations
 from polygraph_logic.datalog.reading.souffle_syntax import Subsumption, check_subsumptions
-from polygraph_logic.datalog.reading.souffle_input import read_inputs
+from polygraph_logic.datalog.reading.souffle_input import needed_relations, read_inputs
 from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
 
@@ -207,7 +207,7 @@ def _load(paths, fact_dir, include_dirs, macros) -> Program:
     clauses = expand_components(clauses)
     if fact_dir is not None:
         declarations = Declarations.collect(c for c in clauses if isinstance(c, (Declaration, TypeDeclaration, IODirective)))
-        merge_tables(tables, read_inputs(declarations, fact_dir))
+        merge_tables(tables, read_inputs(declarations, fact_dir, needed_relations(clauses, declarations)))
     return Program.from_clauses(clauses, tables)
 
 

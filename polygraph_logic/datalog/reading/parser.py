@@ -15,7 +15,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from polygraph_logic.datalog.values import domain
-from polygraph_logic.datalog.reading.aggregate_scope import resolve_aggregates
+from polygraph_logic.datalog.reading.aggregate_scope import lift_head_aggregates, resolve_aggregates
 from polygraph_logic.datalog.reading.component_syntax import ComponentSyntax
 from polygraph_logic.datalog.reading.depth import check_depth
 from polygraph_logic.datalog.reading.include_syntax import IncludeSyntax
@@ -147,14 +147,18 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
             name, atom = children
             variable = unescape(name.value, self.file, name.line, name.column) if name.type == "STRING" else str(name)
             return Fact(atom, variable, self._at(name))
+        head, equations = lift_head_aggregates(children[0])
+        if equations:  # r(count : { e(_) }). is a rule: Soufflé computes the aggregate
+            return [resolve_aggregates(destructure(Rule(head, equations, head.position)))]
         return Fact(children[0], None, children[0].position)
 
     def rule(self, children):
         *heads, body = children
+        lifted = [lift_head_aggregates(head) for head in heads]
         return [
-            resolve_aggregates(destructure(Rule(head, tuple(alternative), head.position)))
+            resolve_aggregates(destructure(Rule(head, tuple(alternative) + equations, head.position)))
             for alternative in _expand([body])
-            for head in heads
+            for head, equations in lifted
         ]
 
     def disjunction(self, conjunctions):
