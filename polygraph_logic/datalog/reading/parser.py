@@ -15,6 +15,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from polygraph_logic.datalog.values import domain
+from polygraph_logic.datalog.reading.body_forms import Disjunction, expand, negated
 from polygraph_logic.datalog.reading.aggregate_scope import lift_head_aggregates, resolve_aggregates
 from polygraph_logic.datalog.reading.component_syntax import ComponentSyntax
 from polygraph_logic.datalog.reading.depth import check_depth
@@ -72,37 +73,6 @@ def parse_int(text: str) -> int:
     return int(text)
 
 
-class _Disjunction(tuple):
-    """Alternatives of a parenthesised body, each a list of literals (expanded in ``rule``)."""
-
-
-_OPPOSITE = {"=": "!=", "!=": "=", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-
-
-def _negated(literal):
-    """Returns the negation of a literal or of a parenthesised body, as Soufflé's parser builds
-    it: each alternative of the body's normal form fails (one of its literals is false)."""
-    if isinstance(literal, Negation):
-        return literal.atom
-    if isinstance(literal, Atom):
-        return Negation(literal, literal.position)
-    if isinstance(literal, Comparison):
-        return Comparison(_OPPOSITE[literal.op], literal.left, literal.right, literal.position)
-    return _Disjunction([[_Disjunction([[_negated(item)] for item in alternative])
-                          for alternative in _expand([literal])]])
-
-
-def _expand(conjunction) -> list[list]:
-    """Returns the disjunctive normal form of a conjunction that may hold disjunctions."""
-    options = []
-    for item in conjunction:
-        if isinstance(item, _Disjunction):
-            options.append([alt for branch in item for alt in _expand(branch)])
-        else:
-            options.append([[item]])
-    return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
-
-
 class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
@@ -157,16 +127,16 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
         lifted = [lift_head_aggregates(head) for head in heads]
         return [
             resolve_aggregates(destructure(Rule(head, tuple(alternative) + equations, head.position)))
-            for alternative in _expand([body])
+            for alternative in expand([body])
             for head, equations in lifted
         ]
 
     def disjunction(self, conjunctions):
-        return _Disjunction(conjunctions)
+        return Disjunction(conjunctions)
 
     def conjunction(self, literals):
         for literal in literals:
-            if not isinstance(literal, (Atom, Negation, Comparison, _Disjunction)):
+            if not isinstance(literal, (Atom, Negation, Comparison, Disjunction)):
                 raise ParseError("syntax_error", f"'{literal}' is not a condition: expected an atom, "
                                  "a negation or a comparison", getattr(literal, "position", None))
         return list(literals)
@@ -174,8 +144,8 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
     @v_args(meta=True)
     def negation(self, meta, children):
         (atom,) = children
-        if isinstance(atom, (_Disjunction, Negation)):
-            return _negated(atom)
+        if isinstance(atom, (Disjunction, Negation)):
+            return negated(atom)
         if not isinstance(atom, Atom):
             raise ParseError("syntax_error", f"only an atom can be negated, not '{atom}'", self._meta(meta))
         return Negation(atom, self._meta(meta))
@@ -239,7 +209,7 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
             body = [Atom(lit.relation, tuple(Variable(f"_#{next(self._wildcards)}")
                                              if isinstance(a, Wildcard) else a for a in lit.args),
                          lit.position) if isinstance(lit, Atom) else lit for lit in body]
-        if any(isinstance(lit, _Disjunction) for lit in body):
+        if any(isinstance(lit, Disjunction) for lit in body):
             raise ParseError("syntax_error", "a disjunction inside an aggregate is not supported; "
                              "define a relation for it", self._at(op))
         if op == "count" and target is not None:
