@@ -24,8 +24,9 @@ from polygraph_logic.datalog.checks.safety import (
 )
 from polygraph_logic.datalog.reading.includes import read_source
 from polygraph_logic.datalog.checks.souffle_checks import check_souffle_rules
+from polygraph_logic.datalog.inline import inline_relations
 from polygraph_logic.datalog.reading.souffle_syntax import Subsumption, check_subsumptions
-from polygraph_logic.datalog.reading.souffle_input import read_inputs
+from polygraph_logic.datalog.reading.souffle_input import needed_relations, read_inputs
 from polygraph_logic.datalog.checks.stratify import stratify
 from polygraph_logic.datalog.syntax import Atom, Clause, Constant, Constraint, Fact, Negation, Rule, Variable
 
@@ -80,6 +81,9 @@ class Program:
         merge_tables(tables, tables_from_facts(_ground(f) for f in facts))
         defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
         rules = [_with_constraints(rule, defined) for rule in rules]
+        inline = {name for name, d in declarations.relations.items() if "inline" in d.qualifiers}
+        if inline:
+            rules = inline_relations(rules, inline, set(tables))
         rules += _eqrel_rules(declarations, rules)
         deletions = [_with_constraints(rule, defined) for rule in deletions]
         if floats:
@@ -203,7 +207,7 @@ def _load(paths, fact_dir, include_dirs, macros) -> Program:
     clauses = expand_components(clauses)
     if fact_dir is not None:
         declarations = Declarations.collect(c for c in clauses if isinstance(c, (Declaration, TypeDeclaration, IODirective)))
-        merge_tables(tables, read_inputs(declarations, fact_dir))
+        merge_tables(tables, read_inputs(declarations, fact_dir, needed_relations(clauses, declarations)))
     return Program.from_clauses(clauses, tables)
 
 
@@ -215,17 +219,18 @@ def _ground(fact: Fact) -> Fact:
 
 
 def _with_constraints(rule: Rule, defined: set[str]) -> Rule:
-    """Reads ``contains(a, b)`` and ``match(a, b)`` as Souffle's string tests, unless the
-    program defines a relation of that name."""
-    if not any(isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined for l in rule.body):
-        return rule
-    body = tuple(
-        Constraint(l.relation, l.args, l.position)
-        if isinstance(l, Atom) and l.relation in CONSTRAINTS and l.relation not in defined
-        and l.arity == CONSTRAINTS[l.relation] else l
-        for l in rule.body
-    )
-    return Rule(rule.head, body, rule.position)
+    """Reads ``contains(a, b)`` and ``match(a, b)``, negated or not, as Souffle's string tests,
+    unless the program defines a relation of that name."""
+    def test(literal):
+        atom = literal.atom if isinstance(literal, Negation) else literal
+        if isinstance(atom, Atom) and atom.relation in CONSTRAINTS and atom.relation not in defined \
+                and atom.arity == CONSTRAINTS[atom.relation]:
+            return Constraint(atom.relation, atom.args, atom.position or literal.position,
+                              negated=isinstance(literal, Negation))
+        return literal
+
+    body = tuple(test(literal) for literal in rule.body)
+    return rule if body == rule.body else Rule(rule.head, body, rule.position)
 
 
 def _eqrel_rules(declarations: Declarations, rules: list[Rule]) -> list[Rule]:

@@ -40,9 +40,11 @@ class Wildcard:
 
 @dataclass(frozen=True)
 class Constant:
-    """A string, integer or float constant."""
+    """A string, integer or float constant; ``unsigned`` for one written ``12u``, whose
+    type makes the arithmetic around it wrap as an unsigned."""
 
     value: Value
+    unsigned: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         return format_value(self.value)
@@ -162,14 +164,16 @@ class Comparison:
 
 @dataclass(frozen=True)
 class Constraint:
-    """A built-in test on strings: ``contains(sub, s)`` or ``match(regex, s)``, as in Souffle."""
+    """A built-in test on strings: ``contains(sub, s)`` or ``match(regex, s)``, as in Souffle,
+    or its negation (``!match(regex, s)``)."""
 
     name: str
     args: tuple[Term, ...]
     position: Position | None = field(default=None, compare=False, repr=False)
+    negated: bool = False
 
     def __str__(self) -> str:
-        return f"{self.name}({', '.join(map(str, self.args))})"
+        return f"{'!' if self.negated else ''}{self.name}({', '.join(map(str, self.args))})"
 
 
 Literal = Union[Atom, Negation, Comparison, Constraint]

@@ -15,9 +15,11 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Iterable, Iterator
 
 from polygraph_logic.datalog.checks.declarations import Declarations
+from polygraph_logic.datalog.values.functions import pattern_warning
 from polygraph_logic.datalog.values.regex import PatternError, compile_pattern
 from polygraph_logic.datalog.checks.safety import aggregates_in, existential, literal_terms
 from polygraph_logic.datalog.syntax import (
@@ -56,16 +58,15 @@ def check_souffle_rules(rules: Iterable[Rule], declarations: Declarations) -> No
 
 
 def check_pattern(literal: Constraint) -> None:
-    """Raises ProgramError(bad_pattern) when ``match``'s pattern is a constant that does not compile."""
+    """Warns on standard error, as Soufflé does when it loads a program, when ``match``'s
+    pattern is a constant that does not compile (match and !match are then false)."""
     pattern = literal.args[0]
     if not isinstance(pattern, Constant) or not isinstance(pattern.value, str):
         return
     try:
         compile_pattern(pattern.value)
     except (re.error, PatternError) as error:
-        raise ProgramError("bad_pattern", f"match: bad regular expression {pattern.value!r}: {error} "
-                           "(the pattern is read as C++ std::regex, ECMAScript grammar)",
-                           literal.position) from None
+        print(pattern_warning(pattern.value, error, literal.position), file=sys.stderr)
 
 
 def _bodies(body: tuple) -> Iterator[tuple[tuple, frozenset[str] | None]]:

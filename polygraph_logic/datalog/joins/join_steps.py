@@ -297,7 +297,8 @@ def _compare_step(literal: Comparison, before, slots, store, semiring, then: Nex
 def _constraint_step(literal: Constraint, before, slots, store, semiring, then: Next, body=()) -> Next:
     context = (store, semiring)
     first, second = (getter(arg, slots, context) for arg in literal.args)
-    test = constraint(literal.name, literal.position)
+    pattern = literal.args[0].value if isinstance(literal.args[0], Constant) else None
+    test = constraint(literal.name, literal.position, literal.negated, pattern)
 
     def check(b, label):
         if test(first(b), second(b)):

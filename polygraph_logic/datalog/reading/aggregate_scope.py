@@ -19,6 +19,27 @@ def resolve_aggregates(rule: Rule) -> Rule:
     return Rule(rule.head, body, rule.position)
 
 
+def lift_head_aggregates(head: Atom) -> tuple[Atom, tuple]:
+    """Returns the head with each aggregate in it (``r(count : { e(_) } - 1)``) replaced by a
+    fresh variable, and the equations that bind those variables, for the rule's body."""
+    equations: list = []
+
+    def lift(term):
+        if isinstance(term, Aggregate):
+            value = Variable(f"_#g{len(equations) + 1}", term.position)
+            equations.append(Comparison("=", value, term, term.position))
+            return value
+        if isinstance(term, Arithmetic):
+            return replace(term, left=lift(term.left), right=lift(term.right))
+        if isinstance(term, Functor):
+            return replace(term, args=tuple(lift(a) for a in term.args))
+        return term
+
+    if not _aggregates_of(head):
+        return head, ()
+    return replace(head, args=tuple(lift(a) for a in head.args)), tuple(equations)
+
+
 def _with_outer(node, outside: set[str]):
     if isinstance(node, Aggregate):
         inner = set().union(*(_names(lit) for lit in node.body))

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from polygraph_logic.datalog.reading.component_syntax import Component, ComponentInit, ComponentItem, ComponentType, Override
+from polygraph_logic.datalog.reading.souffle_syntax import Subsumption
 from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
 from polygraph_logic.datalog.rewrite import rewrite
 from polygraph_logic.datalog.syntax import Atom, Fact, Rule
@@ -216,7 +217,7 @@ class _Expansion:
         # I/O and .lazy directives, and any other item a component may hold (bound and renamed too)
         content.directives += [_bound(d, binding) for d in component.body if not isinstance(d, _KNOWN)]
         declared = {d.relation for d in content.relations}
-        for clause in _items(component, (Rule, Fact)):
+        for clause in _items(component, (Rule, Fact, Subsumption)):
             head = _head(clause)
             if head.split(".")[0] in overridden:
                 continue
@@ -289,6 +290,8 @@ def _items(component: Component, kind) -> list:
 
 
 def _head(clause) -> str:
+    if isinstance(clause, Subsumption):
+        return clause.relation
     return clause.head.relation if isinstance(clause, Rule) else clause.atom.relation
 
 
@@ -298,7 +301,7 @@ def _bind(binding: dict[str, str], formal: tuple[str, ...], actual: tuple[str, .
     return {f: binding.get(a, a) for f, a in zip(formal, actual)}
 
 
-_KNOWN = (Component, ComponentInit, Override, TypeDeclaration, Declaration, Rule, Fact)
+_KNOWN = (Component, ComponentInit, Override, TypeDeclaration, Declaration, Rule, Fact, Subsumption)
 
 
 def _bound(item, binding: dict[str, str]):

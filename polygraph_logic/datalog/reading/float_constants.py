@@ -88,6 +88,8 @@ class _Types:
                 self.assign(node, "symbol")
             elif isinstance(value, float):
                 self.assign(node, "float")
+            elif term.unsigned:  # 12u: an unsigned place, as Souffle types it
+                self.assign(node, "unsigned")
             else:
                 self.constants.append(node)
         elif isinstance(term, Arithmetic):

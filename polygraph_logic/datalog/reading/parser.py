@@ -15,7 +15,8 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from polygraph_logic.datalog.values import domain
-from polygraph_logic.datalog.reading.aggregate_scope import resolve_aggregates
+from polygraph_logic.datalog.reading.body_forms import Disjunction, expand, negated
+from polygraph_logic.datalog.reading.aggregate_scope import lift_head_aggregates, resolve_aggregates
 from polygraph_logic.datalog.reading.component_syntax import ComponentSyntax
 from polygraph_logic.datalog.reading.depth import check_depth
 from polygraph_logic.datalog.reading.include_syntax import IncludeSyntax
@@ -72,21 +73,6 @@ def parse_int(text: str) -> int:
     return int(text)
 
 
-class _Disjunction(tuple):
-    """Alternatives of a parenthesised body, each a list of literals (expanded in ``rule``)."""
-
-
-def _expand(conjunction) -> list[list]:
-    """Returns the disjunctive normal form of a conjunction that may hold disjunctions."""
-    options = []
-    for item in conjunction:
-        if isinstance(item, _Disjunction):
-            options.append([alt for branch in item for alt in _expand(branch)])
-        else:
-            options.append([[item]])
-    return [[lit for part in combo for lit in part] for combo in itertools.product(*options)]
-
-
 class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transformer):
     """Turns the lark tree into facts, rules and directives."""
 
@@ -131,22 +117,26 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
             name, atom = children
             variable = unescape(name.value, self.file, name.line, name.column) if name.type == "STRING" else str(name)
             return Fact(atom, variable, self._at(name))
+        head, equations = lift_head_aggregates(children[0])
+        if equations:  # r(count : { e(_) }). is a rule: Soufflé computes the aggregate
+            return [resolve_aggregates(destructure(Rule(head, equations, head.position)))]
         return Fact(children[0], None, children[0].position)
 
     def rule(self, children):
         *heads, body = children
+        lifted = [lift_head_aggregates(head) for head in heads]
         return [
-            resolve_aggregates(destructure(Rule(head, tuple(alternative), head.position)))
-            for alternative in _expand([body])
-            for head in heads
+            resolve_aggregates(destructure(Rule(head, tuple(alternative) + equations, head.position)))
+            for alternative in expand([body])
+            for head, equations in lifted
         ]
 
     def disjunction(self, conjunctions):
-        return _Disjunction(conjunctions)
+        return Disjunction(conjunctions)
 
     def conjunction(self, literals):
         for literal in literals:
-            if not isinstance(literal, (Atom, Negation, Comparison, _Disjunction)):
+            if not isinstance(literal, (Atom, Negation, Comparison, Disjunction)):
                 raise ParseError("syntax_error", f"'{literal}' is not a condition: expected an atom, "
                                  "a negation or a comparison", getattr(literal, "position", None))
         return list(literals)
@@ -154,6 +144,8 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
     @v_args(meta=True)
     def negation(self, meta, children):
         (atom,) = children
+        if isinstance(atom, (Disjunction, Negation)):
+            return negated(atom)
         if not isinstance(atom, Atom):
             raise ParseError("syntax_error", f"only an atom can be negated, not '{atom}'", self._meta(meta))
         return Negation(atom, self._meta(meta))
@@ -217,7 +209,7 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
             body = [Atom(lit.relation, tuple(Variable(f"_#{next(self._wildcards)}")
                                              if isinstance(a, Wildcard) else a for a in lit.args),
                          lit.position) if isinstance(lit, Atom) else lit for lit in body]
-        if any(isinstance(lit, _Disjunction) for lit in body):
+        if any(isinstance(lit, Disjunction) for lit in body):
             raise ParseError("syntax_error", "a disjunction inside an aggregate is not supported; "
                              "define a relation for it", self._at(op))
         if op == "count" and target is not None:

@@ -24,6 +24,8 @@ from pathlib import Path
 from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.checks.declarations import Declarations, article
 from polygraph_logic.datalog.directives import IODirective
+from polygraph_logic.datalog.rewrite import rewrite
+from polygraph_logic.datalog.syntax import Atom, Rule
 from polygraph_logic.datalog.fact_table import FactTable, merge_tables
 from polygraph_logic.datalog.reading.parser import parse_int
 from polygraph_logic.datalog.reading.record_text import RecordTextError, read_value, split_fields
@@ -33,8 +35,12 @@ from polygraph_logic.errors import Position, ProgramError
 _CONVERT = {"number": int, "unsigned": int, "float": float}
 
 
-def read_inputs(declarations: Declarations, fact_dir: str | Path) -> dict[str, FactTable]:
-    """Reads every ``.input`` relation from ``fact_dir``; raises ProgramError with file and line."""
+def read_inputs(declarations: Declarations, fact_dir: str | Path,
+                needed: set[str] | None = None) -> dict[str, FactTable]:
+    """Reads every ``.input`` relation from ``fact_dir``; raises ProgramError with file and line.
+
+    A relation not in ``needed`` (no output depends on it) whose file is absent stays empty:
+    Soufflé removes such a relation before it reads anything."""
     tables: dict[str, FactTable] = {}
     for directive in declarations.io:
         if directive.kind != "input":
@@ -43,6 +49,9 @@ def read_inputs(declarations: Declarations, fact_dir: str | Path) -> dict[str, F
         if kinds is None:
             raise ProgramError("undeclared_relation", f".input {directive.relation} needs a .decl "
                                "(its columns and types)", directive.position)
+        if needed is not None and directive.relation not in needed \
+                and directive.get("IO", "file") == "file" and not io_path(directive, fact_dir, ".facts").exists():
+            continue
         table = read_facts(directive, kinds, declarations.relations[directive.relation], fact_dir,
                            declarations.structures)
         if directive.relation in tables:
@@ -50,6 +59,40 @@ def read_inputs(declarations: Declarations, fact_dir: str | Path) -> dict[str, F
         else:
             tables[directive.relation] = table
     return tables
+
+
+def needed_relations(clauses, declarations: Declarations) -> set[str] | None:
+    """Returns the relations an ``.output`` or ``.printsize`` relation depends on (itself
+    included), as Soufflé's redundant-relations analysis finds them; None when the program
+    has neither (then every relation is shown, so every one is needed)."""
+    shown = {d.relation for d in declarations.io if d.kind in ("output", "printsize")}
+    if not shown:
+        return None
+    reads: dict[str, set[str]] = {}
+    for clause in clauses:
+        head = clause.head.relation if isinstance(clause, Rule) else getattr(clause, "relation", None)
+        body = clause.body if isinstance(clause, Rule) else getattr(clause, "body", None)
+        if head is not None and body is not None:
+            reads.setdefault(head, set()).update(_atom_relations(body))
+    needed, work = set(), list(shown)
+    while work:
+        relation = work.pop()
+        if relation not in needed:
+            needed.add(relation)
+            work.extend(reads.get(relation, ()))
+    return needed
+
+
+def _atom_relations(body) -> set[str]:
+    found: set[str] = set()
+
+    def note(node):
+        if isinstance(node, Atom):
+            found.add(node.relation)
+        return node
+
+    rewrite(body, note)
+    return found
 
 
 def io_path(directive: IODirective, folder: str | Path, suffix: str) -> Path:

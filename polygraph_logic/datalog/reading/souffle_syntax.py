@@ -80,7 +80,7 @@ class SouffleSyntax:
     def unsigned(self, children):
         text = str(children[0])[:-1]
         base = 16 if text[:2] in ("0x", "0X") else 2 if text[:2] in ("0b", "0B") else 10
-        return Constant(int(text, base))
+        return Constant(int(text, base), unsigned=True)
 
     def choice_domain(self, children):
         return tuple(children[1:])

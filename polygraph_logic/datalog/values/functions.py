@@ -274,31 +274,48 @@ def call(name: str, args: list, position: Position | None):
     raise EvaluationError("internal_error", f"no function {name}", position)
 
 
+def pattern_warning(pattern: str, error: Exception, position) -> str:
+    """Returns the warning for a pattern ``std::regex`` cannot read (Soufflé's words first)."""
+    where = f"{position}: " if position else ""
+    return (f"{where}warning: wrong pattern provided \"{pattern}\" for match: {error}; "
+            "match and !match are false (as in Soufflé)")
+
+
 @lru_cache(maxsize=256)
 def _regex(pattern: str, position) -> re.Pattern | None:
-    """Returns the compiled pattern, or None for a bad one computed at run time (a constant
-    one is refused when the program loads, see souffle_checks.py): as Soufflé does, the
-    match is false and a warning goes to standard error, once per pattern."""
+    """Returns the compiled pattern, or None for a bad one computed at run time: as Soufflé
+    does, match and !match are false and a warning goes to standard error, once per pattern
+    (a constant pattern is compiled once, its warning given when the program loads)."""
     try:
         return compile_pattern(pattern)
     except (re.error, PatternError) as error:
-        where = f"{position}: " if position else ""
-        print(f"{where}warning: match: bad regular expression {pattern!r}: {error}; the match is false "
-              "(as Soufflé has it)", file=sys.stderr)
+        print(pattern_warning(pattern, error, position), file=sys.stderr)
         return None
 
 
-def constraint(name: str, position: Position | None) -> Callable[[object, object], bool]:
-    """Returns the test of a built-in constraint (``contains`` or ``match``)."""
+def _constant_regex(pattern: str) -> re.Pattern | None:
+    try:
+        return compile_pattern(pattern)
+    except (re.error, PatternError):
+        return None
+
+
+def constraint(name: str, position: Position | None, negated: bool = False,
+               pattern=None) -> Callable[[object, object], bool]:
+    """Returns the test of a built-in constraint (``contains`` or ``match``, or its negation);
+    ``pattern`` is ``match``'s constant pattern, when it has one."""
     if name == "contains":
         def contains(sub, text):
-            return _string(sub, "contains", position) in _string(text, "contains", position)
+            return (_string(sub, "contains", position) in _string(text, "contains", position)) != negated
 
         return contains
 
-    def match(pattern, text):
+    constant = _constant_regex(pattern) if isinstance(pattern, str) else None
+
+    def match(pattern_value, text):
         text = _string(text, "match", position).encode("utf-8", "surrogateescape")
-        compiled = _regex(_string(pattern, "match", position), position)
-        return compiled is not None and compiled.fullmatch(text) is not None
+        compiled = constant if isinstance(pattern, str) else _regex(_string(pattern_value, "match", position), position)
+        # a pattern that does not compile makes match and !match false alike (Soufflé's Engine.cpp)
+        return compiled is not None and (compiled.fullmatch(text) is not None) != negated
 
     return match
