@@ -284,3 +284,17 @@ def test_a_graph_without_evidence_metadata_reads_every_assertion_as_unattributed
         outcome = what_if(graph, Deletion(), require=Requirement(("source_claim", "model_hypothesis"), policy))
         assert [e["id"] for e in outcome.unqualified] == [
             a.id for a in graph.artifacts() if a.layer == "claim" and a.content["object"] == "C"]
+
+
+@pytest.mark.parametrize("form", ["file", "folder"])
+def test_version_one_of_a_build_records_the_policy_among_its_inputs(tmp_path, form):
+    policy = _write(tmp_path / "policy.jsonl", [{"unattributed": True, "kinds": ["source_claim"]}])
+    base = _write(tmp_path / "a.jsonl", [{"id": "a1", "source": "S", "subject": "A", "predicate": "RO:0002211",
+                                          "object": "B"}])
+    path = tmp_path / ("g.graph" if form == "file" else "g.tables")
+    build_graph(base, authorization=policy, output=path, **({"engine": "duckdb", "tables": True} if form == "folder" else {}))
+    with Graph(path) as graph:
+        [row] = [r for r in graph.version_rows() if r["version"] == 1]
+    roles = {entry["role"]: entry for entry in row["record"]["inputs"]}
+    assert roles["authorization"]["records"] == 1 and roles["authorization"]["file"] == str(policy.resolve())
+    assert roles["assertions"]["records"] == 1

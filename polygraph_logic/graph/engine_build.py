@@ -64,7 +64,7 @@ def build_graph(
     Boolean closure's price.
     ``authorization`` (a policy file or graph.authorization.Policy; None: nothing refused): every
     assertion it does not authorize is refused at its file and line (``unauthorized``), nothing built;
-    a graph file's version 1 records the policy file among its inputs.
+    version 1 (of a graph file or folder) records the policy file among its inputs.
     A combination that does not apply is refused (``bad_argument``, naming the option).
     """
     _check(engine, output, tables, memory_limit, master, cap)
@@ -74,13 +74,14 @@ def build_graph(
         if not isinstance(assertions, (str, Path)):
             assertions = list(assertions)  # read twice: by the check and by the build
         policy = check_authorized(assertions, authorization)
+    recorded = ([file_entry(authorization, "authorization", len(policy.rules))]
+                if authorization is not None and isinstance(authorization, (str, Path)) else [])
     if tables:
         return _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master,
-                             Path(output), origins, circuit, writing, labels)
+                             Path(output), origins, circuit, writing, labels, recorded)
     build = _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, labels)
     build.origins, build.circuit = origins, circuit
-    if authorization is not None and isinstance(authorization, (str, Path)):
-        build.inputs.append(file_entry(authorization, "authorization", len(policy.rules)))
+    build.inputs.extend(recorded)
     if output is not None:
         say = writing or (lambda stage: None)
         say("collecting the artifacts")
@@ -156,12 +157,14 @@ def _evaluate(assertions, receipts, rules, cap, progress, engine, memory_limit, 
 
 
 def _build_folder(assertions, receipts, rules, cap, progress, engine, memory_limit, rounds, master, folder: Path,
-                  origins, circuit, writing, labels="capped"):
-    """The graph folder written straight from DuckDB or Spark (graph/tables/)."""
+                  origins, circuit, writing, labels="capped", inputs=()):
+    """The graph folder written straight from DuckDB or Spark (graph/tables/); ``inputs``: more
+    input files its version 1 records."""
     if engine == "spark":
         from polygraph_logic.graph.tables.spark_build import build_spark_tables  # start-up time: Spark when asked
         return build_spark_tables(assertions, receipts, rules, folder, cap=cap, master=master, progress=progress,
-                                  origins=origins, rounds=rounds, writing=writing, circuit=circuit)
+                                  origins=origins, rounds=rounds, writing=writing, circuit=circuit, inputs=inputs)
     from polygraph_logic.graph.tables.duckdb_build import build_tables  # start-up time: DuckDB when asked
     return build_tables(assertions, receipts, rules, folder, cap=cap, memory_limit=memory_limit, progress=progress,
-                        origins=origins, rounds=rounds, writing=writing, circuit=circuit, labels=labels)
+                        origins=origins, rounds=rounds, writing=writing, circuit=circuit, labels=labels,
+                        inputs=inputs)

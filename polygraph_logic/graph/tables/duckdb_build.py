@@ -82,13 +82,14 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
                  progress: Callable[[StratumStats], None] | None = None,
                  rounds: Callable[[RoundStats], None] | None = None,
                  writing: Callable[[str], None] | None = None, origins=None, circuit: bool = True,
-                 labels: str = "capped") -> TablesBuild:
+                 labels: str = "capped", inputs: Iterable[dict] = ()) -> TablesBuild:
     """Evaluates the inputs on DuckDB and writes the tables folder ``directory`` (the helper of
     the public ``build_graph(..., engine="duckdb", tables=True)``, graph/engine_build.py; atomically:
     an earlier folder survives a failure); ``writing(stage)`` hears each writing stage.
     ``circuit``: store the derivations of the capped facts (graph/circuit_build.py).  ``labels``
     "witness": witness labels evaluated set at a time (engines/sql_witness.py), the evaluation's
-    own derivations of every inexact fact written as the circuit.
+    own derivations of every inexact fact written as the circuit.  ``inputs``: more input files
+    version 1 records (an authorization policy).
 
     An assertions file of the plain shape is read by DuckDB itself (native_inputs.py);
     any other, and assertions given as records, are read in Python as every build reads them."""
@@ -100,6 +101,7 @@ def build_tables(assertions, receipts=None, rules: Iterable[str | Path] = (), di
         with session(memory_limit) as opened:
             found = native_inputs.prepare(opened[0], assertions, receipts, rules, cap)
             prepared, native = found or (python_build.prepare_build(assertions, receipts, rules, cap), None)
+            prepared.inputs.extend(inputs)
             built = _evaluated(prepared, native, opened, memory_limit, target, partial, progress, rounds, writing,
                                origins, labels)
         if circuit and labels != "witness":  # once DuckDB's session is closed (its memory freed), read from the files written

@@ -71,17 +71,18 @@ def build_spark_tables(assertions, receipts=None, rules: Iterable[str | Path] = 
                        progress: Callable[[StratumStats], None] | None = None,
                        rounds: Callable[[RoundStats], None] | None = None,
                        writing: Callable[[str], None] | None = None, origins=None,
-                       circuit: bool = True) -> TablesBuild:
+                       circuit: bool = True, inputs: Iterable[dict] = ()) -> TablesBuild:
     """The helper of the public ``build_graph(..., engine="spark", tables=True)`` (graph/engine_build.py):
     evaluates the inputs on Spark (``master``: local[2] by default, or spark://HOST:PORT) and
     writes the tables folder ``directory`` with Spark (atomically: an earlier folder survives a
     failure); ``writing(stage)`` hears each writing stage.  ``circuit``: store the derivations of
-    the capped facts (graph/circuit_build.py)."""
+    the capped facts (graph/circuit_build.py); ``inputs``: more input files version 1 records."""
     if not str(directory):
         raise PolygraphError("bad_argument", "build_spark_tables needs the tables folder to write")
     target = Path(directory)
     check_target(target)  # before the evaluation: a wrong folder is said at once
     prepared = python_build.prepare_build(assertions, receipts, rules, cap)
+    prepared.inputs.extend(inputs)
     stats, counted = round_collector(rounds)
     started = time.perf_counter()
     with evaluation(prepared.program, cap, master or "local[2]", progress, counted) as runner:
