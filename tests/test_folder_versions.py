@@ -187,15 +187,16 @@ def test_the_kills_kept_at_every_version_are_those_counted_anew(grown):
     """What each source kills on its labels alone (top-sources' bounds), as the folder's writers keep
     it at every version (the build's count, then each version's changes to its parent's), equals a
     count made anew over the version's mentions and the graph file's count over its labels."""
-    from polygraph_logic.graph.store.label_kills import KILLS_SQL
-    from polygraph_logic.graph.store.label_kills import kills_path
+    from polygraph_logic.graph.store.label_kills import KILLS_SQL, fitting_keys, kills_path, kills_sql
     _, file, folder, _, _ = grown
     seen = []
     for version in VERSIONS:
         assert kills_path(folder, version).is_file(), version
         with Graph(file, at=version) as a, Graph(folder, at=version) as b:
             kept, expected = b.store.label_kills(), a.store.label_kills()
-            anew = dict(b.store.query(KILLS_SQL.format(**b.store._kill_keys())).fetchall())
-        assert kept == anew == expected, version
+            one = lambda sql: b.store.query(sql).fetchone()  # noqa: E731
+            anew = dict(b.store.query(KILLS_SQL.format(**fitting_keys(one))).fetchall())
+            listed = dict(b.store.query(kills_sql(one)).fetchall())  # label by label where it applies
+        assert kept == anew == listed == expected, version
         seen.append(kept)
     assert seen[-1] and len({json.dumps(counts, sort_keys=True) for counts in seen}) > 1  # the versions change them

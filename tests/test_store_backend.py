@@ -196,15 +196,16 @@ def test_facts_among_many_keys_are_those_of_each_key_asked_alone(forms):
 @pytest.mark.parametrize("bits", [True, False])
 def test_every_form_of_the_label_kills_query_counts_alike(forms, packed, bits):
     """The folder's label kills counted by the query, keys packed or side by side, sets hit counted
-    as bits or after a DISTINCT, equal the file's (counted over its labels in Python), and the counts
-    the folder's writer kept."""
-    from polygraph_logic.graph.store.label_kills import KILLS_SQL, kill_keys
+    as bits or after a DISTINCT, or label by label (LIST_KILLS_SQL), equal the file's (counted over its
+    labels in Python), and the counts the folder's writer kept."""
+    from polygraph_logic.graph.store.label_kills import KILLS_SQL, LIST_KILLS_SQL, kill_keys
     file, folder = forms
     a, b = open_store(file), open_store(folder)
     try:
         expected = a.label_kills()
         counted = dict(b.query(KILLS_SQL.format(**kill_keys(packed=packed, bits=bits))).fetchall())
-        assert expected and counted == expected == b.label_kills()
+        listed = dict(b.query(LIST_KILLS_SQL).fetchall())
+        assert expected and counted == listed == expected == b.label_kills()
     finally:
         a.close()
         b.close()

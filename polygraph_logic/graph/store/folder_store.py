@@ -27,7 +27,7 @@ from polygraph_logic.graph.store.folder_layout import RANGE, folder_bytes, head_
 from polygraph_logic.graph.store.folder_version_write import FolderVersionWriter
 from polygraph_logic.graph.store.folder_versions import (RECORD, later_versions, latest_version, reading_pending,
                                                          settle, version_folder, version_record)
-from polygraph_logic.graph.store.label_kills import KILLS_SQL, fitting_keys, kills_path, read_kills
+from polygraph_logic.graph.store.label_kills import kills_path, kills_sql, read_kills
 from polygraph_logic.graph.store.versions import folder_version
 
 
@@ -184,14 +184,14 @@ class FolderStore(Store):
         # the counts its writer kept for this version (label_kills.py), else (or ``anew``) DuckDB
         # counts them over the mentions, which keep each assertion's support set
         kept = None if anew else self.kept_kills()
-        return kept if kept is not None else dict(self.query(KILLS_SQL.format(**self._kill_keys())).fetchall())
+        return kept if kept is not None else dict(self.query(self._kills_sql()).fetchall())
 
     def kept_kills(self) -> dict[str, int] | None:
         kept = kills_path(self.path, self.version_read())
         return self.call(lambda: read_kills(kept)) if kept.is_file() else None
 
-    def _kill_keys(self) -> dict[str, str]:
-        return fitting_keys(lambda sql: self.query(sql).fetchone())
+    def _kills_sql(self) -> str:
+        return kills_sql(lambda sql: self.query(sql).fetchone())
 
     # --- what belongs to the form ------------------------------------------------------------
     def rules_text(self) -> str:

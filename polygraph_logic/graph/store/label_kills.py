@@ -58,6 +58,33 @@ def kill_keys(packed: bool, bits: bool) -> dict[str, str]:
 #: a graph with more sources, or facts numbered past 2^(63 - SOURCE_BITS), and Spark: side by side, counted
 UNPACKED_KEYS = kill_keys(packed=False, bits=False)
 
+# the same counts label by label, without a (fact, source) pair ever hashed: each support set's
+# sources (its assertions' numbers looked up in one list of every assertion's source number), the
+# sets' sources intersected, those sources killing the fact (x40 with 40 hubs, 33 M mentions of 7 M
+# facts: 11.8 -> 6.4 s).  Assertions numbered 1 to n (``list_kills_fit``); a label with no set or an
+# empty set is killed by none; a label read as text (a folder's views) is cast back to its lists.
+LIST_KILLS_SQL = """
+WITH sources AS (SELECT source, row_number() OVER (ORDER BY source) AS s FROM (SELECT DISTINCT source FROM assertions)),
+numbers AS (SELECT list(s.s ORDER BY a.num) AS m FROM assertions a JOIN sources s USING (source)),
+labels AS (SELECT CAST(f.label AS INTEGER[][]) AS label FROM facts f SEMI JOIN artifacts r ON r.fact = f.num),
+killed AS (SELECT unnest(list_reduce(list_transform(l.label, lambda t: list_distinct(list_transform(t, lambda x: n.m[x]))),
+                                    lambda a, b: list_intersect(a, b))) AS s
+           FROM labels l, numbers n WHERE len(l.label) > 0 AND list_min(list_transform(l.label, lambda t: len(t))) > 0)
+SELECT s.source, k.n FROM (SELECT s, count(*) AS n FROM killed GROUP BY s) k JOIN sources s USING (s)
+"""
+
+
+def list_kills_fit(query: Callable[[str], tuple]) -> bool:
+    """Whether LIST_KILLS_SQL applies to the tables ``query`` (SQL -> its one row) reads: the
+    assertions numbered 1 to their count."""
+    low, high, count = query("SELECT min(num), max(num), count(*) FROM assertions")
+    return not count or (low == 1 and high == count)
+
+
+def kills_sql(query: Callable[[str], tuple]) -> str:
+    """The query counting each source's kills over the tables ``query`` reads (DuckDB)."""
+    return LIST_KILLS_SQL if list_kills_fit(query) else KILLS_SQL.format(**fitting_keys(query))
+
 
 def fitting_keys(query: Callable[[str], tuple]) -> dict[str, str]:
     """KILLS_SQL's parts for the tables ``query`` (SQL -> its one row) reads: packed keys, unless
@@ -80,8 +107,7 @@ def write_build_kills(directory: Path, memory_limit: str = "2GB") -> None:
     with spilling(directory, memory_limit) as con:
         for name in FILES:
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{quoted(table_path(directory, name))}')")
-        keys = fitting_keys(lambda sql: con.execute(sql).fetchone())
-        write_kills(con, kills_path(directory, 1), KILLS_SQL.format(**keys))
+        write_kills(con, kills_path(directory, 1), kills_sql(lambda sql: con.execute(sql).fetchone()))
 
 
 def write_kills(con, path: Path, counts_sql: str) -> None:

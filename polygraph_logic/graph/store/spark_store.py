@@ -28,7 +28,7 @@ from polygraph_logic.graph.store.folder import INDEXED_BY, FolderDB
 from polygraph_logic.graph.store.folder_layout import INDEXES, read_meta, table_path
 from polygraph_logic.graph.store.backend import Store
 from polygraph_logic.graph.store.folder_store import FolderStore
-from polygraph_logic.graph.store.label_kills import UNPACKED_KEYS
+from polygraph_logic.graph.store.label_kills import KILLS_SQL, UNPACKED_KEYS
 from polygraph_logic.graph.store.folder_versions import refuse_versions
 
 _LIST = "(SELECT value FROM json_each(?))"
@@ -160,8 +160,9 @@ class SparkStore(FolderStore):
         read_meta(path)  # a foreign folder is refused before Spark starts
         super().__init__(path, at, db=SparkFolderDB(path, session or spark_session(master or "local[2]")))
 
-    def _kill_keys(self) -> dict[str, str]:
-        return UNPACKED_KEYS  # Spark SQL before 4.0 spells shifts as functions: the keys unpacked
+    def _kills_sql(self) -> str:
+        # Spark SQL before 4.0 spells shifts as functions, and DuckDB's lambdas otherwise: the keys unpacked
+        return KILLS_SQL.format(**UNPACKED_KEYS)
 
 
 __all__ = ["SparkFolderDB", "SparkStore", "translate"]
