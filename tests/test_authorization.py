@@ -298,3 +298,34 @@ def test_version_one_of_a_build_records_the_policy_among_its_inputs(tmp_path, fo
     roles = {entry["role"]: entry for entry in row["record"]["inputs"]}
     assert roles["authorization"]["records"] == 1 and roles["authorization"]["file"] == str(policy.resolve())
     assert roles["assertions"]["records"] == 1
+
+
+def test_the_explorer_under_a_policy_counts_a_requirement_as_the_command(tmp_path, capsys):
+    """`serve --authorization POLICY`: a what-if's require counts only what the policy authorizes,
+    as `whatif --require --authorization` does (and not as without the policy); a bad policy is
+    refused before the server starts."""
+    from polygraph_logic.serve.api import GraphApi
+
+    policy, agents = EXAMPLES / "policy.jsonl", EXAMPLES / "agents.jsonl"
+    path = tmp_path / "g.graph"
+    assert main(["build", "--assertions", str(agents), "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["whatif", str(path), "--require", "source_claim,verification", "--authorization", str(policy),
+                 "--json"]) == 0
+    expected = {e["id"] for e in json.loads(capsys.readouterr().out)["require"]["unqualified"]}
+    unguarded = GraphApi(path)
+    guarded = GraphApi(path, authorization=policy)
+    try:
+        question = {"require": ["source_claim,verification"], "policy": ["trust-all"]}
+        found = {u["id"] for u in guarded.whatif(question)["outcomes"][0]["require"]["unqualified"]}
+        without = {u["id"] for u in unguarded.whatif(question)["outcomes"][0]["require"]["unqualified"]}
+        assert found == expected != without
+        assert "require" not in guarded.whatif({"policy": ["trust-all"]})["outcomes"][0] or \
+            guarded.whatif({"policy": ["trust-all"]})["outcomes"][0]["require"] is None
+    finally:
+        unguarded.close()
+        guarded.close()
+    bad = _write(tmp_path / "bad.jsonl", [{"agents": ["reviewer-*"]}])
+    with pytest.raises(PolygraphError) as raised:
+        GraphApi(path, authorization=bad)
+    assert raised.value.code == "bad_policy"

@@ -193,18 +193,20 @@ def test_search_reads_the_evidence_view_and_the_requirement(tmp_path):
     assert status == 0, err
     query = {"query": "HIF-1α MCT4 VEGF-A glycolysis lactate export", "limit": 100}
     view = {"as_of": "2024-06-01", "scope": "team:genomics"}
-    _, results = serve(path, [("search", query), ("search", {**query, **view}),
+    _, results = serve(path, [("search", {**query, "raw": True}), ("search", {**query, **view}),
                               ("search", {**query, "require": ["source_claim"]}),
                               ("whatif", {"require": ["source_claim"], "as_of": "2024-03-01", "list": True})])
     everything, viewed, required, whatif = (_answer(r) for r in results)
     found = [r["id"] for r in everything["results"]]
-    assert len(found) == 5  # the four claims and the summary
+    assert len(found) == 5  # the four claims and the summary (the raw view: the retracted one too)
     dead = _dead(path, "--as-of", "2024-06-01", "--scope", "team:genomics")
     assert dead and [r["id"] for r in viewed["results"]] == [i for i in found if i not in dead]
     unqualified = {entry["id"] for entry in cli_json("whatif", path, "--require", "source_claim")["require"]
                    ["unqualified"]}
-    assert unqualified and [r["id"] for r in required["results"]] == [i for i in found if i not in unqualified]
-    assert required["left_out"] == {"dead": 0, "unqualified": len(unqualified)}
+    gone_now = _dead(path)  # the current view (the default) leaves out the retracted and the expired
+    assert unqualified and [r["id"] for r in required["results"]] == \
+        [i for i in found if i not in unqualified and i not in gone_now]
+    assert required["left_out"] == {"dead": len(gone_now), "unqualified": len(unqualified)}
     assert _timeless(whatif) == _timeless(cli_json("whatif", path, "--require", "source_claim", "--as-of", "2024-03-01",
                                                    "--list"))
 
@@ -287,3 +289,29 @@ def test_a_graph_that_does_not_open_is_refused_at_start(tmp_path):
         status, _, err = cli("show", path)
         assert done.returncode == 2 and done.stdout == ""
         assert done.stderr == err and status == 2  # the usual error line, as any command gives it
+
+
+def test_under_an_authorization_policy_add_refuses_and_require_counts_as_the_command(tmp_path):
+    """`mcp --authorization POLICY`: the add tool refuses the lines `add --authorization` refuses,
+    writing nothing, and a require counts what `whatif --require --authorization` counts."""
+    ledger = ROOT / "examples" / "ledger"
+    policy, agents = ledger / "policy.jsonl", ledger / "agents.jsonl"
+    lines = agents.read_text(encoding="utf-8").splitlines()
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"  # g1 authorized, g2 not (no text read)
+    good.write_text(lines[0] + "\n", encoding="utf-8")
+    bad.write_text(lines[1] + "\n", encoding="utf-8")
+    small, whole = tmp_path / "small.graph", tmp_path / "whole.graph"
+    for inputs, path in ((good, small), (agents, whole)):
+        status, _, err = cli("build", "--assertions", inputs, "-o", path)
+        assert status == 0, err
+    refused = cli("add", small, "--assertions", bad, "--authorization", policy)
+    assert refused[0] == 2 and f"{bad}:1:1" in refused[2] and "unauthorized" in refused[2]
+    _, results = serve(small, [("add", {"assertions_file": str(bad)})], "--allow-add", "--authorization", str(policy))
+    error = results[0].structured_content["error"]
+    assert results[0].is_error and (error["code"], error["file"], error["line"]) == ("unauthorized", str(bad), 1)
+    assert len(cli_json("log", small)) == 1  # nothing written
+    require = {"require": ["source_claim", "verification"]}
+    _, results = serve(whole, [("whatif", require)], "--authorization", str(policy))
+    expected = cli_json("whatif", whole, "--require", "source_claim,verification", "--authorization", policy)
+    unguarded = cli_json("whatif", whole, "--require", "source_claim,verification")
+    assert _timeless(_answer(results[0])) == _timeless(expected) != _timeless(unguarded)

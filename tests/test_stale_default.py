@@ -28,8 +28,10 @@ def _left_out_now(records) -> set[str]:
 def test_the_default_leaves_out_exactly_what_is_invalidated_or_expired_now(dated):
     records, assertions, receipts, path, _ = dated
     gone = _left_out_now(records)
-    assert gone, "the fixture should hold a retracted or expired item"
     with Graph(path) as graph:
+        if not gone:  # a draw with nothing invalidated or expired now: the current view leaves nothing out
+            assert default_view(graph) is None and what_if(graph, Deletion()).deleted == frozenset()
+            return
         outcome = what_if(graph, Deletion())
         assert outcome.deleted == gone
         assert {i for ids in outcome.evidence_excluded.values() for i in ids} == gone

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.cli.arguments import add_graph, add_policy
+from polygraph_logic.cli.arguments import add_authorization, add_graph, add_policy
 from polygraph_logic.cli.ledger import add_at
 
 
@@ -25,12 +25,15 @@ def register(commands) -> None:
     command.add_argument("--allow-add", action="store_true",
                          help="offer the add tool: the agent may append assertions and receipts as new versions "
                               "(off by default: the graph is then read only)")
+    add_authorization(command, "the add tool refuses the assertions it does not authorize, and a require "
+                               "counts only those it authorizes")
     command.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     from polygraph_logic.memory.tools import MemoryTools  # start-up time: loaded when run
-    tools = MemoryTools(args.graph, at=args.at, policy=args.policy, allow_add=args.allow_add)
+    tools = MemoryTools(args.graph, at=args.at, policy=args.policy, allow_add=args.allow_add,
+                        authorization=args.authorization)
     try:
         from polygraph_logic.memory.server import run  # start-up time: the mcp package, loaded when run
     except ImportError as error:

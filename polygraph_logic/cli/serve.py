@@ -7,7 +7,7 @@ import ipaddress
 import sys
 
 from polygraph_logic.errors import PolygraphError
-from polygraph_logic.cli.arguments import add_graph
+from polygraph_logic.cli.arguments import add_authorization, add_graph
 from polygraph_logic.cli.ledger import add_at
 
 
@@ -25,6 +25,7 @@ def register(commands) -> None:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default 127.0.0.1: this machine only)")
     serve.add_argument("--verbose", action="store_true", help="log every request on standard error")
+    add_authorization(serve, "a question's require= then counts only the assertions it authorizes")
     serve.set_defaults(run=_run_serve)
 
 
@@ -36,7 +37,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         print(f"warning: listening on {args.host}: anyone who can reach it can read the graph "
               "(the server never writes)", file=sys.stderr)
     try:
-        serve(args.graph, args.host, args.port, args.verbose, at=args.at)
+        serve(args.graph, args.host, args.port, args.verbose, at=args.at, authorization=args.authorization)
     except OSError as error:
         raise PolygraphError("serve_error", f"cannot listen on {args.host}:{args.port} ({error.strerror or error}); "
                                             "choose another --port or --host") from None

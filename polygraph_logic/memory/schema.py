@@ -53,6 +53,8 @@ def tool_schemas(policy: str, policies, kinds, layers) -> list[dict]:
         "as_of": _text("read the evidence as known at this time (ISO 8601, or 'now'), as --as-of"),
         "stale_after": _text("leave out evidence older than this (90d, 12h, 2w, P30D), as --stale-after"),
         "scope": _text("only evidence authorized for this scope, as --scope"),
+        "raw": _flag("count every stored assertion, superseded, retracted and expired ones too (the history "
+                     "view), as --raw; by default a question leaves out what is invalidated or expired now"),
     }
     require = {"require": _names("keep (or mark) only artifacts with a support set made only of these kinds "
                                  "(as --require; a verification promotes what it names)", kinds)}

@@ -29,11 +29,17 @@ class MemoryTools:
     """The tools over one graph: ``specs()`` lists them, ``call(name, arguments)`` answers one."""
 
     def __init__(self, graph: str | Path, at: int | None = None, policy: str = "trust-all",
-                 allow_add: bool = False):
+                 allow_add: bool = False, authorization: str | Path | None = None):
         if allow_add and at is not None:
             raise PolygraphError("bad_argument", "--allow-add appends to the latest version: it cannot be "
                                                  "given with --at")
         self.path, self.at, self.policy, self.allow_add = str(graph), at, check_policy(policy), allow_add
+        # ``authorization`` (a policy file, graph/authorization.py): add refuses what it does not
+        # authorize (and records the file), a require counts only what it authorizes
+        self.authorization, self.requirements = authorization, None
+        if authorization is not None:
+            from polygraph_logic.graph.authorization import as_policy  # start-up time: only with a policy
+            self.requirements = as_policy(authorization)
         with self._open() as opened:  # a graph that does not open is refused now, not at the first call
             opened.counts()
         self._standing = None  # (version, StandingSearch): built on the first search, again after a version
@@ -59,7 +65,7 @@ class MemoryTools:
     def _whatif(self, a: dict) -> dict:
         with self._open() as graph:
             outcome = what_if(graph, _deletion(a), self._policy(a), exact=a.get("exact", False),
-                              require=_requirement(a))
+                              require=_requirement(a, self.requirements))
             return outcome.to_json(listing=a.get("list", False), graph=graph)
 
     def _why(self, a: dict) -> dict:
@@ -68,7 +74,7 @@ class MemoryTools:
             _known(graph, a["artifact"])
             result = why(graph, a["artifact"], Explainer(graph), trees=a.get("trees", 1),
                          distrust=check_kinds(a.get("distrust_kinds", ())), sets=a.get("sets"))
-            require = _requirement(a)
+            require = _requirement(a, self.requirements)
             if require:
                 result.update(requirement_marks(graph, result, require))
         result["derivations"] = [tree.lines() if tree else None for tree in result["derivations"]]
@@ -98,7 +104,7 @@ class MemoryTools:
     def _show(self, a: dict) -> dict:
         from polygraph_logic.query.listing import Listing  # start-up time: loaded when asked
         with self._open() as graph:
-            report = Listing(graph, a.get("layers"), a.get("limit"), _requirement(a)).to_json()
+            report = Listing(graph, a.get("layers"), a.get("limit"), _requirement(a, self.requirements)).to_json()
             report["artifacts"] = list(report["artifacts"])
             return report
 
@@ -115,7 +121,7 @@ class MemoryTools:
             if self._standing is None or self._standing[0] != version:
                 self._standing = (version, StandingSearch(graph))
             return self._standing[1].search(a["query"], a.get("limit", 10), _deletion(a), self._policy(a),
-                                            _requirement(a), a.get("layers"), graph=graph)
+                                            _requirement(a, self.requirements), a.get("layers"), graph=graph)
 
     def _add(self, a: dict) -> dict:
         from polygraph_logic.graph.ledger import add  # start-up time: loaded when asked
@@ -125,7 +131,7 @@ class MemoryTools:
                  if f"{role}_file" in a}
         command = "polygraph mcp (tool add)" + "".join(f" --{role} {path}" for role, path in paths.items())
         report = add(self.path, paths.get("assertions"), paths.get("receipts"), full=a.get("full", False),
-                     command=command)
+                     command=command, authorization=self.authorization)
         self._standing = None
         return report.to_json()
 
@@ -141,10 +147,12 @@ def _known(graph: Graph, artifact: str) -> None:
 
 def _deletion(a: dict) -> Deletion:
     """The deletion the arguments name, as the deletion flags of the commands name it."""
-    view = EvidenceView.parse(a.get("as_of"), a.get("stale_after"), a.get("scope"))
+    raw = bool(a.get("raw", False))
+    view = EvidenceView.parse(a.get("as_of"), a.get("stale_after"), a.get("scope"), raw)
     names = [tuple(dict.fromkeys(a.get(key, ()))) for key in ("retract_sources", "revoke_relations", "assertions")]
-    return Deletion(*names, check_kinds(a.get("distrust_kinds", ())), view)
+    return Deletion(*names, check_kinds(a.get("distrust_kinds", ())), view, raw)
 
 
-def _requirement(a: dict) -> Requirement | None:
-    return Requirement.parse(a.get("require"))
+def _requirement(a: dict, authorization=None) -> Requirement | None:
+    """``require`` as ``--require`` takes it; ``authorization`` (a Policy): only what it authorizes counts."""
+    return Requirement.parse(a.get("require"), authorization if a.get("require") else None)

@@ -110,7 +110,9 @@ class Deletion:
             self.raw and other.raw)
 
     def __bool__(self) -> bool:
-        return bool(self.sources or self.relations or self.assertions or self.kinds or self.evidence)
+        """Whether it names anything: a deletion, a view of the evidence, or the raw view (which an
+        empty deletion, read under the current view by default, is not)."""
+        return bool(self.sources or self.relations or self.assertions or self.kinds or self.evidence or self.raw)
 
     def __str__(self) -> str:
         return self.summary(None)

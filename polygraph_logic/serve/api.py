@@ -41,9 +41,14 @@ _LEAN_OMITS = ("triples", "kept")
 
 
 class GraphApi:
-    """The explorer's endpoints over one graph file, opened read-only."""
+    """The explorer's endpoints over one graph file, opened read-only; ``authorization`` (a policy
+    file or Policy, graph/authorization.py): a ``require`` counts only the assertions it authorizes."""
 
-    def __init__(self, path: str | Path, at: int | None = None):
+    def __init__(self, path: str | Path, at: int | None = None, authorization=None):
+        if authorization is not None:  # read once, and a bad policy refused before the graph opens
+            from polygraph_logic.graph.authorization import as_policy  # noqa: PLC0415  (only with a policy)
+            authorization = as_policy(authorization)
+        self.authorization = authorization
         self.graph = Graph(path, at=at)
         self.lock = threading.RLock()
         self._explainer = None
@@ -193,7 +198,7 @@ class GraphApi:
         first in full, with the first ``shown`` touched artifacts described (dead first) and each
         touched summary's sentences; the others (for a side-by-side) as counts only. ``lean=1``
         leaves ``triples`` and ``kept`` out of the first (the page reads neither)."""
-        deletion, exact, require = P.deletion(params), P.flag(params, "exact"), P.requirement(params)
+        deletion, exact, require = P.deletion(params), P.flag(params, "exact"), P.requirement(params, self.authorization)
         shown = P.integer(params, "shown", 2000, 0, 10**6)
         lean = P.flag(params, "lean")
         outcomes = []
@@ -222,7 +227,7 @@ class GraphApi:
     def whatif_download(self, params: Params) -> dict:
         """Returns one policy's what-if as ``polygraph whatif --json --list`` prints it."""
         outcome = self.outcome(P.deletion(params), P.policy(P.one(params, "policy", "trust-all")),
-                               P.flag(params, "exact"), P.requirement(params))
+                               P.flag(params, "exact"), P.requirement(params, self.authorization))
         return outcome.to_json(listing=True)
 
     def _outcome_json(self, data: dict, shown: int) -> dict:
@@ -256,7 +261,7 @@ class GraphApi:
             try:
                 deletion.numbers(self.graph)
                 export_graph(self.graph, buffer, fmt, deletion=deletion or None, policy=policy, exact=exact,
-                             require=P.requirement(params))
+                             require=P.requirement(params, self.authorization))
             except PolygraphError as error:
                 raise ApiError(400, error.code, error.message) from None
         content_type, extension = FORMATS[fmt]

@@ -159,8 +159,8 @@ class ExplorerServer(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(self, graph: str | Path, host: str = "127.0.0.1", port: int = 8000, verbose: bool = False,
-                 at: int | None = None):
-        self.api = GraphApi(graph, at=at)
+                 at: int | None = None, authorization=None):
+        self.api = GraphApi(graph, at=at, authorization=authorization)
         self.static = static_files()
         self.verbose = verbose
         if ":" in host:
@@ -183,8 +183,9 @@ class ExplorerServer(ThreadingHTTPServer):
 
 
 def serve(graph: str | Path, host: str = "127.0.0.1", port: int = 8000, verbose: bool = False,
-          at: int | None = None) -> None:
-    """Serves the explorer until Ctrl-C (the graph as it was at version ``at``, if given)."""
-    with ExplorerServer(graph, host, port, verbose, at=at) as server:
+          at: int | None = None, authorization=None) -> None:
+    """Serves the explorer until Ctrl-C (the graph as it was at version ``at``, if given;
+    ``authorization``: the policy every ``require`` counts by)."""
+    with ExplorerServer(graph, host, port, verbose, at=at, authorization=authorization) as server:
         print(f"serving {graph} at {server.url} (read-only; Ctrl-C stops)", file=sys.stderr, flush=True)
         server.serve_forever()

@@ -130,18 +130,22 @@ def policies(params: Params) -> list[str]:
 def deletion(params: Params) -> Deletion:
     """Returns the deletion the parameters name: ``source``, ``relation``, ``assertion``, each
     repeatable, one name a value; and the view of the evidence of ``as_of``, ``stale_after`` and
-    ``scope`` (as the flags --as-of, --stale-after and --scope take them)."""
+    ``scope`` (as the flags --as-of, --stale-after and --scope take them), or ``raw=1`` (as --raw)."""
+    raw = flag(params, "raw")
     try:
-        view = EvidenceView.parse(*(one(params, name, "") or None for name in ("as_of", "stale_after", "scope")))
+        view = EvidenceView.parse(*(one(params, name, "") or None for name in ("as_of", "stale_after", "scope")), raw)
     except PolygraphError as error:
         raise ApiError(400, error.code, error.message) from None
     return Deletion(**{field: tuple(many(params, name)) for name, field in DELETION_PARAMETERS.items()},
-                    evidence=view)
+                    evidence=view, raw=raw)
 
 
-def requirement(params: Params) -> Requirement | None:
-    """``require`` (repeatable, each a kind or kinds joined by commas), as ``--require`` takes it."""
+def requirement(params: Params, authorization=None) -> Requirement | None:
+    """``require`` (repeatable, each a kind or kinds joined by commas), as ``--require`` takes it;
+    ``authorization`` (the server's policy, graph/authorization.py): only the assertions it
+    authorizes count."""
+    values = many(params, "require")
     try:
-        return Requirement.parse(many(params, "require"))
+        return Requirement.parse(values, authorization if values else None)
     except PolygraphError as error:
         raise ApiError(400, error.code, error.message) from None
