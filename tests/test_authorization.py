@@ -329,3 +329,22 @@ def test_the_explorer_under_a_policy_counts_a_requirement_as_the_command(tmp_pat
     with pytest.raises(PolygraphError) as raised:
         GraphApi(path, authorization=bad)
     assert raised.value.code == "bad_policy"
+
+
+def test_an_agent_described_otherwise_on_another_line_is_refused_there(tmp_path):
+    """An agent id names one description: a second description that differs is `conflicting_agent` at
+    its line (the export would otherwise state the first and drop the second); the id alone, or the
+    same description again, is fine."""
+    model = {"id": "model:m/p@1", "type": "model", "model": "m", "prompt": "p", "prompt_version": "1"}
+    base = {"source": "S", "predicate": "RO:0002211", "object": "B"}
+    path = _write(tmp_path / "a.jsonl", [
+        {"id": "a1", "subject": "A1", "agent": model, **base},
+        {"id": "a2", "subject": "A2", "agent": "model:m/p@1", **base},
+        {"id": "a3", "subject": "A3", "agent": dict(model), **base},
+        {"id": "a4", "subject": "A4", "agent": {**model, "prompt_version": "2"}, **base},
+        {"id": "a5", "subject": "A5", "agent": {"id": "model:m/p@1", "type": "tool"}, **base}])
+    with pytest.raises(LoadError) as raised:
+        build_graph(path, output=tmp_path / "g.graph")
+    assert [(p.position.line, p.code) for p in raised.value.problems] == [(4, "conflicting_agent"),
+                                                                          (5, "conflicting_agent")]
+    assert "line 1" in raised.value.problems[0].message

@@ -105,6 +105,7 @@ def load_assertions(path: str | Path | Given, known_ids=None) -> list[Assertion]
     assertions: list[Assertion] = []
     verifying: list[tuple[tuple[str, ...], Position]] = []
     seen: dict[str, int] = {}
+    described: dict[str, tuple[Any, int]] = {}  # agent id -> its first description and line
     for number, record in read_records(path, problems):
         where = Position(str(path), number, 1)
         values = [_text_field(record, name, where, problems) for name in _ASSERTION_FIELDS]
@@ -134,6 +135,15 @@ def load_assertions(path: str | Path | Given, known_ids=None) -> list[Assertion]
                 "duplicate_assertion", f"assertion id {values[0]!r} was already defined on line {seen[values[0]]}",
                 where))
             continue
+        agent = evidence.agent if evidence is not None else None
+        if agent is not None and isinstance(agent.to_json(), dict):  # described, not only named
+            first = described.setdefault(agent.id, (agent, number))
+            if first[0] != agent:
+                problems.append(PolygraphError(
+                    "conflicting_agent", f"agent {agent.id!r} is described otherwise on line {first[1]} "
+                                         "(an agent's id names one description; give another id, or the id alone)",
+                    where))
+                continue
         seen[values[0]] = number
         if evidence is not None and evidence.verifies:
             verifying.append((evidence.verifies, where))
