@@ -210,3 +210,15 @@ def test_an_aggregate_in_a_head_or_a_fact_is_computed(seed, semiring):
     keys = {k for k, _ in items}
     assert rows(text, "total", semiring) == {(k, sum(w for j, w in items if j == k),
                                                2 * max(w for j, w in items if j == k)) for k in keys}
+
+
+# --- '?' in names, as Soufflé's scanner reads identifiers ------------------------------
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+def test_a_question_mark_may_stand_in_names_of_attributes_relations_and_variables(semiring):
+    edges = [(1, 2), (2, 3), (3, 1), (4, 4)]
+    text = (".decl edge?(from?: number, ?to: number)\n" + "".join(f"edge?({a}, {b}).\n" for a, b in edges)
+            + ".decl loop?(n: number)\nloop?(x?) :- edge?(x?, ?y), edge?(?y, x?).\n"
+            ".decl self(n: number)\nself(a?b) :- edge?(a?b, a?b).\n")
+    assert rows(text, "loop?", semiring) == {(a,) for a, b in edges if (b, a) in edges}
+    assert rows(text, "self", semiring) == {(a,) for a, b in edges if a == b}
