@@ -1,6 +1,6 @@
 """Benchmark: recursive Soufflé programs with existential negation, as whole processes.
 
-Four generated programs in Soufflé's own form (a ``.dl`` file with ``.decl``, ``.input``
+Five generated programs in Soufflé's own form (a ``.dl`` file with ``.decl``, ``.input``
 and ``.output``, and a folder of tab-separated ``.facts``), each run as
 ``polygraph eval PROG.dl -F FACTS -D OUT --semiring boolean``:
 
@@ -9,6 +9,9 @@ and ``.output``, and a folder of tab-separated ``.facts``), each run as
   same_gen    same generation with negations inside the recursion, and ``lonely(x) :- parent(x, _), !sg(x, _)``
   points_to   a points-to analysis (assign, load, store) with ``!cast(v, _)`` in its recursive rules
   nested      nested ``!a(x, _)``, ``!b(_, z, _)``, ``!p(_, x)`` patterns over large relations
+  independent a chain recursion of n rounds, one fact each, whose rule has a body part
+              sharing no variable with the rest (``a(x) :- b(x), c(y), d(y)``), the shape of
+              Soufflé's independent_body3
 
 Each program runs at two sizes, measured side by side in one run:
 
@@ -111,6 +114,25 @@ p(x, z) :- p(x, y), a(y, z), !b(_, z, _), !b(z, _, 3).
 q(x) :- a(x, _), !p(x, _), !p(_, x).
 """
 
+INDEPENDENT = """\
+.decl start(x: number)
+.input start
+.decl limit(n: number)
+.input limit
+.decl c(x: number)
+.input c
+.decl d(x: number)
+.input d
+.decl a(x: number)
+.decl b(x: number)
+b(x) :- start(x).
+a(x) :- b(x), c(y), d(y).
+b(x + 1) :- a(x), limit(n), x < n.
+.decl low(x: number)
+.output low
+low(x) :- a(x), x % 1000 = 7.
+"""
+
 
 def blocked_facts(n: int, rnd: random.Random) -> dict[str, set]:
     nodes = max(n // 5, 10)
@@ -144,6 +166,12 @@ def nested_facts(n: int, rnd: random.Random) -> dict[str, set]:
             "c": {(rnd.randrange(m),) for _ in range(m // 2)}}
 
 
+def independent_facts(n: int, rnd: random.Random) -> dict[str, set]:
+    c = {(rnd.randrange(4 * n),) for _ in range(2_000)}
+    return {"start": {(0,)}, "limit": {(n,)}, "c": c,
+            "d": {(rnd.randrange(4 * n),) for _ in range(2_000)} | {max(c)}}
+
+
 # name -> (program text, facts(n, random), small n (with pyDatalog; None: pyDatalog does not
 # finish it, even at 100 facts, in 600 s), large n, what it is)
 PROGRAMS: dict[str, tuple[str, Callable, int, int, str]] = {
@@ -151,6 +179,7 @@ PROGRAMS: dict[str, tuple[str, Callable, int, int, str]] = {
     "same_gen": (SAME_GEN, same_gen_facts, 600, 20_000, "same generation, negations in the recursion"),
     "points_to": (POINTS_TO, points_to_facts, None, 4_000, "points-to with !cast(v, _) in the recursion"),
     "nested": (NESTED, nested_facts, 5_000, 100_000, "nested !b(_, z, _), !p(x, _), !p(_, x)"),
+    "independent": (INDEPENDENT, independent_facts, 200, 200_000, "n rounds of one fact, an independent c(y), d(y)"),
 }
 
 

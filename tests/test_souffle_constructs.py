@@ -210,3 +210,45 @@ def test_an_aggregate_in_a_head_or_a_fact_is_computed(seed, semiring):
     keys = {k for k, _ in items}
     assert rows(text, "total", semiring) == {(k, sum(w for j, w in items if j == k),
                                                2 * max(w for j, w in items if j == k)) for k in keys}
+
+
+# --- '?' in names, as Soufflé's scanner reads identifiers ------------------------------
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+def test_a_question_mark_may_stand_in_names_of_attributes_relations_and_variables(semiring):
+    edges = [(1, 2), (2, 3), (3, 1), (4, 4)]
+    text = (".decl edge?(from?: number, ?to: number)\n" + "".join(f"edge?({a}, {b}).\n" for a, b in edges)
+            + ".decl loop?(n: number)\nloop?(x?) :- edge?(x?, ?y), edge?(?y, x?).\n"
+            ".decl self(n: number)\nself(a?b) :- edge?(a?b, a?b).\n")
+    assert rows(text, "loop?", semiring) == {(a,) for a, b in edges if (b, a) in edges}
+    assert rows(text, "self", semiring) == {(a,) for a, b in edges if a == b}
+
+
+# --- a body part independent of the head runs once, as a precondition -------------------
+
+@pytest.mark.parametrize("semiring", SEMIRINGS)
+@pytest.mark.parametrize("seed", range(4))
+def test_an_independent_body_part_gates_the_rule_as_a_join_would(seed, semiring):
+    rng = random.Random(seed)
+    c = {rng.randrange(30) for _ in range(6)}
+    d = {rng.randrange(30) for _ in range(6)}
+    e = {(rng.randrange(10), rng.randrange(10)) for _ in range(12)}
+    text = (".decl c(x: number)\n.decl d(x: number)\n.decl e(x: number, y: number)\n"
+            + "".join(f"c({x}).\n" for x in c) + "".join(f"d({x}).\n" for x in d)
+            + "".join(f"e({x}, {y}).\n" for x, y in e)
+            + ".decl a(x: number)\n.decl b(x: number)\n.decl r(x: number)\n.decl q()\n"
+            "b(0).\na(x) :- b(x), c(y), d(y).\nb(x + 1) :- a(x), x < 25.\n"
+            "r(0).\nr(y) :- r(x), e(x, y), r(z), e(z, 9).\nq() :- c(y), d(y).\n")
+    meet = bool(c & d)
+    chain = set(range(26)) if meet else set()
+    reach = {0}
+    while True:  # r(y) needs some reached z with e(z, 9): a condition that turns true mid-way
+        gate = any((z, 9) in e for z in reach)
+        new = {y for (x, y) in e if x in reach} if gate else set()
+        if new <= reach:
+            break
+        reach |= new
+    assert rows(text, "a", semiring) == {(x,) for x in chain}
+    assert rows(text, "b", semiring) == {(x,) for x in chain | {0}}
+    assert rows(text, "r", semiring) == {(x,) for x in reach}
+    assert rows(text, "q", semiring) == ({()} if meet else set())

@@ -13,6 +13,7 @@ from typing import Any, Callable
 from polygraph_logic.datalog.joins.join_steps import ONE_MARK, AtomMatch, Next, compile_steps, key_of, tuple_getter
 from polygraph_logic.datalog.joins.step_order import computable, literal_names, order, term_variables_of
 from polygraph_logic.datalog.checks.safety import term_variables
+from polygraph_logic.datalog.joins.independent import precondition, split_independent
 from polygraph_logic.datalog.joins.unit_steps import compile_unit_steps
 from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
 
@@ -27,6 +28,7 @@ class Store:
         }
         self._statistics: dict[str, tuple[int, list[tuple], dict]] = {}  # relation -> (size, sample, counters)
         self.counter = count()  # autoinc()'s numbers
+        self.generation = 0  # counts the removals (subsumption): a relation then may shrink
 
     def index(self, relation: str, positions: tuple[int, ...]) -> dict[tuple, list[tuple]]:
         """Returns (building once, then maintaining) the index of ``relation`` on ``positions``."""
@@ -105,6 +107,7 @@ class Store:
     def remove(self, relation: str, tuples: set[tuple]) -> None:
         """Removes tuples (those a subsumption deletes) from a relation and its indexes."""
         rows = self.relations[relation]
+        self.generation += 1
         for tup in tuples:
             rows.pop(tup, None)
         for positions, index in self._indexes[relation].items():
@@ -140,7 +143,10 @@ class Plan:
         bound: set[str] = set()
         if goal:  # the head is given (see prove): its variables are bound before the body runs
             bound = {arg.name for arg in rule.head.args if isinstance(arg, Variable)}
-        self.body, steps = _planned(rule.body, delta_atom, bound, store)
+        body, self.check = rule.body, None
+        if self.unit and not goal:  # an independent part runs once, as a precondition
+            body, delta_atom = self._precondition(rule, delta_atom, store, semiring)
+        self.body, steps = _planned(body, delta_atom, bound, store)
         self.slots = _slots(Rule(rule.head, self.body, rule.position))
         self.size = len(self.slots)
         if goal:
@@ -157,6 +163,28 @@ class Plan:
             self.driver_positions = tuple(pos for pos, _ in self.driver.key)
             self.driver_key = tuple(get([]) for _, get in self.driver.key)
         self.run = self._chain(steps, store, semiring, emit)
+
+    def _precondition(self, rule: Rule, delta_atom: int | None, store: Store, semiring) -> tuple:
+        """Returns the body less its independent part, and the driver's index in it; sets
+        ``check`` to the part's precondition (see independent.py)."""
+        atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
+        driver = atoms[delta_atom] if delta_atom is not None else None
+        anchors = {v.name for arg in rule.head.args for v in term_variables(arg)}
+        if driver is not None:
+            anchors |= literal_names(driver)
+        body, independent = split_independent(rule.body, anchors, driver)
+        if not independent:
+            return rule.body, delta_atom
+
+        def run_of(final):
+            part, steps = _planned(independent, None, set(), store)
+            slots = _slots(Rule(Atom(rule.head.relation, ()), part, rule.position))
+            return compile_unit_steps(steps, slots, store, semiring, final, part, set()), len(slots)
+
+        self.check = precondition(run_of, independent, store)
+        if driver is not None:
+            delta_atom = [lit for lit in body if isinstance(lit, Atom)].index(driver)
+        return body, delta_atom
 
     def _chain(self, steps, store, semiring, emit) -> Next:
         head = self.rule.head
@@ -205,6 +233,8 @@ class Plan:
         ``delta_indexes`` caches indexes of this round's delta by position, shared by
         every plan driven by the same relation (many rules, one constant each).
         """
+        if self.check is not None and not self.check():
+            return
         b = [None] * self.size
         if self.driver is None:
             self.run(b, ONE_MARK)

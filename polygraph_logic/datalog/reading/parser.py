@@ -16,7 +16,8 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.reading.body_forms import Disjunction, expand, negated
-from polygraph_logic.datalog.reading.aggregate_scope import lift_head_aggregates, resolve_aggregates
+from polygraph_logic.datalog.reading.aggregate_scope import counts_tuples, lift_head_aggregates
+from polygraph_logic.datalog.reading.witnesses import resolve_aggregates
 from polygraph_logic.datalog.reading.component_syntax import ComponentSyntax
 from polygraph_logic.datalog.reading.depth import check_depth
 from polygraph_logic.datalog.reading.include_syntax import IncludeSyntax
@@ -204,7 +205,7 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
         op, target, body = children
         target = self._term(target) if target is not None else None
         body = [body] if isinstance(body, Atom) else body
-        if sum(isinstance(lit, Atom) for lit in body) == 1:
+        if counts_tuples(body):
             # one atom: each of its tuples counts, so its wildcards become (distinct) variables
             body = [Atom(lit.relation, tuple(Variable(f"_#{next(self._wildcards)}")
                                              if isinstance(a, Wildcard) else a for a in lit.args),
@@ -378,3 +379,4 @@ def _parsed(text: str, file: str, size: int) -> tuple:  # float constants are re
 
 def _last_line(text: str) -> int:
     return text.count("\n") + 1
+
