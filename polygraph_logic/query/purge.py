@@ -59,7 +59,7 @@ def purge(graph_path: str | Path, assertions=(), sources=(), command: str | None
     at ``graph_path`` as one new version; returns what it did (see the module)."""
     path = Path(graph_path)
     deletion = Deletion(sources=tuple(dict.fromkeys(sources)), assertions=tuple(dict.fromkeys(assertions)), raw=True)
-    if not deletion:
+    if not (deletion.sources or deletion.assertions):  # the raw view alone names nothing to purge
         raise PolygraphError("bad_argument", "name what to purge: --assertion ID or --source S")
     with Graph(path) as graph:
         outcome = what_if(graph, deletion, "trust-all")  # unknown names: an error, nothing written
