@@ -80,7 +80,9 @@ def random_rule(rng: random.Random) -> dict:
     return rule
 
 
-def random_assertion(rng: random.Random, n: int, triples) -> dict:
+def random_assertion(rng: random.Random, n: int, triples, described: dict) -> dict:
+    """A random assertion; ``described``: each agent id's description so far (an id names one
+    description in a file: the first drawn for it, with or without a type, is kept)."""
     s, p, o = rng.choice(triples)
     record = {"id": f"x{n}", "source": f"example:doc-{n % 5}", "subject": s, "predicate": p, "object": o,
               "kind": rng.choice(KINDS)}
@@ -93,7 +95,7 @@ def random_assertion(rng: random.Random, n: int, triples) -> dict:
         agent = {"id": rng.choice(IDS)}
         if rng.random() < 0.8:
             agent["type"] = rng.choice(TYPES)
-        record["agent"] = agent
+        record["agent"] = described.setdefault(agent["id"], agent)
     if rng.random() < 0.5:
         record["text"] = "a span"
     if rng.random() < 0.5:
@@ -106,7 +108,8 @@ def random_assertion(rng: random.Random, n: int, triples) -> dict:
 def _scenario(seed: int):
     rng = random.Random(seed)
     triples = [("A", "RO:0002211", "B"), ("B", "RO:0002211", "C"), ("A", "RO:0002213", "C")]
-    records = [random_assertion(rng, n, triples) for n in range(1, 16)]
+    described: dict = {}
+    records = [random_assertion(rng, n, triples, described) for n in range(1, 16)]
     for record in records:  # a verification may name an earlier assertion
         if record["kind"] == "verification" and rng.random() < 0.7:
             record["verifies"] = rng.choice(records)["id"]
