@@ -181,6 +181,8 @@ class DuckDBRunner(Runner):
         for relation in plan.relations:
             for delta in (False, True):
                 self._create(relation, delta)
+        if plan.witness:
+            witnesses.create_view(con, plan)
         for relation, rows in self.fact_rows():
             path = self._csv(f"facts{plan.relations[relation]}", rows)
             names = ", ".join(f"'{k}': 'INTEGER'" for k in plan.keys(relation))

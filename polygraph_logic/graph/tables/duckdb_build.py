@@ -314,6 +314,7 @@ class _Writer(ArtifactTables):
                       f"FROM (SELECT x.*, {claimed} ORDER BY {order}) u")
             con.execute(f"CREATE TABLE fx AS {select}" if position == 0 else f"INSERT INTO fx {select}")
             done = con.execute("SELECT count(*) FROM fx").fetchall()[0][0]
+        con.execute(f"DROP VIEW IF EXISTS {witnesses.WITNESSES}")
         for (table,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE regexp_matches(table_name, "
                                     "'^[rdp][0-9]+$')").fetchall():
             con.execute(f"DROP TABLE {table}")  # the evaluation's tables: fx holds what is written
