@@ -132,7 +132,7 @@ DATALOG_LAYERS = [
     {"values"},
     {"syntax", "directives", "rewrite", "fact_table", "budget"},
     {"checks"},
-    {"reading", "inline"},
+    {"reading", "inline", "magic"},
     {"joins"},
     {"program"},
     {"model", "choice"},

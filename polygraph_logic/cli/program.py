@@ -11,6 +11,7 @@ from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.budget import DEFAULT_MAX_FACTS
 from polygraph_logic.errors import PolygraphError
 from polygraph_logic.datalog.evaluate import Model, StratumStats, evaluate, json_row, tuple_key, what_if
+from polygraph_logic.datalog.magic import EXCLUDE, TRANSFORM
 from polygraph_logic.datalog.program import load_program
 from polygraph_logic.provenance import SEMIRINGS
 from polygraph_logic.datalog.souffle_output import write_outputs, write_relations
@@ -49,6 +50,13 @@ def register(commands) -> None:
     ev.add_argument("--domain-size", type=int, choices=domain.SIZES, default=domain.DEFAULT, metavar="{32,64}",
                     help="the width of Souffle's values, as its build option SOUFFLE_DOMAIN_64BIT chooses: "
                     "32 (default, Souffle's default build) or 64")
+    ev.add_argument("-m", "--magic-transform", metavar="RELATIONS",
+                    help="rewrite these relations (comma-separated; '*': all) by the magic-set transformation, "
+                    "as Souffle's option: only what the .output relations need is derived (overrides the "
+                    "program's .pragma \"magic-transform\")")
+    ev.add_argument("--magic-transform-exclude", metavar="RELATIONS",
+                    help="never rewrite these relations (comma-separated), as Souffle's option (overrides the "
+                    "program's .pragma \"magic-transform-exclude\")")
     ev.add_argument("--max-facts", type=positive_int, default=DEFAULT_MAX_FACTS, metavar="N",
                     help=f"stop when a relation passes N facts (default {DEFAULT_MAX_FACTS:,})")
     ev.add_argument("--timeout", type=float, metavar="SECONDS", help="stop evaluating after SECONDS")
@@ -63,8 +71,9 @@ def register(commands) -> None:
 
 def _run_eval(args: argparse.Namespace) -> int:
     include_dirs = [d for value in args.include_dir for d in value.split()]
+    overrides = {TRANSFORM: args.magic_transform, EXCLUDE: args.magic_transform_exclude}
     program = load_program(*args.files, fact_dir=args.fact_dir, include_dirs=include_dirs, macros=args.macro,
-                           domain_size=args.domain_size)
+                           domain_size=args.domain_size, overrides=overrides)
     for warning in program.warnings:
         print(warning, file=sys.stderr)
     progress = _print_stats if args.stats else None

@@ -91,15 +91,19 @@ def load_facts(program: Program, store: Store, circuit: Circuit, choice: Choice 
 
 
 def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, circuit: Circuit,
-                     budget: Budget, numbers: Mapping[int, int] | None = None) -> int:
+                     budget: Budget, numbers: Mapping[int, int] | None = None,
+                     guards: frozenset[str] = frozenset()) -> int:
     """Runs one stratum of tracked relations to its Boolean fixpoint, recording every
     derivation as a gate; returns the number of rounds.  ``numbers``: ``id(rule) -> number``
     (the program's rules numbered from 1, as a graph stores them): each gate records its rule
-    in ``circuit.rules`` (None: no rule recorded, a call less per derivation)."""
+    in ``circuit.rules`` (None: no rule recorded, a call less per derivation). ``guards``:
+    relations whose facts have provenance one, stored without a node and derived without a gate
+    (the magic-set rewriting's)."""
     relations = store.relations
     numbers_of = numbers or {}
     bodies = Bodies()
     pending: dict[str, dict[tuple, int]] = defaultdict(dict)
+    held: dict[str, dict[tuple, tuple]] = defaultdict(dict)  # new facts of guards: provenance one
     new_node = count(circuit.size).__next__  # the nodes of new facts, made when merged (Circuit.nodes)
     # gates appended to the circuit's arrays in the plans' last step: no call per derivation
     head_append, ends_append, flat = circuit.heads.append, circuit.ends.append, circuit.bodies
@@ -142,24 +146,30 @@ def circuit_fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, c
 
     emit.finish = finish
 
+    def emit_guard(relation: str, tup: tuple, body: Any) -> None:
+        if tup not in relations[relation]:
+            held[relation][tup] = _NONE
+
     def merge() -> dict[str, dict[tuple, int]]:
-        nonlocal pending
+        nonlocal pending, held
         made = sum(len(bucket) for bucket in pending.values())
         if made:
             circuit.rounds.append(circuit.size)  # the round's facts: its derivations read none of them
             circuit.nodes(made)
         delta = {}
-        for relation, bucket in pending.items():
-            for tup, node in bucket.items():
-                store.add(relation, tup, node)
-            delta[relation] = bucket
-            budget.check_size(relation, len(relations[relation]), rules)
-        pending = defaultdict(dict)
+        for bucket_of in (pending, held):
+            for relation, bucket in bucket_of.items():
+                for tup, node in bucket.items():
+                    store.add(relation, tup, node)
+                delta[relation] = bucket
+                budget.check_size(relation, len(relations[relation]), rules)
+        pending, held = defaultdict(dict), defaultdict(dict)
         return delta
 
-    first_pass(rules, store, bodies, emit)
+    guard = (guards, emit_guard) if guards else None
+    first_pass(rules, store, bodies, emit, guard=guard)
     delta = merge()
-    plans = DeltaPlans(stratum, rules, store, bodies, emit)
+    plans = DeltaPlans(stratum, rules, store, bodies, emit, guard=guard)
     rounds = 1
     while delta:
         plans.run(delta, budget)

@@ -122,4 +122,18 @@ class LazyDeclaration:
         return f".lazy {self.relation}({args})"
 
 
-Directive = Declaration | TypeDeclaration | IODirective | LazyDeclaration
+@dataclass(frozen=True)
+class Pragma:
+    """``.pragma "key" "value"``: one of Soufflé's settings given in the program text
+    (``magic-transform`` and ``magic-transform-exclude`` are read, datalog/magic/; others are kept
+    and have no effect)."""
+
+    key: str
+    value: str = ""
+    position: Position | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        return f".pragma {json.dumps(self.key, ensure_ascii=False)} {json.dumps(self.value, ensure_ascii=False)}"
+
+
+Directive = Declaration | TypeDeclaration | IODirective | LazyDeclaration | Pragma

@@ -88,9 +88,10 @@ def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit
             continue
         started = time.perf_counter()
         if circuit and stratum & program.tracked:
-            rounds = circuit_fixpoint(stratum, rules, store, gates, budget, numbers)
+            rounds = circuit_fixpoint(stratum, rules, store, gates, budget, numbers, program.guards)
         else:
-            rounds = fixpoint(stratum, rules, store, semiring, budget, choice, subsumptions, unit or circuit)
+            rounds = fixpoint(stratum, rules, store, semiring, budget, choice, subsumptions, unit or circuit,
+                              program.guards)
         stats = StratumStats(
             tuple(sorted(stratum)),
             rounds,

@@ -21,11 +21,13 @@ from polygraph_logic.provenance import Semiring
 
 
 def fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring: Semiring,
-              budget: Budget, choice: Choice | None = None, subsumptions=(), unit: bool = False) -> int:
+              budget: Budget, choice: Choice | None = None, subsumptions=(), unit: bool = False,
+              guards: frozenset[str] = frozenset()) -> int:
     """Runs one stratum to its fixpoint; returns the number of rounds. With ``subsumptions``,
     the tuples they delete go after the facts are loaded and after every round. ``unit``:
-    every label is one (nothing tracked), so a fact derived again changes nothing."""
-    plus = semiring.plus
+    every label is one (nothing tracked), so a fact derived again changes nothing. ``guards``:
+    relations whose facts have label one whatever their rules read (the magic-set rewriting's)."""
+    plus, one = semiring.plus, semiring.one()
     pending: dict[str, dict[tuple, Any]] = defaultdict(dict)
     relations = store.relations
     if subsumptions:
@@ -40,12 +42,17 @@ def fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring:
         if tup not in relations[relation]:  # already known: its label is one already
             pending[relation][tup] = label
 
+    def emit_guard(relation: str, tup: tuple, label: Any) -> None:
+        if tup not in relations[relation]:
+            pending[relation][tup] = one
+
     emit = emit_unit if unit else emit_sum
-    first_pass(rules, store, semiring, emit, unit)
+    guard = (guards, emit_guard) if guards and not unit else None
+    first_pass(rules, store, semiring, emit, unit, guard)
     delta = merge_round(pending, store, plus, budget, rules, choice)
     if subsumptions:
         delta = prune(subsumptions, store, semiring, delta)
-    plans = DeltaPlans(stratum, rules, store, semiring, emit, unit)
+    plans = DeltaPlans(stratum, rules, store, semiring, emit, unit, guard)
     rounds = 1
     while delta:
         pending = defaultdict(dict)
@@ -57,15 +64,23 @@ def fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring:
     return rounds
 
 
-def first_pass(rules: list[Rule], store: Store, semiring, emit, unit: bool = False) -> None:
+def first_pass(rules: list[Rule], store: Store, semiring, emit, unit: bool = False, guard=None) -> None:
     """Runs every rule once over the facts known; a rule with a body atom over an empty
     relation derives nothing then, and its plan is not made (a program of a thousand rules,
-    most of which have nothing to join, costs the rules that do)."""
+    most of which have nothing to join, costs the rules that do). ``guard``: ``(relations,
+    emit)``, the guard relations, whose rules run with unit labels and emit through that ``emit``."""
     relations = store.relations
     for rule in rules:
         if any(isinstance(lit, Atom) and not relations[lit.relation] for lit in rule.body):
             continue
-        Plan(rule, store, semiring, emit, unit=unit).evaluate()
+        make_plan(rule, store, semiring, emit, unit, guard).evaluate()
+
+
+def make_plan(rule: Rule, store: Store, semiring, emit, unit: bool, guard, delta_atom: int | None = None) -> Plan:
+    """The plan of ``rule``; a guard relation's rule carries no labels and emits through the guard's emit."""
+    if guard is not None and rule.head.relation in guard[0]:
+        return Plan(rule, store, semiring, guard[1], delta_atom=delta_atom, unit=True)
+    return Plan(rule, store, semiring, emit, delta_atom=delta_atom, unit=unit)
 
 
 class DeltaPlans:
@@ -77,9 +92,10 @@ class DeltaPlans:
     relations grow, so the plans are made again whenever one of them has grown fourfold (a
     logarithmic number of times)."""
 
-    def __init__(self, stratum: frozenset[str], rules: list[Rule], store: Store, semiring, emit, unit: bool = False):
+    def __init__(self, stratum: frozenset[str], rules: list[Rule], store: Store, semiring, emit, unit: bool = False,
+                 guard=None):
         self.stratum, self.rules, self.store = stratum, rules, store
-        self.make = lambda rule, j: Plan(rule, store, semiring, emit, delta_atom=j, unit=unit)
+        self.make = lambda rule, j: make_plan(rule, store, semiring, emit, unit, guard, j)
         self.variants = []  # (rule, j, the driving relation, the relations of its other atoms)
         for rule in rules:
             atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
@@ -154,4 +170,4 @@ def merge_round(pending, store: Store, plus, budget: Budget | None = None,
     return delta
 
 
-__all__ = ["DeltaPlans", "first_pass", "fixpoint", "merge_round"]
+__all__ = ["DeltaPlans", "first_pass", "fixpoint", "make_plan", "merge_round"]

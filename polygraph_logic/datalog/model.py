@@ -36,8 +36,10 @@ class Model:
     stats: list[StratumStats] = field(default_factory=list, repr=False)
 
     def relations(self) -> list[str]:
-        """Returns the names of every relation of the program, sorted."""
-        return sorted(self.store.relations)
+        """Returns the names of every relation of the program, sorted (not those the magic-set
+        rewriting made: ``facts`` reads them by name)."""
+        made = self.program.magic.generated if self.program.magic is not None else ()
+        return sorted(name for name in self.store.relations if name not in made)
 
     def facts(self, relation: str) -> Mapping[tuple, Any]:
         """Returns the facts of a relation as a read-only ``tuple -> label`` mapping."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from polygraph_logic.datalog.values import domain
 from polygraph_logic.datalog.reading.components import expand_components
 from polygraph_logic.datalog.checks.declarations import Declarations
-from polygraph_logic.datalog.directives import Declaration, IODirective, TypeDeclaration
+from polygraph_logic.datalog.directives import Declaration, IODirective, Pragma, TypeDeclaration
 from polygraph_logic.errors import ProgramError
 from polygraph_logic.files import read_utf8
 from polygraph_logic.datalog.reading.float_constants import float_constants, integer_widths
@@ -25,6 +25,7 @@ from polygraph_logic.datalog.checks.safety import (
 from polygraph_logic.datalog.reading.includes import read_source
 from polygraph_logic.datalog.checks.souffle_checks import check_souffle_rules
 from polygraph_logic.datalog.inline import inline_relations
+from polygraph_logic.datalog.magic import MagicSets, excluded, left_alone, magic_request, magic_sets, settings
 from polygraph_logic.datalog.reading.souffle_syntax import Subsumption, check_subsumptions
 from polygraph_logic.datalog.reading.souffle_input import needed_relations, read_inputs
 from polygraph_logic.datalog.checks.stratify import stratify
@@ -39,6 +40,8 @@ class Program:
     plain list of ``Fact``); ``strata`` lists, bottom up, the sets of relations that are
     evaluated together (one strongly connected component each). ``domain_size`` is the
     width of its values (32 or 64, datalog/values/domain.py), the one in force when it was checked.
+    ``magic``: what the magic-set rewriting made when the program asked for it (datalog/magic/):
+    ``rules`` are then the rewritten rules, and the facts of ``guards`` have label one.
     """
 
     facts: Sequence[Fact] = field(default_factory=list)
@@ -50,14 +53,24 @@ class Program:
     declarations: Declarations = field(default_factory=Declarations)
     subsumptions: list[Subsumption] = field(default_factory=list)
     domain_size: int = domain.DEFAULT
+    magic: MagicSets | None = None
+
+    @property
+    def guards(self) -> frozenset[str]:
+        """The magic-set rewriting's guard relations: their facts have label one (none without it)."""
+        return self.magic.guards if self.magic is not None else frozenset()
 
     @classmethod
     def from_clauses(cls, clauses: Iterable, tables: dict[str, FactTable] | None = None,
-                     tracked: Iterable[str] = ()) -> "Program":
+                     tracked: Iterable[str] = (), overrides: Mapping[str, str] | None = None,
+                     magic: bool = True) -> "Program":
         """Checks clauses (facts, rules, directives) and fact tables; returns the program or raises ProgramError.
 
-        ``tracked``: relations whose tracked facts are loaded by an engine, not held here."""
-        facts, rules, directives, subsumptions = [], [], [], []
+        ``tracked``: relations whose tracked facts are loaded by an engine, not held here.
+        ``overrides``: settings given outside the text (Soufflé's command line), each overriding
+        the program's ``.pragma`` of that key (``{"magic-transform": "*"}``). ``magic=False``: no
+        magic-set rewriting, whatever the program asks (a graph keeps every relation)."""
+        facts, rules, directives, subsumptions, pragmas = [], [], [], [], []
         for clause in expand_components(list(clauses)):
             if isinstance(clause, Fact):
                 facts.append(clause)
@@ -65,8 +78,11 @@ class Program:
                 rules.append(clause)
             elif isinstance(clause, Subsumption):
                 subsumptions.append(clause)
+            elif isinstance(clause, Pragma):
+                pragmas.append(clause)
             else:
                 directives.append(clause)
+        values = settings(pragmas, overrides)
         check_subsumptions(subsumptions)
         deletions = [s.rule() for s in subsumptions]  # checked, typed and stratified as rules
         declarations = Declarations.collect(directives)
@@ -82,6 +98,7 @@ class Program:
         defined = set(tables) | {r.head.relation for r in rules} | set(declarations.relations)
         rules = [_with_constraints(rule, defined) for rule in rules]
         inline = {name for name, d in declarations.relations.items() if "inline" in d.qualifiers}
+        inline -= excluded(values, declarations.relations.values())  # as Soufflé: kept from magic, not inlined
         if inline:
             rules = inline_relations(rules, inline, set(tables))
         rules += _eqrel_rules(declarations, rules)
@@ -102,9 +119,20 @@ class Program:
             rules = program.rules = [float_fields(r, declarations.structures, declarations.kinds, floaty) for r in rules]
         for rule in rules + deletions:
             check_safety(rule)
-        program.strata = stratify(rules + deletions, program.arities)
-        program.tracked = _tracked_relations(tables, rules, tracked)
         program.warnings = _undefined_relations(tables, rules, declarations)
+        request = magic_request(values, declarations.relations.values()) if magic else None
+        if request is not None:
+            alone = left_alone(rules, deletions, request, declarations, tables)
+            queries = {d.relation for d in declarations.io if d.kind in ("output", "printsize")}
+            program.magic = magic_sets(rules, queries, alone, declarations, program.arities)
+            if program.magic is not None:
+                merge_tables(tables, tables_from_facts(program.magic.facts))  # the guards' seeds: label one
+                program.arities = _check_arities(tables, rules + program.magic.rules + deletions, declarations)
+                rules = program.rules = program.magic.rules
+                for rule in rules:  # a rewriting that binds what the engine cannot is a bug: said here
+                    check_safety(rule)
+        program.strata = stratify(rules + deletions, program.arities)
+        program.tracked = _tracked_relations(tables, rules, tracked, program.guards)
         return program
 
     def fact_tables(self) -> dict[str, FactTable]:
@@ -119,13 +147,21 @@ class Program:
         return [*found.types.values(), *found.relations.values(), *found.io]
 
     def combine(self, other: "Program") -> "Program":
-        """Returns the program holding the clauses of both (checked again)."""
-        tables = merge_tables(merge_tables({}, self.fact_tables(), adopt=False), other.fact_tables(), adopt=False)
+        """Returns the program holding the clauses of both (checked again; the rules as written,
+        not rewritten for magic sets)."""
+        tables: dict[str, FactTable] = {}
+        for program in (self, other):  # a guard's seeds are the rewriting's, not the program's facts
+            merge_tables(tables, {n: t for n, t in program.fact_tables().items() if n not in program.guards},
+                         adopt=False)
         generated = set(_eqrel_rules(self.declarations, [])) | set(_eqrel_rules(other.declarations, []))
-        rules = [r for r in [*self.rules, *other.rules] if r not in generated]
+        rules = [r for r in [*self.written_rules(), *other.written_rules()] if r not in generated]
         with domain.using(self.domain_size):
             return Program.from_clauses([*rules, *self.subsumptions, *other.subsumptions, *self.directives(),
                                          *other.directives()], tables)
+
+    def written_rules(self) -> list[Rule]:
+        """Returns the rules before the magic-set rewriting (``rules`` when it did not apply)."""
+        return list(self.magic.original) if self.magic is not None else self.rules
 
     def assertion_ids(self) -> list[str]:
         """Returns the provenance variables of tracked facts, in order of appearance."""
@@ -170,18 +206,21 @@ class Program:
 
 
 def parse_program(text: str, file: str = "<string>", include_dirs: Sequence[str | Path] = (),
-                  macros: Sequence[str] = (), domain_size: int = domain.DEFAULT) -> Program:
+                  macros: Sequence[str] = (), domain_size: int = domain.DEFAULT,
+                  overrides: Mapping[str, str] | None = None) -> Program:
     """Parses and checks program text (through the C preprocessor when it has ``#`` lines or
     ``macros``, Soufflé's ``-M`` values, are given; ``include_dirs`` are its ``-I``;
-    ``domain_size``: the width of its values, 32 or 64, as Soufflé's build chooses)."""
+    ``domain_size``: the width of its values, 32 or 64, as Soufflé's build chooses;
+    ``overrides``: settings overriding its ``.pragma`` ones, as ``Program.from_clauses``)."""
     with domain.using(domain_size):
         source = read_source(text, file, include_dirs, macros)
-        return Program.from_clauses(source.clauses, source.tables)
+        return Program.from_clauses(source.clauses, source.tables, overrides=overrides)
 
 
 def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
                  include_dirs: Sequence[str | Path] = (), macros: Sequence[str] = (),
-                 domain_size: int = domain.DEFAULT) -> Program:
+                 domain_size: int = domain.DEFAULT, overrides: Mapping[str, str] | None = None,
+                 magic: bool = True) -> Program:
     """Reads, parses and checks one or more rule files as a single program.
 
     With ``fact_dir``, the relations named by ``.input`` directives are read from it
@@ -191,12 +230,14 @@ def load_program(*paths: str | Path, fact_dir: str | Path | None = None,
     ``.include "file"`` reads another file in place. ``domain_size`` is the width of its
     values, 32 (Soufflé's default build) or 64 (its SOUFFLE_DOMAIN_64BIT build): integer
     wrapping and ranges, float precision and text, ``RAM_DOMAIN_SIZE`` (datalog/values/domain.py).
+    ``overrides`` and ``magic``: Soufflé's settings given outside the text, and whether the
+    magic-set rewriting may apply (``Program.from_clauses``).
     """
     with domain.using(domain_size):
-        return _load(paths, fact_dir, include_dirs, macros)
+        return _load(paths, fact_dir, include_dirs, macros, overrides, magic)
 
 
-def _load(paths, fact_dir, include_dirs, macros) -> Program:
+def _load(paths, fact_dir, include_dirs, macros, overrides=None, magic=True) -> Program:
     clauses: list[Clause] = []
     tables: dict[str, FactTable] = {}
     for path in paths:
@@ -208,7 +249,7 @@ def _load(paths, fact_dir, include_dirs, macros) -> Program:
     if fact_dir is not None:
         declarations = Declarations.collect(c for c in clauses if isinstance(c, (Declaration, TypeDeclaration, IODirective)))
         merge_tables(tables, read_inputs(declarations, fact_dir, needed_relations(clauses, declarations)))
-    return Program.from_clauses(clauses, tables)
+    return Program.from_clauses(clauses, tables, overrides=overrides, magic=magic)
 
 
 def _ground(fact: Fact) -> Fact:
@@ -290,13 +331,15 @@ def _check_arities(tables: dict[str, FactTable], rules: list[Rule], declarations
     return {name: arity for name, (arity, _) in first.items()}
 
 
-def _tracked_relations(tables: dict[str, FactTable], rules: list[Rule], given: Iterable[str] = ()) -> frozenset[str]:
+def _tracked_relations(tables: dict[str, FactTable], rules: list[Rule], given: Iterable[str] = (),
+                       guards: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The relations fed by tracked facts (a guard never is: its facts have label one)."""
     tracked = {name for name, t in tables.items() if t.variables is not None and any(t.variables)} | set(given)
     changed = True
     while changed:
         changed = False
         for rule in rules:
-            if rule.head.relation in tracked:
+            if rule.head.relation in tracked or rule.head.relation in guards:
                 continue
             if any(a.relation in tracked for a in _body_atoms(rule.body)):
                 tracked.add(rule.head.relation)

@@ -316,7 +316,7 @@ def _file_keys(rule_files: list[str]) -> tuple:
 def _rule_program(keys: tuple) -> Program:
     if any(size is None for _, size, _ in keys):
         _rule_program.cache_clear()  # nothing of a failed read is kept
-    return load_program(*(path for path, _, _ in keys))
+    return load_program(*(path for path, _, _ in keys), magic=False)  # a graph keeps every relation
 
 
 def without_lazy(program: Program, extra: list[Program]) -> tuple[Program, LazyPart | None]:

@@ -21,7 +21,8 @@ from polygraph_logic.datalog.reading.witnesses import resolve_aggregates
 from polygraph_logic.datalog.reading.component_syntax import ComponentSyntax
 from polygraph_logic.datalog.reading.depth import check_depth
 from polygraph_logic.datalog.reading.include_syntax import IncludeSyntax
-from polygraph_logic.datalog.directives import Attribute, Declaration, IODirective, LazyDeclaration, TypeDeclaration
+from polygraph_logic.datalog.directives import (Attribute, Declaration, IODirective, LazyDeclaration, Pragma,
+                                                TypeDeclaration)
 from polygraph_logic.errors import ParseError, Position
 from polygraph_logic.datalog.values.functions import FUNCTIONS
 from polygraph_logic.datalog.checks.record_patterns import destructure
@@ -262,7 +263,9 @@ class _ToAst(RecordSyntax, ComponentSyntax, IncludeSyntax, SouffleSyntax, Transf
         return []  # a Souffle query plan: a hint this engine's planner does not need
 
     def pragma(self, children):
-        return []
+        key, value = children
+        text = unescape(value.value, self.file, value.line, value.column) if value is not None else ""
+        return Pragma(unescape(key.value, self.file, key.line, key.column), text, self._at(key))
 
     def lazy(self, children):
         """``.lazy rel`` (a bare name: the whole relation) or ``.lazy rel("c", _, ...)``."""
