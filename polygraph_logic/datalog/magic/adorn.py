@@ -51,29 +51,21 @@ class MagicSets:
 def magic_sets(rules: list[Rule], queries: Iterable[str], alone: LeftAlone, declarations: Declarations,
                taken: Iterable[str]) -> MagicSets | None:
     """Returns ``rules`` rewritten for ``queries``; None when no relation would be specialised
-    (``alone``: what is left alone; ``taken``: every relation name of the program)."""
+    (``alone``: what is left alone; ``taken``: every relation name of the program).
+
+    A relation wanted with no argument bound (``ff``) is derived whole anyway: it is then read
+    whole at every binding (rewritten again without it), not derived a second time for each."""
     by_head: dict[str, list[Rule]] = defaultdict(list)
     for rule in rules:
         by_head[rule.head.relation].append(rule)
-    names = _Names(set(taken) | set(by_head))
-    wanted = deque((query, "") for query in sorted(set(queries)))
-    seen = set(wanted)
-    out: dict[Rule, None] = {}
-    while wanted:
-        relation, pattern = wanted.popleft()
-        for rule in by_head.get(relation, ()):
-            if opaque(rule, declarations, alone.closed):
-                reads = [(atom.relation, "") for atom in inner_atoms(rule.body)]
-                out[rule] = None
-            else:
-                adorned, magic, reads = _adorn(rule, pattern, alone.unadorned, names)
-                out[adorned] = None
-                # magic.r.bf(x) :- magic.r.bf(x), ...: true when its body is, nothing to derive
-                out.update(dict.fromkeys(m for m in magic if m.head not in m.body))
-            for want in reads:
-                if want not in seen:
-                    seen.add(want)
-                    wanted.append(want)
+    whole = set(alone.unadorned)
+    while True:
+        names = _Names(set(taken) | set(by_head))
+        out, wanted = _rewrite(by_head, queries, frozenset(whole), alone.closed, declarations, names)
+        free = {relation for relation, pattern in wanted if pattern and "b" not in pattern}
+        if free <= whole:
+            break
+        whole |= free
     if not names.copies:
         return None
     seeds = [rule for rule in out if not rule.body and all(_within(arg, set()) for arg in rule.head.args)]
@@ -81,6 +73,30 @@ def magic_sets(rules: list[Rule], queries: Iterable[str], alone: LeftAlone, decl
                        None, r.position) for r in seeds)
     return MagicSets([rule for rule in out if rule not in seeds], frozenset(names.guards), dict(names.copies),
                      tuple(rules), facts)
+
+
+def _rewrite(by_head: dict[str, list[Rule]], queries: Iterable[str], unadorned: frozenset[str],
+             closed: frozenset[str], declarations: Declarations, names: "_Names") -> tuple[list[Rule], set]:
+    """The rules of every (relation, adornment) the queries reach, rewritten, and those pairs."""
+    wanted = deque((query, "") for query in sorted(set(queries)))
+    seen = set(wanted)
+    out: dict[Rule, None] = {}
+    while wanted:
+        relation, pattern = wanted.popleft()
+        for rule in by_head.get(relation, ()):
+            if opaque(rule, declarations, closed):
+                reads = [(atom.relation, "") for atom in inner_atoms(rule.body)]
+                out[rule] = None
+            else:
+                adorned, magic, reads = _adorn(rule, pattern, unadorned, names)
+                out[adorned] = None
+                # magic.r.bf(x) :- magic.r.bf(x), ...: true when its body is, nothing to derive
+                out.update(dict.fromkeys(m for m in magic if m.head not in m.body))
+            for want in reads:
+                if want not in seen:
+                    seen.add(want)
+                    wanted.append(want)
+    return list(out), seen
 
 
 def _adorn(rule: Rule, pattern: str, unadorned: frozenset[str], names: "_Names") -> tuple[Rule, list[Rule], list]:

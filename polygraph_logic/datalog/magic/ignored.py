@@ -7,7 +7,8 @@ Two kinds of relation, after Soufflé's weakly and strongly ignored relations:
   a user reads them whole), ``.input`` relations and those holding facts or defined without a
   body atom (nothing to save), a ``choice-domain`` relation (which tuple a choice keeps depends
   on what is derived, and in what order), the head of a clause with ``/`` or ``%`` (a magic rule
-  drops the comparisons that guard a division) or comparing floats, and every closed relation.
+  drops the comparisons that guard a division) or comparing floats, and every closed relation;
+  and a relation read somewhere with no argument bound (adorn.py finds those).
   Their rules still pass bindings on to the atoms they read ("sideways").
 - *closed*: a relation read under a negation or inside an aggregate, the head of a clause with
   ``autoinc()`` (its numbers follow the derivations), one with a subsumption, and everything
