@@ -1,6 +1,6 @@
-"""Benchmark: recursive Soufflé programs with existential negation, as whole processes.
+"""Benchmark: recursive Soufflé programs, with existential negation or arithmetic, as whole processes.
 
-Five generated programs in Soufflé's own form (a ``.dl`` file with ``.decl``, ``.input``
+Nine generated programs in Soufflé's own form (a ``.dl`` file with ``.decl``, ``.input``
 and ``.output``, and a folder of tab-separated ``.facts``), each run as
 ``polygraph eval PROG.dl -F FACTS -D OUT --semiring boolean``:
 
@@ -12,6 +12,16 @@ and ``.output``, and a folder of tab-separated ``.facts``), each run as
   independent a chain recursion of n rounds, one fact each, whose rule has a body part
               sharing no variable with the rest (``a(x) :- b(x), c(y), d(y)``), the shape of
               Soufflé's independent_body3
+  catalan     naturals up to a limit, binomial coefficients by ``choose(n + 1, k + 1, v1 + v2) :-
+              choose(n, k, v1), choose(n, k + 1, v2)`` and ``catalan(n, v) :- choose(2 * n, n, c),
+              naturals(v), v = c / (n + 1)``: Soufflé's example catalan with its limit as n
+  amicable    numbers up to n, their factors by ``num(x), num(f), f <= x / 2, x % f = 0``, the
+              sum of each one's factors and the amicable pairs: Soufflé's example amicable
+  c_points_to a points-to analysis for C over symbols (direct flows, loads, stores, objects
+              reachable through memory, escaping pointers), the shape of Soufflé's example
+              hmmer, on a generated program of n variables
+  queens      n queens as lists of records, with the relations on squares inlined into the
+              recursive rule (a body of sixty steps): Soufflé's inline_nqueens, n the board's side
 
 Each program runs at two sizes, measured side by side in one run:
 
@@ -134,6 +144,112 @@ low(x) :- a(x), x % 1000 = 7.
 """
 
 
+CATALAN = """\
+.decl lim(n: number)
+.input lim
+.decl naturals(n: number)
+naturals(0).
+naturals(n + 1) :- naturals(n), n < s, lim(s).
+.decl choose(n: number, k: number, v: number)
+choose(n, n, 1) :- naturals(n).
+choose(n, (n - k), v) :- choose(n, k, v).
+choose(n + 1, k + 1, v1 + v2) :- choose(n, k, v1), choose(n, k + 1, v2).
+.decl catalan(n: number, v: number)
+.output catalan
+catalan(n, v) :- choose(2 * n, n, c), naturals(v), v = c / (n + 1).
+"""
+
+AMICABLE = """\
+.decl lim(n: number)
+.input lim
+.decl num(x: number)
+num(1).
+num(x + 1) :- num(x), x < l, lim(l).
+.decl factor(x: number, f: number)
+factor(x, f) :- num(x), num(f), f <= x / 2, x % f = 0.
+.decl factor_sum(x: number, fs: number)
+factor_sum(x, f) :- num(x), f = sum i : factor(x, i).
+.decl amicable(a: number, b: number)
+.output amicable
+amicable(a, b) :- factor_sum(a, b), factor_sum(b, a), a < b.
+"""
+
+C_POINTS_TO = """\
+.type Var <: symbol
+.type Obj <: symbol
+.decl DirectFlow(v: Var, w: Var)
+.input DirectFlow
+.decl Load(v: Var, w: Var)
+.input Load
+.decl Store(v: Var, w: Var)
+.input Store
+.decl ExtReturn(v: Var, w: Var)
+.input ExtReturn
+.decl EscapePtr(v: Var)
+.input EscapePtr
+.decl HeapAlloc(v: Var, o: Obj)
+.input HeapAlloc
+.decl StackAlloc(v: Var, o: Obj)
+.input StackAlloc
+.decl LptrVar(v: Var)
+.decl IsPtr(v: Var, o: Obj)
+.decl Memory(o1: Obj, o2: Obj)
+.decl IsReachable(v: Var, o: Obj)
+.decl CFormat(o: Obj)
+.decl CPtrLoad(v1: Var, v2: Var)
+.output CPtrLoad
+.decl CPtrStore(v1: Var, v2: Var)
+.output CPtrStore
+LptrVar(v) :- StackAlloc(v, _).
+LptrVar(v) :- HeapAlloc(v, _).
+LptrVar(v) :- Load(_, v).
+LptrVar(v) :- Store(_, v).
+LptrVar(v) :- DirectFlow(v, w), LptrVar(w).
+LptrVar(v) :- DirectFlow(w, v), LptrVar(w).
+IsPtr(v, o) :- HeapAlloc(v, o).
+IsPtr(v, o) :- StackAlloc(v, o).
+IsPtr(dest, o) :- DirectFlow(src, dest), IsPtr(src, o).
+IsPtr(dest, o) :- Load(dest, addr), IsPtr(addr, o1), Memory(o1, o).
+IsPtr(v, o) :- ExtReturn(arg, v), IsReachable(arg, o).
+Memory(o1, o2) :- Store(src, addr), IsPtr(src, o2), IsPtr(addr, o1).
+IsReachable(v, o) :- IsPtr(v, o).
+IsReachable(v, o) :- Memory(o1, o), IsReachable(v, o1).
+CFormat(o) :- EscapePtr(v), IsReachable(v, o).
+IsPtr(v, "ttt_obj") :- ExtReturn(_, v).
+CFormat("ttt_obj") :- ExtReturn(_, _).
+Memory("ttt_obj", "ttt_obj") :- ExtReturn(_, _).
+CPtrLoad(dest, addr) :- Load(dest, addr), IsPtr(addr, o), CFormat(o), LptrVar(dest).
+CPtrStore(src, addr) :- Store(src, addr), IsPtr(addr, o), CFormat(o), LptrVar(src).
+CFormat(o) :- CPtrLoad(_, v), IsPtr(v, o).
+CFormat(o) :- CPtrStore(_, v), IsPtr(v, o).
+CFormat(o) :- Load(v, addr), IsPtr(addr, o), !LptrVar(v).
+CFormat(o) :- Store(v, addr), IsPtr(addr, o), !LptrVar(v).
+"""
+
+QUEENS = """\
+.decl size(n: number)
+.input size
+.decl solution(qs: QueenList)
+.output solution
+solution(qs) :- compatible(qs, s), size(s).
+.decl up_to_size(x: number)
+up_to_size(1).
+up_to_size(x + 1) :- up_to_size(x), !size(x).
+.type Position = [x: number, y: number]
+.decl on_board(p: Position) inline
+on_board([x, y]) :- up_to_size(x), up_to_size(y).
+.type QueenList = [p: Position, qs: QueenList]
+.decl non_diagonals(p: Position, q: Position) inline
+non_diagonals([px, py], [qx, qy]) :- px - qx != py - qy, qx - px != py - qy, on_board([px, py]), on_board([qx, qy]).
+.decl sympathetic(p: Position, q: Position) inline
+sympathetic(p, q) :- non_diagonals(p, q), px != qx, py != qy, p = [px, py], q = [qx, qy].
+.decl compatible(qs: QueenList, n: number)
+compatible([p, nil], 1) :- on_board(p).
+compatible([p, [head, tail]], n + 1) :- sympathetic(p, head), compatible([p, tail], n), compatible([head, tail], n),
+    p = [px, py], head = [hx, hy], px > hx.
+"""
+
+
 def blocked_facts(n: int, rnd: random.Random) -> dict[str, set]:
     nodes = max(n // 5, 10)
     return {"e": {(rnd.randrange(nodes), rnd.randrange(nodes)) for _ in range(n)},
@@ -172,15 +288,50 @@ def independent_facts(n: int, rnd: random.Random) -> dict[str, set]:
             "d": {(rnd.randrange(4 * n),) for _ in range(2_000)} | {max(c)}}
 
 
-# name -> (program text, facts(n, random), small n (with pyDatalog; None: pyDatalog does not
-# finish it, even at 100 facts, in 600 s), large n, what it is)
+def limit_facts(n: int, rnd: random.Random) -> dict[str, set]:
+    return {"lim": {(n,)}}
+
+
+def c_points_to_facts(n: int, rnd: random.Random) -> dict[str, set]:
+    """A C program of n variables in functions of 40: direct flows, loads and stores within a
+    function, one flow in 400 from another function (a call), a stack object or two per
+    function and a heap object in every fourth, returns from external calls and escaping
+    pointers (random flows across the whole program make every variable point to everything)."""
+    size = 40
+    functions = max(n // size, 1)
+
+    def local(f: int) -> str:
+        return f"v{f * size + rnd.randrange(size)}"
+
+    def within(count: int) -> set:
+        return {(local(f), local(f)) for f in (rnd.randrange(functions) for _ in range(count))}
+
+    calls = {(local(rnd.randrange(functions)), local(rnd.randrange(functions))) for _ in range(n // 400)}
+    return {"DirectFlow": within(n) | calls,
+            "Load": within(n // 3),
+            "Store": within(n // 20),
+            "ExtReturn": within(n // 10),
+            "EscapePtr": {(local(rnd.randrange(functions)),) for _ in range(n // 12)},
+            "HeapAlloc": {(local(f), f"heap{f}") for f in range(0, functions, 4)},
+            "StackAlloc": {(local(f), f"stack{f}.{i}") for f in range(functions) for i in range(rnd.randrange(1, 3))}}
+
+
+# name -> (program text, facts(n, random), small n (with pyDatalog; None: not run with pyDatalog,
+# which does not finish it, even at 100 facts, in 600 s, or cannot read it), large n, what it is)
 PROGRAMS: dict[str, tuple[str, Callable, int, int, str]] = {
     "blocked": (BLOCKED, blocked_facts, 1_000, 100_000, "reachability with !blocked(y, _), unreach by !reach(x)"),
     "same_gen": (SAME_GEN, same_gen_facts, 600, 20_000, "same generation, negations in the recursion"),
     "points_to": (POINTS_TO, points_to_facts, None, 4_000, "points-to with !cast(v, _) in the recursion"),
     "nested": (NESTED, nested_facts, 5_000, 100_000, "nested !b(_, z, _), !p(x, _), !p(_, x)"),
     "independent": (INDEPENDENT, independent_facts, 200, 200_000, "n rounds of one fact, an independent c(y), d(y)"),
+    "catalan": (CATALAN, limit_facts, None, 200, "binomials to n, catalan by v = c / (n + 1)"),
+    "amicable": (AMICABLE, limit_facts, None, 3_000, "factors by f <= x / 2, x % f = 0, their sums"),
+    "c_points_to": (C_POINTS_TO, c_points_to_facts, None, 6_000, "C points-to over symbols (hmmer's shape)"),
+    "queens": (QUEENS, lambda n, rnd: {"size": {(n,)}}, None, 6, "n queens, records, an inlined body"),
 }
+
+
+QUICK = {"catalan": 60, "amicable": 600, "queens": 5}  # --quick sizes where a tenth is not one
 
 
 def write_program(folder: Path, name: str, n: int, seed: int = 0) -> tuple[Path, Path, int]:
@@ -280,7 +431,7 @@ def measure(before: str | None = None, repeat: int = 3, quick: bool = False, tim
 
         for name, (_, _, small, large, what) in PROGRAMS.items():
             if quick:
-                small, large = small and max(small // 4, 50), max(large // 10, 100)
+                small, large = small and max(small // 4, 50), QUICK.get(name, max(large // 10, 100))
             if small is not None:
                 figures["programs"].append({**measure_one(polygraph, None, True, name, small, folder, 1, say),
                                             "what": what})
@@ -334,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--before", metavar="CHECKOUT",
                         help="also time the polygraph_logic of this checkout (an earlier commit) on the large sizes")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each large program (median)")
-    parser.add_argument("--quick", action="store_true", help="sizes a quarter (small) and a tenth (large)")
+    parser.add_argument("--quick", action="store_true", help="sizes a quarter (small) and a tenth (large, or QUICK)")
     parser.add_argument("--timeout", type=float, default=300, metavar="SECONDS", help="stop a process after SECONDS")
     args = parser.parse_args(argv)
     figures = measure(args.before, args.repeat, args.quick, args.timeout)

@@ -149,8 +149,39 @@ def test_the_heap_planner_orders_as_the_quadratic_rescan_did():
         rule = program.rules[0]
         atoms = [lit for lit in rule.body if isinstance(lit, Atom)]
         for estimate_store in (store, None):
-            got = [(kind, str(lit)) for kind, lit, _ in step_order.order(rule.body, atoms, set(), estimate_store)]
+            got = [(kind, str(lit)) for kind, lit, _ in
+                   step_order.order(rule.body, atoms, set(), estimate_store, lookahead=False)]
             want = quadratic_order(rule.body, atoms, set(), getattr(estimate_store, "estimate", None))
             assert got == want, str(rule)
+        # the lookahead takes the greedy order or one it expects to cost less, and that order
+        # is the greedy one with its first atom forced
+        greedy = step_order.order(rule.body, atoms, set(), store, lookahead=False)
+        chosen = step_order.order(rule.body, atoms, set(), store)
+        assert step_order.cost(chosen, store) <= step_order.cost(greedy, store), str(rule)
+        if chosen != greedy:
+            first = next(lit for kind, lit, _ in chosen if kind == "atom")
+            forced = step_order.order(rule.body, atoms, set(), store, [a is first for a in atoms].index(True),
+                                      lookahead=False)
+            assert chosen == forced, str(rule)
         checked += 1
     assert checked > 100
+
+
+def test_the_lookahead_scans_the_relation_that_binds_a_membership_test():
+    """``catalan(n, v) :- choose(2 * n, n, c), naturals(v), v = c / (n + 1)``: naturals is the
+    smaller relation, but scanned first it leaves choose to scan for each of its facts; choose
+    first binds v, and naturals(v) is a membership test. The model is the same either way."""
+    facts = "".join(f"naturals({n}).\n" for n in range(30))
+    facts += "".join(f"choose({n}, {k}, {n * 7 + k}).\n" for n in range(60) for k in range(20))
+    rule = "catalan(n, v) :- choose(2 * n, n, c), naturals(v), v = c / (n + 1).\n"
+    program = parse_program(facts + rule)
+    store = evaluate(parse_program(facts), "boolean").store
+    body = program.rules[0].body
+    atoms = [lit for lit in body if isinstance(lit, Atom)]
+    greedy = step_order.order(body, atoms, set(), store, lookahead=False)
+    chosen = step_order.order(body, atoms, set(), store)
+    assert next(lit.relation for kind, lit, _ in greedy if kind == "atom") == "naturals"
+    assert next(lit.relation for kind, lit, _ in chosen if kind == "atom") == "choose"
+    assert step_order.cost(chosen, store) < step_order.cost(greedy, store) / 10
+    expected = {(n, 15 * n // (n + 1)) for n in range(20) if 15 * n // (n + 1) < 30}  # c = 7 * 2n + n
+    assert set(evaluate(program, "boolean").facts("catalan")) == expected and len(expected) == 20

@@ -87,6 +87,7 @@ def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit
         if not rules and not subsumptions:
             continue
         started = time.perf_counter()
+        store.deriving = stratum  # not sorted for range steps while it grows (Store.sorted_index)
         if circuit and stratum & program.tracked:
             rounds = circuit_fixpoint(stratum, rules, store, gates, budget, numbers, program.guards)
         else:
@@ -102,6 +103,7 @@ def _evaluate(program: Program, semiring, cap, progress, budget: Budget, circuit
         if progress is not None:
             progress(stats)
     store.forget_statistics()
+    store.deriving = frozenset()
     return model
 
 

@@ -54,6 +54,20 @@ def fixpoint(stratum: frozenset[str], rules: list[Rule], store: Store, semiring:
         delta = prune(subsumptions, store, semiring, delta)
     plans = DeltaPlans(stratum, rules, store, semiring, emit, unit, guard)
     rounds = 1
+    if unit and choice is None and not subsumptions:
+        # every tuple emitted is new (emit_unit asks the store, which a round leaves as it is):
+        # a round's derivations are its delta as they are, added at once
+        max_facts = budget.max_facts
+        while delta:
+            pending = defaultdict(dict)
+            plans.run(delta, budget)
+            delta = pending
+            for relation, bucket in pending.items():
+                store.add_all(relation, bucket)
+                if max_facts is not None and len(relations[relation]) > max_facts:
+                    budget.check_size(relation, len(relations[relation]), rules)
+            rounds += 1
+        return rounds
     while delta:
         pending = defaultdict(dict)
         plans.run(delta, budget)
@@ -102,26 +116,58 @@ class DeltaPlans:
             names = [atom.relation for atom in atoms]
             self.variants += [(rule, j, atom.relation, tuple(set(names[:j] + names[j + 1:])), _constants(atom))
                               for j, atom in enumerate(atoms) if atom.relation in stratum]
+        self.of_relation: dict[str, list[int]] = {}  # relation -> the variants it drives, in order
+        for k, variant in enumerate(self.variants):
+            self.of_relation.setdefault(variant[2], []).append(k)
         self._reset()
 
     def _reset(self) -> None:
-        self.sizes = {name: len(self.store.relations[name]) for name in self.stratum}
+        self.limits = {name: 4 * len(self.store.relations[name]) + 1000 for name in self.stratum}
         self.plans: list[Plan | None] = [None] * len(self.variants)
+        self.joinable = [False] * len(self.variants)  # the other atoms' relations are none empty
+        self.generation = self.store.generation
 
     def run(self, delta: dict[str, dict], budget: Budget) -> None:
-        """Runs, in the rules' order, every plan whose driving relation has a delta."""
-        relations = self.store.relations
-        if any(len(relations[name]) > 4 * size + 1000 for name, size in self.sizes.items()):
-            self._reset()
-        indexes: dict[str, dict] = defaultdict(dict)  # this round's delta, indexed per relation
-        plans = self.plans
-        for k, (rule, j, relation, others, (positions, values)) in enumerate(self.variants):
-            changed = delta.get(relation)
-            if not changed or not all(relations[other] for other in others):  # an empty one: nothing joins
+        """Runs, in the rules' order, every plan whose driving relation has a delta.
+
+        A round of a long recursion may derive one fact: what a round costs besides its
+        joins is kept small (only the relations with a delta can have grown; a relation
+        once not empty stays so while nothing is removed, ``Store.generation``)."""
+        store = self.store
+        relations, limits = store.relations, self.limits
+        for name in delta:
+            if len(relations[name]) > limits[name]:
+                self._reset()
+                break
+        if store.generation != self.generation:
+            self.joinable = [False] * len(self.variants)
+            self.generation = store.generation
+        indexes: dict[str, dict] = {}  # this round's delta, indexed per relation
+        plans, joinable, variants, timeout = self.plans, self.joinable, self.variants, budget.timeout
+        of_relation = self.of_relation
+        if len(delta) == 1:
+            chosen = of_relation.get(next(iter(delta)), ())
+        else:
+            chosen = sorted(k for name in delta for k in of_relation.get(name, ()))
+        for k in chosen:
+            plan = plans[k]
+            if plan is not None and joinable[k] and timeout is None and plan.over_delta is not None:
+                plan.over_delta(delta[variants[k][2]])  # no delta index to share: its driver has no constant
                 continue
+            rule, j, relation, others, (positions, values) = variants[k]
+            changed = delta[relation]
+            if plan is not None and joinable[k] and timeout is None:
+                plan.evaluate(changed, indexes.setdefault(relation, {}))
+                continue
+            if not changed:
+                continue
+            if not joinable[k]:
+                if not all(relations[other] for other in others):  # an empty one: nothing joins
+                    continue
+                joinable[k] = True
             plan = plans[k]
             if plan is None and positions:  # made only if some delta fact has the driver's constants
-                by_key = indexes[relation].get(positions)
+                by_key = indexes.setdefault(relation, {}).get(positions)
                 if by_key is None:
                     key = key_of(positions)
                     by_key = indexes[relation][positions] = {}
@@ -131,8 +177,9 @@ class DeltaPlans:
                     continue
             if plan is None:
                 plan = plans[k] = self.make(rule, j)
-            budget.check_time(rule.head.relation, self.rules)
-            plan.evaluate(changed, indexes[relation])
+            if timeout is not None:
+                budget.check_time(rule.head.relation, self.rules)
+            plan.evaluate(changed, indexes.setdefault(relation, {}))
 
 
 def _constants(atom: Atom) -> tuple[tuple[int, ...], tuple]:
@@ -148,8 +195,15 @@ def merge_round(pending, store: Store, plus, budget: Budget | None = None,
     one); returns the facts whose label changed.  With a ``budget``, checks each relation's
     size; with a ``choice``, drops a new tuple whose choice-domain key is taken."""
     delta = {}
+    max_facts = budget.max_facts if budget is not None else None
     for relation, bucket in pending.items():
         rows = store.relations[relation]
+        if choice is None and type(rows) is dict and rows.keys().isdisjoint(bucket):
+            store.add_all(relation, bucket)  # every tuple new (always so for unit labels): at once
+            delta[relation] = bucket
+            if max_facts is not None and len(rows) > max_facts:
+                budget.check_size(relation, len(rows), rules)
+            continue
         changed = {}
         for tup, label in bucket.items():
             old = rows.get(tup)

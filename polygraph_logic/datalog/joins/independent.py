@@ -6,7 +6,8 @@ and ``d``: joined in line, ``c`` is scanned again for every ``b`` tuple (a cross
 the head's bindings). For unit labels (nothing to multiply) the independent part is a
 yes-or-no precondition: it is run until its first match, once per evaluation of the plan,
 and not again while the sizes of its relations stay the same (a relation only grows within a
-stratum; a subsumption that deletes tuples changes ``Store.generation``).
+stratum; a subsumption that deletes tuples changes ``Store.generation``), nor at all once it
+has a match (the relations it negates are of lower strata: a match stays one).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def precondition(run_of: Callable, literals: tuple, store) -> Callable[[], bool]
     cache: list = [None, False]
 
     def holds() -> bool:
+        if cache[1] and cache[0][0] == store.generation:
+            return True  # a match stays one while nothing is removed (a negated relation is of a lower stratum)
         key = (store.generation, *(len(store.relations[name]) for name in relations))
         if cache[0] != key:
             try:

@@ -14,8 +14,9 @@ from polygraph_logic.datalog.joins.join_steps import ONE_MARK, AtomMatch, Next, 
 from polygraph_logic.datalog.joins.step_order import computable, literal_names, order, term_variables_of
 from polygraph_logic.datalog.checks.safety import term_variables
 from polygraph_logic.datalog.joins.independent import precondition, split_independent
+from polygraph_logic.datalog.joins.range_steps import sorted_index
 from polygraph_logic.datalog.joins.unit_steps import compile_unit_steps
-from polygraph_logic.datalog.syntax import Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
+from polygraph_logic.datalog.syntax import Arithmetic, Atom, Comparison, Constant, Negation, Rule, Variable, Wildcard
 
 
 class Store:
@@ -27,6 +28,8 @@ class Store:
             name: {} for name in arities
         }
         self._statistics: dict[str, tuple[int, list[tuple], dict]] = {}  # relation -> (size, sample, counters)
+        self._sorted: dict[tuple, tuple] = {}  # (relation, positions, place) -> ((size, generation), index)
+        self.deriving: frozenset[str] = frozenset()  # the relations of the stratum being evaluated
         self.counter = count()  # autoinc()'s numbers
         self.generation = 0  # counts the removals (subsumption): a relation then may shrink
 
@@ -41,6 +44,20 @@ class Store:
                 found.setdefault(key(tup), []).append(tup)
             indexes[positions] = found
         return found
+
+    def sorted_index(self, relation: str, positions: tuple[int, ...], place: int) -> dict | None:
+        """Returns (building once, and again when the relation has changed) the index of
+        ``relation`` on ``positions`` with each group sorted on ``place`` (range_steps.py);
+        None for a relation being derived (``deriving``): it changes every round, and sorting
+        it again each round could cost more than the look-ups it saves."""
+        if relation in self.deriving:
+            return None
+        rows = self.relations[relation]
+        stamp = (len(rows), self.generation)
+        cached = self._sorted.get((relation, positions, place))
+        if cached is None or cached[0] != stamp:
+            cached = self._sorted[(relation, positions, place)] = (stamp, sorted_index(rows, positions, place))
+        return cached[1]
 
     def estimate(self, relation: str, constants: dict[int, Any], known: tuple[int, ...]) -> float:
         """Returns the expected number of tuples of ``relation`` that match a binding with
@@ -104,6 +121,20 @@ class Store:
         for positions, index in self._indexes[relation].items():
             index.setdefault(key_of(positions)(tup), []).append(tup)
 
+    def add_all(self, relation: str, items: dict[tuple, Any]) -> None:
+        """Adds new tuples (none present yet) with their labels, in their order, as ``add`` would
+        one by one: at once when the relation is a dict and ``add`` is this class's."""
+        rows = self.relations[relation]
+        if type(self).add is not Store.add or type(rows) is not dict:
+            for tup, label in items.items():
+                self.add(relation, tup, label)
+            return
+        rows.update(items)
+        for positions, index in self._indexes[relation].items():
+            key = key_of(positions)
+            for tup in items:
+                index.setdefault(key(tup), []).append(tup)
+
     def remove(self, relation: str, tuples: set[tuple]) -> None:
         """Removes tuples (those a subsumption deletes) from a relation and its indexes."""
         rows = self.relations[relation]
@@ -156,13 +187,31 @@ class Plan:
                 if isinstance(arg, (Variable, Constant))
             ]
         self.driver: AtomMatch | None = None
+        self.bind = None  # the driver's binder when every delta tuple matches it (AtomMatch.binder)
         if delta_atom is not None:
             driver = [lit for lit in self.body if isinstance(lit, Atom)][delta_atom]
             self.driver = AtomMatch.build(driver, self.slots, bound)
             # the driver's known positions hold constants: the delta is looked up by them
             self.driver_positions = tuple(pos for pos, _ in self.driver.key)
             self.driver_key = tuple(get([]) for _, get in self.driver.key)
+            self.bind = self.driver.binder() if not self.driver_positions else None
         self.run = self._chain(steps, store, semiring, emit)
+        self.over_delta = self._over_delta() if self.bind is not None else None
+
+    def _over_delta(self) -> Callable[[dict], None]:
+        """``evaluate(delta)`` for a driver that every delta tuple matches, as one closure: a
+        round of a long recursion may have one fact, and then the calls are what it costs."""
+        check, size, bind, run = self.check, self.size, self.bind, self.run
+
+        def over_delta(delta: dict) -> None:
+            if check is not None and not check():
+                return
+            b = [None] * size
+            for tup, label in delta.items():
+                bind(tup, b)
+                run(b, label)
+
+        return over_delta
 
     def _precondition(self, rule: Rule, delta_atom: int | None, store: Store, semiring) -> tuple:
         """Returns the body less its independent part, and the driver's index in it; sets
@@ -201,7 +250,7 @@ class Plan:
 
             keep = {v.name for arg in head.args for v in term_variables(arg)}
             return compile_unit_steps(steps, self.slots, store, semiring, emit_one, self.body, keep,
-                                      (emit, relation, key, rows, one))
+                                      (emit, relation, key, rows, one, head.args))
         head_key = tuple_getter(head.args, self.slots, (store, semiring))
         finish = getattr(emit, "finish", None)
         if finish is not None:  # the emitter makes the last step itself (circuit_eval.py)
@@ -241,6 +290,12 @@ class Plan:
             return
         matches, run = self.driver.matches, self.run
         if not self.driver_positions:
+            bind = self.bind
+            if bind is not None:  # every argument a distinct variable: nothing to check
+                for tup, label in delta.items():
+                    bind(tup, b)
+                    run(b, label)
+                return
             for tup, label in delta.items():
                 if matches(tup, b):
                     run(b, label)
@@ -302,9 +357,32 @@ def lift_expressions(body: tuple, which: set[int]) -> tuple:
             variable = Variable(f"_#e{next(fresh)}", getattr(arg, "position", None))
             args.append(variable)
             equations.append(Comparison("=", variable, arg, literal.position))
+            inverse = _inverse(variable, arg)
+            if inverse is not None:
+                equations.append(Comparison("=", inverse[0], inverse[1], literal.position))
         out.append(Atom(literal.relation, tuple(args), literal.position))
         out.extend(equations)
     return tuple(out)
+
+
+def _inverse(variable: Variable, arg) -> tuple[Variable, Arithmetic] | None:
+    """For ``_#e0 = k + c`` (or ``k - c``, ``c + k``, ``c - k``) over integers of a width, returns
+    ``(k, _#e0 - c)`` (...): ``k`` computed from the lifted variable, so that an atom over ``k``
+    is looked up by it once ``r(_#e0, b)`` is matched (adding ``c`` is one-to-one on the
+    integers of a width; the equation itself stays, and checks the value)."""
+    if not isinstance(arg, Arithmetic) or arg.op not in ("+", "-") or arg.width not in ("number", "unsigned"):
+        return None
+    left, right = arg.left, arg.right
+    def integer(term):
+        return isinstance(term, Constant) and type(term.value) is int
+
+    if isinstance(left, Variable) and integer(right):  # e = k + c: k = e - c; e = k - c: k = e + c
+        return left, Arithmetic("-" if arg.op == "+" else "+", variable, right, arg.position, arg.width)
+    if integer(left) and isinstance(right, Variable):  # e = c + k: k = e - c; e = c - k: k = c - e
+        if arg.op == "+":
+            return right, Arithmetic("-", variable, left, arg.position, arg.width)
+        return right, Arithmetic("-", left, variable, arg.position, arg.width)
+    return None
 
 
 def _slots(rule: Rule) -> dict[str, int]:

@@ -15,9 +15,10 @@ from typing import Any, Callable, Sequence
 
 from polygraph_logic.datalog.joins.aggregate import NoValue, aggregate_getter, aggregate_variables
 from polygraph_logic.datalog.joins.long_plans import filter_stage, run_stages
+from polygraph_logic.datalog.joins.range_steps import ONE_MARK, fuse_ranges, range_step
 from polygraph_logic.datalog.joins.step_order import literal_names, order
 from polygraph_logic.errors import EvaluationError
-from polygraph_logic.datalog.values.functions import arithmetic, call, constraint, range_values
+from polygraph_logic.datalog.values.functions import call, operator_of, constraint, range_values
 from polygraph_logic.datalog.checks.record_patterns import is_open_pattern, open_pattern
 from polygraph_logic.datalog.values.record_values import STRUCTURED, NoMatch, structured_getter
 from polygraph_logic.datalog.values.record_values import is_function as is_record_function
@@ -40,7 +41,6 @@ Binding = list
 Next = Callable[[Binding, Any], None]
 Getter = Callable[[Binding], Any]
 
-ONE_MARK = object()  # "no label yet": the first atom's label is taken as is
 
 
 def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
@@ -52,10 +52,14 @@ def getter(term: Term, slots: dict[str, int], context=None) -> Getter:
         return operator.itemgetter(slots[term.name])
     if isinstance(term, Arithmetic):
         left, right = getter(term.left, slots, context), getter(term.right, slots, context)
-        op, position, width = term.op, term.position, term.width
-        if width is not None:
-            return lambda b: arithmetic(op, left(b), right(b), position, width)
-        return lambda b: arithmetic(op, left(b), right(b), position)
+        compute = operator_of(term.op, term.position, term.width)
+        if isinstance(term.right, Constant):
+            constant = term.right.value
+            if isinstance(term.left, Variable):  # x + 1: the commonest, read from its slot at once
+                slot = slots[term.left.name]
+                return lambda b: compute(b[slot], constant)
+            return lambda b: compute(left(b), constant)
+        return lambda b: compute(left(b), right(b))
     if isinstance(term, Functor):
         if term.name == "autoinc":  # Souffle's counter: 0, 1, 2, ... over the whole evaluation
             counter = context[0].counter
@@ -113,6 +117,27 @@ class AtomMatch:
                 continue
             key.append((pos, getter(arg, slots, context)))
         return cls(atom.relation, key, binds, repeats)
+
+    def binder(self) -> Callable[[tuple, Binding], None] | None:
+        """Returns ``(tup, b) -> None`` writing the new slots, for an atom with no known position
+        and no repeated variable (every tuple matches); None otherwise."""
+        if self.key or self.repeats:
+            return None
+        binds = self.binds
+        if len(binds) == 1:
+            (pos, slot), = binds
+
+            def bind_one(tup, b):
+                b[slot] = tup[pos]
+
+            return bind_one
+        positions, slots = [pos for pos, _ in binds], [slot for _, slot in binds]
+
+        def bind(tup, b):
+            for pos, slot in zip(positions, slots):
+                b[slot] = tup[pos]
+
+        return bind
 
     def matches(self, tup: tuple, b: Binding) -> bool:
         """Checks a candidate tuple against known values; on success writes its new slots."""
@@ -276,22 +301,52 @@ def _compare_step(literal: Comparison, before, slots, store, semiring, then: Nex
         return _range_test(literal, slots, context, then)
     left, right = getter(literal.left, slots, context), getter(literal.right, slots, context)
     test, op, position = _COMPARE[literal.op], literal.op, literal.position
+    if op in ("=", "!="):
+        def equal(b, label):
+            try:
+                lv, rv = left(b), right(b)
+            except (NoValue, NoMatch):
+                return
+            if test(lv, rv):
+                then(b, label)
+
+        return equal
+
+    if isinstance(literal.right, Constant) and type(literal.right.value) is int:
+        bound = literal.right.value  # x < 1000: one value to read per binding
+
+        def compare_constant(b, label):
+            try:
+                lv = left(b)
+            except (NoValue, NoMatch):
+                return
+            if type(lv) is not int:
+                _check_ordered(lv, bound, op, position)
+            if test(lv, bound):
+                then(b, label)
+
+        return compare_constant
 
     def compare(b, label):
         try:
             lv, rv = left(b), right(b)
         except (NoValue, NoMatch):
             return
-        if op not in ("=", "!=") and (isinstance(lv, str) != isinstance(rv, str)
-                                      or isinstance(lv, STRUCTURED) or isinstance(rv, STRUCTURED)):
-            raise EvaluationError(
-                "type_error", f"cannot compare {lv} {op} {rv} (only numbers with numbers and strings with "
-                "strings; records and ADT values only with = and !=)", position
-            )
+        if not (type(lv) is int and type(rv) is int):  # two integers compare: the common case, checked first
+            _check_ordered(lv, rv, op, position)
         if test(lv, rv):
             then(b, label)
 
     return compare
+
+
+def _check_ordered(lv, rv, op: str, position) -> None:
+    """Refuses an ordering (``<``, ``<=``, ...) of a number and a string, or of a record or ADT value."""
+    if isinstance(lv, str) != isinstance(rv, str) or isinstance(lv, STRUCTURED) or isinstance(rv, STRUCTURED):
+        raise EvaluationError(
+            "type_error", f"cannot compare {lv} {op} {rv} (only numbers with numbers and strings with "
+            "strings; records and ADT values only with = and !=)", position
+        )
 
 
 def _constraint_step(literal: Constraint, before, slots, store, semiring, then: Next, body=()) -> Next:
@@ -374,7 +429,10 @@ STEP = {"atom": _atom_step, "negation": _negation_step, "compare": _compare_step
          "constraint": _constraint_step}
 
 
-LONG = 40  # a plan with more steps runs in a loop (see compile_steps), not as nested calls
+# a plan with more steps runs in a loop (see compile_steps), not as nested calls: a hundred
+# frames is a tenth of Python's default stack, and an inlined rule of sixty steps (a record
+# pattern takes three) runs as a chain, nearly twice as fast as the loop
+LONG = 100
 
 
 def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
@@ -388,8 +446,11 @@ def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
     """
     if len(steps) <= LONG:
         chain = final
-        for kind, literal, before in reversed(steps):
-            chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
+        for kind, literal, before in reversed(fuse_ranges(steps, store)):
+            if kind == "range":
+                chain = compile_range(literal, before, slots, store, semiring, chain, body)
+            else:
+                chain = STEP[kind](literal, before, slots, store, semiring, chain, body)
         return chain
     stages: list[Callable[[Binding, Any], Any]] = []
     filters: list[Next] = []
@@ -414,6 +475,20 @@ def compile_steps(steps, slots, store, semiring, final: Next, body=()) -> Next:
             filters.append(STEP[kind](literal, before, slots, store, semiring, collect, body))
     close_filters()
     return run_stages(stages, final)
+
+
+def compile_range(fused, before, slots, store, semiring, then: Next, body=(), unit: bool = False,
+                  atom_step=None) -> Next:
+    """A fused atom and comparison (range_steps.py) as one step, with its fallback: ``atom_step``
+    (by default this module's step for an atom) followed by the comparison step."""
+    atom, compare, variable = fused[0], fused[1], fused[2]
+    context = (store, semiring)
+    checked = _compare_step(compare, before | literal_names(atom), slots, store, semiring, then, body)
+    fallback = (atom_step or _atom_step)(atom, before, slots, store, semiring, checked, body)
+    match = AtomMatch.build(atom, slots, set(before), context)
+    value = getter(compare.right if compare.left is variable else compare.left, slots, context)
+    key = tuple_of([get for _, get in match.key]) if match.key else (lambda b: ())
+    return range_step(match, value, key, fused, store, semiring, then, unit, fallback)
 
 
 def _is_membership(atom: Atom, before, slots) -> bool:

@@ -37,7 +37,11 @@ def literal_names(literal) -> set[str]:
     return names
 
 
-def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
+LOOKAHEAD = 8  # a body of at most this many atoms tries each atom first when the first step is a scan
+
+
+def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None, first: int | None = None,
+          lookahead: bool = True):
     """Orders the remaining body greedily, filters as early as possible.
 
     With a ``store`` that estimates (``Store.estimate``), the next atom is the one with the
@@ -50,7 +54,22 @@ def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
     An atom's rank depends only on which of its own variables are bound, so ranks sit in a
     heap and are computed again only for the atoms (and filters) that mention a variable
     just bound: n log n in the body length, not the quadratic rescan of every atom per step.
+
+    When the first atom would be a scan, a body of at most ``LOOKAHEAD`` atoms is ordered
+    once with each atom first, and the order with the fewest expected steps is taken
+    (``cost``): the smallest relation scanned first may leave a cross product, where a
+    larger one would bind, through ``v = c / (n + 1)``, the argument of a membership test
+    (``catalan(n, v) :- choose(2 * n, n, c), naturals(v), v = c / (n + 1)``). ``first``
+    forces the first atom (by its index in ``atoms``); ``lookahead=False``: the greedy order alone.
     """
+    if lookahead and first is None and getattr(store, "estimate", None) is not None \
+            and 1 < len(atoms) <= LOOKAHEAD:
+        greedy = order(body, atoms, bound, store, lookahead=False)
+        start = next(step[1] for step in greedy if step[0] == "atom")
+        if not any(atom is start for atom in _scans(atoms, bound, store)):
+            return greedy
+        tried = [order(body, atoms, bound, store, i, lookahead=False) for i in range(len(atoms))]
+        return min([greedy, *tried], key=lambda steps: cost(steps, store))
     estimate = getattr(store, "estimate", None)
     others = [lit for lit in body if not isinstance(lit, Atom)]
     free = {id(lit): existential(lit, body, None) for lit in others if isinstance(lit, Negation)}
@@ -114,10 +133,13 @@ def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
     done = [False] * len(atoms)
     fresh.clear()
     while heap:
-        key = heapq.heappop(heap)
-        i = key[-1]
-        if done[i] or ranks[i] != key:
-            continue  # placed already, or ranked again since this entry was pushed
+        if first is not None and not done[first]:
+            i = first  # forced (order's lookahead); its heap entry is skipped as placed
+        else:
+            key = heapq.heappop(heap)
+            i = key[-1]
+            if done[i] or ranks[i] != key:
+                continue  # placed already, or ranked again since this entry was pushed
         done[i] = True
         best = atoms[i]
         steps.append(("atom", best, frozenset(bound)))
@@ -137,6 +159,23 @@ def order(body: Sequence, atoms: list[Atom], bound: set[str], store=None):
         literal = others[placed.index(False)]
         raise EvaluationError("internal_error", f"could not schedule {literal}", literal.position)
     return steps
+
+
+def _scans(atoms: list[Atom], bound: set[str], store) -> list[Atom]:
+    """The atoms that would be scanned if placed now (no argument known)."""
+    return [atom for atom in atoms if _fanout(atom, bound, store.estimate)[0] == 1]
+
+
+def cost(steps, store) -> float:
+    """The expected work of ordered steps: the bindings each step sees, summed; an atom
+    multiplies them by its expected matches (a membership test by at most one)."""
+    rows, total = 1.0, 0.0
+    for kind, literal, before in steps:
+        total += rows
+        if kind == "atom":
+            flag, matches = _fanout(literal, before, store.estimate)
+            rows *= 1.0 if matches < 0 else matches
+    return total + rows
 
 
 _KIND = {Negation: "negation", Comparison: "compare", Constraint: "constraint"}

@@ -9,7 +9,8 @@ follow that ``join_steps`` cannot do for a semiring that counts derivations:
   ``b``) is an existence test: the first matching tuple is enough, the others would derive
   the same head again (a semi-join, as Soufflé's existence checks);
 - lookup keys and head tuples are read from the slots by ``operator.itemgetter``, not a
-  generator per tuple.
+  generator per tuple; a last atom made of plain variables makes its head tuples in C
+  (``zip`` of a column of the matches and the values bound before) and tests them there.
 
 Long plans, negations (they pass the label on untouched) and the steps that are not atoms
 are those of ``join_steps``.
@@ -17,9 +18,14 @@ are those of ``join_steps``.
 
 from __future__ import annotations
 
-from polygraph_logic.datalog.joins.join_steps import LONG, STEP, AtomMatch, Next, compile_steps, tuple_getter
+from itertools import filterfalse, repeat
+from operator import itemgetter
+
+from polygraph_logic.datalog.joins.join_steps import LONG, STEP, AtomMatch, Next, compile_range, compile_steps, \
+    tuple_getter
+from polygraph_logic.datalog.joins.range_steps import fuse_ranges
 from polygraph_logic.datalog.joins.step_order import literal_names
-from polygraph_logic.datalog.syntax import Atom
+from polygraph_logic.datalog.syntax import Atom, Constant, Variable
 
 
 def compile_unit_steps(steps, slots, store, semiring, final: Next, body=(), keep: set[str] | None = None,
@@ -27,13 +33,21 @@ def compile_unit_steps(steps, slots, store, semiring, final: Next, body=(), keep
     """Compiles ordered steps into ``run(b, label)`` for unit labels (the label passed on is
     never read). ``keep``: the names ``final`` reads; an atom binding none of them nor any
     name a later step reads is an existence test. ``head``: ``(emit, relation, key, rows,
-    one)``, what ``final`` does, so that a last atom looked up by an index emits the head
+    one, head arguments)``, what ``final`` does, so that a last atom looked up by an index emits the head
     itself (one call less per derivation). A long plan is ``join_steps``'s."""
     if len(steps) > LONG:
         return compile_steps(steps, slots, store, semiring, final, body)
     needed = set(keep) if keep is not None else None
     chain = final
-    for n, (kind, literal, before) in enumerate(reversed(steps)):
+    for n, (kind, literal, before) in enumerate(reversed(fuse_ranges(steps, store))):
+        if kind == "range":
+            def atom_step(atom, before, slots, store, semiring, then, body=()):
+                return _unit_atom_step(atom, before, slots, store, semiring, then, False)
+
+            chain = compile_range(literal, before, slots, store, semiring, chain, body, True, atom_step)
+            if needed is not None:
+                needed |= literal_names(literal[0]) | literal_names(literal[1])
+            continue
         if kind == "atom":
             once = needed is not None and not (literal_names(literal) - before) & needed
             fused = _emitting_lookup(literal, before, slots, store, semiring, head) \
@@ -99,6 +113,30 @@ def _unit_atom_step(atom: Atom, before, slots, store, semiring, then: Next, once
     return lookup
 
 
+def _bulk_heads(head_args, slots, binds):
+    """Returns ``(b, bucket) -> iterator of head tuples``, one per tuple of ``bucket`` in its
+    order, when every head argument is a constant, a slot bound before the last atom, or a
+    position of its tuples (``binds``); None when one is an expression."""
+    from_tuple = {slot: pos for pos, slot in binds}
+    columns = []  # (position in the matched tuple, None) or (None, slot or constant holder)
+    for arg in head_args:
+        if isinstance(arg, Constant):
+            columns.append((None, None, arg.value))
+        elif isinstance(arg, Variable) and slots[arg.name] in from_tuple:
+            columns.append((itemgetter(from_tuple[slots[arg.name]]), None, None))
+        elif isinstance(arg, Variable):
+            columns.append((None, slots[arg.name], None))
+        else:
+            return None
+
+    def heads(b, bucket):
+        n = len(bucket)
+        return zip(*[map(get, bucket) if get is not None else repeat(b[slot] if slot is not None else value, n)
+                     for get, slot, value in columns])
+
+    return heads
+
+
 def _emitting_lookup(atom: Atom, before, slots, store, semiring, head: tuple) -> Next | None:
     """The last atom of a plan, looked up by an index, emitting the head for each match
     (None when the atom is a scan or a membership test)."""
@@ -109,7 +147,18 @@ def _emitting_lookup(atom: Atom, before, slots, store, semiring, head: tuple) ->
     key = tuple_getter([atom.args[pos] for pos in positions], slots, (store, semiring))
     index = store.index(atom.relation, positions)
     binds, repeats = match.binds, match.repeats
-    emit, relation, head_key, rows, one = head
+    emit, relation, head_key, rows, one, head_args = head
+    bulk = _bulk_heads(head_args, slots, binds) if head_args is not None and not repeats else None
+    if bulk is not None:
+        def lookup_emit_bulk(b, label):
+            bucket = index.get(key(b))
+            if bucket is None:
+                return
+            # the head tuples made and tested in C: a column of the matches, or a value repeated
+            for derived in filterfalse(rows.__contains__, bulk(b, bucket)):
+                emit(relation, derived, one)
+
+        return lookup_emit_bulk
     if len(binds) == 1 and not repeats:
         (pos, slot), = binds
 

@@ -73,6 +73,41 @@ def arithmetic(op: str, left, right, position: Position | None, width: str | Non
     return result
 
 
+# the integers every width holds as they are (a 32-bit number, a 32-bit unsigned): a result of
+# two of them within this range needs no wrapping, no check, whatever the width in force
+_SAFE = {None: (-(1 << 31), (1 << 31) - 1), "number": (-(1 << 31), (1 << 31) - 1), "unsigned": (0, (1 << 31) - 1)}
+_PLAIN = {"+": int.__add__, "-": int.__sub__, "*": int.__mul__}
+
+
+def operator_of(op: str, position: Position | None, width: str | None = None) -> Callable:
+    """Returns ``(left, right) -> value``, ``arithmetic`` for one operator: integers whose result is
+    small (within 32 bits, where no width wraps and nothing is too large) are computed at once,
+    anything else by ``arithmetic``. A rule's ``x + 1`` runs once per tuple it joins."""
+    low, high = _SAFE[width]
+    plain = _PLAIN.get(op)
+    if plain is not None:
+        def small(left, right):
+            if type(left) is int and type(right) is int:
+                value = plain(left, right)
+                if low <= value <= high:
+                    return value
+            return arithmetic(op, left, right, position, width)
+
+        return small
+    if op in ("/", "%"):
+        quotient = op == "/"
+
+        def divide(left, right):  # non-negative integers: C's truncation is Python's floor
+            if type(left) is int and type(right) is int and left >= 0 and right > 0:
+                value = left // right if quotient else left % right
+                if value <= high:
+                    return value
+            return arithmetic(op, left, right, position, width)
+
+        return divide
+    return lambda left, right: arithmetic(op, left, right, position, width)
+
+
 # Python refuses to print or parse integers of more than 4,300 digits; one is refused
 # where arithmetic makes it, with the rule's position, not later when it is written
 _TOO_LARGE = 10 ** 4300
